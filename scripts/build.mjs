@@ -1,0 +1,141 @@
+// Builds the three wasm artefacts into www/pkg/ and the bundled demo replay into www/demo/.
+//   node scripts/build.mjs            (npm run build)
+// Artefacts (one crate, three feature sets):
+//   decoder         Web Worker: readers + wasm boundary        (release,   wasm-opt -O3: speed)
+//   renderer        page: wgpu renderer, WebGPU only           (wasm-size, wasm-opt -Os: size)
+//   renderer_webgl  page: wgpu renderer, WebGPU + WebGL2       (wasm-size, wasm-opt -Os: size)
+// Then writes www/pkg/sizes.json (raw and gzip -9 sizes).
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { ROOT, log, run, probe, since, isMain } from './lib.mjs';
+import { setup, wasmBindgenPath, WASM_TARGET, WASM_BINDGEN_VERSION } from './setup.mjs';
+
+export const PKG_DIR = path.join(ROOT, 'www', 'pkg');
+export const DEMO = path.join(ROOT, 'www', 'demo', 'demo.flrep');
+
+export const ARTEFACTS = [
+  { name: 'decoder', profile: 'release', features: 'decoder-web', opt: '-O3' },
+  { name: 'renderer', profile: 'wasm-size', features: 'render-web', opt: '-Os' },
+  { name: 'renderer_webgl', profile: 'wasm-size', features: 'webgl', opt: '-Os' },
+];
+
+// Features rustc enables by default for wasm32-unknown-unknown (Rust >= 1.82) that wasm-bindgen's
+// output keeps; wasm-opt must be told, or it rejects the module.
+const WASM_OPT_FEATURES = [
+  '--enable-bulk-memory',
+  '--enable-nontrapping-float-to-int',
+  '--enable-sign-ext',
+  '--enable-mutable-globals',
+  '--enable-reference-types',
+  '--enable-multivalue',
+];
+
+function targetDir() {
+  if (process.env.CARGO_TARGET_DIR) return path.resolve(ROOT, process.env.CARGO_TARGET_DIR);
+  const r = probe('cargo', ['metadata', '--format-version', '1', '--no-deps']);
+  if (r.ok) {
+    try {
+      return JSON.parse(r.stdout).target_directory;
+    } catch {
+      /* fall through */
+    }
+  }
+  return path.join(ROOT, 'target');
+}
+
+function sha256(file) {
+  return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+}
+
+async function buildArtefact(a, tgt) {
+  const t0 = performance.now();
+  await run('cargo', [
+    'build', '-p', 'replay-player', '--lib',
+    '--target', WASM_TARGET,
+    '--profile', a.profile,
+    '--no-default-features', '--features', a.features,
+  ]);
+  // All three builds write the same file name: bindgen it before the next cargo build.
+  const wasmIn = path.join(tgt, WASM_TARGET, a.profile, 'replay_player.wasm');
+  if (!fs.existsSync(wasmIn)) throw new Error(`cargo did not produce ${wasmIn}`);
+  const outDir = path.join(PKG_DIR, a.name);
+  const wasmOut = path.join(outDir, `${a.name}_bg.wasm`);
+  const jsOut = path.join(outDir, `${a.name}.js`);
+  // Skip wasm-bindgen + wasm-opt when cargo's output, the tools and the flags are unchanged.
+  const stampFile = path.join(outDir, '.build-stamp');
+  const stamp = JSON.stringify({ input: sha256(wasmIn), bindgen: WASM_BINDGEN_VERSION, opt: a.opt, features: WASM_OPT_FEATURES });
+  if (fs.existsSync(wasmOut) && fs.existsSync(jsOut) && fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp) {
+    log(`${a.name}: unchanged, skipping wasm-bindgen and wasm-opt`);
+    return;
+  }
+  fs.rmSync(outDir, { recursive: true, force: true });
+  await run(wasmBindgenPath() ?? 'wasm-bindgen', [
+    '--target', 'web', '--out-dir', outDir, '--out-name', a.name, wasmIn,
+  ]);
+  const wasmOpt = path.join(ROOT, 'node_modules', '.bin', 'wasm-opt');
+  await run(wasmOpt, [a.opt, ...WASM_OPT_FEATURES, wasmOut, '-o', wasmOut]);
+  // The optimised module must still compile.
+  await WebAssembly.compile(fs.readFileSync(wasmOut));
+  fs.writeFileSync(stampFile, stamp);
+  log(`${a.name}: built in ${since(t0)}`);
+}
+
+async function buildDemo() {
+  fs.mkdirSync(path.dirname(DEMO), { recursive: true });
+  await run('cargo', [
+    'run', '--release', '-p', 'replay-player', '--bin', 'replay', '--',
+    'generate', '--out', path.relative(ROOT, DEMO), '--seed', '1', '--entities', '40', '--seconds', '120',
+  ]);
+}
+
+function sizes() {
+  const out = {};
+  for (const a of ARTEFACTS) {
+    const entry = {};
+    for (const [kind, file] of [['wasm', `${a.name}_bg.wasm`], ['js', `${a.name}.js`]]) {
+      const p = path.join(PKG_DIR, a.name, file);
+      if (!fs.existsSync(p)) continue;
+      const buf = fs.readFileSync(p);
+      entry[kind] = { file: `${a.name}/${file}`, raw: buf.length, gzip: zlib.gzipSync(buf, { level: 9 }).length };
+    }
+    out[a.name] = entry;
+  }
+  return out;
+}
+
+const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
+
+export async function build({ skipSetup = false } = {}) {
+  const t0 = performance.now();
+  if (!skipSetup) await setup();
+  const tgt = targetDir();
+  for (const a of ARTEFACTS) await buildArtefact(a, tgt);
+
+  try {
+    await buildDemo();
+  } catch (e) {
+    // TODO(build): remove this tolerance once the `replay` CLI (crate/src/bin/replay.rs) lands;
+    // the demo replay is part of the product and its generation must fail the build.
+    log(`WARNING: demo replay not generated (${e.message}); ${path.relative(ROOT, DEMO)} is missing`);
+  }
+
+  const s = sizes();
+  fs.writeFileSync(path.join(PKG_DIR, 'sizes.json'), JSON.stringify(s, null, 2) + '\n');
+  log('sizes (raw / gzip -9):');
+  for (const [name, entry] of Object.entries(s)) {
+    for (const [kind, v] of Object.entries(entry)) {
+      log(`  ${`${name}.${kind}`.padEnd(22)} ${kib(v.raw).padStart(11)} / ${kib(v.gzip).padStart(11)}`);
+    }
+  }
+  log(`build done in ${since(t0)}`);
+  return s;
+}
+
+if (isMain(import.meta.url)) {
+  build().catch((e) => {
+    console.error(`[replay-player] build failed: ${e.message}`);
+    process.exit(1);
+  });
+}

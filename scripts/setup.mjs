@@ -1,0 +1,100 @@
+// Installs what the build and the tests need when it is missing. Idempotent; quick when all is present.
+//   import { setup } from './setup.mjs'; await setup({ browser: true });
+//   node scripts/setup.mjs [--browser]
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ROOT, log, run, probe, isMain } from './lib.mjs';
+
+export const WASM_BINDGEN_VERSION = '0.2.130';
+export const WASM_TARGET = 'wasm32-unknown-unknown';
+export const CHROMIUM = '/usr/bin/chromium';
+const NPM_PACKAGES = ['playwright-core', 'binaryen'];
+
+function cargoBin(name) {
+  const home = process.env.CARGO_HOME ?? path.join(os.homedir(), '.cargo');
+  return path.join(home, 'bin', name);
+}
+
+/** The wasm-bindgen executable to use (PATH first, then ~/.cargo/bin). */
+export function wasmBindgenPath() {
+  for (const cand of ['wasm-bindgen', cargoBin('wasm-bindgen')]) {
+    const r = probe(cand, ['--version']);
+    if (r.ok && r.stdout === `wasm-bindgen ${WASM_BINDGEN_VERSION}`) return cand;
+  }
+  return null;
+}
+
+async function ensureRust() {
+  if (!probe('cargo', ['--version']).ok || !probe('rustup', ['--version']).ok) {
+    throw new Error('cargo/rustup not found: install Rust with rustup (https://rustup.rs) and re-run');
+  }
+  const installed = probe('rustup', ['target', 'list', '--installed']).stdout.split('\n');
+  if (installed.includes(WASM_TARGET)) {
+    log(`ok: rust target ${WASM_TARGET}`);
+  } else {
+    await run('rustup', ['target', 'add', WASM_TARGET]);
+  }
+}
+
+async function ensureWasmBindgen() {
+  if (wasmBindgenPath()) {
+    log(`ok: wasm-bindgen ${WASM_BINDGEN_VERSION}`);
+    return;
+  }
+  log(`installing wasm-bindgen-cli ${WASM_BINDGEN_VERSION} (takes a few minutes)`);
+  // No --locked: the published lock file of 0.2.130 does not build with current toolchains.
+  await run('cargo', ['install', 'wasm-bindgen-cli', '--version', WASM_BINDGEN_VERSION]);
+  if (!wasmBindgenPath()) {
+    throw new Error(`wasm-bindgen ${WASM_BINDGEN_VERSION} still not found (is ~/.cargo/bin on PATH?)`);
+  }
+}
+
+async function ensureNodeModules() {
+  const missing = NPM_PACKAGES.filter((p) => !fs.existsSync(path.join(ROOT, 'node_modules', p, 'package.json')));
+  if (missing.length === 0) {
+    log('ok: node_modules');
+    return;
+  }
+  log(`installing npm packages (missing: ${missing.join(', ')})`);
+  const hasLock = fs.existsSync(path.join(ROOT, 'package-lock.json'));
+  await run('npm', [hasLock ? 'ci' : 'install', '--no-audit', '--no-fund']);
+}
+
+async function ensureChromium() {
+  if (fs.existsSync(CHROMIUM)) {
+    log(`ok: ${CHROMIUM}`);
+    return;
+  }
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !fs.existsSync('/usr/bin/apt-get')) {
+    throw new Error(
+      `${CHROMIUM} not found. Install Chromium (Debian/Ubuntu: sudo apt-get install -y chromium) and re-run.`,
+    );
+  }
+  log('installing chromium with apt-get (takes a minute)');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  await run('apt-get', ['update'], { env });
+  await run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env });
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} still missing after apt-get install`);
+}
+
+/** @param {{browser?: boolean}} opts  browser: also ensure Chromium (for the browser tests). */
+export async function setup({ browser = false } = {}) {
+  // cargo install puts binaries in ~/.cargo/bin; make sure children see it.
+  const bin = path.dirname(cargoBin('cargo'));
+  if (!(process.env.PATH ?? '').split(path.delimiter).includes(bin)) {
+    process.env.PATH = `${bin}${path.delimiter}${process.env.PATH ?? ''}`;
+  }
+  await ensureRust();
+  await ensureNodeModules();
+  await ensureWasmBindgen();
+  if (browser) await ensureChromium();
+}
+
+if (isMain(import.meta.url)) {
+  setup({ browser: process.argv.includes('--browser') }).catch((e) => {
+    console.error(`[replay-player] setup failed: ${e.message}`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,47 @@
+// npm test: everything. Setup (incl. Chromium) -> cargo test --workspace -> build -> browser tests.
+//   npm test                   all of it
+//   npm test -- --rust-only    only cargo test --workspace
+//   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
+//   npm test -- --no-build     with --e2e-only: use the existing www/pkg
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT, log, run, since } from './lib.mjs';
+import { setup } from './setup.mjs';
+import { build } from './build.mjs';
+
+const args = new Set(process.argv.slice(2));
+const rustOnly = args.has('--rust-only');
+const e2eOnly = args.has('--e2e-only');
+const noBuild = args.has('--no-build');
+
+async function main() {
+  const t0 = performance.now();
+  const timings = [];
+  const step = async (name, fn) => {
+    const t = performance.now();
+    log(`== ${name}`);
+    await fn();
+    timings.push(`${name}: ${since(t)}`);
+  };
+
+  await step('setup', () => setup({ browser: !rustOnly }));
+  if (!e2eOnly) {
+    await step('cargo test --workspace', () => run('cargo', ['test', '--workspace']));
+  }
+  if (!rustOnly) {
+    if (!noBuild) await step('build', () => build({ skipSetup: true }));
+    const dir = path.join(ROOT, 'tests', 'e2e');
+    const files = fs.existsSync(dir)
+      ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join('tests', 'e2e', f))
+      : [];
+    if (files.length === 0) throw new Error('no browser tests found in tests/e2e/');
+    // --test-concurrency=1: each test file starts its own Chromium; 2 cores do not fit several.
+    await step('browser tests', () => run(process.execPath, ['--test', '--test-concurrency=1', ...files]));
+  }
+  log(`all passed in ${since(t0)} (${timings.join(', ')})`);
+}
+
+main().catch((e) => {
+  console.error(`[replay-player] test failed: ${e.message}`);
+  process.exit(1);
+});
