@@ -1,0 +1,288 @@
+//! `replay`: inspect, validate, dump, generate, hash and diff replay files.
+//! Errors are one line on stderr and a non-zero exit; never a panic or a backtrace.
+
+use replay_player::format::{Session, SessionError};
+use replay_player::io::{open_session, read_chunk, FileSource, RotatingWriter, RotationOptions};
+use replay_player::model::{state_hash, DecodedChunk, EntityState, RecordingInfo};
+use replay_player::sim::{Dogfight, DogfightConfig};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  replay info FILE
+  replay validate FILE
+  replay dump FILE
+  replay hash FILE
+  replay diff A B
+  replay generate --out FILE [--seed N] [--entities N] [--seconds S] [--planet-radius M]
+                  [--keyframe-interval T] [--tick-rate HZ] [--max-file-mb MB] [--max-files N]";
+
+struct Fail(String, u8);
+
+impl<E: std::fmt::Display> From<E> for Fail {
+    fn from(e: E) -> Self {
+        Fail(e.to_string(), 2)
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => ExitCode::from(code),
+        Err(Fail(msg, code)) => {
+            let _ = writeln!(std::io::stderr(), "replay: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+fn run(args: &[String]) -> Result<u8, Fail> {
+    let cmd = args.first().map(String::as_str).unwrap_or("");
+    let rest = args.get(1..).unwrap_or(&[]);
+    let one_file = || -> Result<PathBuf, Fail> {
+        match rest {
+            [f] => Ok(PathBuf::from(f)),
+            _ => Err(Fail(format!("{cmd} takes one FILE\n{USAGE}"), 2)),
+        }
+    };
+    match cmd {
+        "info" => info(&one_file()?),
+        "validate" => validate(&one_file()?),
+        "dump" => dump(&one_file()?),
+        "hash" => hash(&one_file()?),
+        "diff" => match rest {
+            [a, b] => diff(Path::new(a), Path::new(b)),
+            _ => Err(Fail(format!("diff takes two files\n{USAGE}"), 2)),
+        },
+        "generate" => generate(rest),
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            Ok(0)
+        }
+        _ => Err(Fail(format!("unknown command {cmd:?}\n{USAGE}"), 2)),
+    }
+}
+
+struct Opened {
+    src: FileSource,
+    session: Session,
+}
+
+fn open(path: &Path) -> Result<Opened, Fail> {
+    let mut src = FileSource::open(path).map_err(|e| Fail(format!("{}: {e}", path.display()), 2))?;
+    let session = open_session(&mut src).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+    Ok(Opened { src, session })
+}
+
+impl Opened {
+    fn info(&self) -> Result<RecordingInfo, Fail> {
+        self.session.info().ok_or_else(|| Fail("no recording info".into(), 1))
+    }
+    fn chunk(&mut self, i: usize) -> Result<DecodedChunk, SessionError> {
+        read_chunk(&mut self.session, &mut self.src, i)
+    }
+    /// Calls `f` with every tick of every chunk, in order.
+    fn each_tick(&mut self, path: &Path, mut f: impl FnMut(u64, &[EntityState], &DecodedChunk, usize) -> Result<(), Fail>) -> Result<(), Fail> {
+        for i in 0..self.session.chunk_count() {
+            let c = self.chunk(i).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+            for (k, tick) in c.ticks.iter().enumerate() {
+                f(*tick, c.tick_entities(k), &c, k)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn info(path: &Path) -> Result<u8, Fail> {
+    let o = open(path)?;
+    let i = o.info()?;
+    let chunks = o.session.chunk_count();
+    let ticks = i.last_tick.saturating_sub(i.first_tick) + 1;
+    let mut out = String::new();
+    use std::fmt::Write as _;
+    let _ = writeln!(out, "file:              {}", path.display());
+    let _ = writeln!(out, "format:            {} {}.{}", i.format.name(), i.format_major, i.format_minor);
+    let _ = writeln!(out, "engine version:    {}", i.engine_version);
+    let _ = writeln!(out, "tick rate:         {} Hz", i.tick_rate_hz);
+    let _ = writeln!(out, "ticks:             {}..={} ({} ticks, {:.2} s)", i.first_tick, i.last_tick, ticks, i.duration_s());
+    let _ = writeln!(out, "keyframe interval: {} ticks", i.keyframe_interval_ticks);
+    let _ = writeln!(out, "chunks:            {chunks}");
+    let _ = writeln!(out, "file size:         {} bytes ({:.1} bytes/tick)", o.src.len_bytes(), o.src.len_bytes() as f64 / ticks as f64);
+    let world = match i.world {
+        replay_player::model::WorldKind::Planet { radius_m } => format!("planet, radius {radius_m} m"),
+        replay_player::model::WorldKind::Flat => "flat".to_string(),
+    };
+    let _ = writeln!(out, "world:             {world}");
+    let _ = writeln!(out, "position quantum:  {} m", i.position_quantum_m);
+    let _ = writeln!(out, "start:             {} (unix seconds)", i.start_unix_seconds);
+    let _ = writeln!(out, "mission:           {}", if i.mission_id.is_empty() { "(none)" } else { &i.mission_id });
+    let _ = writeln!(out, "session flags:     0x{:x}", i.session_flags);
+    let _ = writeln!(out, "sections:          entity types {}, factions {}, participants {}, mission objects {}, metadata {}", i.entity_types.len(), i.factions.len(), i.participants.len(), i.mission_objects.len(), i.metadata.len());
+    for (k, v) in &i.metadata {
+        let _ = writeln!(out, "  {k}: {v}");
+    }
+    let (markers, complete) = o.session.markers();
+    let _ = writeln!(out, "kill markers:      {}{}", markers.len(), if complete { "" } else { " (index missing: found while decoding)" });
+    for w in &i.warnings {
+        let _ = writeln!(out, "warning:           {w}");
+    }
+    print!("{out}");
+    Ok(0)
+}
+
+fn validate(path: &Path) -> Result<u8, Fail> {
+    let mut o = open(path)?;
+    let mut ticks = 0u64;
+    let mut events = 0usize;
+    let mut last_chunk = usize::MAX;
+    o.each_tick(path, |_, _, c, k| {
+        ticks += 1;
+        if k == 0 && last_chunk != c.ticks.len() {
+            events += c.events.len();
+        }
+        last_chunk = usize::MAX;
+        Ok(())
+    })?;
+    let i = o.info()?;
+    for w in &i.warnings {
+        eprintln!("replay: warning: {w}");
+    }
+    println!("ok: {} chunks, {ticks} ticks", o.session.chunk_count());
+    Ok(0)
+}
+
+fn dump(path: &Path) -> Result<u8, Fail> {
+    let mut o = open(path)?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    let info = o.info()?;
+    let line = serde_json::json!({"type": "info", "info": info});
+    writeln!(w, "{line}")?;
+    o.each_tick(path, |tick, ents, c, k| {
+        let line = serde_json::json!({"type": "tick", "tick": tick, "entities": ents});
+        writeln!(w, "{line}")?;
+        // Events are listed after the tick that holds them.
+        if k + 1 == c.ticks.len() {
+            for e in &c.events {
+                let line = serde_json::json!({"type": "event", "event": e});
+                writeln!(w, "{line}")?;
+            }
+        }
+        Ok(())
+    })?;
+    w.flush()?;
+    Ok(0)
+}
+
+fn hashes(path: &Path) -> Result<Vec<(u64, u64, Vec<EntityState>)>, Fail> {
+    let mut o = open(path)?;
+    let mut v = Vec::new();
+    o.each_tick(path, |tick, ents, _, _| {
+        v.push((tick, state_hash(ents), Vec::new()));
+        Ok(())
+    })?;
+    Ok(v)
+}
+
+fn hash(path: &Path) -> Result<u8, Fail> {
+    let mut o = open(path)?;
+    let stdout = std::io::stdout();
+    let mut w = std::io::BufWriter::new(stdout.lock());
+    o.each_tick(path, |tick, ents, _, _| {
+        writeln!(w, "{tick} {:016x}", state_hash(ents))?;
+        Ok(())
+    })?;
+    w.flush()?;
+    Ok(0)
+}
+
+fn diff(a: &Path, b: &Path) -> Result<u8, Fail> {
+    let ha = hashes(a)?;
+    let hb = hashes(b)?;
+    let n = ha.len().min(hb.len());
+    for k in 0..n {
+        let (Some(x), Some(y)) = (ha.get(k), hb.get(k)) else { break };
+        if x.1 != y.1 || x.0 != y.0 {
+            println!("first difference at tick {} (A) / {} (B): hash {:016x} vs {:016x}", x.0, y.0, x.1, y.1);
+            let ea = states_at(a, x.0)?;
+            let eb = states_at(b, y.0)?;
+            report_entities(&ea, &eb);
+            return Ok(1);
+        }
+    }
+    if ha.len() != hb.len() {
+        println!("identical for {n} ticks; A has {} ticks, B has {}", ha.len(), hb.len());
+        return Ok(1);
+    }
+    println!("identical: {n} ticks");
+    Ok(0)
+}
+
+fn states_at(path: &Path, tick: u64) -> Result<Vec<EntityState>, Fail> {
+    let mut o = open(path)?;
+    let i = o.session.chunk_for_tick(tick);
+    let c = o.chunk(i).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+    let k = c.ticks.iter().position(|t| *t == tick).ok_or_else(|| Fail(format!("tick {tick} not found"), 1))?;
+    Ok(c.tick_entities(k).to_vec())
+}
+
+fn report_entities(a: &[EntityState], b: &[EntityState]) {
+    let mut ids: Vec<u32> = a.iter().chain(b.iter()).map(|e| e.id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    for id in ids {
+        let x = a.iter().find(|e| e.id == id);
+        let y = b.iter().find(|e| e.id == id);
+        match (x, y) {
+            (Some(x), Some(y)) if x != y => println!("  entity {id}: A {x:?}\n  {:width$}B {y:?}", "", width = 9 + id.to_string().len()),
+            (Some(_), None) => println!("  entity {id}: only in A"),
+            (None, Some(_)) => println!("  entity {id}: only in B"),
+            _ => {}
+        }
+    }
+}
+
+fn generate(args: &[String]) -> Result<u8, Fail> {
+    let mut cfg = DogfightConfig::default();
+    let mut out: Option<PathBuf> = None;
+    let mut rot = RotationOptions::default();
+    let mut it = args.iter();
+    while let Some(flag) = it.next() {
+        let mut val = || it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2));
+        let num = |v: String| -> Result<f64, Fail> { v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2)) };
+        match flag.as_str() {
+            "--out" => out = Some(PathBuf::from(val()?)),
+            "--seed" => cfg.seed = val()?.parse().map_err(|_| Fail("--seed: not an integer".into(), 2))?,
+            "--entities" => cfg.entities = num(val()?)? as u32,
+            "--seconds" => cfg.seconds = num(val()?)?,
+            "--planet-radius" => cfg.planet_radius_m = num(val()?)?,
+            "--keyframe-interval" => cfg.keyframe_interval_ticks = num(val()?)? as u32,
+            "--tick-rate" => cfg.tick_rate_hz = num(val()?)? as u32,
+            "--max-file-mb" => rot.max_file_mb = num(val()?)? as u64,
+            "--max-files" => rot.max_files = num(val()?)? as u32,
+            other => return Err(Fail(format!("unknown option {other}\n{USAGE}"), 2)),
+        }
+    }
+    let out = out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
+    if cfg.tick_rate_hz == 0 || !(cfg.seconds > 0.0) {
+        return Err(Fail("--tick-rate and --seconds must be positive".into(), 2));
+    }
+    if !(cfg.planet_radius_m == 0.0 || cfg.planet_radius_m >= 1.0) {
+        return Err(Fail("--planet-radius must be 0 (flat) or at least 1 m".into(), 2));
+    }
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut sim = Dogfight::new(cfg.clone());
+    let opts = replay_player::format::flrep::WriterOptions { keyframe_interval_ticks: cfg.keyframe_interval_ticks, ..Default::default() };
+    let mut w = RotatingWriter::create(&out, &sim.header(), &sim.sections(), opts, rot)?;
+    while let Some((tick, states, events)) = sim.step() {
+        w.tick(tick, states, &events)?;
+    }
+    for p in w.finish()? {
+        let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+        eprintln!("wrote {} ({len} bytes)", p.display());
+    }
+    Ok(0)
+}

@@ -1,0 +1,87 @@
+//! `.flrep` format 1.0 (normative spec: docs/format/flrep.md).
+//!
+//! - [`open`]: the sans-IO opener (header, sections, index trailer or forward scan).
+//! - [`chunk`]: chunk headers and chunk decoding (zstd + tick records) into full per-tick state.
+//! - [`record`]: the QuantEntity record codec and the per-entity prediction state.
+//! - [`event`]: match-event records.
+//! - [`writer`]: the streaming, deterministic writer with rotation.
+
+pub mod chunk;
+mod error;
+pub mod event;
+pub mod header;
+pub mod open;
+pub mod record;
+pub mod trailer;
+pub mod writer;
+
+pub use chunk::{ChunkDecoder, ChunkHeader, DecodedChunk};
+pub use error::Error;
+pub use open::{Opened, Opener, Step};
+pub use writer::{Writer, WriterOptions};
+
+pub const MAGIC: &[u8; 4] = b"FLRP";
+pub const CHUNK_MAGIC: &[u8; 4] = b"FLCK";
+pub const TRAILER_MAGIC: &[u8; 4] = b"FLIX";
+/// The major version this build reads and writes.
+pub const FORMAT_MAJOR: u16 = 1;
+/// The minor version this build writes.
+pub const FORMAT_MINOR: u16 = 0;
+
+pub const DEFAULT_POSITION_QUANTUM_M: f64 = 0.125;
+pub const DEFAULT_VELOCITY_QUANTUM_MPS: f64 = 1.0 / 32.0;
+
+/// Limits applied while reading. Every one has a named error. Defaults are the player's.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Longest string (bytes) in any header field, section or event.
+    pub max_string: usize,
+    /// Largest header remainder.
+    pub max_header_bytes: u32,
+    /// Largest total of header + all sections before the frame stream.
+    pub max_prefix_bytes: u64,
+    /// Largest compressed chunk.
+    pub max_chunk_compressed: u32,
+    /// Largest decompressed chunk (the zstd output cap).
+    pub max_chunk_uncompressed: u32,
+    /// Most entities alive at once.
+    pub max_live_entities: usize,
+    /// Largest index trailer.
+    pub max_trailer_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_string: 4096,
+            max_header_bytes: 64 * 1024,
+            max_prefix_bytes: 16 * 1024 * 1024,
+            max_chunk_compressed: 16 * 1024 * 1024,
+            max_chunk_uncompressed: 16 * 1024 * 1024,
+            max_live_entities: 100_000,
+            max_trailer_bytes: 64 * 1024 * 1024,
+        }
+    }
+}
+
+
+
+/// Decodes the bytes of chunk `i` (header + frame, as one range) after checking them against the index.
+pub fn decode_chunk_bytes(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
+    let offset = opened.chunks.get(i).map(|c| c.offset).unwrap_or(0);
+    let hb = bytes.get(..chunk::CHUNK_HEADER_LEN).unwrap_or(bytes);
+    let h = match ChunkHeader::parse(hb, offset, opened.file_len, limits) {
+        Ok(h) => h,
+        Err(Error::NotAChunk { found, .. }) => {
+            return Err(Error::IndexEntryMismatch {
+                at: offset,
+                expected_tick: opened.chunks.get(i).map(|c| c.first_tick).unwrap_or(0),
+                reason: format!("no chunk starts there (found bytes {:02X?})", found),
+            })
+        }
+        Err(e) => return Err(e),
+    };
+    opened.check_chunk(i, &h)?;
+    let frame = bytes.get(chunk::CHUNK_HEADER_LEN..).unwrap_or(&[]);
+    dec.decode(&h, frame)
+}

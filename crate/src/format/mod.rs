@@ -1,0 +1,30 @@
+//! Pure readers and writers. Invariant: no I/O, no wasm, no GPU. Readers are sans-IO: they say which
+//! byte range they need next and are handed the bytes; drivers (crate::io natively, the Web Worker in
+//! the browser) do the reading.
+
+pub mod flrep;
+pub mod session;
+pub mod zstd;
+
+pub use session::{OpenStep, Session, SessionError};
+
+use crate::model::FormatKind;
+
+/// Recognises a replay by its first bytes (never by file extension). Needs at most 4 bytes.
+pub fn sniff(head: &[u8]) -> Option<FormatKind> {
+    match head.get(..4)? {
+        b"FLRP" => Some(FormatKind::Flrep),
+        b"YLPR" => Some(FormatKind::SparkReplay),
+        b"FBK1" => Some(FormatKind::Foldback),
+        _ => None,
+    }
+}
+
+/// The message for a file no reader recognises.
+pub fn unknown_format_message(head: &[u8]) -> String {
+    let shown: Vec<String> = head.iter().take(4).map(|b| format!("{b:02X}")).collect();
+    format!(
+        "not a replay this player reads (first bytes {}): it reads .flrep (starts with \"FLRP\"), SparkEngine .replay (\"YLPR\") and .foldback (\"FBK1\")",
+        if shown.is_empty() { "none: the file is empty".to_string() } else { shown.join(" ") }
+    )
+}

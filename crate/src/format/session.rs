@@ -1,0 +1,169 @@
+//! A replay of any format behind one sans-IO interface: open (asking for byte ranges), then fetch
+//! and decode chunks on demand. The Web Worker and the CLI both drive this; neither knows formats.
+//!
+//! A new format joins by adding a variant to [`Inner`] and its sniffed magic to [`super::sniff`].
+
+use super::flrep;
+use super::sniff;
+use crate::model::{DecodedChunk, Event, FormatKind, RecordingInfo};
+
+/// How many bytes the first read asks for (enough for every format's magic and most headers).
+pub const FIRST_READ: u64 = flrep::open::FIRST_READ;
+
+/// An error from any reader, with the format it came from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum SessionError {
+    UnknownFormat(String),
+    Flrep(flrep::Error),
+    /// The driver handed over the wrong bytes or the session was used out of order.
+    Usage(String),
+}
+
+impl std::fmt::Display for SessionError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SessionError::UnknownFormat(m) | SessionError::Usage(m) => f.write_str(m),
+            SessionError::Flrep(e) => write!(f, "{e}"),
+        }
+    }
+}
+impl std::error::Error for SessionError {}
+
+impl From<flrep::Error> for SessionError {
+    fn from(e: flrep::Error) -> Self {
+        SessionError::Flrep(e)
+    }
+}
+
+/// What the session wants next while opening.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpenStep {
+    Need { offset: u64, len: u64 },
+    Ready,
+}
+
+enum Inner {
+    Sniffing,
+    FlrepOpening(flrep::Opener),
+    Flrep { opened: Box<flrep::Opened>, dec: flrep::ChunkDecoder },
+}
+
+pub struct Session {
+    file_len: u64,
+    limits: flrep::Limits,
+    inner: Inner,
+}
+
+impl Session {
+    pub fn new(file_len: u64) -> Self {
+        Self::with_limits(file_len, flrep::Limits::default())
+    }
+
+    pub fn with_limits(file_len: u64, limits: flrep::Limits) -> Self {
+        Session { file_len, limits, inner: Inner::Sniffing }
+    }
+
+    pub fn file_len(&self) -> u64 {
+        self.file_len
+    }
+
+    /// Advances the open with the bytes of the range asked for last (`None` on the first call).
+    pub fn next(&mut self, input: Option<&[u8]>) -> Result<OpenStep, SessionError> {
+        match &mut self.inner {
+            Inner::Sniffing => {
+                let Some(head) = input else {
+                    return Ok(OpenStep::Need { offset: 0, len: self.file_len.min(FIRST_READ) });
+                };
+                match sniff(head) {
+                    Some(FormatKind::Flrep) => {
+                        let mut op = flrep::Opener::new(self.file_len, self.limits.clone());
+                        // The flrep opener's first read is the same range: replay it.
+                        op.next(None)?;
+                        let step = op.next(Some(head));
+                        self.inner = Inner::FlrepOpening(op);
+                        self.flrep_step(step)
+                    }
+                    Some(other) => Err(SessionError::UnknownFormat(format!("{} files are recognised but not supported by this build yet", other.name()))),
+                    None => Err(SessionError::UnknownFormat(super::unknown_format_message(head))),
+                }
+            }
+            Inner::FlrepOpening(op) => {
+                let step = op.next(input);
+                self.flrep_step(step)
+            }
+            _ => Err(SessionError::Usage("the session is already open".into())),
+        }
+    }
+
+    fn flrep_step(&mut self, step: Result<flrep::Step, flrep::Error>) -> Result<OpenStep, SessionError> {
+        match step? {
+            flrep::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
+            flrep::Step::Ready(opened) => {
+                self.inner = Inner::Flrep { opened, dec: flrep::ChunkDecoder::new(self.limits.clone()) };
+                Ok(OpenStep::Ready)
+            }
+        }
+    }
+
+    pub fn is_open(&self) -> bool {
+        matches!(self.inner, Inner::Flrep { .. })
+    }
+
+    pub fn info(&self) -> Option<RecordingInfo> {
+        match &self.inner {
+            Inner::Flrep { opened, .. } => Some(opened.info()),
+            _ => None,
+        }
+    }
+
+    pub fn chunk_count(&self) -> usize {
+        match &self.inner {
+            Inner::Flrep { opened, .. } => opened.chunks.len(),
+            _ => 0,
+        }
+    }
+
+    /// File range `(offset, len)` holding chunk `i`.
+    pub fn chunk_range(&self, i: usize) -> Option<(u64, u64)> {
+        match &self.inner {
+            Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| (c.offset, c.len)),
+            _ => None,
+        }
+    }
+
+    pub fn chunk_first_tick(&self, i: usize) -> Option<u64> {
+        match &self.inner {
+            Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| c.first_tick),
+            _ => None,
+        }
+    }
+
+    /// The chunk holding `tick` (the last one starting at or before it).
+    pub fn chunk_for_tick(&self, tick: u64) -> usize {
+        match &self.inner {
+            Inner::Flrep { opened, .. } => opened.chunk_for_tick(tick),
+            _ => 0,
+        }
+    }
+
+    /// Events known without decoding chunks (kill markers from an index), and whether that list is
+    /// complete for the whole recording.
+    pub fn markers(&self) -> (&[Event], bool) {
+        match &self.inner {
+            Inner::Flrep { opened, .. } => (&opened.markers, opened.index_source == flrep::open::IndexSource::Trailer),
+            _ => (&[], false),
+        }
+    }
+
+    /// Decodes chunk `i` from the bytes of [`Self::chunk_range`].
+    pub fn decode_chunk(&mut self, i: usize, bytes: &[u8]) -> Result<DecodedChunk, SessionError> {
+        match &mut self.inner {
+            Inner::Flrep { opened, dec } => {
+                // Header check + decode, exactly as the native indexed reader does.
+                let limits = self.limits.clone();
+                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &limits, i, bytes)?)
+            }
+            _ => Err(SessionError::Usage("decode_chunk before the session is open".into())),
+        }
+    }
+}

@@ -1,0 +1,26 @@
+//! replay-player: read game replays (`.flrep`, SparkEngine `.replay`, `.foldback`) and play them.
+//!
+//! Layers (dependency direction is downward only; see docs/ARCHITECTURE.md):
+//! - [`bytes`]: checked little-endian cursor over untrusted bytes (never panics, never over-allocates).
+//! - [`model`]: the one in-memory model every format maps into.
+//! - [`format`]: pure readers/writers (sans-IO: they ask for byte ranges; drivers do the I/O).
+//! - [`io`]: native drivers (files) for the sans-IO readers.
+//! - [`sim`]: deterministic session generators (demo replay, fixtures, benchmarks).
+//! - [`player`]: playback clock, interpolation, cameras (no GPU, no JS).
+//! - `render`: wgpu renderer (web builds only).
+//! - `web`: the only module that knows wasm-bindgen / web-sys.
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
+
+pub mod bytes;
+pub mod model;
+#[cfg(feature = "formats")]
+pub mod format;
+#[cfg(all(feature = "formats", not(target_arch = "wasm32")))]
+pub mod io;
+#[cfg(feature = "formats")]
+pub mod sim;
+pub mod player;
+#[cfg(feature = "render-web")]
+pub mod render;
+#[cfg(feature = "wasm")]
+pub mod web;
