@@ -1,0 +1,183 @@
+//! The renderer exported to the page (`Renderer` class). The JS-facing API is documented in
+//! docs/renderer.md; keep the two in sync. Every method returns a `Result` where anything can go
+//! wrong; errors become JS `Error`s.
+
+use wasm_bindgen::prelude::*;
+use web_sys::HtmlCanvasElement;
+
+use super::js_error;
+use crate::model::WorldKind;
+use crate::player::CameraMode;
+use crate::render;
+
+/// A JS number as an entity id; negative / NaN / out of range means "none".
+fn id_of(v: f64) -> Option<u32> {
+    if v.is_finite() && v >= 0.0 && v <= f64::from(u32::MAX) {
+        Some(v as u32)
+    } else {
+        None
+    }
+}
+
+fn now_ms() -> f64 {
+    web_sys::window().and_then(|w| w.performance()).map(|p| p.now()).unwrap_or_else(js_sys::Date::now)
+}
+
+#[wasm_bindgen]
+pub struct Renderer {
+    inner: render::Renderer,
+    frame_ms: f64,
+}
+
+#[wasm_bindgen]
+impl Renderer {
+    /// `Renderer.create(canvas, preferWebgl) -> Promise<Renderer>`.
+    pub async fn create(canvas: HtmlCanvasElement, prefer_webgl: bool) -> Result<Renderer, JsValue> {
+        let inner = render::Renderer::create(canvas, prefer_webgl).await.map_err(js_error)?;
+        Ok(Renderer { inner, frame_ms: 0.0 })
+    }
+
+    /// `"webgpu"` or `"webgl2"`.
+    pub fn backend(&self) -> String {
+        self.inner.backend().to_string()
+    }
+
+    #[wasm_bindgen(js_name = setWorld)]
+    pub fn set_world(&mut self, kind: &str, radius_m: f64, position_quantum_m: f64) -> Result<(), JsValue> {
+        if !(position_quantum_m > 0.0 && position_quantum_m.is_finite()) {
+            return Err(js_error(format!("positionQuantumM must be a positive number, got {position_quantum_m}")));
+        }
+        let world = match kind {
+            "flat" => WorldKind::Flat,
+            "planet" => {
+                if !(radius_m > 0.0 && radius_m.is_finite()) {
+                    return Err(js_error(format!("radiusM must be a positive number for a planet, got {radius_m}")));
+                }
+                WorldKind::Planet { radius_m }
+            }
+            other => return Err(js_error(format!("unknown world kind {other:?} (expected \"planet\" or \"flat\")"))),
+        };
+        self.inner.scene.set_world(world, position_quantum_m);
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = setTypeCategories)]
+    pub fn set_type_categories(&mut self, categories: &[u8]) {
+        self.inner.scene.categories = categories.to_vec();
+    }
+
+    pub fn resize(&mut self, css_w: f64, css_h: f64, dpr: f64) {
+        self.inner.resize(css_w, css_h, dpr);
+    }
+
+    #[wasm_bindgen(js_name = setFrames)]
+    pub fn set_frames(&mut self, a: &[i32], ta: f64, b: &[i32], tb: f64) {
+        self.inner.scene.set_frames(a, ta, b, tb);
+    }
+
+    #[wasm_bindgen(js_name = setTime)]
+    pub fn set_time(&mut self, t: f64) {
+        self.inner.scene.set_time(t);
+    }
+
+    #[wasm_bindgen(js_name = setSelected)]
+    pub fn set_selected(&mut self, id: f64) {
+        self.inner.scene.selected = id_of(id);
+    }
+
+    pub fn follow(&mut self, id: f64) {
+        let id = id_of(id);
+        let scene = &mut self.inner.scene;
+        scene.camera.follow = id;
+        if id.is_some() && scene.camera.mode == CameraMode::Orbit {
+            scene.set_camera_mode(CameraMode::Follow);
+        }
+    }
+
+    #[wasm_bindgen(js_name = setCameraMode)]
+    pub fn set_camera_mode(&mut self, mode: &str) -> Result<(), JsValue> {
+        let m = CameraMode::parse(mode).ok_or_else(|| js_error(format!("unknown camera mode {mode:?} (expected orbit, follow, first, free or kill)")))?;
+        self.inner.scene.set_camera_mode(m);
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = cameraMode)]
+    pub fn camera_mode(&self) -> String {
+        self.inner.scene.camera.mode.name().to_string()
+    }
+
+    #[wasm_bindgen(js_name = killCam)]
+    pub fn kill_cam(&mut self, killer_id: f64, victim_id: f64) {
+        let scene = &mut self.inner.scene;
+        scene.camera.kill = match (id_of(killer_id), id_of(victim_id)) {
+            (Some(k), Some(v)) => Some((k, v)),
+            (Some(k), None) => Some((k, k)),
+            (None, Some(v)) => Some((v, v)),
+            (None, None) => None,
+        };
+        scene.set_camera_mode(CameraMode::Kill);
+    }
+
+    pub fn orbit(&mut self, dx_px: f64, dy_px: f64) {
+        self.inner.scene.camera.drag(dx_px, dy_px);
+    }
+
+    pub fn zoom(&mut self, delta: f64) {
+        self.inner.scene.camera.zoom(delta);
+    }
+
+    pub fn fly(&mut self, forward: f64, right: f64, up: f64) {
+        self.inner.scene.camera.fly(forward, right, up);
+    }
+
+    #[wasm_bindgen(js_name = resetCamera)]
+    pub fn reset_camera(&mut self) {
+        self.inner.scene.fit_camera();
+    }
+
+    pub fn flash(&mut self, entity_id: f64) {
+        if let Some(id) = id_of(entity_id) {
+            self.inner.scene.flash_entity(id);
+        }
+    }
+
+    #[wasm_bindgen(js_name = flashAt)]
+    pub fn flash_at(&mut self, x: f64, y: f64, z: f64) {
+        self.inner.scene.flash_at([x, y, z]);
+    }
+
+    #[wasm_bindgen(js_name = setTrailSeconds)]
+    pub fn set_trail_seconds(&mut self, seconds: f64) {
+        self.inner.scene.trail_seconds = if seconds.is_finite() { seconds.clamp(0.0, 600.0) } else { 0.0 };
+    }
+
+    #[wasm_bindgen(js_name = clearTrails)]
+    pub fn clear_trails(&mut self) {
+        self.inner.scene.clear_trails();
+    }
+
+    /// Draws one frame; `false` when nothing was drawn (device being recreated, surface busy).
+    pub fn render(&mut self) -> Result<bool, JsValue> {
+        let t0 = now_ms();
+        let r = self.inner.render().map_err(js_error);
+        self.frame_ms = now_ms() - t0;
+        r
+    }
+
+    /// Entity id under the CSS pixel (x, y), or -1.
+    pub fn pick(&self, x_css: f64, y_css: f64) -> f64 {
+        self.inner.scene.pick(x_css, y_css).map(f64::from).unwrap_or(-1.0)
+    }
+
+    /// `[id, xCss, yCss, visible]` per entity, from the last render.
+    pub fn labels(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.inner.scene.labels(&mut out);
+        out
+    }
+
+    #[wasm_bindgen(js_name = frameMs)]
+    pub fn frame_ms(&self) -> f64 {
+        self.frame_ms
+    }
+}
