@@ -286,6 +286,13 @@ pub fn is_bidi_control(c: char) -> bool {
     matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
 }
 
+/// What a writer stores for a name: at most `max` bytes, with the characters readers refuse in names
+/// (see [`name_problem`]) replaced by U+FFFD, so a writer never produces a file its reader refuses.
+pub fn clean_name(s: &str, max: usize) -> String {
+    let cleaned: String = s.chars().map(|c| if c.is_control() || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect();
+    truncate_utf8(&cleaned, max).to_owned()
+}
+
 /// Free text (chat, admin detail): keeps it, replacing NUL, control characters other than tab and
 /// bidi controls with U+FFFD so it cannot reorder or hide what the reader sees.
 pub fn sanitize_text(s: String) -> String {

@@ -2,7 +2,7 @@
 //!
 //! Canonical stream: entities in ascending id order; for each, little-endian
 //! `id u32, type u16, faction u8, pos 3×i32, orient 4×i16, vel 3×i32, health u16, flags u32, anim i32`
-//! (42 bytes). The tick index is not hashed, so two recordings that start at different ticks can be
+//! (49 bytes). The tick index is not hashed, so two recordings that start at different ticks can be
 //! compared tick by tick. Integers only: no float ordering can make it differ across platforms.
 
 use super::EntityState;

@@ -199,7 +199,7 @@ impl EventBody {
             EventBody::Despawn { .. } => "despawn",
             EventBody::Chat { .. } => "chat",
             EventBody::Admin { .. } => "admin",
-            EventBody::AlertLevel { .. } => "alert",
+            EventBody::AlertLevel { .. } => "alert_level",
             EventBody::Custom { kind, .. } => kind,
         }
     }

@@ -2,6 +2,7 @@
 //! inputs. Same config, same bytes.
 
 mod dogfight;
+pub mod fixtures;
 mod rng;
 
 pub use dogfight::{Dogfight, DogfightConfig};

@@ -176,6 +176,10 @@ impl TickDecoder {
                 }
             }
             out.ticks.push(tick);
+            let states = out.entities.len() as u64 + self.live.len() as u64;
+            if states > self.max_states() {
+                return Err(Error::TooManyStates { chunk_at: at, tick, count: states, max: self.max_states() });
+            }
             out.entities.extend(self.live.iter().map(|l| l.s));
             out.offsets.push(u32::try_from(out.entities.len()).map_err(|_| bad(tick, "chunk holds too many entity states".into()))?);
         }
@@ -186,6 +190,10 @@ impl TickDecoder {
             return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("last tick {} does not match the header's {}", prev_tick.unwrap_or(0), h.last_tick) });
         }
         Ok(out)
+    }
+
+    fn max_states(&self) -> u64 {
+        self.limits.max_chunk_states as u64
     }
 
     /// Merges this tick's records (ascending ids) into the live set (ascending ids).

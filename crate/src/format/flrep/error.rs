@@ -29,6 +29,8 @@ pub enum Error {
     BadTick { chunk_at: u64, tick: u64, reason: String },
     BadRecord { chunk_at: u64, tick: u64, entity: u32, reason: String },
     TooManyEntities { chunk_at: u64, tick: u64, count: u64, max: u64 },
+    /// The chunk's ticks × live entities exceed [`super::Limits::max_chunk_states`].
+    TooManyStates { chunk_at: u64, tick: u64, count: u64, max: u64 },
     ChunkTickMismatch { chunk_at: u64, reason: String },
     IndexEntryMismatch { at: u64, expected_tick: u64, reason: String },
     NoChunks,
@@ -66,6 +68,7 @@ impl std::fmt::Display for Error {
             BadTick { chunk_at, tick, reason } => write!(f, "chunk at offset {chunk_at}, tick {tick}: {reason}"),
             BadRecord { chunk_at, tick, entity, reason } => write!(f, "chunk at offset {chunk_at}, tick {tick}, entity {entity}: {reason}"),
             TooManyEntities { chunk_at, tick, count, max } => write!(f, "chunk at offset {chunk_at}, tick {tick}: {count} live entities exceeds the limit of {max}"),
+            TooManyStates { chunk_at, tick, count, max } => write!(f, "chunk at offset {chunk_at}, tick {tick}: {count} entity states in one chunk exceed the limit of {max}"),
             ChunkTickMismatch { chunk_at, reason } => write!(f, "chunk at offset {chunk_at}: {reason}"),
             IndexEntryMismatch { at, expected_tick, reason } => write!(f, "index entry for keyframe tick {expected_tick} points at offset {at}: {reason}"),
             NoChunks => write!(f, "the recording holds no complete chunk: nothing to play"),

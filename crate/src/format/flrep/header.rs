@@ -287,11 +287,8 @@ fn parse_metadata(c: &mut Cursor, limits: &Limits) -> Result<Vec<(String, String
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
         let k = name(c, "metadata key", limits.max_string)?;
-        let at = c.offset();
-        let val = c.str16(limits.max_string).map_err(strerr("metadata value"))?;
-        if let Some(reason) = name_problem(&val) {
-            return Err(Error::BadString { what: "metadata value", at, reason: reason.into() });
-        }
+        // Values are free text: kept, with control and bidi characters replaced.
+        let val = crate::bytes::sanitize_text(c.str16(limits.max_string).map_err(strerr("metadata value"))?);
         v.push((k, val));
     }
     Ok(v)
@@ -299,12 +296,13 @@ fn parse_metadata(c: &mut Cursor, limits: &Limits) -> Result<Vec<(String, String
 
 /// Writes the fixed prefix, header remainder and sections (with the end marker).
 pub fn write_prefix(out: &mut Vec<u8>, h: &Header, s: &Sections) {
+    let n = |v: &str| crate::bytes::clean_name(v, 4096);
     let mut rem = Vec::new();
-    rem.put_str16(&h.engine_version);
+    rem.put_str16(&n(&h.engine_version));
     rem.put_u32(h.tick_rate_hz);
     rem.put_f64(h.planet_radius_m);
     rem.put_u64(h.start_unix_seconds);
-    rem.put_str16(&h.mission_id);
+    rem.put_str16(&n(&h.mission_id));
     rem.put_u32(h.session_flags);
     rem.put_u32(h.keyframe_interval_ticks);
     rem.put_f64(h.position_quantum_m);
@@ -319,8 +317,8 @@ pub fn write_prefix(out: &mut Vec<u8>, h: &Header, s: &Sections) {
     p.put_u16(s.entity_types.len() as u16);
     for t in &s.entity_types {
         p.put_u16(t.index);
-        p.put_str16(&t.id);
-        p.put_str16(&t.display_name);
+        p.put_str16(&n(&t.id));
+        p.put_str16(&n(&t.display_name));
         p.put_u8(t.category as u8);
         p.put_u8(t.projectile_kind);
     }
@@ -329,15 +327,15 @@ pub fn write_prefix(out: &mut Vec<u8>, h: &Header, s: &Sections) {
     p.put_u16(s.factions.len() as u16);
     for f in &s.factions {
         p.put_u8(f.index);
-        p.put_str16(&f.id);
-        p.put_str16(&f.display_name);
+        p.put_str16(&n(&f.id));
+        p.put_str16(&n(&f.display_name));
     }
     put_section(out, SECTION_FACTIONS, &p);
     p.clear();
     p.put_u32(s.participants.len() as u32);
     for r in &s.participants {
         p.put_u32(r.id);
-        p.put_str16(&r.callsign);
+        p.put_str16(&n(&r.callsign));
         p.put_u32(r.entity);
         p.put_u8(r.faction);
     }
@@ -351,8 +349,8 @@ pub fn write_prefix(out: &mut Vec<u8>, h: &Header, s: &Sections) {
         p.clear();
         p.put_u32(s.metadata.len() as u32);
         for (k, v) in &s.metadata {
-            p.put_str16(k);
-            p.put_str16(v);
+            p.put_str16(&n(k));
+            p.put_str16(crate::bytes::truncate_utf8(v, 4096));
         }
         put_section(out, SECTION_METADATA, &p);
     }

@@ -31,6 +31,10 @@ pub const FORMAT_MINOR: u16 = 0;
 pub const DEFAULT_POSITION_QUANTUM_M: f64 = 0.125;
 pub const DEFAULT_VELOCITY_QUANTUM_MPS: f64 = 1.0 / 32.0;
 
+/// Default [`Limits::max_chunk_states`]: ~100 MiB of decoded states (120-tick chunks of 16,000
+/// entities). The writer closes a chunk early rather than exceed it.
+pub const MAX_CHUNK_STATES: usize = 2_000_000;
+
 /// Limits applied while reading. Every one has a named error. Defaults are the player's.
 #[derive(Clone, Debug)]
 pub struct Limits {
@@ -48,6 +52,10 @@ pub struct Limits {
     pub max_live_entities: usize,
     /// Largest index trailer.
     pub max_trailer_bytes: u64,
+    /// Most entity states one decoded chunk may hold (the sum over its ticks of the live entities):
+    /// bounds the decoded chunk's memory, which a small payload of empty ticks would otherwise
+    /// multiply (14 bytes per tick re-emit every live entity, 52 bytes each).
+    pub max_chunk_states: usize,
 }
 
 impl Default for Limits {
@@ -60,6 +68,7 @@ impl Default for Limits {
             max_chunk_uncompressed: 16 * 1024 * 1024,
             max_live_entities: 100_000,
             max_trailer_bytes: 64 * 1024 * 1024,
+            max_chunk_states: MAX_CHUNK_STATES,
         }
     }
 }

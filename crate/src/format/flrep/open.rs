@@ -77,6 +77,12 @@ impl Opened {
         if header.end() != c.offset + c.len {
             return Err(Error::IndexEntryMismatch { at: c.offset, expected_tick: c.first_tick, reason: format!("the chunk there ends at {}, the index says {}", header.end(), c.offset + c.len) });
         }
+        // The scan refuses overlapping chunks when it opens; an index cannot vouch for them either.
+        if let Some(next) = self.chunks.get(i + 1) {
+            if header.last_tick >= next.first_tick {
+                return Err(Error::ChunkTickMismatch { chunk_at: c.offset, reason: format!("ends at tick {}, not before the next chunk's keyframe tick {}", header.last_tick, next.first_tick) });
+            }
+        }
         Ok(())
     }
 

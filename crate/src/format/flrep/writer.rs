@@ -84,12 +84,14 @@ pub struct ChunkEncoder {
     first_tick: u64,
     last_tick: Option<u64>,
     markers: Vec<Event>,
+    /// Entity states in the open chunk (readers refuse a chunk over `MAX_CHUNK_STATES`).
+    states: usize,
 }
 
 impl ChunkEncoder {
     pub fn new(opts: WriterOptions) -> Result<Self, WriteError> {
         opts.check()?;
-        Ok(ChunkEncoder { opts, live: Vec::new(), next: Vec::new(), buf: Vec::new(), ticks: 0, first_tick: 0, last_tick: None, markers: Vec::new() })
+        Ok(ChunkEncoder { opts, live: Vec::new(), next: Vec::new(), buf: Vec::new(), ticks: 0, first_tick: 0, last_tick: None, markers: Vec::new(), states: 0 })
     }
 
     /// Adds one tick. `states` are the entities alive at this tick, sorted by ascending, unique id.
@@ -106,8 +108,17 @@ impl ChunkEncoder {
         if states.len() > usize::from(u16::MAX) || events.len() > usize::from(u16::MAX) {
             return Err(WriteError::BadInput(format!("tick {tick}: over 65,535 entities or events")));
         }
+        // Removals + new states bound the record count: refuse before anything is written.
+        if states.len() + self.live.len() > usize::from(u16::MAX) && states.len() + self.live.len() > 0 {
+            let bound = states.len() + self.live.len();
+            if bound > usize::from(u16::MAX) {
+                return Err(WriteError::BadInput(format!("tick {tick}: up to {bound} records (removals included) may exceed 65,535")));
+            }
+        }
         let mut closed = None;
-        if self.ticks >= self.opts.keyframe_interval_ticks || (self.ticks > 0 && self.buf.len() >= self.opts.soft_chunk_bytes) {
+        if self.ticks >= self.opts.keyframe_interval_ticks
+            || (self.ticks > 0 && (self.buf.len() >= self.opts.soft_chunk_bytes || self.states + states.len() > super::MAX_CHUNK_STATES))
+        {
             closed = self.flush();
         }
         let keyframe = self.ticks == 0;
@@ -181,6 +192,7 @@ impl ChunkEncoder {
         }
         std::mem::swap(&mut self.live, &mut self.next);
         self.ticks += 1;
+        self.states += states.len();
         self.last_tick = Some(tick);
         Ok(closed)
     }
@@ -206,6 +218,7 @@ impl ChunkEncoder {
         bytes.extend_from_slice(&frame);
         self.buf.clear();
         self.ticks = 0;
+        self.states = 0;
         self.live.clear();
         Some(EncodedChunk { bytes, first_tick: self.first_tick, last_tick, markers: std::mem::take(&mut self.markers) })
     }

@@ -1,0 +1,51 @@
+//! The JSON-lines dump (`replay dump`): an info line, then each tick followed by the events recorded
+//! in it. Shared by the CLI and the golden-fixture tests.
+
+use super::{read_chunk, ReadAt};
+use crate::format::{Session, SessionError};
+use std::io::Write;
+
+#[derive(Debug)]
+pub enum DumpError {
+    Read(SessionError),
+    Write(std::io::Error),
+}
+
+impl std::fmt::Display for DumpError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            DumpError::Read(e) => write!(f, "{e}"),
+            DumpError::Write(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl From<std::io::Error> for DumpError {
+    fn from(e: std::io::Error) -> Self {
+        DumpError::Write(e)
+    }
+}
+
+pub fn write_dump<R: ReadAt, W: Write>(s: &mut Session, src: &mut R, w: &mut W) -> Result<(), DumpError> {
+    if let Some(info) = s.info() {
+        writeln!(w, "{}", serde_json::json!({"type": "info", "info": info}))?;
+    }
+    for i in 0..s.chunk_count() {
+        let c = read_chunk(s, src, i).map_err(DumpError::Read)?;
+        // Events follow the tick line of the tick they were recorded in (their own tick ≤ that
+        // tick); any left at a chunk's end follow its last tick.
+        let mut next_event = 0usize;
+        for (k, tick) in c.ticks.iter().enumerate() {
+            writeln!(w, "{}", serde_json::json!({"type": "tick", "tick": tick, "entities": c.tick_entities(k)}))?;
+            let last = k + 1 == c.ticks.len();
+            while let Some(e) = c.events.get(next_event) {
+                if e.tick > *tick && !last {
+                    break;
+                }
+                writeln!(w, "{}", serde_json::json!({"type": "event", "event": e}))?;
+                next_event += 1;
+            }
+        }
+    }
+    Ok(())
+}
