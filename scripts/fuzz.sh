@@ -1,5 +1,83 @@
 #!/usr/bin/env bash
-# Placeholder: the fuzz targets (cargo-fuzz, crate/fuzz) are added later.
+# Fuzzes every reader entry point with cargo-fuzz (libFuzzer), one target at a time.
+#
+#   scripts/fuzz.sh [SECONDS]        every target for SECONDS each (default 60)
+#   scripts/fuzz.sh --smoke          every target for 15 s (a quick check; not part of npm test)
+#   scripts/fuzz.sh SECONDS TARGET…  only the named targets
+#   npm run fuzz -- 600              the same through npm
+#
+# Environment: FUZZ_SANITIZER (default "none"; "address" for ASan, ~2-3x slower),
+#              FUZZ_RSS_MB (default 512: the player's memory budget).
+# Installs the nightly toolchain and cargo-fuzz when missing. Logs: crate/fuzz/logs/<target>.log.
+# Corpus: crate/fuzz/corpus/<target>/ (grows between runs, not committed), seeded from
+# crate/fuzz/seeds/<target>/ and, for the open/play targets, tests/fixtures/hostile/.
+# A crash is written to crate/fuzz/artifacts/<target>/; fix the reader, then commit the input under
+# crate/fuzz/regressions/<target>/ so `cargo test` replays it (crate/tests/fuzz_regressions.rs).
 set -euo pipefail
-echo 'no fuzz targets yet'
-exit 0
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+FUZZ="$ROOT/crate/fuzz"
+SECONDS_EACH=60
+if [[ "${1:-}" == "--smoke" ]]; then
+  SECONDS_EACH=15
+  shift
+elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+  SECONDS_EACH="$1"
+  shift
+fi
+SANITIZER="${FUZZ_SANITIZER:-none}"
+RSS_MB="${FUZZ_RSS_MB:-512}"
+
+if ! rustup toolchain list | grep -q '^nightly'; then
+  echo "== installing the nightly toolchain (libFuzzer needs -Z flags)"
+  rustup toolchain install nightly --profile minimal
+fi
+if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
+  echo "== installing cargo-fuzz"
+  cargo install cargo-fuzz --locked
+fi
+
+cd "$ROOT/crate"
+if [[ $# -gt 0 ]]; then
+  TARGETS=("$@")
+else
+  mapfile -t TARGETS < <(cargo +nightly fuzz list)
+fi
+
+echo "== building ${#TARGETS[@]} targets (sanitizer: $SANITIZER)"
+cargo +nightly fuzz build -s "$SANITIZER" >/dev/null
+
+mkdir -p "$FUZZ/logs"
+declare -a SUMMARY=()
+status=0
+for t in "${TARGETS[@]}"; do
+  corpus="$FUZZ/corpus/$t"
+  mkdir -p "$corpus" "$FUZZ/artifacts/$t"
+  extra=("$FUZZ/seeds/$t")
+  if [[ "$t" == flrep_open || "$t" == flrep_play ]]; then
+    extra+=("$ROOT/tests/fixtures/hostile")
+  fi
+  log="$FUZZ/logs/$t.log"
+  echo "== $t: ${SECONDS_EACH}s, -rss_limit_mb=$RSS_MB (log: ${log#"$ROOT"/})"
+  set +e
+  cargo +nightly fuzz run -s "$SANITIZER" "$t" "$corpus" "${extra[@]}" -- \
+    -max_total_time="$SECONDS_EACH" -rss_limit_mb="$RSS_MB" -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$FUZZ/artifacts/$t/" >"$log" 2>&1
+  rc=$?
+  set -e
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s+=$2} END {print s+0}')
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}')
+  result="ok"
+  if [[ $rc -ne 0 ]]; then
+    result="FAILED (rc $rc): $(grep -m1 -E 'ERROR: libFuzzer|panicked at|out-of-memory|timeout' "$log" || echo 'see log')"
+    status=1
+  fi
+  line=$(printf '%-16s %12s execs %9s exec/s  cov %-6s %s' "$t" "$execs" "${rate:-0}" "${cov:-?}" "$result")
+  echo "   $line"
+  SUMMARY+=("$line")
+done
+
+echo "== summary (${SECONDS_EACH}s per target, -rss_limit_mb=$RSS_MB, sanitizer $SANITIZER)"
+printf '   %s\n' "${SUMMARY[@]}"
+exit $status
