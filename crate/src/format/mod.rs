@@ -4,6 +4,7 @@
 
 pub mod flrep;
 pub mod session;
+pub mod spark;
 pub mod zstd;
 
 pub use session::{OpenStep, Session, SessionError};
@@ -15,6 +16,8 @@ pub fn sniff(head: &[u8]) -> Option<FormatKind> {
     match head.get(..4)? {
         b"FLRP" => Some(FormatKind::Flrep),
         b"YLPR" => Some(FormatKind::SparkReplay),
+        // SparkEngine's magic written big-endian: recognised so the reader can refuse it by name.
+        b"RPLY" => Some(FormatKind::SparkReplay),
         b"FBK1" => Some(FormatKind::Foldback),
         _ => None,
     }

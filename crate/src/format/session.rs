@@ -4,6 +4,7 @@
 //! A new format joins by adding a variant to [`Inner`] and its sniffed magic to [`super::sniff`].
 
 use super::flrep;
+use super::spark;
 use super::sniff;
 use crate::model::{DecodedChunk, Event, FormatKind, RecordingInfo};
 
@@ -15,6 +16,7 @@ pub const FIRST_READ: u64 = flrep::open::FIRST_READ;
 pub enum SessionError {
     UnknownFormat(String),
     Flrep(flrep::Error),
+    Spark(spark::Error),
     /// The driver handed over the wrong bytes or the session was used out of order.
     Usage(String),
 }
@@ -24,6 +26,7 @@ impl std::fmt::Display for SessionError {
         match self {
             SessionError::UnknownFormat(m) | SessionError::Usage(m) => f.write_str(m),
             SessionError::Flrep(e) => write!(f, "{e}"),
+            SessionError::Spark(e) => write!(f, "{e}"),
         }
     }
 }
@@ -32,6 +35,12 @@ impl std::error::Error for SessionError {}
 impl From<flrep::Error> for SessionError {
     fn from(e: flrep::Error) -> Self {
         SessionError::Flrep(e)
+    }
+}
+
+impl From<spark::Error> for SessionError {
+    fn from(e: spark::Error) -> Self {
+        SessionError::Spark(e)
     }
 }
 
@@ -46,6 +55,8 @@ enum Inner {
     Sniffing,
     FlrepOpening(flrep::Opener),
     Flrep { opened: Box<flrep::Opened>, dec: flrep::ChunkDecoder },
+    SparkOpening(spark::Opener),
+    Spark(Box<spark::Opened>),
 }
 
 pub struct Session {
@@ -83,6 +94,14 @@ impl Session {
                         self.inner = Inner::FlrepOpening(op);
                         self.flrep_step(step)
                     }
+                    Some(FormatKind::SparkReplay) => {
+                        let mut op = spark::Opener::new(self.file_len, spark::Limits::default());
+                        // The spark opener's first read is the same range too.
+                        op.next(None)?;
+                        let step = op.next(Some(head));
+                        self.inner = Inner::SparkOpening(op);
+                        self.spark_step(step)
+                    }
                     Some(other) => Err(SessionError::UnknownFormat(format!("{} files are recognised but not supported by this build yet", other.name()))),
                     None => Err(SessionError::UnknownFormat(super::unknown_format_message(head))),
                 }
@@ -90,6 +109,10 @@ impl Session {
             Inner::FlrepOpening(op) => {
                 let step = op.next(input);
                 self.flrep_step(step)
+            }
+            Inner::SparkOpening(op) => {
+                let step = op.next(input);
+                self.spark_step(step)
             }
             _ => Err(SessionError::Usage("the session is already open".into())),
         }
@@ -105,13 +128,24 @@ impl Session {
         }
     }
 
+    fn spark_step(&mut self, step: Result<spark::Step, spark::Error>) -> Result<OpenStep, SessionError> {
+        match step? {
+            spark::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
+            spark::Step::Ready(opened) => {
+                self.inner = Inner::Spark(opened);
+                Ok(OpenStep::Ready)
+            }
+        }
+    }
+
     pub fn is_open(&self) -> bool {
-        matches!(self.inner, Inner::Flrep { .. })
+        matches!(self.inner, Inner::Flrep { .. } | Inner::Spark(_))
     }
 
     pub fn info(&self) -> Option<RecordingInfo> {
         match &self.inner {
             Inner::Flrep { opened, .. } => Some(opened.info()),
+            Inner::Spark(opened) => Some(opened.info()),
             _ => None,
         }
     }
@@ -119,6 +153,7 @@ impl Session {
     pub fn chunk_count(&self) -> usize {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunks.len(),
+            Inner::Spark(opened) => opened.chunks.len(),
             _ => 0,
         }
     }
@@ -127,6 +162,7 @@ impl Session {
     pub fn chunk_range(&self, i: usize) -> Option<(u64, u64)> {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| (c.offset, c.len)),
+            Inner::Spark(opened) => opened.chunks.get(i).map(|c| (c.offset, c.len)),
             _ => None,
         }
     }
@@ -134,6 +170,7 @@ impl Session {
     pub fn chunk_first_tick(&self, i: usize) -> Option<u64> {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| c.first_tick),
+            Inner::Spark(opened) => opened.chunks.get(i).map(|c| c.first_tick),
             _ => None,
         }
     }
@@ -142,6 +179,7 @@ impl Session {
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunk_for_tick(tick),
+            Inner::Spark(opened) => opened.chunk_for_tick(tick),
             _ => 0,
         }
     }
@@ -151,6 +189,8 @@ impl Session {
     pub fn markers(&self) -> (&[Event], bool) {
         match &self.inner {
             Inner::Flrep { opened, .. } => (&opened.markers, opened.index_source == flrep::open::IndexSource::Trailer),
+            // The events block is read whole at open: complete unless the file was cut inside it.
+            Inner::Spark(opened) => (&opened.markers, opened.events_complete),
             _ => (&[], false),
         }
     }
@@ -163,6 +203,7 @@ impl Session {
                 let limits = self.limits.clone();
                 Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &limits, i, bytes)?)
             }
+            Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
             _ => Err(SessionError::Usage("decode_chunk before the session is open".into())),
         }
     }
