@@ -1,0 +1,211 @@
+// Helpers for the player's browser tests: replay fixtures (generated with the `replay` CLI into
+// tests/output/), a PNG decoder for screenshot pixel checks, and page helpers.
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { spawnSync } from 'node:child_process';
+import { ROOT } from './harness.mjs';
+
+export const OUT = path.join(ROOT, 'tests', 'output');
+export const DEMO = path.join(ROOT, 'www', 'demo', 'demo.flrep');
+export const BACKGROUND = [0x10, 0x14, 0x1c];
+export const FACTION_RGB = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442'].map((h) => [
+  parseInt(h.slice(1, 3), 16),
+  parseInt(h.slice(3, 5), 16),
+  parseInt(h.slice(5, 7), 16),
+]);
+
+function replayBin() {
+  const bin = path.join(ROOT, 'target', 'release', process.platform === 'win32' ? 'replay.exe' : 'replay');
+  if (!fs.existsSync(bin)) {
+    const r = spawnSync('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay'], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('cargo build of the replay CLI failed');
+  }
+  return bin;
+}
+
+/** Runs the replay CLI; returns stdout. */
+export function replayCli(args) {
+  const r = spawnSync(replayBin(), args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 30 });
+  if (r.status !== 0) throw new Error(`replay ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Generates (once) tests/output/<name>.flrep of `seconds` seconds; returns its path. */
+export function fixture(name, { seconds = 10, seed = 7, entities } = {}) {
+  fs.mkdirSync(OUT, { recursive: true });
+  const file = path.join(OUT, `${name}.flrep`);
+  if (!fs.existsSync(file)) {
+    const args = ['generate', '--out', file, '--seconds', String(seconds), '--seed', String(seed)];
+    if (entities) args.push('--entities', String(entities));
+    replayCli(args);
+  }
+  return file;
+}
+
+/** A copy of `src` with the format major version set to `major` (the reader refuses it). */
+export function newerMajorFixture(src, major = 2) {
+  const file = path.join(OUT, `newer-major-${major}.flrep`);
+  const b = fs.readFileSync(src);
+  b.writeUInt16LE(major, 4);
+  fs.writeFileSync(file, b);
+  return file;
+}
+
+/** Number of kill events in a replay, from `replay dump`. */
+export function killCount(file) {
+  return replayCli(['dump', file])
+    .split('\n')
+    .filter((l) => l.includes('"kind":"kill"')).length;
+}
+
+// ---------------------------------------------------------------- PNG
+
+/** Decodes an 8-bit, non-interlaced RGB/RGBA PNG (what Chromium screenshots are). */
+export function decodePng(buf) {
+  const sig = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+  if (!buf.subarray(0, 8).equals(sig)) throw new Error('not a PNG');
+  let at = 8;
+  let width = 0;
+  let height = 0;
+  let colorType = 0;
+  const idat = [];
+  while (at < buf.length) {
+    const len = buf.readUInt32BE(at);
+    const type = buf.toString('latin1', at + 4, at + 8);
+    const data = buf.subarray(at + 8, at + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+      const depth = data[8];
+      colorType = data[9];
+      if (depth !== 8 || data[12] !== 0 || (colorType !== 2 && colorType !== 6)) {
+        throw new Error(`unsupported PNG (depth ${depth}, colour type ${colorType}, interlace ${data[12]})`);
+      }
+    } else if (type === 'IDAT') {
+      idat.push(data);
+    } else if (type === 'IEND') {
+      break;
+    }
+    at += 12 + len;
+  }
+  const bpp = colorType === 6 ? 4 : 3;
+  const raw = zlib.inflateSync(Buffer.concat(idat));
+  const stride = width * bpp;
+  const px = Buffer.alloc(width * height * 4);
+  let prev = Buffer.alloc(stride);
+  for (let y = 0; y < height; y++) {
+    const f = raw[y * (stride + 1)];
+    const line = Buffer.from(raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1)));
+    for (let x = 0; x < stride; x++) {
+      const a = x >= bpp ? line[x - bpp] : 0;
+      const b = prev[x];
+      const c = x >= bpp ? prev[x - bpp] : 0;
+      let v = line[x];
+      if (f === 1) v += a;
+      else if (f === 2) v += b;
+      else if (f === 3) v += (a + b) >> 1;
+      else if (f === 4) {
+        const p = a + b - c;
+        const pa = Math.abs(p - a);
+        const pb = Math.abs(p - b);
+        const pc = Math.abs(p - c);
+        v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+      }
+      line[x] = v & 0xff;
+    }
+    for (let x = 0; x < width; x++) {
+      const o = (y * width + x) * 4;
+      px[o] = line[x * bpp];
+      px[o + 1] = line[x * bpp + 1];
+      px[o + 2] = line[x * bpp + 2];
+      px[o + 3] = bpp === 4 ? line[x * bpp + 3] : 255;
+    }
+    prev = line;
+  }
+  return { width, height, data: px, at: (x, y) => [px[(y * width + x) * 4], px[(y * width + x) * 4 + 1], px[(y * width + x) * 4 + 2]] };
+}
+
+export const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
+
+/** Fraction of pixels within `tol` of `rgb`. */
+export function fractionNear(img, rgb, tol = 6) {
+  let n = 0;
+  for (let i = 0; i < img.width * img.height; i++) {
+    const o = i * 4;
+    if (dist([img.data[o], img.data[o + 1], img.data[o + 2]], rgb) <= tol) n++;
+  }
+  return n / (img.width * img.height);
+}
+
+/** Fraction of pixels that differ (by more than `tol`) between two same-size images. */
+export function fractionDifferent(a, b, tol = 24) {
+  if (a.width !== b.width || a.height !== b.height) return 1;
+  let n = 0;
+  for (let i = 0; i < a.width * a.height; i++) {
+    const o = i * 4;
+    if (dist([a.data[o], a.data[o + 1], a.data[o + 2]], [b.data[o], b.data[o + 1], b.data[o + 2]]) > tol) n++;
+  }
+  return n / (a.width * a.height);
+}
+
+/** Colour-ish match: same hue family as a faction colour (lighting scales brightness). */
+export function nearFaction(rgb, faction, tol = 70) {
+  const f = FACTION_RGB[faction % FACTION_RGB.length];
+  if (dist(rgb, f) <= tol) return true;
+  // Shaded: compare chromaticity (normalised colour) when bright enough.
+  const s = rgb[0] + rgb[1] + rgb[2];
+  const fs = f[0] + f[1] + f[2];
+  if (s < 90) return false;
+  const n = rgb.map((v) => v / s);
+  const fn = f.map((v) => v / fs);
+  return dist(n, fn) < 0.08;
+}
+
+// ---------------------------------------------------------------- page
+
+/** Waits until the player has shown its first frame (or an error); returns its state. */
+export async function waitReady(page, timeout = 60_000) {
+  await page.waitForFunction(() => window.__player && (window.__player.state().ready || window.__player.state().error), null, { timeout });
+  const s = await playerState(page);
+  if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
+  return s;
+}
+
+export async function playerState(page) {
+  return page.evaluate(() => {
+    const s = window.__player.state();
+    return { ...s, info: s.info ? { ...s.info, chunks: s.info.chunks.length } : null };
+  });
+}
+
+/** Lets the render loop draw a few frames (and the compositor present them). */
+export async function settle(page, frames = 8) {
+  await page.evaluate(
+    (n) =>
+      new Promise((resolve) => {
+        let k = 0;
+        const f = () => (++k >= n ? resolve() : requestAnimationFrame(f));
+        requestAnimationFrame(f);
+      }),
+    frames,
+  );
+}
+
+/** Screenshot of the canvas (labels hidden) decoded to pixels, plus the entity label positions. */
+export async function canvasShot(page, file) {
+  await page.evaluate(() => document.body.classList.add('test-hide-labels'));
+  await page.addStyleTag({ content: '.test-hide-labels .rp-labels, .test-hide-labels .stage-hint { visibility: hidden !important; }' }).catch(() => {});
+  await settle(page);
+  const points = await page.evaluate(() => {
+    const p = window.__player;
+    const L = p.renderer.labels();
+    const out = [];
+    for (let i = 0; i < L.length; i += 4) if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
+    return out;
+  });
+  const canvas = page.locator('canvas.rp-canvas');
+  const png = await canvas.screenshot({ path: file });
+  await page.evaluate(() => document.body.classList.remove('test-hide-labels'));
+  return { img: decodePng(png), points };
+}

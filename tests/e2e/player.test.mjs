@@ -1,0 +1,457 @@
+// The player page end to end in headless Chromium (WebGPU flags on): the demo renders (pixel
+// checks), files open through the picker, a drop, ?url= (Range and a server without Range),
+// errors reach the page, kill markers and the kill feed, a whole 16x playback without console
+// errors, and decoding stays in the worker.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { once } from 'node:events';
+import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT } from './harness.mjs';
+import {
+  OUT, DEMO, BACKGROUND, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
+  fractionNear, fractionDifferent, nearFaction, settle,
+} from './player-helpers.mjs';
+
+const SHOTS = path.join(OUT, 'screenshots');
+let srv;
+let browser;
+let base;
+let t10;
+let t10b;
+
+before(async () => {
+  fs.mkdirSync(SHOTS, { recursive: true });
+  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
+  t10 = fixture('t10', { seconds: 10, seed: 7 });
+  t10b = fixture('t10b', { seconds: 10, seed: 11, entities: 12 });
+  // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
+  srv = await startServer({ root: ROOT });
+  base = `${srv.url}www/`;
+  browser = await launchBrowser({ webgpu: true });
+});
+
+after(async () => {
+  await browser?.close();
+  await srv?.close();
+});
+
+async function openPage(query = '') {
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  await page.goto(`${base}${query}`, { waitUntil: 'load' });
+  return { page, log };
+}
+
+test('the demo opens and renders (WebGPU when an adapter exists): entities in faction colours on the background; a seek changes the picture', { timeout: 180_000 }, async (t) => {
+  const { page, log } = await openPage();
+  try {
+    const gpu = await gpuAdapterInfo(page);
+    t.diagnostic(`WebGPU adapter: ${JSON.stringify(gpu)}`);
+    const s = await waitReady(page);
+    assert.equal(s.name, 'demo/demo.flrep');
+    assert.ok(s.duration > 100, `duration ${s.duration}`);
+    if (gpu.adapter) {
+      assert.equal(s.backend, 'webgpu');
+      assert.equal(s.rendererBuild, 'renderer');
+    } else {
+      assert.equal(s.backend, 'webgl2');
+    }
+    assert.equal(await page.locator('#backend-badge').textContent(), s.backend === 'webgpu' ? 'WebGPU' : 'WebGL2');
+    await page.screenshot({ path: path.join(SHOTS, 'demo-page.png') });
+    const a = await canvasShot(page, path.join(SHOTS, 'demo-canvas-0s.png'));
+    assertPicture(a, 'at 0 s');
+    await page.evaluate(() => window.__player.seek(60));
+    await page.waitForFunction(() => window.__player.state().chunksHeld.length > 0 && !window.__player.pendingSeek);
+    const b = await canvasShot(page, path.join(SHOTS, 'demo-canvas-60s.png'));
+    assertPicture(b, 'at 60 s');
+    const changed = fractionDifferent(a.img, b.img);
+    assert.ok(changed > 0.001, `the picture should change after a seek (${(changed * 100).toFixed(3)}% of pixels changed)`);
+    // Zoomed out: the globe sits on the background #10141c, which fills the corners.
+    await page.evaluate(() => {
+      window.__player.resetCamera();
+      window.__player.renderer.zoom(9000);
+    });
+    const far = await canvasShot(page, path.join(SHOTS, 'demo-canvas-far.png'));
+    assertPicture(far, 'zoomed out');
+    assertBackground(far.img);
+    // Labels are DOM text over the canvas.
+    const labels = await page.locator('.rp-label:not([hidden])').count();
+    assert.ok(labels > 0, 'callsign labels are shown');
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+function assertBackground(img) {
+  const bg = fractionNear(img, BACKGROUND, 6);
+  assert.ok(bg > 0.3, `background #10141c should cover the space around the globe (${(bg * 100).toFixed(1)}%)`);
+  for (const [x, y] of [[2, 2], [img.width - 3, 2], [2, Math.floor(img.height / 3)], [img.width - 3, Math.floor(img.height / 3)]]) {
+    const px = img.at(x, y);
+    assert.ok(px.every((v, i) => Math.abs(v - BACKGROUND[i]) <= 3), `pixel (${x}, ${y}) is ${px}, not the background`);
+  }
+}
+
+/** Background dominates the empty space; pixels at entities' screen positions carry faction colours. */
+function assertPicture({ img, points }, when) {
+  const withFaction = points.filter((p) => p.faction !== undefined && p.x >= 4 && p.y >= 4 && p.x < img.width - 4 && p.y < img.height - 4);
+  assert.ok(withFaction.length >= 3, `${when}: entities on screen (${withFaction.length})`);
+  let hits = 0;
+  for (const p of withFaction) {
+    let found = false;
+    for (let dy = -4; dy <= 4 && !found; dy++) {
+      for (let dx = -4; dx <= 4 && !found; dx++) {
+        const x = Math.round(p.x) + dx;
+        const y = Math.round(p.y) + dy;
+        if (x < 0 || y < 0 || x >= img.width || y >= img.height) continue;
+        if (nearFaction(img.at(x, y), p.faction)) found = true;
+      }
+    }
+    if (found) hits++;
+  }
+  assert.ok(hits >= Math.ceil(withFaction.length * 0.5), `${when}: faction colours at entity positions (${hits}/${withFaction.length})`);
+  // Both factions' colours appear somewhere.
+  const factions = [...new Set(withFaction.map((p) => p.faction))];
+  assert.ok(factions.length >= 2, `${when}: two factions on screen`);
+}
+
+test('opening a file through the file picker, then a second one replaces it', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    const first = await waitReady(page);
+    assert.equal(first.name, 'demo/demo.flrep');
+    // The demo through the picker: the open reads the head, tail and index only, not the file.
+    await page.setInputFiles('#file-input', DEMO);
+    await page.waitForFunction(() => window.__player.state().name === 'demo.flrep' && window.__player.state().ready);
+    const demoStats = await page.evaluate(() => window.__player.workerStats());
+    const demoSize = fs.statSync(DEMO).size;
+    assert.ok(demoStats.openReads <= 4, `open took ${demoStats.openReads} reads`);
+    assert.ok(demoStats.openBytes < 96 * 1024, `open read ${demoStats.openBytes} of ${demoSize} bytes`);
+    assert.ok(demoStats.bytesRead < demoSize / 4, `chunk reads ${demoStats.bytesRead} of ${demoSize} bytes`);
+    await page.setInputFiles('#file-input', t10);
+    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    let s = await playerState(page);
+    assert.ok(Math.abs(s.duration - 599 / 60) < 0.02, `duration ${s.duration}`);
+    assert.equal(await page.locator('#file-name').textContent(), 't10.flrep');
+    assert.equal(s.info.sourceKind, 'file');
+    assert.ok(s.info.openReads <= 4, `open took ${s.info.openReads} reads`);
+    const rosterA = await page.locator('#roster li').count();
+    // A second file replaces the first without reloading the page.
+    await page.setInputFiles('#file-input', t10b);
+    await page.waitForFunction(() => window.__player.state().name === 't10b.flrep' && window.__player.state().ready);
+    s = await playerState(page);
+    assert.equal(s.info.info.participants.length, await page.locator('#roster li').count());
+    assert.notEqual(rosterA, await page.locator('#roster li').count());
+    assert.equal(s.error, null);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('opening a file dropped on the page (DragEvent with a DataTransfer)', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const b64 = fs.readFileSync(t10).toString('base64');
+    await page.evaluate(async (data) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const file = new File([bytes], 'dropped.flrep', { type: 'application/octet-stream' });
+      const dt = new DataTransfer();
+      dt.items.add(file);
+      const target = document.getElementById('stage');
+      for (const type of ['dragenter', 'dragover']) target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+      if (document.getElementById('drop-overlay').hidden) throw new Error('the drop overlay should show while dragging');
+      target.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
+    }, b64);
+    await page.waitForFunction(() => window.__player.state().name === 'dropped.flrep' && window.__player.state().ready);
+    assert.equal(await page.locator('#drop-overlay').isHidden(), true);
+    const s = await playerState(page);
+    assert.ok(Math.abs(s.duration - 599 / 60) < 0.02);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('?url= loads over HTTP with Range requests', { timeout: 120_000 }, async () => {
+  const ranges = [];
+  const { page, log } = await (async () => {
+    const page = await browser.newPage();
+    const log = collectConsole(page);
+    page.on('request', (r) => {
+      if (new URL(r.url()).pathname.endsWith('/t10.flrep')) ranges.push(r.headers().range ?? '(none)');
+    });
+    await page.goto(`${base}?url=${encodeURIComponent('/tests/output/t10.flrep')}`, { waitUntil: 'load' });
+    return { page, log };
+  })();
+  try {
+    const s = await waitReady(page);
+    assert.equal(s.info.sourceKind, 'url');
+    assert.equal(s.info.name, 't10.flrep');
+    assert.ok(Math.abs(s.duration - 599 / 60) < 0.02);
+    await page.evaluate(() => window.__player.seek(9));
+    await page.waitForFunction(() => window.__player.state().chunksHeld.includes(4));
+    if (ranges.length) assert.ok(ranges.every((r) => /^bytes=\d+-\d+$/.test(r)), `every request is a range: ${ranges.join(', ')}`);
+    const stats = await page.evaluate(() => window.__player.workerStats());
+    assert.ok(stats.bytesRead + stats.openBytes <= fs.statSync(t10).size + 65536);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('?url= on a server that ignores Range reads the whole body (and a 404 is reported)', { timeout: 120_000 }, async () => {
+  const body = fs.readFileSync(t10);
+  const plain = http.createServer((req, res) => {
+    const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'Range', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length' };
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors);
+      res.end();
+      return;
+    }
+    if (req.url.startsWith('/replay.flrep')) {
+      res.writeHead(200, { ...cors, 'Content-Type': 'application/octet-stream', 'Content-Length': body.length });
+      res.end(body);
+      return;
+    }
+    res.writeHead(404, { ...cors, 'Content-Type': 'text/plain' });
+    res.end('not found');
+  });
+  plain.listen(0, '127.0.0.1');
+  await once(plain, 'listening');
+  const other = `http://127.0.0.1:${plain.address().port}`;
+  try {
+    const { page, log } = await openPage(`?url=${encodeURIComponent(`${other}/replay.flrep`)}`);
+    try {
+      const s = await waitReady(page);
+      assert.ok(Math.abs(s.duration - 599 / 60) < 0.02);
+      log.assertClean();
+    } finally {
+      await page.close();
+    }
+    const { page: p2 } = await openPage(`?url=${encodeURIComponent(`${other}/missing.flrep`)}`);
+    try {
+      await p2.waitForSelector('#error:not([hidden])');
+      assert.match(await p2.locator('#error-text').textContent(), /404/);
+    } finally {
+      await p2.close();
+    }
+  } finally {
+    plain.closeAllConnections?.();
+    plain.close();
+  }
+});
+
+test('a bad file shows the reader\'s message on the page; a good file afterwards plays', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const junk = path.join(OUT, 'not-a-replay.flrep');
+    fs.writeFileSync(junk, 'this is not a replay file at all\n');
+    await page.setInputFiles('#file-input', junk);
+    await page.waitForSelector('#error:not([hidden])');
+    assert.match(await page.locator('#error-text').textContent(), /not a replay this player reads/i);
+    // The version refusal, in the reader's words.
+    await page.setInputFiles('#file-input', newerMajorFixture(t10));
+    await page.waitForFunction(() => /format 2\.0/i.test(document.getElementById('error-text').textContent));
+    const text = await page.locator('#error-text').textContent();
+    assert.match(text, /^This replay was recorded by engine version 0\.4\.0 \(format 2\.0\); this build reads format 1\.x$/);
+    assert.equal(await page.locator('#error').isVisible(), true);
+    await page.screenshot({ path: path.join(SHOTS, 'error.png') });
+    await page.setInputFiles('#file-input', t10);
+    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    assert.equal(await page.locator('#error').isHidden(), true);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('a worker crash shows an error and the next file opens in a fresh worker', { timeout: 120_000 }, async () => {
+  const { page } = await openPage();
+  try {
+    await waitReady(page);
+    const [worker] = page.workers();
+    assert.ok(worker, 'a decoder worker runs');
+    await worker.evaluate(() => {
+      setTimeout(() => {
+        throw new Error('simulated decoder crash');
+      }, 0);
+    });
+    await page.waitForSelector('#error:not([hidden])');
+    assert.match(await page.locator('#error-text').textContent(), /decoder crashed/i);
+    await page.setInputFiles('#file-input', t10);
+    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    const s = await playerState(page);
+    assert.equal(s.workerRestarts, 1);
+  } finally {
+    await page.close();
+  }
+});
+
+test('kill markers and the kill feed list the recorded kills; clicking seeks to the kill', { timeout: 120_000 }, async () => {
+  const expected = killCount(DEMO);
+  assert.ok(expected > 0, 'the demo has kills');
+  const { page, log } = await openPage();
+  try {
+    const s = await waitReady(page);
+    assert.equal(s.markers, expected);
+    assert.equal(s.info.markers.length, expected);
+    assert.equal(await page.locator('.scrub-marker').count(), expected);
+    assert.equal(await page.locator('#killfeed li').count(), expected);
+    // Titles: "killer → victim (weapon)" with callsigns and type display names.
+    const title = await page.locator('.scrub-marker').nth(0).getAttribute('title');
+    assert.match(title, /^.+ → .+ \(.+\)$/);
+    assert.doesNotMatch(title, /weapon \d+|unknown weapon/);
+    // Click (a real pointer click) the marker with the most room around it.
+    let pick = 0;
+    let room = -1;
+    s.killFeed.forEach((k, i) => {
+      const gap = Math.min(i > 0 ? k.time - s.killFeed[i - 1].time : Infinity, i + 1 < expected ? s.killFeed[i + 1].time - k.time : Infinity);
+      if (gap > room) {
+        room = gap;
+        pick = i;
+      }
+    });
+    const kill = s.killFeed[pick];
+    await page.locator('.scrub-marker').nth(pick).click();
+    await page.waitForFunction((t) => Math.abs(window.__player.currentTime - t) < 0.05, Math.max(0, kill.time - 2));
+    let now = await page.evaluate(() => window.__player.currentTime);
+    assert.ok(kill.time - now <= 2.01 && kill.time - now >= 0, `playhead ${now} within 2 s before the kill at ${kill.time}`);
+    // The kill feed seeks too.
+    const last = s.killFeed[expected - 1];
+    await page.locator('#killfeed li button').nth(expected - 1).click();
+    await page.waitForFunction((t) => Math.abs(window.__player.currentTime - t) < 0.05, Math.max(0, last.time - 2));
+    now = await page.evaluate(() => window.__player.currentTime);
+    assert.ok(Math.abs(last.time - now) <= 2.01);
+    // Keyboard: ] goes to the next kill, [ back.
+    await page.evaluate(() => window.__player.seek(0));
+    await page.keyboard.press(']');
+    now = await page.evaluate(() => window.__player.currentTime);
+    assert.ok(Math.abs(now - Math.max(0, s.killFeed[0].time - 2)) < 0.05, `] -> ${now}`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('keyboard and roster: space, arrows, ticks, Home/End; clicking a callsign follows it', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('ArrowRight');
+    assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - 5) < 1e-6);
+    await page.keyboard.press('Shift+ArrowRight');
+    assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - 6) < 1e-6);
+    await page.keyboard.press('Alt+ArrowRight');
+    assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - 36) < 1e-6);
+    const tick = await page.evaluate(() => window.__player.tick);
+    await page.keyboard.press('.');
+    assert.equal(await page.evaluate(() => window.__player.tick), tick + 1);
+    await page.keyboard.press(',');
+    await page.keyboard.press(',');
+    assert.equal(await page.evaluate(() => window.__player.tick), tick - 1);
+    await page.keyboard.press('End');
+    const d = await page.evaluate(() => [window.__player.currentTime, window.__player.duration]);
+    assert.equal(d[0], d[1]);
+    await page.keyboard.press('Home');
+    assert.equal(await page.evaluate(() => window.__player.currentTime), 0);
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => window.__player.currentTime > 0.3);
+    await page.keyboard.press('Space');
+    assert.equal(await page.evaluate(() => window.__player.paused), true);
+    // Roster: click follows + selects.
+    const li = page.locator('#roster li').nth(3);
+    const entity = Number(await li.getAttribute('data-entity'));
+    await li.locator('button').click();
+    const st = await page.evaluate(() => ({ sel: window.__player.selected, mode: window.__player.cameraMode() }));
+    assert.equal(st.sel, entity);
+    assert.equal(st.mode, 'follow');
+    assert.equal(await li.evaluate((e) => e.classList.contains('selected')), true);
+    await settle(page);
+    await page.screenshot({ path: path.join(SHOTS, 'follow.png') });
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('scrubbing follows the pointer on the timeline', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const box = await page.locator('#scrubber').boundingBox();
+    const y = box.y + box.height / 2;
+    await page.mouse.move(box.x + box.width * 0.1, y);
+    await page.mouse.down();
+    for (const f of [0.2, 0.4, 0.6]) {
+      await page.mouse.move(box.x + box.width * f, y, { steps: 3 });
+    }
+    await page.mouse.up();
+    const s = await playerState(page);
+    assert.ok(Math.abs(s.time / s.duration - 0.6) < 0.02, `at ${s.time} of ${s.duration}`);
+    await page.waitForFunction(() => window.__player.state().chunksHeld.length > 0);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('a whole playback of the demo at 16x: no console errors or unhandled rejections, ends', { timeout: 240_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.selectOption('#speed', '16');
+    await page.evaluate(() => {
+      window.__ended = false;
+      window.__player.on('ended', () => {
+        window.__ended = true;
+      });
+      window.__player.play();
+    });
+    await page.waitForFunction(() => window.__ended, null, { timeout: 200_000, polling: 500 });
+    const s = await playerState(page);
+    assert.equal(s.time, s.duration);
+    assert.equal(s.playing, false);
+    const stats = await page.evaluate(() => window.__player.workerStats());
+    assert.ok(stats.decoded >= s.info.chunks, `every chunk decoded once at least (${stats.decoded}/${s.info.chunks})`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('decoding happens in the worker: the page never loads the decoder; the renderer wasm has no decoder', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const pageResources = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.ok(pageResources.some((n) => /renderer(_webgl)?_bg\.wasm$/.test(n)), 'the page loads a renderer wasm');
+    assert.ok(!pageResources.some((n) => /decoder(_bg\.wasm|\.js)$/.test(n)), `page resources: ${pageResources.join(', ')}`);
+    const [worker] = page.workers();
+    const workerResources = await worker.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder/decoder.js')), `worker resources: ${workerResources.join(', ')}`);
+    assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder/decoder_bg.wasm')), `worker resources: ${workerResources.join(', ')}`);
+    assert.ok(!workerResources.some((n) => /renderer/.test(n)));
+    // The page's module graph has no decoder import.
+    const modules = await page.evaluate(() => [...document.querySelectorAll('script[type=module]')].map((s) => s.src));
+    assert.equal(modules.length, 1);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+  for (const name of ['renderer', 'renderer_webgl']) {
+    const wasm = fs.readFileSync(path.join(ROOT, 'www', 'pkg', name, `${name}_bg.wasm`));
+    const mod = await WebAssembly.compile(wasm);
+    const names = [...WebAssembly.Module.imports(mod).map((i) => `${i.module}.${i.name}`), ...WebAssembly.Module.exports(mod).map((e) => e.name)];
+    const bad = names.filter((n) => /zstd|decod|session|chunk/i.test(n));
+    assert.deepEqual(bad, [], `${name}: decoder symbols in imports/exports`);
+    for (const s of ['ruzstd', 'DecoderSession', 'decodechunk', 'decoderSession']) assert.ok(!wasm.includes(s), `${name}_bg.wasm contains ${s}`);
+    const js = fs.readFileSync(path.join(ROOT, 'www', 'pkg', name, `${name}.js`), 'utf8');
+    assert.doesNotMatch(js, /DecoderSession|decodeChunk/);
+  }
+});

@@ -1,0 +1,482 @@
+// The decoder Web Worker (module worker). Owns the replay source and the wasm DecoderSession:
+// reads only the byte ranges the session asks for (Blob.slice for files, HTTP Range for URLs),
+// decodes chunks on demand into a byte-bounded LRU cache, and posts decoded chunks (batches of
+// packed frames) to the page as transferable buffers. Protocol: docs/worker-protocol.md.
+// The decoder glue is imported dynamically so that its fetch belongs to this worker (a static
+// import of a module worker is fetched through the page in Chromium).
+let DecoderSession = null;
+
+/** Decoded-chunk cache budget (bytes of typed arrays held). */
+const CACHE_BYTES = 48 * 1024 * 1024;
+/** A server that ignores Range makes us read the whole body: refuse bodies larger than this. */
+const MAX_WHOLE_BODY = 512 * 1024 * 1024;
+/** The first HTTP read (matches the reader's first request, so it is served from memory). */
+const FIRST_READ = 64 * 1024;
+/** Chunks decoded into the cache (not posted) beyond the ones the page asks for. */
+const PREFETCH_EXTRA = 1;
+
+let wasmReady = null;
+
+function ensureWasm() {
+  if (!wasmReady) {
+    wasmReady = (async () => {
+      const mod = await import('./pkg/decoder/decoder.js');
+      await mod.default();
+      mod.init_panic_hook();
+      DecoderSession = mod.DecoderSession;
+    })().catch((e) => {
+      wasmReady = null;
+      throw new Error(`the decoder could not be loaded: ${messageOf(e)}`);
+    });
+  }
+  return wasmReady;
+}
+
+/** The message of an error, for the page. */
+function messageOf(e) {
+  if (e && typeof e.message === 'string' && e.message) return e.message;
+  return String(e);
+}
+
+/** A wasm trap (panic → unreachable) leaves the module unusable: the page restarts the worker. */
+function isFatal(e) {
+  return e instanceof WebAssembly.RuntimeError;
+}
+
+function post(msg, transfer = []) {
+  self.postMessage(msg, transfer);
+}
+
+// ---------------------------------------------------------------- sources
+
+class BlobSource {
+  constructor(blob) {
+    this.blob = blob;
+    this.length = blob.size;
+    this.name = typeof blob.name === 'string' ? blob.name : '';
+  }
+  async read(offset, len) {
+    const end = Math.min(this.length, offset + len);
+    if (offset >= end) return new Uint8Array(0);
+    return new Uint8Array(await this.blob.slice(offset, end).arrayBuffer());
+  }
+  close() {}
+}
+
+class MemorySource {
+  constructor(bytes, name) {
+    this.bytes = bytes;
+    this.length = bytes.length;
+    this.name = name;
+  }
+  async read(offset, len) {
+    return this.bytes.slice(offset, Math.min(this.length, offset + len));
+  }
+  close() {
+    this.bytes = new Uint8Array(0);
+  }
+}
+
+function nameFromUrl(url) {
+  try {
+    const p = new URL(url).pathname;
+    return decodeURIComponent(p.slice(p.lastIndexOf('/') + 1)) || url;
+  } catch {
+    return url;
+  }
+}
+
+function httpError(res, url) {
+  return new Error(`the server answered ${res.status}${res.statusText ? ' ' + res.statusText : ''} for ${url}`);
+}
+
+/** Reads a whole response body, refusing more than `cap` bytes. */
+async function readCapped(res, cap, onProgress) {
+  const declared = Number(res.headers.get('Content-Length'));
+  if (Number.isFinite(declared) && declared > cap) {
+    throw new Error(`the server does not support range requests and the file is ${(declared / 1048576).toFixed(0)} MiB: over the ${cap / 1048576} MiB this player reads whole`);
+  }
+  const reader = res.body.getReader();
+  const parts = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.length;
+    if (total > cap) {
+      reader.cancel().catch(() => {});
+      throw new Error(`the server does not support range requests and the file is over the ${cap / 1048576} MiB this player reads whole`);
+    }
+    parts.push(value);
+    onProgress?.(total, Number.isFinite(declared) ? declared : 0);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** HTTP source using Range requests; falls back to one capped whole-body read on a 200. */
+class UrlSource {
+  /** Probes the URL with the first range; returns a UrlSource or a MemorySource. */
+  static async open(url, onProgress) {
+    let res;
+    try {
+      res = await fetch(url, { headers: { Range: `bytes=0-${FIRST_READ - 1}` } });
+    } catch (e) {
+      throw new Error(`could not fetch ${url}: ${messageOf(e)}`);
+    }
+    const name = nameFromUrl(url);
+    if (res.status === 416) {
+      // Empty file: the reader gives its own message about it.
+      return new MemorySource(new Uint8Array(0), name);
+    }
+    if (res.status === 200) {
+      const body = await readCapped(res, MAX_WHOLE_BODY, onProgress);
+      return new MemorySource(body, name);
+    }
+    if (res.status !== 206) throw httpError(res, url);
+    const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(res.headers.get('Content-Range') ?? '');
+    if (!m || m[1] !== '0') throw new Error(`the server sent a malformed Content-Range for ${url}`);
+    const head = new Uint8Array(await res.arrayBuffer());
+    let length = Number(m[3]);
+    if (m[3] === '*') throw new Error(`the server did not tell the file size of ${url} (Content-Range */*)`);
+    return new UrlSource(url, name, length, head);
+  }
+
+  constructor(url, name, length, head) {
+    this.url = url;
+    this.name = name;
+    this.length = length;
+    this.head = head;
+    this.controllers = new Set();
+  }
+
+  async read(offset, len) {
+    const end = Math.min(this.length, offset + len);
+    if (offset >= end) return new Uint8Array(0);
+    if (end <= this.head.length) return this.head.slice(offset, end);
+    const ctl = new AbortController();
+    this.controllers.add(ctl);
+    try {
+      let res;
+      try {
+        res = await fetch(this.url, { headers: { Range: `bytes=${offset}-${end - 1}` }, signal: ctl.signal });
+      } catch (e) {
+        if (ctl.signal.aborted) throw e;
+        throw new Error(`could not fetch ${this.url}: ${messageOf(e)}`);
+      }
+      if (res.status === 200) {
+        // The server stopped honouring ranges mid-way: take the slice of the whole body.
+        const body = await readCapped(res, MAX_WHOLE_BODY);
+        return body.slice(offset, end);
+      }
+      if (res.status !== 206) throw httpError(res, this.url);
+      const m = /^bytes\s+(\d+)-/i.exec(res.headers.get('Content-Range') ?? '');
+      if (!m || Number(m[1]) !== offset) throw new Error(`the server answered a different range than asked for ${this.url}`);
+      return new Uint8Array(await res.arrayBuffer());
+    } finally {
+      this.controllers.delete(ctl);
+    }
+  }
+
+  abort() {
+    for (const c of this.controllers) c.abort();
+    this.controllers.clear();
+  }
+
+  close() {
+    this.abort();
+  }
+}
+
+// ---------------------------------------------------------------- the open replay
+
+/** LRU of decoded chunks bounded by bytes. Map iteration order = recency (oldest first). */
+class ChunkCache {
+  constructor(budget) {
+    this.budget = budget;
+    this.map = new Map();
+    this.bytes = 0;
+  }
+  get(i) {
+    const c = this.map.get(i);
+    if (c) {
+      this.map.delete(i);
+      this.map.set(i, c);
+    }
+    return c;
+  }
+  has(i) {
+    return this.map.has(i);
+  }
+  put(i, c) {
+    if (this.map.has(i)) this.bytes -= this.map.get(i).bytes;
+    this.map.delete(i);
+    this.map.set(i, c);
+    this.bytes += c.bytes;
+    for (const [k, v] of this.map) {
+      if (this.bytes <= this.budget || this.map.size <= 1) break;
+      this.map.delete(k);
+      this.bytes -= v.bytes;
+    }
+  }
+  clear() {
+    this.map.clear();
+    this.bytes = 0;
+  }
+}
+
+class Replay {
+  constructor(sessionId, source, dec) {
+    this.sessionId = sessionId;
+    this.source = source;
+    this.dec = dec;
+    this.cache = new ChunkCache(CACHE_BYTES);
+    this.closed = false;
+    this.chunkCount = dec.chunkCount();
+    // The latest request from the page: superseded, never queued behind stale work.
+    this.gen = 0;
+    this.post = [];
+    this.prefetch = [];
+    this.pumping = false;
+    this.inflight = -1;
+    this.stats = { reads: 0, bytesRead: 0, decoded: 0, posted: 0, cacheHits: 0 };
+  }
+
+  /** Replaces the wanted set: `post` chunks are decoded and posted (in order), then prefetched. */
+  want(gen, chunks) {
+    if (gen < this.gen) return; // an older request overtaken in flight
+    this.gen = gen;
+    const valid = chunks.filter((i) => Number.isInteger(i) && i >= 0 && i < this.chunkCount);
+    this.post = [...new Set(valid)];
+    const last = this.post.length ? Math.max(...this.post) : -1;
+    this.prefetch = [];
+    for (let k = 1; k <= PREFETCH_EXTRA && last >= 0; k++) {
+      if (last + k < this.chunkCount) this.prefetch.push(last + k);
+    }
+    // A read for a chunk no longer wanted is abandoned.
+    if (this.inflight >= 0 && !this.post.includes(this.inflight) && !this.prefetch.includes(this.inflight)) {
+      this.source.abort?.();
+    }
+    this.pump();
+  }
+
+  async pump() {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.closed && (this.post.length || this.prefetch.length)) {
+        const posting = this.post.length > 0;
+        const index = posting ? this.post.shift() : this.prefetch.shift();
+        const gen = this.gen;
+        try {
+          let chunk = this.cache.get(index);
+          if (chunk) {
+            this.stats.cacheHits++;
+          } else {
+            chunk = await this.load(index, gen);
+            if (!chunk) continue; // superseded or closed
+          }
+          if (posting && !this.closed && gen === this.gen) this.postChunk(index, chunk, gen);
+        } catch (e) {
+          if (this.closed) return;
+          post({ type: 'error', session: this.sessionId, index, message: messageOf(e), fatal: isFatal(e) });
+          if (isFatal(e)) return;
+        }
+      }
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Still worth decoding `index` (taken off the queue for request `gen`)? */
+  stillWanted(index, gen) {
+    return gen === this.gen || this.post.includes(index) || this.prefetch.includes(index);
+  }
+
+  /** Reads and decodes chunk `index` into the cache; null when superseded while reading. */
+  async load(index, gen) {
+    const [offset, len] = this.dec.chunkRange(index);
+    this.inflight = index;
+    let bytes;
+    try {
+      bytes = await this.source.read(offset, len);
+    } catch (e) {
+      if (this.closed || e?.name === 'AbortError') return null;
+      throw e;
+    } finally {
+      this.inflight = -1;
+    }
+    if (this.closed) return null;
+    this.stats.reads++;
+    this.stats.bytesRead += bytes.length;
+    // Superseded while reading (scrubbing): do not spend time decoding it.
+    if (!this.stillWanted(index, gen)) {
+      this.stats.dropped = (this.stats.dropped ?? 0) + 1;
+      return null;
+    }
+    const d = this.dec.decodeChunk(index, bytes);
+    let chunk;
+    try {
+      const ticks = d.ticks();
+      const offsets = d.offsets();
+      const entities = d.entities();
+      const events = JSON.parse(d.eventsJson());
+      chunk = {
+        ticks,
+        offsets,
+        entities,
+        events,
+        skippedEvents: d.skippedEvents(),
+        bytes: ticks.byteLength + offsets.byteLength + entities.byteLength + events.length * 64,
+      };
+    } finally {
+      d.free();
+    }
+    this.stats.decoded++;
+    this.cache.put(index, chunk);
+    return chunk;
+  }
+
+  postChunk(index, c, gen) {
+    const ticks = c.ticks.slice();
+    const offsets = c.offsets.slice();
+    const entities = c.entities.slice();
+    this.stats.posted++;
+    post(
+      {
+        type: 'chunk',
+        session: this.sessionId,
+        gen,
+        index,
+        firstTick: ticks.length ? ticks[0] : 0,
+        lastTick: ticks.length ? ticks[ticks.length - 1] : 0,
+        ticks,
+        offsets,
+        entities,
+        events: c.events,
+        skippedEvents: c.skippedEvents,
+      },
+      [ticks.buffer, offsets.buffer, entities.buffer],
+    );
+  }
+
+  close() {
+    this.closed = true;
+    this.post = [];
+    this.prefetch = [];
+    this.cache.clear();
+    this.source.close?.();
+    try {
+      this.dec.free();
+    } catch {
+      /* already freed */
+    }
+  }
+}
+
+let replay = null;
+
+async function open(params) {
+  const sessionId = params.session ?? 0;
+  if (replay) {
+    replay.close();
+    replay = null;
+  }
+  const progress = (phase, loaded, total) => post({ type: 'progress', session: sessionId, phase, loaded, total });
+  progress('wasm', 0, 0);
+  await ensureWasm();
+  let source;
+  if (params.url) {
+    progress('connect', 0, 0);
+    source = await UrlSource.open(params.url, (loaded, total) => progress('download', loaded, total));
+  } else if (params.blob instanceof Blob) {
+    source = new BlobSource(params.blob);
+  } else {
+    throw new Error('open needs a url or a File/Blob');
+  }
+  const name = params.name || source.name || '';
+  const dec = new DecoderSession(source.length);
+  let ok = false;
+  try {
+    let step = 0;
+    let bytesRead = 0;
+    for (let want = dec.want(); want; want = dec.want()) {
+      const [offset, len] = want;
+      progress('open', bytesRead, bytesRead + len);
+      const bytes = await source.read(offset, len);
+      bytesRead += bytes.length;
+      dec.feed(bytes);
+      if (++step > 100000) throw new Error('the reader asked for too many reads while opening');
+    }
+    const info = JSON.parse(dec.infoJson());
+    replay = new Replay(sessionId, source, dec);
+    replay.stats.openReads = step;
+    replay.stats.openBytes = bytesRead;
+    ok = true;
+    return { ...info, name, sourceKind: params.url ? 'url' : 'file', openReads: step, openBytes: bytesRead };
+  } finally {
+    if (!ok) {
+      try {
+        dec.free();
+      } catch {
+        /* ignore */
+      }
+      source.close?.();
+    }
+  }
+}
+
+const methods = {
+  async open(params) {
+    return open(params ?? {});
+  },
+  /** Wanted chunks (posted in order) for the playhead; supersedes the previous request. */
+  want(params) {
+    if (!replay || replay.sessionId !== params.session) return { ignored: true };
+    replay.want(params.gen ?? 0, params.chunks ?? []);
+    return { gen: replay.gen };
+  },
+  close() {
+    if (replay) replay.close();
+    replay = null;
+    return {};
+  },
+  stats() {
+    if (!replay) return null;
+    return { ...replay.stats, cacheBytes: replay.cache.bytes, cachedChunks: [...replay.cache.map.keys()] };
+  },
+};
+
+function fail(id, e) {
+  const fatal = isFatal(e);
+  post({ id, error: { message: messageOf(e), fatal } });
+  if (fatal) post({ type: 'fatal', message: messageOf(e) });
+}
+
+self.addEventListener('message', async (ev) => {
+  const { id, method, params } = ev.data ?? {};
+  const fn = methods[method];
+  if (!fn) {
+    if (id !== undefined) post({ id, error: { message: `unknown method ${method}`, fatal: false } });
+    return;
+  }
+  try {
+    const result = await fn(params);
+    if (id !== undefined) post({ id, result });
+  } catch (e) {
+    if (id !== undefined) fail(id, e);
+    else post({ type: 'error', session: params?.session, message: messageOf(e), fatal: isFatal(e) });
+  }
+});
+
+// Errors from the background pump (reads/decodes not tied to a request).
+self.addEventListener('unhandledrejection', (ev) => {
+  ev.preventDefault();
+  const e = ev.reason;
+  post({ type: 'error', session: replay?.sessionId, message: messageOf(e), fatal: isFatal(e) });
+});
