@@ -3,6 +3,7 @@
 //   npm test -- --rust-only    only cargo test --workspace
 //   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
 //   npm test -- --no-build     with --e2e-only: use the existing www/pkg
+// The JS unit tests (tests/unit/*.test.mjs, plain node:test, no browser) run before the browser tests.
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, log, run, since } from './lib.mjs';
@@ -29,6 +30,11 @@ async function main() {
     await step('cargo test --workspace', () => run('cargo', ['test', '--workspace']));
   }
   if (!rustOnly) {
+    const unitDir = path.join(ROOT, 'tests', 'unit');
+    const units = fs.existsSync(unitDir)
+      ? fs.readdirSync(unitDir).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join('tests', 'unit', f))
+      : [];
+    if (units.length) await step('js unit tests', () => run(process.execPath, ['--test', ...units]));
     if (!noBuild) await step('build', () => build({ skipSetup: true }));
     const dir = path.join(ROOT, 'tests', 'e2e');
     const files = fs.existsSync(dir)
