@@ -15,6 +15,16 @@ export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '
 export const WWW = path.join(ROOT, 'www');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
+/** cargo's target directory (honours CARGO_TARGET_DIR, which CI caches may set). */
+export function cargoTargetDir() {
+  return process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target');
+}
+
+/** Path of the native `replay` CLI built by `npm run build` (cargo run --release --bin replay). */
+export function replayBinPath() {
+  return path.join(cargoTargetDir(), 'release', process.platform === 'win32' ? 'replay.exe' : 'replay');
+}
+
 /**
  * Serves `root` (default www/) on 127.0.0.1 at a free port.
  * @param {{root?: string, headers?: Record<string,string>}} opts  headers: extra response headers (e.g. a CSP).
