@@ -113,13 +113,8 @@ export async function build({ skipSetup = false } = {}) {
   const tgt = targetDir();
   for (const a of ARTEFACTS) await buildArtefact(a, tgt);
 
-  try {
-    await buildDemo();
-  } catch (e) {
-    // TODO(build): remove this tolerance once the `replay` CLI (crate/src/bin/replay.rs) lands;
-    // the demo replay is part of the product and its generation must fail the build.
-    log(`WARNING: demo replay not generated (${e.message}); ${path.relative(ROOT, DEMO)} is missing`);
-  }
+  // The demo replay is part of the product: failing to generate it fails the build.
+  await buildDemo();
 
   const s = sizes();
   fs.writeFileSync(path.join(PKG_DIR, 'sizes.json'), JSON.stringify(s, null, 2) + '\n');

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { ROOT } from './harness.mjs';
+import { ROOT, replayBinPath } from './harness.mjs';
 
 export const OUT = path.join(ROOT, 'tests', 'output');
 export const DEMO = path.join(ROOT, 'www', 'demo', 'demo.flrep');
@@ -16,7 +16,7 @@ export const FACTION_RGB = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9
 ]);
 
 function replayBin() {
-  const bin = path.join(ROOT, 'target', 'release', process.platform === 'win32' ? 'replay.exe' : 'replay');
+  const bin = replayBinPath();
   if (!fs.existsSync(bin)) {
     const r = spawnSync('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay'], { cwd: ROOT, stdio: 'inherit' });
     if (r.status !== 0) throw new Error('cargo build of the replay CLI failed');
