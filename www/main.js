@@ -3,7 +3,8 @@
 import { create } from './player.js';
 import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
-import { bindKeyboard } from './ui/keyboard.js';
+import { bindKeyboard, KEYS } from './ui/keyboard.js';
+import { el } from './ui/format.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -15,7 +16,6 @@ window.__player = player;
 
 createTimeline(player);
 createPanels(player);
-bindKeyboard(player);
 
 // ---------------------------------------------------------------- status: progress, errors
 
@@ -26,7 +26,8 @@ const errorBox = $('error');
 const errorText = $('error-text');
 const fileName = $('file-name');
 const badge = $('backend-badge');
-const cameraMode = $('camera-mode');
+const cameraModes = $('camera-modes');
+const cameraButtons = [...cameraModes.querySelectorAll('button[data-mode]')];
 const resetCamera = $('reset-camera');
 
 const PHASES = {
@@ -55,9 +56,9 @@ player.on('loadstart', ({ name }) => {
   fileName.textContent = short;
   fileName.title = name;
   document.title = `${short} — Replay Player`;
-  cameraMode.disabled = true;
+  for (const b of cameraButtons) b.disabled = true;
   resetCamera.disabled = true;
-  cameraMode.value = 'orbit';
+  showCameraMode('orbit');
   showProgress('Opening…', 0.02);
 });
 
@@ -74,8 +75,9 @@ player.on('info', () => showProgress('Decoding the first seconds…', 0.85));
 player.on('ready', () => {
   progressBar.style.width = '100%';
   progress.hidden = true;
-  cameraMode.disabled = false;
+  for (const b of cameraButtons) b.disabled = false;
   resetCamera.disabled = false;
+  showCameraMode(player.cameraMode());
 });
 
 player.on('error', ({ message }) => showError(message));
@@ -88,33 +90,80 @@ player.on('backend', (b) => {
   badge.title = `Graphics backend: ${badge.textContent}`;
 });
 
-// ---------------------------------------------------------------- camera controls
+// ---------------------------------------------------------------- camera modes
 
-cameraMode.addEventListener('change', () => {
-  const mode = cameraMode.value;
-  if (mode === 'kill') {
-    // The kill camera frames the most recent kill at or before the playhead.
-    const tick = player.tick;
-    const k = [...player.kills].reverse().find((x) => x.tick <= tick) ?? player.kills[0];
-    if (k) player.renderer?.killCam(k.killer, k.victim);
-    else player.setCameraMode('orbit');
-  } else if ((mode === 'follow' || mode === 'first') && player.selected < 0) {
-    // Nothing selected yet: follow the first participant.
-    const p = player.info?.info.participants.find((x) => x.entity !== 4294967295);
-    if (p) player.follow(p.entity);
-    player.setCameraMode(mode);
-  } else {
-    player.setCameraMode(mode);
+function showCameraMode(mode) {
+  for (const b of cameraButtons) {
+    const on = b.dataset.mode === mode;
+    b.setAttribute('aria-checked', String(on));
+    b.classList.toggle('on', on);
   }
-  cameraMode.value = player.cameraMode();
-  cameraMode.blur();
-});
+}
+for (const b of cameraButtons) {
+  b.addEventListener('click', () => {
+    player.setCameraMode(b.dataset.mode);
+    showCameraMode(player.cameraMode());
+  });
+}
 resetCamera.addEventListener('click', () => {
   player.resetCamera();
-  cameraMode.value = player.cameraMode();
+  showCameraMode(player.cameraMode());
 });
-player.on('selection', () => {
-  cameraMode.value = player.cameraMode();
+player.on('cameramode', showCameraMode);
+player.on('selection', () => showCameraMode(player.cameraMode()));
+
+// ---------------------------------------------------------------- kill cam badge, toasts
+
+const killBadge = $('killcam-badge');
+const killSub = $('killcam-sub');
+player.on('killcam', ({ active, holding, kill }) => {
+  killBadge.hidden = !active;
+  killBadge.classList.toggle('holding', !!holding);
+  stage.classList.toggle('killcam-on', !!active);
+  if (active && kill) killSub.textContent = `${player.entityName(kill.killer)} → ${player.entityName(kill.victim)} · 0.5×`;
+});
+
+const toasts = $('toasts');
+player.on('toast', ({ kind, text }) => {
+  const t = el('div', `toast toast-${kind === 'pickup' ? 'pickup' : 'info'}`, text);
+  toasts.append(t);
+  while (toasts.childElementCount > 4) toasts.firstElementChild.remove();
+  setTimeout(() => t.classList.add('out'), 2200);
+  setTimeout(() => t.remove(), 2700);
+});
+player.on('loadstart', () => {
+  toasts.replaceChildren();
+  killBadge.hidden = true;
+});
+
+// ---------------------------------------------------------------- keyboard + help overlay
+
+const help = $('help');
+const helpKeys = $('help-keys');
+for (const [group, rows] of KEYS) {
+  const sec = el('section', 'help-group');
+  sec.append(el('h3', '', group));
+  const dl = el('dl', 'help-list');
+  for (const [k, what] of rows) dl.append(el('dt', '', k), el('dd', '', what));
+  sec.append(dl);
+  helpKeys.append(sec);
+}
+function toggleHelp(show = help.hidden) {
+  help.hidden = !show;
+  if (show) $('help-close').focus();
+}
+$('help-open').addEventListener('click', () => toggleHelp(true));
+$('help-close').addEventListener('click', () => toggleHelp(false));
+help.addEventListener('click', (e) => {
+  if (e.target === help) toggleHelp(false);
+});
+bindKeyboard(player, document, {
+  onHelp: () => toggleHelp(),
+  onEscape: () => {
+    if (help.hidden) return false;
+    toggleHelp(false);
+    return true;
+  },
 });
 
 // ---------------------------------------------------------------- opening files

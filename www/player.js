@@ -6,19 +6,33 @@
 //   p.load(fileOrUrl); p.dispose();
 //
 // Events: loadstart {name}, progress {phase, loaded, total}, ready (info), play, pause, seeking,
-// seeked, timeupdate, ended, error {message}, markers (kill list), selection (id), backend (name).
+// seeked, timeupdate, ended, error {message}, markers (kill list), events (newly known events of
+// every kind), event (an event the playhead just crossed), toast ({kind, text}), statechange
+// (playback state), killcam ({active, kill}), cameramode (mode), selection (id), backend (name).
+// The clock is the pure state machine of playback.js (Stopped/Playing/Paused/Rewinding/FastForward).
 // Decoding happens in the worker (worker.js); this module never imports the decoder wasm.
 import { WorkerClient } from './worker-client.js';
 import { createRenderer } from './renderer-loader.js';
+import { Playback, State, SPEEDS as PLAYBACK_SPEEDS, KILLCAM_REWIND } from './playback.js';
 
 export const STRIDE = 16;
 const F_ID = 0;
 const F_TYPE = 1;
 const F_FACTION = 2;
+const F_POS = 3;
+const F_ORIENT = 6;
+const F_VEL = 10;
+const F_HEALTH = 13;
 const F_FLAGS = 14;
+const F_ANIM = 15;
 export const NO_ENTITY = 4294967295;
 export const NO_WEAPON = 65535;
-export const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16];
+export const SPEEDS = PLAYBACK_SPEEDS;
+export { State };
+/** Entity flag bits (model::flags, SparkEngine's bitmask), in bit order. */
+export const FLAG_NAMES = ['alive', 'visible', 'firing', 'crouching', 'sprinting', 'reloading', 'in vehicle', 'scoped'];
+/** Camera modes the shell offers (renderer names). */
+export const CAMERA_MODES = ['orbit', 'free', 'follow', 'first', 'kill'];
 
 /** Faction colours (Okabe–Ito), the renderer's palette; index modulo 7. */
 export const FACTION_COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442'];
@@ -71,7 +85,9 @@ class Player {
     this.rendererReady = this.initRenderer();
 
     this.sessionId = 0;
-    this.speed = 1;
+    this.pb = new Playback();
+    this.killCamRewind = KILLCAM_REWIND;
+    this.flyKeys = { forward: 0, right: 0, up: 0, fast: false };
     this.resetSession();
 
     this.ro = new ResizeObserver(() => this.resize());
@@ -237,13 +253,19 @@ class Player {
     this.chunks = new Map();
     this.wantKey = '';
     this.gen = 0;
-    this.time = 0;
-    this.playing = false;
-    this.ended = false;
+    const speed = this.pb && !this.pb.killCam ? this.pb.speed : 1;
+    this.pb = new Playback();
+    this.pb.speed = speed;
     this.buffering = false;
     this.pendingSeek = null;
     this.kills = [];
     this.killKeys = new Set();
+    this.killTicks = [];
+    this.events = [];
+    this.eventKeys = new Set();
+    this.followId = -1;
+    this.cur = null;
+    this.sceneExtentM = 0;
     this.entityNames = new Map();
     this.entityTypes = new Map();
     this.entityFaction = new Map();
@@ -311,7 +333,12 @@ class Player {
         this.entityFaction.set(p.entity, p.faction);
       }
     }
-    this.addKills(info.markers ?? []);
+    this.pb.load(this.duration, []);
+    this.pb.frames = Math.max(0, i.last_tick - i.first_tick + 1);
+    const meta = new Map(i.metadata ?? []);
+    this.pb.map = meta.get('map') ?? '';
+    this.pb.mode = meta.get('mode') ?? '';
+    this.addEvents(info.markers ?? []);
     this.loaded = true;
     this.applyWorld();
     this.updateWant(true);
@@ -330,8 +357,9 @@ class Player {
     if (m.type === 'chunk') {
       if (m.session !== this.sessionId || !this.info) return;
       const cur = this.chunkIndexForTick(this.currentTickInt());
+      const [lo, hi] = this.keepWindow(cur);
       // Stale: an answer to a superseded request for a chunk no longer near the playhead.
-      if (m.gen < this.gen && (m.index < cur - 1 || m.index > cur + 3)) return;
+      if (m.gen < this.gen && (m.index < lo || m.index > hi)) return;
       this.chunks.set(m.index, m);
       this.learnFromChunk(m);
       this.pruneChunks(cur);
@@ -357,30 +385,45 @@ class Player {
       const id = c.entities[k * STRIDE + F_ID] >>> 0;
       if (!this.entityTypes.has(id)) this.entityTypes.set(id, c.entities[k * STRIDE + F_TYPE]);
     }
-    this.addKills(c.events.filter((e) => e.kind === 'kill'));
+    this.addEvents(c.events);
   }
 
-  addKills(events) {
-    let added = false;
+  /** Adds events of every kind (deduplicated: the open's markers come again with their chunk). */
+  addEvents(events) {
+    let killAdded = false;
+    const fresh = [];
     for (const e of events) {
-      if (e.kind !== 'kill') continue;
-      const key = `${e.tick}:${e.killer}:${e.victim}`;
-      if (this.killKeys.has(key)) continue;
-      this.killKeys.add(key);
-      this.kills.push(e);
-      added = true;
+      if (!e || typeof e.tick !== 'number') continue;
+      const key = e.kind === 'kill' ? `${e.tick}:kill:${e.killer}:${e.victim}` : JSON.stringify(e);
+      if (this.eventKeys.has(key)) continue;
+      this.eventKeys.add(key);
+      const ev = { ...e, t: (e.tick - this.firstTick) / this.tickRate };
+      fresh.push(ev);
+      if (e.kind === 'kill') {
+        this.kills.push(e);
+        killAdded = true;
+      }
     }
-    if (added) {
+    if (!fresh.length) return;
+    this.pb.addEvents(fresh);
+    this.events = this.pb.events;
+    if (killAdded) {
       this.kills.sort((a, b) => a.tick - b.tick);
       this.killTicks = this.kills.map((k) => k.tick);
       this.emit('markers', this.kills);
     }
+    this.emit('events', fresh);
+  }
+
+  /** Events within `window` seconds of the playhead (GetEventsNearTime). */
+  eventsNear(window = 0.1) {
+    return this.pb.eventsNear(window);
   }
 
   onWorkerCrash(message) {
     const sid = this.sessionId;
     this.loaded = false;
-    this.playing = false;
+    this.pb.stop();
     this.fail(`The decoder crashed (${message}). Open the file again, or another one.`);
     this.sessionId = sid + 1; // ignore anything still in flight for the dead worker
   }
@@ -404,26 +447,38 @@ class Player {
     return Math.min(this.lastTick, Math.floor(this.currentTickFloat() + 1e-6));
   }
 
-  /** Chunks the page wants posted: the playhead's and the next ones not held yet. */
+  /** Chunks kept around chunk `cur`: behind the playhead when rewinding, ahead otherwise. */
+  keepWindow(cur) {
+    return this.pb.direction < 0 ? [cur - 3, cur + 1] : [cur - 1, cur + 3];
+  }
+
+  /** Chunks the page wants posted: the playhead's and the next ones (in the playing direction)
+   *  not held yet. `dir` tells the worker which way to prefetch. */
   updateWant(force = false) {
     if (!this.info) return;
     const n = this.chunkFirstTicks.length;
     const cur = this.chunkIndexForTick(this.currentTickInt());
-    const ahead = this.playing && this.speed >= 4 ? 3 : 2;
+    const dir = this.pb.direction < 0 ? -1 : 1;
+    const ahead = this.pb.moving && this.pb.speed >= 4 ? 3 : 2;
     const list = [];
-    for (let k = cur; k < Math.min(n, cur + ahead); k++) if (!this.chunks.has(k)) list.push(k);
+    for (let j = 0; j < ahead; j++) {
+      const k = cur + dir * j;
+      if (k < 0 || k >= n) break;
+      if (!this.chunks.has(k)) list.push(k);
+    }
     // Re-ask only when the window moves (or on a seek): requests already sent are in flight.
-    const key = `${cur}:${ahead}`;
+    const key = `${cur}:${ahead}:${dir}`;
     if (!force && key === this.wantKey) return;
     this.wantKey = key;
     // Sent even when empty: it clears whatever the worker still had queued.
     this.gen++;
-    this.client.notify('want', { session: this.sessionId, gen: this.gen, chunks: list });
+    this.client.notify('want', { session: this.sessionId, gen: this.gen, chunks: list, dir });
   }
 
   pruneChunks(cur) {
+    const [lo, hi] = this.keepWindow(cur);
     for (const k of this.chunks.keys()) {
-      if (k < cur - 1 || k > cur + 3) this.chunks.delete(k);
+      if (k < lo || k > hi) this.chunks.delete(k);
     }
   }
 
@@ -480,7 +535,7 @@ class Player {
     this.raf = requestAnimationFrame((t) => this.frame(t));
     const dt = this.lastFrameTs ? Math.min(0.25, (ts - this.lastFrameTs) / 1000) : 0;
     this.lastFrameTs = ts;
-    if (this.info && this.playing) this.advance(dt);
+    if (this.info && (this.pb.moving || this.pb.killCam)) this.advance(dt);
     const r = this.renderer;
     if (!r) return;
     try {
@@ -494,6 +549,7 @@ class Player {
             this.lastA = a.key;
             this.lastB = b.key;
           }
+          if (!this.cur || this.cur.key !== a.key) this.setCurrentFrame(a);
           r.setTime(Math.max(a.t, this.time));
           if (this.fitPending) {
             r.render();
@@ -502,6 +558,7 @@ class Player {
           }
           this.firstFrameShown = true;
         }
+        this.flyStep(dt);
       }
       r.render();
       this.placeLabels();
@@ -511,41 +568,118 @@ class Player {
     }
   }
 
+  /** One step of the clock (the state machine), then the chunk window and the crossed events. */
   advance(dt) {
-    const duration = this.duration;
-    let next = this.time + dt * this.speed;
-    if (next >= duration) next = duration;
-    if (!this.frameAvailable(next)) {
-      this.buffering = true;
+    const before = this.snap();
+    const prev = this.time;
+    const sig = this.pb.update(dt, (t) => this.frameAvailable(t));
+    this.buffering = sig.includes('buffering');
+    if (this.buffering) {
       this.updateWant();
       return;
     }
-    this.buffering = false;
-    const prev = this.time;
-    this.time = next;
-    this.flashKills(prev, next);
-    this.updateWant();
-    this.emit('timeupdate', this.time);
-    if (next >= duration) {
-      this.playing = false;
-      this.ended = true;
-      this.emit('pause');
-      this.emit('ended');
+    const now = this.time;
+    if (now !== prev) {
+      this.fireEvents(prev, now);
+      this.updateWant();
+      this.emit('timeupdate', now);
+    }
+    if (sig.includes('killcam-hold')) this.emit('killcam', { active: true, holding: true, kill: this.killCamKill });
+    this.afterChange(before);
+    if (sig.includes('ended')) this.emit('ended');
+  }
+
+  /** Effects of the events a forward step crossed: kill flashes, explosions, pickups (toasts). */
+  fireEvents(prev, now) {
+    if (now <= prev || now - prev > 2) return;
+    const r = this.renderer;
+    for (const e of this.pb.eventsBetween(prev, now)) {
+      if (e.kind === 'kill') {
+        try {
+          r?.flash(e.victim);
+        } catch {
+          /* unknown id: no-op */
+        }
+        this.emit('kill', e);
+      } else if (e.kind === 'custom' && e.type === 'explosion' && Array.isArray(e.pos)) {
+        try {
+          r?.flashAt(e.pos[0], e.pos[1], e.pos[2]);
+        } catch {
+          /* ignore */
+        }
+      } else if (e.kind === 'custom' && e.type === 'pickup') {
+        this.emit('toast', { kind: 'pickup', text: `${this.entityName(e.source)} picked up ${e.data || 'an item'}` });
+      }
+      this.emit('event', e);
     }
   }
 
-  flashKills(prev, now) {
-    if (!this.kills.length || !this.renderer || now <= prev || now - prev > 2) return;
-    const t0 = this.firstTick + prev * this.tickRate;
-    const t1 = this.firstTick + now * this.tickRate;
-    for (let i = lastAtOrBefore(this.killTicks, t0) + 1; i < this.kills.length && this.kills[i].tick <= t1; i++) {
-      try {
-        this.renderer.flash(this.kills[i].victim);
-      } catch {
-        /* unknown id: no-op */
+  // ------------------------------------------------------------ current frame, inspector data
+
+  setCurrentFrame(a) {
+    const f = a.frame;
+    const index = new Map();
+    let min = [Infinity, Infinity, Infinity];
+    let max = [-Infinity, -Infinity, -Infinity];
+    for (let k = 0; k + STRIDE <= f.length; k += STRIDE) {
+      index.set(f[k + F_ID] >>> 0, k);
+      for (let j = 0; j < 3; j++) {
+        const v = f[k + F_POS + j];
+        if (v < min[j]) min[j] = v;
+        if (v > max[j]) max[j] = v;
       }
-      this.emit('kill', this.kills[i]);
     }
+    this.cur = { key: a.key, tick: a.tick, frame: f, index };
+    const q = this.info?.info.position_quantum_m ?? 1;
+    this.sceneExtentM = index.size ? Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) * q : 0;
+  }
+
+  /** The entity `id` in the frame at the playhead, in display units, or null. */
+  entityState(id) {
+    const c = this.cur;
+    if (!c || id < 0) return null;
+    const k = c.index.get(id);
+    if (k === undefined) return null;
+    const f = c.frame;
+    const i = this.info.info;
+    const q = i.position_quantum_m;
+    const vq = i.velocity_quantum_mps;
+    const pos = [f[k + F_POS] * q, f[k + F_POS + 1] * q, f[k + F_POS + 2] * q];
+    const vel = [f[k + F_VEL] * vq, f[k + F_VEL + 1] * vq, f[k + F_VEL + 2] * vq];
+    const flags = f[k + F_FLAGS] >>> 0;
+    const out = {
+      id,
+      tick: c.tick,
+      type: f[k + F_TYPE],
+      faction: f[k + F_FACTION],
+      pos,
+      vel,
+      speed: Math.hypot(vel[0], vel[1], vel[2]),
+      orient: [f[k + F_ORIENT], f[k + F_ORIENT + 1], f[k + F_ORIENT + 2], f[k + F_ORIENT + 3]].map((v) => v / 32767),
+      health: f[k + F_HEALTH] / 100,
+      flags,
+      flagNames: FLAG_NAMES.filter((_, b) => (flags >>> b) & 1),
+      anim: f[k + F_ANIM],
+      alive: (flags & 1) === 1,
+    };
+    if (i.world?.kind === 'planet') out.altitude = Math.hypot(pos[0], pos[1], pos[2]) - i.world.radius_m;
+    return out;
+  }
+
+  /** Free camera: WASD/QE held keys (set by the keyboard module) fly it, scaled by dt and the scene. */
+  setFlyKeys(k) {
+    this.flyKeys = { ...this.flyKeys, ...k };
+  }
+  flySpeed() {
+    const base = Math.min(3000, Math.max(4, this.sceneExtentM * 0.12));
+    return base * (this.flyKeys.fast ? 4 : 1);
+  }
+  flyStep(dt) {
+    const k = this.flyKeys;
+    if (!dt || !(k.forward || k.right || k.up) || !this.renderer) return;
+    if (this.renderer.cameraMode() !== 'free') return;
+    const v = this.flySpeed() * dt;
+    this.renderer.fly(k.forward * v, k.right * v, k.up * v);
   }
 
   placeLabels() {
@@ -570,14 +704,38 @@ class Player {
         if (!el) {
           el = document.createElement('div');
           el.className = 'rp-label';
-          el.textContent = name;
+          const nameEl = document.createElement('span');
+          nameEl.className = 'rp-name';
+          nameEl.textContent = name;
+          const hp = document.createElement('span');
+          hp.className = 'rp-hp';
+          const fill = document.createElement('span');
+          fill.className = 'rp-hp-fill';
+          hp.append(fill);
+          el.append(nameEl, hp);
+          el.rpName = nameEl;
+          el.rpFill = fill;
+          el.rpHp = -1;
           this.labelLayer.append(el);
           this.labelPool.set(id, el);
-        } else if (el.textContent !== name) {
-          el.textContent = name;
+        } else if (el.rpName.textContent !== name) {
+          el.rpName.textContent = name;
         }
         el.hidden = false;
         el.classList.toggle('selected', id === this.selected);
+        const k = this.cur?.index.get(id);
+        if (k !== undefined) {
+          const f = this.cur.frame;
+          const hp = Math.min(100, Math.max(0, f[k + F_HEALTH] / 100));
+          const alive = (f[k + F_FLAGS] & 1) === 1;
+          el.classList.toggle('dead', !alive);
+          if (hp !== el.rpHp) {
+            el.rpHp = hp;
+            el.rpFill.style.width = `${hp.toFixed(0)}%`;
+            el.rpFill.classList.toggle('low', hp < 30);
+            el.rpFill.classList.toggle('mid', hp >= 30 && hp < 65);
+          }
+        }
         el.style.transform = `translate(${Math.round(L[i + 1])}px, ${Math.round(L[i + 2])}px)`;
         seen.add(id);
       }
@@ -600,43 +758,132 @@ class Player {
     if (!this.info) return 0;
     return Math.max(0, (this.lastTick - this.firstTick) / this.tickRate);
   }
+  /** Playback time in seconds: the state machine's clock. */
+  get time() {
+    return this.pb.time;
+  }
   get currentTime() {
-    return this.time;
+    return this.pb.time;
   }
   set currentTime(t) {
     this.seek(t);
   }
+  get playing() {
+    return this.pb.moving;
+  }
   get paused() {
-    return !this.playing;
+    return !this.pb.moving;
+  }
+  get ended() {
+    return this.pb.ended;
+  }
+  get speed() {
+    return this.pb.speed;
+  }
+  get playbackState() {
+    return this.pb.state;
+  }
+  get killCamActive() {
+    return this.pb.killCam !== null;
   }
   get tick() {
     return this.info ? this.currentTickInt() : 0;
   }
 
-  play() {
-    if (!this.info || this.playing) return;
-    if (this.time >= this.duration) this.seek(0);
-    this.playing = true;
-    this.ended = false;
-    this.lastFrameTs = 0;
-    this.emit('play');
-  }
-  pause() {
-    if (!this.playing) return;
-    this.playing = false;
-    this.emit('pause');
-  }
-  toggle() {
-    if (this.playing) this.pause();
-    else this.play();
+  snap() {
+    return { state: this.pb.state, moving: this.pb.moving, speed: this.pb.speed, kc: this.pb.killCam };
   }
 
-  /** Seeks to `t` seconds; resolves when the frame there is decoded. */
+  /** Emits what a transition changed (play/pause, ratechange, statechange) and ends a kill cam's
+   *  camera when the state machine ended the kill cam. */
+  afterChange(before) {
+    const pb = this.pb;
+    if (before.kc && pb.killCam !== before.kc && !pb.killCam) this.onKillCamEnded(before.kc);
+    if (before.moving !== pb.moving) this.emit(pb.moving ? 'play' : 'pause');
+    if (before.speed !== pb.speed) this.emit('ratechange', pb.speed);
+    if (before.state !== pb.state || before.kc !== pb.killCam) this.emit('statechange', this.playbackStatus());
+  }
+
+  cmd(fn) {
+    if (!this.info) return undefined;
+    const before = this.snap();
+    let out;
+    try {
+      out = fn(this.pb);
+    } finally {
+      this.afterChange(before);
+    }
+    return out;
+  }
+
+  /** Forward at the current speed (from the start when Stopped or at the end). */
+  play() {
+    if (!this.info) return;
+    if (this.pb.moving && this.pb.direction > 0) return;
+    if (this.pb.state === State.Stopped || this.time >= this.duration) this.seek(0);
+    this.lastFrameTs = 0;
+    this.cmd((pb) => pb.play());
+    this.updateWant(true);
+  }
+  pause() {
+    this.cmd((pb) => pb.pause());
+  }
+  /** Pause, or resume in the direction it was paused in (from the start when Stopped/at the end). */
+  toggle() {
+    if (!this.info) return;
+    if (this.pb.moving) {
+      this.pause();
+      return;
+    }
+    if (this.pb.state === State.Stopped || (this.pb.resumeDir > 0 && this.time >= this.duration)) {
+      this.play();
+      return;
+    }
+    this.lastFrameTs = 0;
+    this.cmd((pb) => pb.resume());
+    this.updateWant(true);
+  }
+  /** StopPlayback: Stopped at time 0. */
+  stop() {
+    if (!this.info) return Promise.resolve(0);
+    this.cmd((pb) => pb.stop());
+    return this.jumped();
+  }
+  /** Plays backwards at the current speed (Rewinding); Paused at 0 when it gets there. */
+  rewind() {
+    if (!this.info) return;
+    this.lastFrameTs = 0;
+    this.cmd((pb) => pb.rewind());
+    try {
+      this.renderer?.clearTrails();
+    } catch {
+      /* ignore */
+    }
+    this.updateWant(true);
+  }
+  /** Forward at `speed` (> 1; default max(2, current)). */
+  fastForward(speed) {
+    if (!this.info) return;
+    if (this.pb.state === State.Stopped || this.time >= this.duration) this.seek(0);
+    this.lastFrameTs = 0;
+    try {
+      this.cmd((pb) => pb.fastForward(speed));
+    } catch (e) {
+      console.warn(e.message);
+    }
+    this.updateWant(true);
+  }
+
+  /** Seeks to `t` seconds (clamped to [0, duration]); resolves when the frame there is decoded. */
   seek(t) {
     if (!this.info) return Promise.resolve(0);
-    const target = Math.min(this.duration, Math.max(0, Number.isFinite(t) ? t : 0));
-    this.time = target;
-    this.ended = false;
+    this.cmd((pb) => pb.seek(t));
+    return this.jumped();
+  }
+
+  /** Bookkeeping after the clock jumped (seek, stop, kill cam start): chunks, events, promise. */
+  jumped() {
+    const target = this.time;
     this.lastFlashTime = target;
     this.emit('seeking', target);
     this.emit('timeupdate', target);
@@ -666,41 +913,148 @@ class Player {
     return this.seekTick(tick);
   }
 
+  /** A positive multiplier (0.25–16); anything else is ignored. Ends a kill cam. */
   setSpeed(s) {
     const v = Number(s);
-    if (!(v > 0)) return;
-    this.speed = v;
-    this.emit('ratechange', v);
+    if (!(v > 0) || !Number.isFinite(v)) return;
+    if (!this.info) {
+      this.pb.speed = v;
+      this.emit('ratechange', v);
+      return;
+    }
+    this.cmd((pb) => pb.setSpeed(v));
+    this.updateWant();
   }
+
+  // ------------------------------------------------------------ kill cam
+
+  /** The kill nearest to the playhead (ties: the upcoming one), or null. */
+  nearestKill(tick = this.tick) {
+    if (!this.kills.length) return null;
+    const i = lastAtOrBefore(this.killTicks, tick);
+    const before = i >= 0 ? this.kills[i] : null;
+    const after = i + 1 < this.kills.length ? this.kills[i + 1] : null;
+    if (!before) return after;
+    if (!after) return before;
+    return tick - before.tick < after.tick - tick ? before : after;
+  }
+
+  /**
+   * Kill cam on `kill`: seeks `rewind` seconds before it (default 5, `killCamRewind`), plays at
+   * 0.5× with the renderer's kill camera (killer → victim, following the victim), pauses exactly on
+   * the kill's tick, holds there briefly, then restores the camera mode it started from at 1×.
+   */
+  startKillCam(kill = this.nearestKill(), { rewind = this.killCamRewind } = {}) {
+    if (!this.info || !kill) return null;
+    const r = this.renderer;
+    const restore = this.pb.killCam?.data ?? {
+      mode: this.cameraMode() === 'kill' ? 'orbit' : this.cameraMode(),
+      follow: this.followId,
+      selected: this.selected,
+    };
+    const t = this.killTime(kill);
+    this.killCamKill = kill;
+    this.lastFrameTs = 0;
+    this.cmd((pb) => pb.startKillCam(t, { rewind, data: restore }));
+    try {
+      r?.setSelected(kill.victim);
+      r?.follow(kill.victim);
+      r?.killCam(kill.killer, kill.victim);
+    } catch (e) {
+      console.warn(e);
+    }
+    this.jumped();
+    this.emit('killcam', { active: true, holding: false, kill });
+    this.emit('cameramode', this.cameraMode());
+    return kill;
+  }
+
+  /** Ends the kill cam now (Paused where it is, 1×, camera restored). */
+  stopKillCam() {
+    this.cmd((pb) => pb.stopKillCam());
+  }
+
+  onKillCamEnded(kc) {
+    const d = kc.data ?? {};
+    const r = this.renderer;
+    this.killCamKill = null;
+    if (r) {
+      try {
+        r.setSelected(d.selected ?? -1);
+        r.follow(d.follow ?? -1);
+        r.setCameraMode(d.mode ?? 'orbit');
+      } catch (e) {
+        console.warn(e);
+      }
+    }
+    this.emit('killcam', { active: false, holding: false, kill: null });
+    this.emit('cameramode', this.cameraMode());
+  }
+
+  // ------------------------------------------------------------ selection and cameras
 
   select(id, { follow = false } = {}) {
     this.selected = id >= 0 ? id : -1;
     if (this.renderer) {
       this.renderer.setSelected(this.selected);
-      if (follow) this.renderer.follow(this.selected);
+      if (follow) {
+        this.followId = this.selected;
+        this.renderer.follow(this.selected);
+      }
     }
     this.emit('selection', this.selected);
+    if (follow) this.emit('cameramode', this.cameraMode());
   }
 
   follow(id) {
     this.select(id, { follow: true });
   }
 
+  /**
+   * Camera mode: "orbit", "free", "follow", "first" or "kill". "kill" runs the kill cam on the
+   * nearest kill; another mode during a kill cam ends it (playback goes on at 1×).
+   * "follow"/"first" with nothing followed follow the selected entity or the first participant.
+   */
   setCameraMode(mode) {
     if (!this.renderer) return;
+    if (mode === 'kill') {
+      if (!this.startKillCam()) this.emit('cameramode', this.cameraMode());
+      return;
+    }
+    if (this.pb.killCam) {
+      const before = this.snap();
+      this.pb.endKillCam();
+      this.killCamKill = null;
+      this.afterChange({ ...before, kc: null });
+      this.emit('killcam', { active: false, holding: false, kill: null });
+    }
     try {
+      if ((mode === 'follow' || mode === 'first') && this.followId < 0) {
+        const id = this.selected >= 0 ? this.selected : (this.info?.info.participants.find((x) => x.entity !== NO_ENTITY)?.entity ?? -1);
+        if (id >= 0) this.select(id, { follow: true });
+      }
       this.renderer.setCameraMode(mode);
     } catch (e) {
       console.warn(e);
     }
+    this.emit('cameramode', this.cameraMode());
   }
   cameraMode() {
     return this.renderer ? this.renderer.cameraMode() : 'orbit';
   }
   resetCamera() {
     if (!this.renderer) return;
+    if (this.pb.killCam) this.setCameraMode('orbit');
+    this.followId = -1;
     this.renderer.follow(-1);
     this.renderer.resetCamera();
+    this.emit('cameramode', this.cameraMode());
+  }
+
+  /** Console_GetStatus for the status panel: the state machine's readout with the camera. */
+  playbackStatus() {
+    this.pb.camera = this.cameraMode();
+    return { ...this.pb.statusFields(), text: this.pb.status() };
   }
 
   // ------------------------------------------------------------ names
@@ -759,6 +1113,15 @@ class Player {
       ended: this.ended,
       buffering: this.buffering,
       speed: this.speed,
+      playbackState: this.pb.state,
+      killCam: this.pb.killCam !== null,
+      killCamHolding: this.pb.killCam?.phase === 'hold',
+      killCamKill: this.killCamKill ? { tick: this.killCamKill.tick, killer: this.killCamKill.killer, victim: this.killCamKill.victim } : null,
+      cameraMode: this.cameraMode(),
+      followed: this.followId,
+      events: this.events.length,
+      eventKinds: this.events.reduce((m, e) => ((m[e.kind === 'custom' ? e.type : e.kind] = (m[e.kind === 'custom' ? e.type : e.kind] ?? 0) + 1), m), {}),
+      status: this.info ? this.playbackStatus().text : '',
       markers: this.kills.length,
       killFeed: this.kills.map((k) => ({ tick: k.tick, time: this.killTime(k), killer: k.killer, victim: k.victim, text: this.killText(k) })),
       chunksHeld: [...this.chunks.keys()],

@@ -247,16 +247,24 @@ class Replay {
     this.stats = { reads: 0, bytesRead: 0, decoded: 0, posted: 0, cacheHits: 0 };
   }
 
-  /** Replaces the wanted set: `post` chunks are decoded and posted (in order), then prefetched. */
-  want(gen, chunks) {
+  /** Replaces the wanted set: `post` chunks are decoded and posted (in order), then prefetched:
+   *  after the last one asked for, or before the first one when `dir` < 0 (playing backwards). */
+  want(gen, chunks, dir = 1) {
     if (gen < this.gen) return; // an older request overtaken in flight
     this.gen = gen;
     const valid = chunks.filter((i) => Number.isInteger(i) && i >= 0 && i < this.chunkCount);
     this.post = [...new Set(valid)];
-    const last = this.post.length ? Math.max(...this.post) : -1;
     this.prefetch = [];
-    for (let k = 1; k <= PREFETCH_EXTRA && last >= 0; k++) {
-      if (last + k < this.chunkCount) this.prefetch.push(last + k);
+    if (dir < 0) {
+      const first = this.post.length ? Math.min(...this.post) : -1;
+      for (let k = 1; k <= PREFETCH_EXTRA && first >= 0; k++) {
+        if (first - k >= 0) this.prefetch.push(first - k);
+      }
+    } else {
+      const last = this.post.length ? Math.max(...this.post) : -1;
+      for (let k = 1; k <= PREFETCH_EXTRA && last >= 0; k++) {
+        if (last + k < this.chunkCount) this.prefetch.push(last + k);
+      }
     }
     // A read for a chunk no longer wanted is abandoned.
     if (this.inflight >= 0 && !this.post.includes(this.inflight) && !this.prefetch.includes(this.inflight)) {
@@ -438,7 +446,7 @@ const methods = {
   /** Wanted chunks (posted in order) for the playhead; supersedes the previous request. */
   want(params) {
     if (!replay || replay.sessionId !== params.session) return { ignored: true };
-    replay.want(params.gen ?? 0, params.chunks ?? []);
+    replay.want(params.gen ?? 0, params.chunks ?? [], params.dir === -1 ? -1 : 1);
     return { gen: replay.gen };
   },
   close() {

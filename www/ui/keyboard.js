@@ -1,17 +1,96 @@
-// Keyboard shortcuts: Space play/pause, ←/→ 5 s (Shift 1 s, Alt 30 s), , / . one tick,
-// [ / ] previous/next kill, Home/End.
+// Keyboard shortcuts (the list the help overlay shows is KEYS below):
+// Space play/pause · J/K/L reverse/pause/forward (again = faster) · X stop · ←/→ 5 s (Shift 1 s,
+// Alt 30 s) · , . one tick · [ ] previous/next kill · Home/End · C kill cam on the nearest kill ·
+// 1–5 camera (orbit, free, follow, first person, kill cam) · WASD/QE fly the free camera (Shift
+// faster) · Esc clears the selection / ends the kill cam · ? this help.
+import { nextSpeed } from '../playback.js';
 
-export function bindKeyboard(player, target = document) {
+/** [keys, what] for the help overlay, in groups. */
+export const KEYS = [
+  ['Playback', [
+    ['Space', 'Play / pause'],
+    ['J', 'Play backwards (again: faster)'],
+    ['K', 'Pause'],
+    ['L', 'Play forwards (again: faster, up to 16×)'],
+    ['X', 'Stop (back to the start)'],
+    ['← / →', 'Back / forward 5 s (Shift 1 s, Alt 30 s)'],
+    [', / .', 'One tick back / forward'],
+    ['Home / End', 'Start / end'],
+  ]],
+  ['Kills', [
+    ['[ / ]', 'Previous / next kill (from 2 s before)'],
+    ['C', 'Kill cam on the nearest kill'],
+    ['Esc', 'End the kill cam / clear the selection'],
+  ]],
+  ['Camera', [
+    ['1', 'Orbit (overview)'],
+    ['2', 'Free camera'],
+    ['3', 'Follow the selected entity'],
+    ['4', 'First person'],
+    ['5', 'Kill cam'],
+    ['W A S D', 'Free camera: fly forward / left / back / right'],
+    ['Q / E', 'Free camera: down / up (Shift: faster)'],
+    ['Drag · wheel', 'Orbit or look around · zoom'],
+    ['?', 'This help'],
+  ]],
+];
+
+const FLY = {
+  w: ['forward', 1],
+  s: ['forward', -1],
+  d: ['right', 1],
+  a: ['right', -1],
+  e: ['up', 1],
+  q: ['up', -1],
+};
+const CAMERA_KEYS = { 1: 'orbit', 2: 'free', 3: 'follow', 4: 'first', 5: 'kill' };
+
+export function bindKeyboard(player, target = document, { onHelp = () => {}, onEscape = () => false } = {}) {
+  const held = new Set();
+  const applyFly = (fast) => {
+    const v = { forward: 0, right: 0, up: 0 };
+    for (const k of held) {
+      const [axis, sign] = FLY[k];
+      v[axis] += sign;
+    }
+    player.setFlyKeys({ ...v, fast });
+  };
+
   const onKey = (e) => {
-    if (!player.info || e.ctrlKey || e.metaKey) return;
+    if (e.ctrlKey || e.metaKey) return;
     const t = e.target;
-    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t?.isContentEditable) return;
+    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t?.isContentEditable) {
+      if (!(t instanceof HTMLInputElement && t.type === 'button')) return;
+    }
+    if (e.key === '?') {
+      onHelp();
+      e.preventDefault();
+      return;
+    }
+    if (e.key === 'Escape') {
+      if (onEscape()) {
+        e.preventDefault();
+        return;
+      }
+      if (player.killCamActive) player.stopKillCam();
+      else player.select(-1);
+      return;
+    }
+    if (!player.info) return;
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    // Free camera: WASD/QE while it is active (held keys; the player moves it every frame).
+    if (FLY[key] && !e.altKey && player.cameraMode() === 'free') {
+      held.add(key);
+      applyFly(e.shiftKey);
+      e.preventDefault();
+      return;
+    }
     const step = e.shiftKey ? 1 : e.altKey ? 30 : 5;
     let handled = true;
-    switch (e.key) {
+    switch (key) {
       case ' ':
       case 'Spacebar':
-        if (t instanceof HTMLButtonElement && t.id !== 'play') {
+        if ((t instanceof HTMLButtonElement || t instanceof HTMLInputElement) && t.id !== 'play') {
           handled = false;
           break;
         }
@@ -43,10 +122,48 @@ export function bindKeyboard(player, target = document) {
       case 'End':
         player.seek(player.duration);
         break;
+      case 'j':
+        if (player.playbackState === 'Rewinding') player.setSpeed(nextSpeed(player.speed));
+        else {
+          player.setSpeed(1);
+          player.rewind();
+        }
+        break;
+      case 'k':
+        player.pause();
+        break;
+      case 'l': {
+        const st = player.playbackState;
+        if (st === 'Playing' || st === 'FastForward') player.fastForward(nextSpeed(player.speed));
+        else {
+          player.setSpeed(1);
+          player.play();
+        }
+        break;
+      }
+      case 'x':
+        player.stop();
+        break;
+      case 'c':
+        player.startKillCam();
+        break;
       default:
-        handled = false;
+        if (CAMERA_KEYS[key] && !e.shiftKey && !e.altKey) player.setCameraMode(CAMERA_KEYS[key]);
+        else handled = false;
     }
     if (handled) e.preventDefault();
+  };
+
+  const onKeyUp = (e) => {
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (key === 'Shift' && held.size) applyFly(false);
+    if (!held.has(key)) return;
+    held.delete(key);
+    applyFly(e.shiftKey);
+  };
+  const release = () => {
+    held.clear();
+    player.setFlyKeys({ forward: 0, right: 0, up: 0, fast: false });
   };
 
   /** Kills are watched from 2 s before; previous/next is relative to that viewing point. */
@@ -70,5 +187,11 @@ export function bindKeyboard(player, target = document) {
   }
 
   target.addEventListener('keydown', onKey);
-  return () => target.removeEventListener('keydown', onKey);
+  target.addEventListener('keyup', onKeyUp);
+  window.addEventListener('blur', release);
+  return () => {
+    target.removeEventListener('keydown', onKey);
+    target.removeEventListener('keyup', onKeyUp);
+    window.removeEventListener('blur', release);
+  };
 }

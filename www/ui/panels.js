@@ -1,7 +1,9 @@
-// Side panels: recording info (+ reader warnings), roster (callsigns, faction swatches; click to
-// follow), kill feed (click to seek). Strings from files only ever go through textContent.
+// Side panels: playback status (Console_GetStatus), recording info (+ reader warnings), roster
+// (callsigns, faction swatches; click to follow), kill feed (click to seek; "Kill cam" per kill),
+// and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
+// Strings from files only ever go through textContent.
 import { fmtTime, fmtBytes, fmtDuration, el } from './format.js';
-import { factionColour, NO_ENTITY } from '../player.js';
+import { factionColour, NO_ENTITY, FLAG_NAMES } from '../player.js';
 
 export function createPanels(player, root = document) {
   const $ = (id) => root.getElementById(id);
@@ -11,6 +13,9 @@ export function createPanels(player, root = document) {
   const rosterCount = $('roster-count');
   const feed = $('killfeed');
   const killCount = $('kill-count');
+  const infoSummary = $('info-summary');
+  const statusState = $('status-state');
+  const statusList = $('status-list');
 
   // ---------------------------------------------------------------- info
 
@@ -22,9 +27,11 @@ export function createPanels(player, root = document) {
     infoList.replaceChildren();
     warnings.replaceChildren();
     warnings.hidden = true;
+    infoSummary.textContent = '';
     if (!open) return;
     const i = open.info;
-    const formatName = { flrep: 'FLREP', spark_replay: 'SparkEngine replay', foldback: 'Foldback' }[i.format] ?? String(i.format);
+    const formatName = { flrep: 'FLREP', spark_replay: 'SparkEngine replay', spark: 'SparkEngine replay', foldback: 'Foldback' }[i.format] ?? String(i.format);
+    infoSummary.textContent = `${formatName} ${i.format_major}.${i.format_minor} · ${fmtDuration(open.durationS)}${i.warnings.length ? ' · ⚠' : ''}`;
     row('Format', `${formatName} ${i.format_major}.${i.format_minor}`);
     row('Engine', i.engine_version || '—');
     row('Tick rate', `${i.tick_rate_hz} Hz`);
@@ -129,7 +136,16 @@ export function createPanels(player, root = document) {
       b.append(el('span', 'kf-time', fmtTime(t)), text);
       b.title = `${player.killText(k)} — click to watch from 2 s before`;
       b.addEventListener('click', () => player.seek(Math.max(0, t - 2)));
-      li.append(b);
+      // An <input type=button> (a real button for keyboards and screen readers) so that the row's
+      // seek <button> stays the only <button> of the entry.
+      const cam = document.createElement('input');
+      cam.type = 'button';
+      cam.className = 'kf-cam';
+      cam.value = 'Kill cam';
+      cam.title = `Kill cam: ${player.killCamRewind} s before, at 0.5×, stopping on the kill`;
+      cam.setAttribute('aria-label', `Kill cam for ${player.killText(k)}`);
+      cam.addEventListener('click', () => player.startKillCam(k));
+      li.append(b, cam);
       li.dataset.tick = String(k.tick);
       feed.append(li);
       feedItems.push({ li, tick: k.tick });
@@ -142,12 +158,150 @@ export function createPanels(player, root = document) {
     const tick = player.tick;
     let past = -1;
     for (let i = 0; i < feedItems.length && feedItems[i].tick <= tick; i++) past = i;
-    if (past === lastPast) return;
-    lastPast = past;
-    feedItems.forEach((f, i) => {
-      f.li.classList.toggle('future', i > past);
-      f.li.classList.toggle('latest', i === past);
-    });
+    if (past !== lastPast) {
+      lastPast = past;
+      feedItems.forEach((f, i) => {
+        f.li.classList.toggle('future', i > past);
+        f.li.classList.toggle('latest', i === past);
+      });
+    }
+    markNear();
+  }
+
+  // Kills near the playhead (GetEventsNearTime with a 1.5 s window) are highlighted.
+  let lastNear = '';
+  function markNear() {
+    const near = new Set(player.eventsNear(1.5).filter((e) => e.kind === 'kill').map((e) => e.tick));
+    const kc = player.killCamKill?.tick;
+    const key = `${[...near].join(',')}|${kc ?? ''}`;
+    if (key === lastNear) return;
+    lastNear = key;
+    for (const f of feedItems) {
+      f.li.classList.toggle('near', near.has(f.tick));
+      f.li.classList.toggle('killcam', f.tick === kc);
+    }
+    const first = feedItems.find((f) => near.has(f.tick));
+    first?.li.scrollIntoView({ block: 'nearest' });
+  }
+
+  // ---------------------------------------------------------------- playback status
+
+  const statusCells = new Map();
+  function statusRow(key, label) {
+    const dd = el('dd', '', '—');
+    dd.dataset.key = key;
+    statusList.append(el('dt', '', label), dd);
+    statusCells.set(key, dd);
+  }
+  for (const [k, l] of [['time', 'Time'], ['speed', 'Speed'], ['frames', 'Frames'], ['events', 'Events'], ['map', 'Map'], ['mode', 'Mode'], ['camera', 'Camera'], ['killCam', 'Kill cam']]) statusRow(k, l);
+  const CAMERA_NAMES = { orbit: 'Orbit', free: 'Free', follow: 'Follow', first: 'First person', kill: 'Kill cam' };
+
+  function setCell(key, text) {
+    const dd = statusCells.get(key);
+    if (dd.textContent !== text) dd.textContent = text;
+  }
+  function renderStatus() {
+    if (!player.info) {
+      statusState.textContent = 'Stopped';
+      statusState.dataset.state = 'Stopped';
+      for (const dd of statusCells.values()) dd.textContent = '—';
+      return;
+    }
+    const s = player.playbackStatus();
+    if (statusState.textContent !== s.state) {
+      statusState.textContent = s.state;
+      statusState.dataset.state = s.state;
+    }
+    setCell('time', `${s.time.toFixed(1)}s / ${s.duration.toFixed(1)}s`);
+    setCell('speed', `${Number(s.speed.toFixed(2))}x`);
+    setCell('frames', s.frames.toLocaleString('en-US'));
+    setCell('events', s.events.toLocaleString('en-US'));
+    setCell('map', s.map || '—');
+    setCell('mode', s.mode || '—');
+    setCell('camera', CAMERA_NAMES[s.camera] ?? s.camera);
+    setCell('killCam', s.killCam ? 'ON' : 'OFF');
+    statusCells.get('killCam').classList.toggle('on', s.killCam);
+    statusList.title = s.text;
+  }
+
+  // ---------------------------------------------------------------- inspector (on the stage)
+
+  const insp = $('inspector');
+  const inspName = $('insp-name');
+  const inspId = $('insp-id');
+  const inspSub = $('insp-sub');
+  const inspSwatch = $('insp-swatch');
+  const inspFill = $('insp-health-fill');
+  const inspHealth = $('insp-health-text');
+  const inspList = $('insp-list');
+  const inspFlags = $('insp-flags');
+  const inspCells = new Map();
+  for (const [k, l] of [['pos', 'Position'], ['alt', 'Altitude'], ['speed', 'Speed'], ['anim', 'Anim state'], ['tick', 'Tick']]) {
+    const dd = el('dd', '', '—');
+    inspList.append(el('dt', '', l), dd);
+    inspCells.set(k, dd);
+  }
+  const chips = FLAG_NAMES.map((name, bit) => {
+    const c = el('span', 'chip', name);
+    c.dataset.flag = name;
+    c.title = `flag bit ${bit} (0x${(1 << bit).toString(16).padStart(2, '0')})`;
+    inspFlags.append(c);
+    return c;
+  });
+  $('insp-close').addEventListener('click', () => {
+    player.select(-1);
+  });
+
+  function inspectedId() {
+    if (player.killCamKill) return player.killCamKill.victim;
+    if (player.selected >= 0) return player.selected;
+    return player.followId ?? -1;
+  }
+  const fmtM = (v) => (Math.abs(v) >= 100000 ? `${(v / 1000).toFixed(1)} km` : `${v.toFixed(1)} m`);
+
+  function renderInspector() {
+    const id = inspectedId();
+    if (!player.info || id < 0) {
+      insp.hidden = true;
+      return;
+    }
+    insp.hidden = false;
+    insp.dataset.entity = String(id);
+    const st = player.entityState(id);
+    const name = player.entityName(id);
+    if (inspName.textContent !== name) inspName.textContent = name;
+    inspId.textContent = `#${id}`;
+    const i = player.info.info;
+    if (!st) {
+      inspSub.textContent = 'Not in the recording at this time';
+      insp.classList.add('absent');
+      insp.classList.remove('dead');
+      inspFill.style.width = '0%';
+      inspHealth.textContent = '—';
+      for (const dd of inspCells.values()) dd.textContent = '—';
+      for (const c of chips) c.classList.remove('on');
+      insp.dataset.flags = '';
+      return;
+    }
+    insp.classList.remove('absent');
+    insp.classList.toggle('dead', !st.alive);
+    const typeName = player.typeName(st.type) || `type ${st.type}`;
+    const category = i.entity_types.find((t) => t.index === st.type)?.category ?? 'other';
+    const faction = i.factions.find((f) => f.index === st.faction)?.display_name || `Faction ${st.faction}`;
+    inspSub.textContent = `${typeName} · ${category} · ${faction}`;
+    inspSwatch.style.background = factionColour(st.faction);
+    const hp = Math.max(0, Math.min(100, st.health));
+    inspFill.style.width = `${hp}%`;
+    inspFill.className = `insp-health-fill${hp < 30 ? ' low' : hp < 65 ? ' mid' : ''}`;
+    inspHealth.textContent = `${st.health.toFixed(st.health % 1 ? 1 : 0)} HP`;
+    const big = st.pos.some((v) => Math.abs(v) >= 100000);
+    inspCells.get('pos').textContent = big ? `${st.pos.map((v) => (v / 1000).toFixed(2)).join(', ')} km` : `${st.pos.map((v) => v.toFixed(1)).join(', ')} m`;
+    inspCells.get('alt').textContent = st.altitude !== undefined ? fmtM(st.altitude) : `${st.pos[2].toFixed(1)} m (z)`;
+    inspCells.get('speed').textContent = `${st.speed.toFixed(1)} m/s · ${(st.speed * 3.6).toFixed(0)} km/h`;
+    inspCells.get('anim').textContent = String(st.anim);
+    inspCells.get('tick').textContent = String(st.tick);
+    chips.forEach((c, bit) => c.classList.toggle('on', ((st.flags >>> bit) & 1) === 1));
+    insp.dataset.flags = st.flagNames.join(',');
   }
 
   // ---------------------------------------------------------------- wiring
@@ -156,7 +310,24 @@ export function createPanels(player, root = document) {
     renderInfo(null);
     renderRoster(null);
     renderFeed([]);
+    renderStatus();
+    insp.hidden = true;
   });
+  player.on('statechange', renderStatus);
+  player.on('killcam', () => {
+    lastNear = '';
+    markNear();
+    renderInspector();
+    renderStatus();
+  });
+  player.on('cameramode', renderStatus);
+  player.on('selection', renderInspector);
+  // Live values: the frame at the playhead changes with time, with arriving chunks, with the camera.
+  setInterval(() => {
+    if (document.hidden) return;
+    renderStatus();
+    renderInspector();
+  }, 150);
   player.on('info', (open) => {
     renderInfo(open);
     renderRoster(open);

@@ -1,6 +1,9 @@
-// The timeline bar: play/pause, clock, scrubber (pointer events; follows the pointer), kill
-// markers on the scrubber, speed select.
+// The timeline bar: transport (rewind / play-pause / stop / fast forward), clock, scrubber
+// (pointer events; follows the pointer), kill markers on the scrubber's top row, every other event
+// kind as a smaller shape on its bottom row (with a legend), speed select.
 import { fmtTime, el } from './format.js';
+import { nextSpeed } from '../playback.js';
+import { eventKindKey, eventKindLabel, eventText } from './events.js';
 
 export function createTimeline(player, root = document) {
   const $ = (id) => root.getElementById(id);
@@ -14,6 +17,11 @@ export function createTimeline(player, root = document) {
   const markersEl = $('scrub-markers');
   const hover = $('scrub-hover');
   const speed = $('speed');
+  const rewindBtn = $('rewind');
+  const stopBtn = $('stop');
+  const ffBtn = $('ffwd');
+  const eventsEl = $('scrub-events');
+  const legend = $('legend');
 
   let scrubbing = false;
   let wasPlaying = false;
@@ -97,13 +105,29 @@ export function createTimeline(player, root = document) {
   });
 
   playBtn.addEventListener('click', () => player.toggle());
+  rewindBtn.addEventListener('click', () => {
+    if (player.playbackState === 'Rewinding') player.setSpeed(nextSpeed(player.speed));
+    else player.rewind();
+  });
+  stopBtn.addEventListener('click', () => player.stop());
+  ffBtn.addEventListener('click', () => player.fastForward(player.playbackState === 'FastForward' ? nextSpeed(player.speed) : undefined));
   speed.addEventListener('change', () => {
     player.setSpeed(Number(speed.value));
     speed.blur();
   });
 
+  function setTransport() {
+    const st = player.playbackState;
+    rewindBtn.classList.toggle('active', st === 'Rewinding');
+    ffBtn.classList.toggle('active', st === 'FastForward');
+    rewindBtn.setAttribute('aria-pressed', String(st === 'Rewinding'));
+    ffBtn.setAttribute('aria-pressed', String(st === 'FastForward'));
+  }
+
+  let killMarkers = [];
   function renderMarkers(kills) {
     markersEl.replaceChildren();
+    killMarkers = [];
     const d = player.duration;
     if (!(d > 0)) return;
     for (const k of kills) {
@@ -123,12 +147,72 @@ export function createTimeline(player, root = document) {
         player.seek(Math.max(0, t - 2));
       });
       markersEl.append(b);
+      killMarkers.push({ b, t });
     }
+    lastNear = '';
+    markNear();
+  }
+
+  // Other events: one small shape per event (at most ~500 per kind: one per 0.2 % of the bar).
+  let buckets = new Set();
+  let kindCounts = new Map();
+  function resetEvents() {
+    eventsEl.replaceChildren();
+    buckets = new Set();
+    kindCounts = new Map();
+    renderLegend();
+  }
+  function addEventMarkers(events) {
+    const d = player.duration;
+    if (!(d > 0)) return;
+    const frag = document.createDocumentFragment();
+    for (const e of events) {
+      const key = eventKindKey(e);
+      kindCounts.set(key, (kindCounts.get(key) ?? 0) + 1);
+      if (e.kind === 'kill') continue;
+      const slot = `${key}:${Math.round((e.t / d) * 500)}`;
+      if (buckets.has(slot)) continue;
+      buckets.add(slot);
+      const m = el('span', `scrub-event ev-${key}`);
+      m.style.left = `${((Math.min(d, Math.max(0, e.t)) / d) * 100).toFixed(3)}%`;
+      m.title = `${fmtTime(e.t)} ${eventText(player, e)}`;
+      m.dataset.kind = key;
+      frag.append(m);
+    }
+    eventsEl.append(frag);
+    renderLegend();
+  }
+  function renderLegend() {
+    legend.replaceChildren();
+    const keys = [...kindCounts.keys()].sort((a, b) => (a === 'kill' ? -1 : b === 'kill' ? 1 : a.localeCompare(b)));
+    if (!keys.includes('kill')) keys.unshift('kill');
+    for (const key of keys) {
+      const item = el('span', 'legend-item');
+      item.dataset.kind = key;
+      item.append(el('span', `legend-shape ev-${key}`), el('span', 'legend-name', eventKindLabel(key)), el('span', 'legend-count', kindCounts.get(key) ?? 0));
+      legend.append(item);
+    }
+    legend.hidden = !player.info;
+  }
+
+  // Kill markers within a second of the playhead light up (events near the playhead).
+  let lastNear = '';
+  let nearTimer = 0;
+  function markNear() {
+    if (!killMarkers.length) return;
+    const t = player.currentTime;
+    const near = killMarkers.filter((m) => Math.abs(m.t - t) <= 1).map((m) => m.t);
+    const key = near.join(',');
+    if (key === lastNear) return;
+    lastNear = key;
+    for (const m of killMarkers) m.b.classList.toggle('near', Math.abs(m.t - t) <= 1);
   }
 
   player.on('loadstart', () => {
     markersEl.replaceChildren();
-    playBtn.disabled = true;
+    killMarkers = [];
+    resetEvents();
+    for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = true;
     setPlaying(false);
     durEl.textContent = fmtTime(0);
     update();
@@ -137,18 +221,37 @@ export function createTimeline(player, root = document) {
     durEl.textContent = fmtTime(player.duration);
     scrubber.setAttribute('aria-valuemax', player.duration.toFixed(1));
     renderMarkers(player.kills);
+    resetEvents();
+    addEventMarkers(player.events);
     update();
   });
   player.on('ready', () => {
-    playBtn.disabled = false;
+    for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = false;
   });
   player.on('markers', (kills) => renderMarkers(kills));
-  player.on('timeupdate', update);
-  player.on('seeked', update);
+  player.on('events', (fresh) => {
+    if (player.duration > 0 && legend.childElementCount) addEventMarkers(fresh);
+  });
+  player.on('timeupdate', () => {
+    update();
+    const now = performance.now();
+    if (now - nearTimer > 100) {
+      nearTimer = now;
+      markNear();
+    }
+  });
+  player.on('seeked', () => {
+    update();
+    markNear();
+  });
   player.on('play', () => setPlaying(true));
   player.on('pause', () => setPlaying(false));
+  player.on('statechange', setTransport);
   player.on('ratechange', (v) => {
-    if (Number(speed.value) !== v) speed.value = String(v);
+    if (Number(speed.value) !== v) {
+      const opt = [...speed.options].find((o) => Number(o.value) === v);
+      if (opt) speed.value = opt.value;
+    }
   });
   update();
   return { update };
