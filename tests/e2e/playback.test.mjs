@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startServer, launchBrowser, collectConsole, ROOT } from './harness.mjs';
+import { startServer, launchBrowser, collectConsole, replayBinPath, ROOT } from './harness.mjs';
 import { OUT, DEMO, fixture, waitReady, playerState, settle } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
@@ -336,14 +336,18 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
   }
 });
 
-/** Writes a SparkEngine .replay with the CLI, or returns null when this CLI cannot yet. */
+/** Writes a SparkEngine .replay with the CLI; null when this CLI has no `--format` option yet. */
 function sparkFixture() {
-  const bin = path.join(ROOT, 'target', 'release', 'replay');
   const file = path.join(OUT, 'dm.replay');
   if (fs.existsSync(file)) return file;
+  const bin = replayBinPath();
+  if (!fs.existsSync(bin)) return null;
   const r = spawnSync(bin, ['generate', '--format', 'spark', '--out', file, '--seconds', '40', '--seed', '3'], { cwd: ROOT, encoding: 'utf8' });
-  if (r.status !== 0) return null;
-  return fs.existsSync(file) ? file : null;
+  if (r.status !== 0) {
+    if (/unknown option --format/.test(r.stderr)) return null;
+    throw new Error(`replay generate --format spark failed: ${r.stderr}`);
+  }
+  return file;
 }
 
 test('a SparkEngine .replay dropped on the page plays, shows its map/mode and kill markers, and its kill cam ends on the kill\'s frame', { timeout: 240_000 }, async (t) => {
