@@ -44,7 +44,9 @@ export class WorkerClient {
       }
       return;
     }
-    if (msg.type === 'fatal') {
+    // A trap outside any request (decoding a wanted chunk) arrives as an `error` marked fatal: the
+    // wasm instance is as unusable as after a `fatal`, so the worker is replaced the same way.
+    if (msg.type === 'fatal' || (msg.type === 'error' && msg.fatal)) {
       this.die(w, msg.message);
       return;
     }

@@ -16,12 +16,15 @@ const FIRST_READ = 64 * 1024;
 const PREFETCH_EXTRA = 1;
 
 let wasmReady = null;
+/** The decoder's WebAssembly.Memory (its buffer size is reported by `stats`). */
+let wasmMemory = null;
 
 function ensureWasm() {
   if (!wasmReady) {
     wasmReady = (async () => {
       const mod = await import('./pkg/decoder/decoder.js');
-      await mod.default();
+      const exports = await mod.default();
+      wasmMemory = exports?.memory ?? null;
       mod.init_panic_hook();
       DecoderSession = mod.DecoderSession;
     })().catch((e) => {
@@ -456,7 +459,34 @@ const methods = {
   },
   stats() {
     if (!replay) return null;
-    return { ...replay.stats, cacheBytes: replay.cache.bytes, cachedChunks: [...replay.cache.map.keys()] };
+    return {
+      ...replay.stats,
+      cacheBytes: replay.cache.bytes,
+      cachedChunks: [...replay.cache.map.keys()],
+      wasmMemoryBytes: wasmMemory?.buffer?.byteLength ?? 0,
+    };
+  },
+  /**
+   * Test-only hook (tests/e2e/safety.test.mjs): makes the decoder's wasm instance trap the way a
+   * malformed call would, so the page's crash handling can be checked end to end. It calls a
+   * DecoderSession method on a pointer outside linear memory ("memory access out of bounds", a
+   * WebAssembly.RuntimeError). `{async: true}` traps outside any request (as a trap while decoding
+   * a wanted chunk would) instead of in the reply to this one. Harmless: only the page that owns
+   * this worker can call it, and that page can terminate the worker anyway.
+   */
+  async __trap(params) {
+    await ensureWasm();
+    const trap = () => {
+      const bogus = Object.create(DecoderSession.prototype);
+      bogus.__wbg_ptr = 0xfffffff0;
+      bogus.chunkCount();
+      throw new Error('__trap: the decoder did not trap');
+    };
+    if (params?.async) {
+      Promise.resolve().then(trap);
+      return { scheduled: true };
+    }
+    return trap();
   },
 };
 
