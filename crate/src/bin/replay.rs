@@ -16,9 +16,15 @@ const USAGE: &str = "usage:
   replay hash FILE
   replay diff A B
   replay generate --out FILE [--seed N] [--entities N] [--seconds S] [--planet-radius M]
-                  [--keyframe-interval T] [--tick-rate HZ] [--max-file-mb MB] [--max-files N]";
+                  [--keyframe-interval T] [--tick-rate HZ] [--max-file-mb MB] [--max-files N]
+  replay generate --format spark --out FILE [--seed N] [--players N] [--seconds S] [--fps N]
+  replay convert IN OUT [--to flrep|spark]   (default: .flrep becomes SparkEngine .replay, anything else .flrep)";
 
 struct Fail(String, u8);
+
+/// `generate --format spark` and `convert` (SparkEngine .replay).
+#[path = "replay_cli/spark.rs"]
+mod spark_cli;
 
 impl<E: std::fmt::Display> From<E> for Fail {
     fn from(e: E) -> Self {
@@ -61,7 +67,9 @@ fn run(args: &[String]) -> Result<u8, Fail> {
             [a, b] => diff(Path::new(a), Path::new(b)),
             _ => Err(Fail(format!("diff takes two files\n{USAGE}"), 2)),
         },
+        "generate" if spark_cli::wants_spark(rest) => spark_cli::generate(rest),
         "generate" => generate(rest),
+        "convert" => spark_cli::convert(rest),
         "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(0)

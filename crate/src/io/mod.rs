@@ -1,6 +1,7 @@
 //! Native drivers for the sans-IO readers and writers: files and memory.
 //! (The browser's drivers are the Web Worker's `Blob.slice` and HTTP Range reads, in www/worker.js.)
 
+pub mod convert;
 #[cfg(feature = "json")]
 pub mod dump;
 mod rotate;

@@ -1,10 +1,12 @@
 //! Deterministic, seeded session generators: the bundled demo replay, test fixtures and benchmark
 //! inputs. Same config, same bytes.
 
+pub mod deathmatch;
 mod dogfight;
 pub mod fixtures;
 mod rng;
 
+pub use deathmatch::{deathmatch_bytes, Deathmatch, DeathmatchConfig};
 pub use dogfight::{Dogfight, DogfightConfig};
 pub use rng::Rng;
 
