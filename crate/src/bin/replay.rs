@@ -18,9 +18,17 @@ const USAGE: &str = "usage:
   replay generate --out FILE [--seed N] [--entities N] [--seconds S] [--planet-radius M]
                   [--keyframe-interval T] [--tick-rate HZ] [--max-file-mb MB] [--max-files N]
   replay generate --format spark --out FILE [--seed N] [--players N] [--seconds S] [--fps N]
-  replay convert IN OUT [--to flrep|spark]   (default: .flrep becomes SparkEngine .replay, anything else .flrep)";
+  replay convert IN OUT [--to flrep|spark]   (default: .flrep becomes SparkEngine .replay, anything else .flrep)
+  replay generate --format foldback --out FILE [--peers N] [--ticks N] [--entities N] [--tick-rate HZ]
+                  [--seed N] [--snapshot-every T] [--desync-tick T [--desync-entity E] [--desync-field NAME] [--desync-peer P]]
+  replay diverge FILE [FILE...]   (.foldback: exit 0 peers agree, 1 they diverge, 2 error)
+  replay live-demo --port N [--ticks N] [--tick-rate HZ] [--desync-tick T ...] [--queue FRAMES] [--record FILE]";
 
 struct Fail(String, u8);
+
+/// `.foldback`: info/validate output, `diverge`, `generate --format foldback`, `live-demo`.
+#[path = "replay_cli/foldback.rs"]
+mod foldback_cli;
 
 /// `generate --format spark` and `convert` (SparkEngine .replay).
 #[path = "replay_cli/spark.rs"]
@@ -68,6 +76,9 @@ fn run(args: &[String]) -> Result<u8, Fail> {
             _ => Err(Fail(format!("diff takes two files\n{USAGE}"), 2)),
         },
         "generate" if spark_cli::wants_spark(rest) => spark_cli::generate(rest),
+        "generate" if foldback_cli::wants_foldback(rest) => foldback_cli::generate(rest),
+        "diverge" => foldback_cli::diverge(rest),
+        "live-demo" => foldback_cli::live_demo(rest),
         "generate" => generate(rest),
         "convert" => spark_cli::convert(rest),
         "help" | "--help" | "-h" => {
@@ -110,6 +121,9 @@ impl Opened {
 
 fn info(path: &Path) -> Result<u8, Fail> {
     let o = open(path)?;
+    if let Some(ix) = o.session.foldback() {
+        return foldback_cli::info(path, ix);
+    }
     let i = o.info()?;
     let chunks = o.session.chunk_count();
     let ticks = i.last_tick.saturating_sub(i.first_tick) + 1;
@@ -147,6 +161,9 @@ fn info(path: &Path) -> Result<u8, Fail> {
 
 fn validate(path: &Path) -> Result<u8, Fail> {
     let mut o = open(path)?;
+    if let Some(ix) = o.session.foldback() {
+        return foldback_cli::validate(ix);
+    }
     let mut ticks = 0u64;
     let mut events = 0usize;
     o.each_tick(path, |_, _, c, k| {

@@ -3,6 +3,7 @@
 //! the browser) do the reading.
 
 pub mod flrep;
+pub mod foldback;
 pub mod session;
 pub mod spark;
 pub mod zstd;

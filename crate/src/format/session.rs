@@ -5,6 +5,7 @@
 
 use super::flrep;
 use super::spark;
+use super::foldback;
 use super::sniff;
 use crate::model::{DecodedChunk, Event, FormatKind, RecordingInfo};
 
@@ -17,6 +18,7 @@ pub enum SessionError {
     UnknownFormat(String),
     Flrep(flrep::Error),
     Spark(spark::Error),
+    Foldback(foldback::Error),
     /// The driver handed over the wrong bytes or the session was used out of order.
     Usage(String),
 }
@@ -27,6 +29,7 @@ impl std::fmt::Display for SessionError {
             SessionError::UnknownFormat(m) | SessionError::Usage(m) => f.write_str(m),
             SessionError::Flrep(e) => write!(f, "{e}"),
             SessionError::Spark(e) => write!(f, "{e}"),
+            SessionError::Foldback(e) => write!(f, "{e}"),
         }
     }
 }
@@ -35,6 +38,12 @@ impl std::error::Error for SessionError {}
 impl From<flrep::Error> for SessionError {
     fn from(e: flrep::Error) -> Self {
         SessionError::Flrep(e)
+    }
+}
+
+impl From<foldback::Error> for SessionError {
+    fn from(e: foldback::Error) -> Self {
+        SessionError::Foldback(e)
     }
 }
 
@@ -57,6 +66,10 @@ enum Inner {
     Flrep { opened: Box<flrep::Opened>, dec: flrep::ChunkDecoder },
     SparkOpening(spark::Opener),
     Spark(Box<spark::Opened>),
+    FoldbackOpening(foldback::Indexer),
+    /// A `.foldback` has no entity states, hence no chunks: its index is read through
+    /// [`Session::foldback`] and the divergence model (`format::foldback::diverge`).
+    Foldback(Box<foldback::Index>),
 }
 
 pub struct Session {
@@ -102,7 +115,16 @@ impl Session {
                         self.inner = Inner::SparkOpening(op);
                         self.spark_step(step)
                     }
-                    Some(other) => Err(SessionError::UnknownFormat(format!("{} files are recognised but not supported by this build yet", other.name()))),
+                    Some(FormatKind::Foldback) => {
+                        let mut ix = foldback::Indexer::new(self.file_len, foldback::Limits::default());
+                        // Replay the head when it is exactly the indexer's first range, else let it ask.
+                        let step = match ix.next(None)? {
+                            foldback::IndexStep::Need { offset: 0, len } if len == head.len() as u64 => ix.next(Some(head)),
+                            other => Ok(other),
+                        };
+                        self.inner = Inner::FoldbackOpening(ix);
+                        self.foldback_step(step)
+                    }
                     None => Err(SessionError::UnknownFormat(super::unknown_format_message(head))),
                 }
             }
@@ -113,6 +135,10 @@ impl Session {
             Inner::SparkOpening(op) => {
                 let step = op.next(input);
                 self.spark_step(step)
+            }
+            Inner::FoldbackOpening(ix) => {
+                let step = ix.next(input);
+                self.foldback_step(step)
             }
             _ => Err(SessionError::Usage("the session is already open".into())),
         }
@@ -128,6 +154,25 @@ impl Session {
         }
     }
 
+    fn foldback_step(&mut self, step: Result<foldback::IndexStep, foldback::Error>) -> Result<OpenStep, SessionError> {
+        match step? {
+            foldback::IndexStep::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
+            foldback::IndexStep::Ready(index) => {
+                self.inner = Inner::Foldback(index);
+                Ok(OpenStep::Ready)
+            }
+        }
+    }
+
+    /// The index of an open `.foldback` (`None` for other formats). `info()` works for it too
+    /// (format Foldback, ticks, metadata, warnings); it has no chunks.
+    pub fn foldback(&self) -> Option<&foldback::Index> {
+        match &self.inner {
+            Inner::Foldback(ix) => Some(ix),
+            _ => None,
+        }
+    }
+
     fn spark_step(&mut self, step: Result<spark::Step, spark::Error>) -> Result<OpenStep, SessionError> {
         match step? {
             spark::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
@@ -139,13 +184,14 @@ impl Session {
     }
 
     pub fn is_open(&self) -> bool {
-        matches!(self.inner, Inner::Flrep { .. } | Inner::Spark(_))
+        matches!(self.inner, Inner::Flrep { .. } | Inner::Spark(_) | Inner::Foldback(_))
     }
 
     pub fn info(&self) -> Option<RecordingInfo> {
         match &self.inner {
             Inner::Flrep { opened, .. } => Some(opened.info()),
             Inner::Spark(opened) => Some(opened.info()),
+            Inner::Foldback(ix) => Some(ix.info()),
             _ => None,
         }
     }
@@ -204,6 +250,7 @@ impl Session {
                 Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &limits, i, bytes)?)
             }
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
+            Inner::Foldback(_) => Err(SessionError::Usage("a .foldback recording has no chunks: read it through Session::foldback()".into())),
             _ => Err(SessionError::Usage("decode_chunk before the session is open".into())),
         }
     }

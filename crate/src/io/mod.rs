@@ -4,6 +4,9 @@
 pub mod convert;
 #[cfg(feature = "json")]
 pub mod dump;
+pub mod foldback;
+#[cfg(feature = "cli")]
+pub mod live;
 mod rotate;
 pub use rotate::{RotatingWriter, RotationOptions};
 

@@ -3,6 +3,7 @@
 
 pub mod deathmatch;
 mod dogfight;
+pub mod foldback;
 pub mod fixtures;
 mod rng;
 
