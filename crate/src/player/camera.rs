@@ -138,7 +138,7 @@ impl View {
     pub fn project(&self, p: V3, w: f64, h: f64) -> Option<[f64; 3]> {
         let rel = sub(p, self.eye);
         let d = dot(self.forward, rel);
-        if !(d > self.near) {
+        if d.is_nan() || d <= self.near {
             return None;
         }
         let f = self.focal();

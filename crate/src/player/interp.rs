@@ -27,7 +27,7 @@ pub struct Instance {
 /// (`tb <= ta`) reads as frame A before `tb` and frame B from `tb` on.
 pub fn blend_factor(ta: f64, tb: f64, t: f64) -> f64 {
     let span = tb - ta;
-    if !(span > 0.0) || !span.is_finite() {
+    if !span.is_finite() || span <= 0.0 {
         return if t >= tb { 1.0 } else { 0.0 };
     }
     let a = (t - ta) / span;

@@ -9,7 +9,9 @@ use std::sync::Arc;
 use web_sys::HtmlCanvasElement;
 
 use super::mesh::{self, VERTEX_FLOATS};
-use super::scene::{FrameData, BACKGROUND, FLASH_FLOATS, INSTANCE_FLOATS, LINE_FLOATS, UNIFORM_FLOATS};
+use super::scene::{
+    FrameData, BACKGROUND, FLASH_FLOATS, INSTANCE_FLOATS, LINE_FLOATS, UNIFORM_FLOATS,
+};
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -28,7 +30,12 @@ struct DynBuf {
 impl DynBuf {
     fn new(device: &wgpu::Device, label: &'static str) -> DynBuf {
         let cap = 4096;
-        DynBuf { buf: make_vertex_buffer(device, label, cap), cap, len: 0, label }
+        DynBuf {
+            buf: make_vertex_buffer(device, label, cap),
+            cap,
+            len: 0,
+            label,
+        }
     }
     fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, data: &[f32]) {
         let b = bytes(data);
@@ -87,7 +94,12 @@ pub struct Gpu {
 
 /// Requests an adapter and device for `canvas`: WebGPU first (unless `prefer_webgl` and the build
 /// has WebGL), then WebGL2 when compiled in.
-pub async fn create(canvas: HtmlCanvasElement, prefer_webgl: bool, width: u32, height: u32) -> Result<Gpu, String> {
+pub async fn create(
+    canvas: HtmlCanvasElement,
+    prefer_webgl: bool,
+    width: u32,
+    height: u32,
+) -> Result<Gpu, String> {
     let mut errors: Vec<String> = Vec::new();
     let try_webgpu = !(prefer_webgl && cfg!(feature = "webgl"));
     if try_webgpu {
@@ -107,27 +119,53 @@ pub async fn create(canvas: HtmlCanvasElement, prefer_webgl: bool, width: u32, h
 }
 
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle() })
+    wgpu::Instance::new(wgpu::InstanceDescriptor {
+        backends,
+        ..wgpu::InstanceDescriptor::new_without_display_handle()
+    })
+}
+
+fn browser_has_webgpu() -> bool {
+    web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w.navigator(), &"gpu".into()).ok())
+        .is_some_and(|g| !g.is_undefined() && !g.is_null())
 }
 
 async fn create_webgpu(canvas: HtmlCanvasElement, width: u32, height: u32) -> Result<Gpu, String> {
+    if !browser_has_webgpu() {
+        return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
+    }
     let inst = instance(wgpu::Backends::BROWSER_WEBGPU);
     // Adapter before surface: a canvas that got a "webgpu" context can no longer fall back to WebGL.
     let adapter = inst
-        .request_adapter(&wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, force_fallback_adapter: false, compatible_surface: None, apply_limit_buckets: false })
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: None,
+            apply_limit_buckets: false,
+        })
         .await
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
-    let surface = inst.create_surface(wgpu::SurfaceTarget::Canvas(canvas)).map_err(|e| e.to_string())?;
+    let surface = inst
+        .create_surface(wgpu::SurfaceTarget::Canvas(canvas))
+        .map_err(|e| e.to_string())?;
     finish(surface, adapter, device, queue, "webgpu", width, height)
 }
 
 #[cfg(feature = "webgl")]
 async fn create_webgl(canvas: HtmlCanvasElement, width: u32, height: u32) -> Result<Gpu, String> {
     let inst = instance(wgpu::Backends::GL);
-    let surface = inst.create_surface(wgpu::SurfaceTarget::Canvas(canvas)).map_err(|e| e.to_string())?;
+    let surface = inst
+        .create_surface(wgpu::SurfaceTarget::Canvas(canvas))
+        .map_err(|e| e.to_string())?;
     let adapter = inst
-        .request_adapter(&wgpu::RequestAdapterOptions { power_preference: wgpu::PowerPreference::HighPerformance, force_fallback_adapter: false, compatible_surface: Some(&surface), apply_limit_buckets: false })
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference: wgpu::PowerPreference::HighPerformance,
+            force_fallback_adapter: false,
+            compatible_surface: Some(&surface),
+            apply_limit_buckets: false,
+        })
         .await
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
@@ -137,7 +175,11 @@ async fn create_webgl(canvas: HtmlCanvasElement, width: u32, height: u32) -> Res
 async fn request_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue), String> {
     let limits = wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits());
     adapter
-        .request_device(&wgpu::DeviceDescriptor { label: Some("replay-player"), required_limits: limits, ..Default::default() })
+        .request_device(&wgpu::DeviceDescriptor {
+            label: Some("replay-player"),
+            required_limits: limits,
+            ..Default::default()
+        })
         .await
         .map_err(|e| e.to_string())
 }
@@ -155,7 +197,9 @@ fn finish(
     let flag = lost.clone();
     device.set_device_lost_callback(move |reason, msg| {
         if reason != wgpu::DeviceLostReason::Destroyed {
-            web_sys::console::warn_1(&format!("GPU device lost ({reason:?}): {msg}; recreating").into());
+            web_sys::console::warn_1(
+                &format!("GPU device lost ({reason:?}): {msg}; recreating").into(),
+            );
         }
         flag.store(true, Ordering::SeqCst);
     });
@@ -167,9 +211,16 @@ fn finish(
     let max_dim = device.limits().max_texture_dimension_2d.max(1);
     let (w, h) = (width.clamp(1, max_dim), height.clamp(1, max_dim));
     let caps = surface.get_capabilities(&adapter);
-    let mut config = surface.get_default_config(&adapter, w, h).ok_or("the canvas surface is not supported by this adapter")?;
+    let mut config = surface
+        .get_default_config(&adapter, w, h)
+        .ok_or("the canvas surface is not supported by this adapter")?;
     // Prefer a non-sRGB 8-bit format (colours are authored in sRGB); else convert in the shaders.
-    if let Some(f) = caps.formats.iter().copied().find(|f| matches!(f, wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Rgba8Unorm)) {
+    if let Some(f) = caps.formats.iter().copied().find(|f| {
+        matches!(
+            f,
+            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Rgba8Unorm
+        )
+    }) {
         config.format = f;
     }
     config.present_mode = wgpu::PresentMode::Fifo;
@@ -179,15 +230,28 @@ fn finish(
     surface.configure(&device, &config);
     let srgb = config.format.is_srgb();
 
-    let msaa_ok = |f: wgpu::TextureFormat| adapter.get_texture_format_features(f).flags.sample_count_supported(4);
-    let msaa = if msaa_ok(config.format) && msaa_ok(DEPTH_FORMAT) { 4 } else { 1 };
+    let msaa_ok = |f: wgpu::TextureFormat| {
+        adapter
+            .get_texture_format_features(f)
+            .flags
+            .sample_count_supported(4)
+    };
+    let msaa = if msaa_ok(config.format) && msaa_ok(DEPTH_FORMAT) {
+        4
+    } else {
+        1
+    };
 
     let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("frame"),
         entries: &[wgpu::BindGroupLayoutEntry {
             binding: 0,
             visibility: wgpu::ShaderStages::VERTEX | wgpu::ShaderStages::FRAGMENT,
-            ty: wgpu::BindingType::Buffer { ty: wgpu::BufferBindingType::Uniform, has_dynamic_offset: false, min_binding_size: None },
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Uniform,
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
             count: None,
         }],
     });
@@ -200,9 +264,16 @@ fn finish(
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("frame"),
         layout: &bind_layout,
-        entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }],
+        entries: &[wgpu::BindGroupEntry {
+            binding: 0,
+            resource: uniform.as_entire_binding(),
+        }],
     });
-    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor { label: Some("frame"), bind_group_layouts: &[Some(&bind_layout)], immediate_size: 0 });
+    let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some("frame"),
+        bind_group_layouts: &[Some(&bind_layout)],
+        immediate_size: 0,
+    });
 
     let (mesh_data, ranges) = mesh::build();
     let mesh_bytes = bytes(&mesh_data);
@@ -235,8 +306,16 @@ fn finish(
     })
 }
 
-fn targets(device: &wgpu::Device, config: &wgpu::SurfaceConfiguration, msaa: u32) -> (wgpu::TextureView, Option<wgpu::TextureView>) {
-    let size = wgpu::Extent3d { width: config.width, height: config.height, depth_or_array_layers: 1 };
+fn targets(
+    device: &wgpu::Device,
+    config: &wgpu::SurfaceConfiguration,
+    msaa: u32,
+) -> (wgpu::TextureView, Option<wgpu::TextureView>) {
+    let size = wgpu::Extent3d {
+        width: config.width,
+        height: config.height,
+        depth_or_array_layers: 1,
+    };
     let tex = |label, format| {
         device
             .create_texture(&wgpu::TextureDescriptor {
@@ -252,13 +331,25 @@ fn targets(device: &wgpu::Device, config: &wgpu::SurfaceConfiguration, msaa: u32
             .create_view(&wgpu::TextureViewDescriptor::default())
     };
     let depth = tex("depth", DEPTH_FORMAT);
-    let color = if msaa > 1 { Some(tex("msaa colour", config.format)) } else { None };
+    let color = if msaa > 1 {
+        Some(tex("msaa colour", config.format))
+    } else {
+        None
+    };
     (depth, color)
 }
 
-fn pipelines(device: &wgpu::Device, layout: &wgpu::PipelineLayout, format: wgpu::TextureFormat, msaa: u32) -> Pipelines {
+fn pipelines(
+    device: &wgpu::Device,
+    layout: &wgpu::PipelineLayout,
+    format: wgpu::TextureFormat,
+    msaa: u32,
+) -> Pipelines {
     let module = |label: &'static str, src: &'static str| {
-        device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(label), source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(src)) })
+        device.create_shader_module(wgpu::ShaderModuleDescriptor {
+            label: Some(label),
+            source: wgpu::ShaderSource::Wgsl(Cow::Borrowed(src)),
+        })
     };
     let ground = module("ground.wgsl", include_str!("../../../shaders/ground.wgsl"));
     let entity = module("entity.wgsl", include_str!("../../../shaders/entity.wgsl"));
@@ -275,23 +366,52 @@ fn pipelines(device: &wgpu::Device, layout: &wgpu::PipelineLayout, format: wgpu:
             bias: wgpu::DepthBiasState::default(),
         })
     };
-    let multisample = wgpu::MultisampleState { count: msaa, mask: !0, alpha_to_coverage_enabled: false };
+    let multisample = wgpu::MultisampleState {
+        count: msaa,
+        mask: !0,
+        alpha_to_coverage_enabled: false,
+    };
     let alpha = wgpu::BlendState::ALPHA_BLENDING;
     let additive = wgpu::BlendState {
-        color: wgpu::BlendComponent { src_factor: wgpu::BlendFactor::One, dst_factor: wgpu::BlendFactor::One, operation: wgpu::BlendOperation::Add },
-        alpha: wgpu::BlendComponent { src_factor: wgpu::BlendFactor::Zero, dst_factor: wgpu::BlendFactor::One, operation: wgpu::BlendOperation::Add },
+        color: wgpu::BlendComponent {
+            src_factor: wgpu::BlendFactor::One,
+            dst_factor: wgpu::BlendFactor::One,
+            operation: wgpu::BlendOperation::Add,
+        },
+        alpha: wgpu::BlendComponent {
+            src_factor: wgpu::BlendFactor::Zero,
+            dst_factor: wgpu::BlendFactor::One,
+            operation: wgpu::BlendOperation::Add,
+        },
     };
 
     let mesh_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
-    let inst_attrs = wgpu::vertex_attr_array![2 => Float32x3, 3 => Float32, 4 => Float32x4, 5 => Float32x4];
+    let inst_attrs =
+        wgpu::vertex_attr_array![2 => Float32x3, 3 => Float32, 4 => Float32x4, 5 => Float32x4];
     let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
     let flash_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32, 2 => Float32x4];
     let mesh_buffers = [
-        Some(wgpu::VertexBufferLayout { array_stride: (VERTEX_FLOATS * 4) as u64, step_mode: wgpu::VertexStepMode::Vertex, attributes: &mesh_attrs }),
-        Some(wgpu::VertexBufferLayout { array_stride: (INSTANCE_FLOATS * 4) as u64, step_mode: wgpu::VertexStepMode::Instance, attributes: &inst_attrs }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: (VERTEX_FLOATS * 4) as u64,
+            step_mode: wgpu::VertexStepMode::Vertex,
+            attributes: &mesh_attrs,
+        }),
+        Some(wgpu::VertexBufferLayout {
+            array_stride: (INSTANCE_FLOATS * 4) as u64,
+            step_mode: wgpu::VertexStepMode::Instance,
+            attributes: &inst_attrs,
+        }),
     ];
-    let line_buffers = [Some(wgpu::VertexBufferLayout { array_stride: (LINE_FLOATS * 4) as u64, step_mode: wgpu::VertexStepMode::Vertex, attributes: &line_attrs })];
-    let flash_buffers = [Some(wgpu::VertexBufferLayout { array_stride: (FLASH_FLOATS * 4) as u64, step_mode: wgpu::VertexStepMode::Instance, attributes: &flash_attrs })];
+    let line_buffers = [Some(wgpu::VertexBufferLayout {
+        array_stride: (LINE_FLOATS * 4) as u64,
+        step_mode: wgpu::VertexStepMode::Vertex,
+        attributes: &line_attrs,
+    })];
+    let flash_buffers = [Some(wgpu::VertexBufferLayout {
+        array_stride: (FLASH_FLOATS * 4) as u64,
+        step_mode: wgpu::VertexStepMode::Instance,
+        attributes: &flash_attrs,
+    })];
 
     struct P<'a> {
         label: &'static str,
@@ -307,15 +427,29 @@ fn pipelines(device: &wgpu::Device, layout: &wgpu::PipelineLayout, format: wgpu:
         device.create_render_pipeline(&wgpu::RenderPipelineDescriptor {
             label: Some(p.label),
             layout: Some(layout),
-            vertex: wgpu::VertexState { module: p.module, entry_point: Some("vs_main"), compilation_options: Default::default(), buffers: p.buffers },
-            primitive: wgpu::PrimitiveState { topology: p.topology, front_face: wgpu::FrontFace::Ccw, cull_mode: p.cull, ..Default::default() },
+            vertex: wgpu::VertexState {
+                module: p.module,
+                entry_point: Some("vs_main"),
+                compilation_options: Default::default(),
+                buffers: p.buffers,
+            },
+            primitive: wgpu::PrimitiveState {
+                topology: p.topology,
+                front_face: wgpu::FrontFace::Ccw,
+                cull_mode: p.cull,
+                ..Default::default()
+            },
             depth_stencil: depth(p.depth_write),
             multisample,
             fragment: Some(wgpu::FragmentState {
                 module: p.module,
                 entry_point: Some(p.fs),
                 compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState { format, blend: p.blend, write_mask: wgpu::ColorWrites::ALL })],
+                targets: &[Some(wgpu::ColorTargetState {
+                    format,
+                    blend: p.blend,
+                    write_mask: wgpu::ColorWrites::ALL,
+                })],
             }),
             multiview_mask: None,
             cache: None,
@@ -323,17 +457,68 @@ fn pipelines(device: &wgpu::Device, layout: &wgpu::PipelineLayout, format: wgpu:
     };
     let tri = wgpu::PrimitiveTopology::TriangleList;
     Pipelines {
-        ground: make(P { label: "ground", module: &ground, fs: "fs_main", buffers: &[], topology: tri, cull: None, depth_write: true, blend: None }),
-        entity: make(P { label: "entity", module: &entity, fs: "fs_main", buffers: &mesh_buffers, topology: tri, cull: Some(wgpu::Face::Back), depth_write: true, blend: None }),
-        outline: make(P { label: "outline", module: &entity, fs: "fs_outline", buffers: &mesh_buffers, topology: tri, cull: Some(wgpu::Face::Front), depth_write: true, blend: None }),
-        lines: make(P { label: "lines", module: &lines, fs: "fs_main", buffers: &line_buffers, topology: wgpu::PrimitiveTopology::LineList, cull: None, depth_write: false, blend: Some(alpha) }),
-        flash: make(P { label: "flash", module: &flash, fs: "fs_main", buffers: &flash_buffers, topology: tri, cull: None, depth_write: false, blend: Some(additive) }),
+        ground: make(P {
+            label: "ground",
+            module: &ground,
+            fs: "fs_main",
+            buffers: &[],
+            topology: tri,
+            cull: None,
+            depth_write: true,
+            blend: None,
+        }),
+        entity: make(P {
+            label: "entity",
+            module: &entity,
+            fs: "fs_main",
+            buffers: &mesh_buffers,
+            topology: tri,
+            cull: Some(wgpu::Face::Back),
+            depth_write: true,
+            blend: None,
+        }),
+        outline: make(P {
+            label: "outline",
+            module: &entity,
+            fs: "fs_outline",
+            buffers: &mesh_buffers,
+            topology: tri,
+            cull: Some(wgpu::Face::Front),
+            depth_write: true,
+            blend: None,
+        }),
+        lines: make(P {
+            label: "lines",
+            module: &lines,
+            fs: "fs_main",
+            buffers: &line_buffers,
+            topology: wgpu::PrimitiveTopology::LineList,
+            cull: None,
+            depth_write: false,
+            blend: Some(alpha),
+        }),
+        flash: make(P {
+            label: "flash",
+            module: &flash,
+            fs: "fs_main",
+            buffers: &flash_buffers,
+            topology: tri,
+            cull: None,
+            depth_write: false,
+            blend: Some(additive),
+        }),
     }
 }
 
 impl Gpu {
     pub fn is_lost(&self) -> bool {
         self.lost.load(Ordering::SeqCst)
+    }
+
+    /// Test hook: destroys the device, which reports it lost exactly like a real loss.
+    pub fn destroy_device(&self) {
+        self.device.destroy();
+        self.lost.store(true, Ordering::SeqCst);
     }
 
     pub fn size(&self) -> (u32, u32) {
@@ -357,7 +542,8 @@ impl Gpu {
     /// Uploads and draws one frame. `Ok(false)` when nothing was drawn (surface busy/outdated/lost).
     pub fn render(&mut self, data: &FrameData) -> bool {
         let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Success(t)
+            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             wgpu::CurrentSurfaceTexture::Outdated => {
                 self.surface.configure(&self.device, &self.config);
                 return false;
@@ -366,18 +552,29 @@ impl Gpu {
                 self.lost.store(true, Ordering::SeqCst);
                 return false;
             }
-            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded | wgpu::CurrentSurfaceTexture::Validation => return false,
+            wgpu::CurrentSurfaceTexture::Timeout
+            | wgpu::CurrentSurfaceTexture::Occluded
+            | wgpu::CurrentSurfaceTexture::Validation => return false,
         };
-        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let view = frame
+            .texture
+            .create_view(&wgpu::TextureViewDescriptor::default());
 
-        self.queue.write_buffer(&self.uniform, 0, &bytes(&data.uniform));
+        self.queue
+            .write_buffer(&self.uniform, 0, &bytes(&data.uniform));
         self.inst.upload(&self.device, &self.queue, &data.instances);
-        self.outline.upload(&self.device, &self.queue, &data.outline);
+        self.outline
+            .upload(&self.device, &self.queue, &data.outline);
         self.lines.upload(&self.device, &self.queue, &data.lines);
-        self.flashes.upload(&self.device, &self.queue, &data.flashes);
+        self.flashes
+            .upload(&self.device, &self.queue, &data.flashes);
 
         let bg = BACKGROUND.map(|c| if self.srgb { c.powf(2.2) } else { c });
-        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
+        let mut encoder = self
+            .device
+            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                label: Some("frame"),
+            });
         {
             let (target, resolve) = match &self.color_ms {
                 Some(ms) => (ms, Some(&view)),
@@ -390,13 +587,25 @@ impl Gpu {
                     depth_slice: None,
                     resolve_target: resolve,
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color { r: bg[0], g: bg[1], b: bg[2], a: 1.0 }),
-                        store: if resolve.is_some() { wgpu::StoreOp::Discard } else { wgpu::StoreOp::Store },
+                        load: wgpu::LoadOp::Clear(wgpu::Color {
+                            r: bg[0],
+                            g: bg[1],
+                            b: bg[2],
+                            a: 1.0,
+                        }),
+                        store: if resolve.is_some() {
+                            wgpu::StoreOp::Discard
+                        } else {
+                            wgpu::StoreOp::Store
+                        },
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: &self.depth,
-                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
+                    depth_ops: Some(wgpu::Operations {
+                        load: wgpu::LoadOp::Clear(0.0),
+                        store: wgpu::StoreOp::Discard,
+                    }),
                     stencil_ops: None,
                 }),
                 timestamp_writes: None,
@@ -414,7 +623,9 @@ impl Gpu {
             pass.set_vertex_buffer(0, self.mesh.slice(..));
             let stride = (INSTANCE_FLOATS * 4) as u64;
             for (k, &(first, count)) in data.groups.iter().enumerate() {
-                let Some(&(v0, vn)) = self.ranges.get(k) else { continue };
+                let Some(&(v0, vn)) = self.ranges.get(k) else {
+                    continue;
+                };
                 if count == 0 || vn == 0 {
                     continue;
                 }

@@ -8,127 +8,174 @@
 //! surface reports `Lost`), the next `render()` drops every GPU object and recreates them
 //! asynchronously on the same canvas; `render()` returns `false` until the new device is ready.
 
+// The GPU half only exists in the browser; `scene` and `mesh` also build natively for tests
+// (`cargo test -p replay-player --no-default-features --features render-web --lib render::`).
+#[cfg(target_arch = "wasm32")]
 pub mod gpu;
 pub mod mesh;
 pub mod scene;
 
-use std::cell::RefCell;
-use std::rc::Rc;
-
-use web_sys::HtmlCanvasElement;
-
 pub use scene::{FrameData, Scene};
 
-enum Slot {
-    Ready(Box<gpu::Gpu>),
-    Recreating,
-    Failed(String, u32),
-}
+#[cfg(target_arch = "wasm32")]
+pub use web_renderer::Renderer;
 
-/// Gives up recreating a lost device after this many consecutive failures.
-const MAX_RECREATE_ATTEMPTS: u32 = 5;
+#[cfg(target_arch = "wasm32")]
+mod web_renderer {
+    use std::cell::RefCell;
+    use std::rc::Rc;
 
-pub struct Renderer {
-    pub scene: Scene,
-    slot: Rc<RefCell<Slot>>,
-    canvas: HtmlCanvasElement,
-    prefer_webgl: bool,
-    data: FrameData,
-    backend: &'static str,
-    max_dim: u32,
-}
+    use web_sys::HtmlCanvasElement;
 
-impl Renderer {
-    /// Creates the GPU objects for `canvas`. Errors carry a readable reason ("no GPU adapter (...)").
-    pub async fn create(canvas: HtmlCanvasElement, prefer_webgl: bool) -> Result<Renderer, String> {
-        let (w, h) = (canvas.width().max(1), canvas.height().max(1));
-        let g = gpu::create(canvas.clone(), prefer_webgl, w, h).await?;
-        let backend = g.backend;
-        let max_dim = g.max_dim;
-        let mut scene = Scene::new();
-        scene.css_w = f64::from(w);
-        scene.css_h = f64::from(h);
-        Ok(Renderer {
-            scene,
-            slot: Rc::new(RefCell::new(Slot::Ready(Box::new(g)))),
-            canvas,
-            prefer_webgl,
-            data: FrameData::default(),
-            backend,
-            max_dim,
-        })
+    use super::{gpu, FrameData, Scene};
+
+    enum Slot {
+        Ready(Box<gpu::Gpu>),
+        Recreating,
+        Failed(String, u32),
     }
 
-    pub fn backend(&self) -> &'static str {
-        self.backend
+    /// Gives up recreating a lost device after this many consecutive failures.
+    const MAX_RECREATE_ATTEMPTS: u32 = 5;
+
+    pub struct Renderer {
+        pub scene: Scene,
+        slot: Rc<RefCell<Slot>>,
+        canvas: HtmlCanvasElement,
+        prefer_webgl: bool,
+        data: FrameData,
+        backend: &'static str,
+        max_dim: u32,
     }
 
-    /// Surface = css × dpr pixels, clamped to the device's max texture dimension.
-    pub fn resize(&mut self, css_w: f64, css_h: f64, dpr: f64) {
-        let dpr = if dpr.is_finite() && dpr > 0.0 { dpr.min(8.0) } else { 1.0 };
-        let css_w = if css_w.is_finite() { css_w.max(1.0) } else { 1.0 };
-        let css_h = if css_h.is_finite() { css_h.max(1.0) } else { 1.0 };
-        let max = f64::from(self.max_dim);
-        let pw = (css_w * dpr).round().clamp(1.0, max);
-        let ph = (css_h * dpr).round().clamp(1.0, max);
-        self.scene.css_w = css_w;
-        self.scene.css_h = css_h;
-        // If clamped, the effective ratio is what the surface really has.
-        self.scene.dpr = (pw / css_w).min(ph / css_h);
-        self.canvas.set_width(pw as u32);
-        self.canvas.set_height(ph as u32);
-        if let Slot::Ready(g) = &mut *self.slot.borrow_mut() {
-            g.resize(pw as u32, ph as u32);
+    impl Renderer {
+        /// Creates the GPU objects for `canvas`. Errors carry a readable reason ("no GPU adapter (...)").
+        pub async fn create(
+            canvas: HtmlCanvasElement,
+            prefer_webgl: bool,
+        ) -> Result<Renderer, String> {
+            let (w, h) = (canvas.width().max(1), canvas.height().max(1));
+            let g = gpu::create(canvas.clone(), prefer_webgl, w, h).await?;
+            let backend = g.backend;
+            let max_dim = g.max_dim;
+            let mut scene = Scene::new();
+            scene.css_w = f64::from(w);
+            scene.css_h = f64::from(h);
+            Ok(Renderer {
+                scene,
+                slot: Rc::new(RefCell::new(Slot::Ready(Box::new(g)))),
+                canvas,
+                prefer_webgl,
+                data: FrameData::default(),
+                backend,
+                max_dim,
+            })
         }
-    }
 
-    fn target_px(&self) -> (u32, u32) {
-        let max = f64::from(self.max_dim);
-        (
-            (self.scene.css_w * self.scene.dpr).round().clamp(1.0, max) as u32,
-            (self.scene.css_h * self.scene.dpr).round().clamp(1.0, max) as u32,
-        )
-    }
-
-    /// Draws one frame; `Ok(false)` when nothing was drawn (recovering from device loss, surface busy).
-    pub fn render(&mut self) -> Result<bool, String> {
-        let lost = match &*self.slot.borrow() {
-            Slot::Ready(g) => g.is_lost(),
-            Slot::Recreating => return Ok(false),
-            Slot::Failed(msg, n) if *n >= MAX_RECREATE_ATTEMPTS => return Err(format!("GPU device lost and could not be recreated: {msg}")),
-            Slot::Failed(..) => true,
-        };
-        if lost {
-            self.recreate();
-            return Ok(false);
+        pub fn backend(&self) -> &'static str {
+            self.backend
         }
-        let mut slot = self.slot.borrow_mut();
-        let Slot::Ready(g) = &mut *slot else { return Ok(false) };
-        self.scene.build(&mut self.data, g.srgb);
-        Ok(g.render(&self.data))
-    }
 
-    /// Drops the GPU objects and recreates them in the background on the same canvas.
-    fn recreate(&mut self) {
-        let attempts = match &*self.slot.borrow() {
-            Slot::Failed(_, n) => *n,
-            _ => 0,
-        };
-        // Drop the old device before asking for a new one.
-        *self.slot.borrow_mut() = Slot::Recreating;
-        let slot = self.slot.clone();
-        let canvas = self.canvas.clone();
-        let prefer_webgl = self.prefer_webgl || self.backend == "webgl2";
-        let (w, h) = self.target_px();
-        wasm_bindgen_futures::spawn_local(async move {
-            let next = match gpu::create(canvas, prefer_webgl, w, h).await {
-                Ok(g) => Slot::Ready(Box::new(g)),
-                Err(e) => {
-                    web_sys::console::error_1(&format!("GPU recreation failed: {e}").into());
-                    Slot::Failed(e, attempts + 1)
-                }
+        /// Surface = css × dpr pixels, clamped to the device's max texture dimension.
+        pub fn resize(&mut self, css_w: f64, css_h: f64, dpr: f64) {
+            let dpr = if dpr.is_finite() && dpr > 0.0 {
+                dpr.min(8.0)
+            } else {
+                1.0
             };
-            *slot.borrow_mut() = next;
-        });
+            let css_w = if css_w.is_finite() {
+                css_w.max(1.0)
+            } else {
+                1.0
+            };
+            let css_h = if css_h.is_finite() {
+                css_h.max(1.0)
+            } else {
+                1.0
+            };
+            let max = f64::from(self.max_dim);
+            let pw = (css_w * dpr).round().clamp(1.0, max);
+            let ph = (css_h * dpr).round().clamp(1.0, max);
+            self.scene.css_w = css_w;
+            self.scene.css_h = css_h;
+            // If clamped, the effective ratio is what the surface really has.
+            self.scene.dpr = (pw / css_w).min(ph / css_h);
+            self.canvas.set_width(pw as u32);
+            self.canvas.set_height(ph as u32);
+            if let Slot::Ready(g) = &mut *self.slot.borrow_mut() {
+                g.resize(pw as u32, ph as u32);
+            }
+        }
+
+        /// Test hook: loses the device on purpose (the next `render()` starts the recovery).
+        pub fn debug_lose_device(&mut self) {
+            if let Slot::Ready(g) = &*self.slot.borrow() {
+                g.destroy_device();
+            }
+        }
+
+        /// Whether a GPU device is ready (false while recreating after a loss).
+        pub fn ready(&self) -> bool {
+            matches!(&*self.slot.borrow(), Slot::Ready(_))
+        }
+
+        fn target_px(&self) -> (u32, u32) {
+            let max = f64::from(self.max_dim);
+            (
+                (self.scene.css_w * self.scene.dpr).round().clamp(1.0, max) as u32,
+                (self.scene.css_h * self.scene.dpr).round().clamp(1.0, max) as u32,
+            )
+        }
+
+        /// Draws one frame; `Ok(false)` when nothing was drawn (recovering from device loss, surface busy).
+        pub fn render(&mut self) -> Result<bool, String> {
+            let lost = match &*self.slot.borrow() {
+                Slot::Ready(g) => g.is_lost(),
+                Slot::Recreating => return Ok(false),
+                Slot::Failed(msg, n) if *n >= MAX_RECREATE_ATTEMPTS => {
+                    return Err(format!("GPU device lost and could not be recreated: {msg}"))
+                }
+                Slot::Failed(..) => true,
+            };
+            if lost {
+                self.recreate();
+                return Ok(false);
+            }
+            let target = self.target_px();
+            let mut slot = self.slot.borrow_mut();
+            let Slot::Ready(g) = &mut *slot else {
+                return Ok(false);
+            };
+            // A resize that arrived while the device was being recreated.
+            if g.size() != target {
+                g.resize(target.0, target.1);
+            }
+            self.scene.build(&mut self.data, g.srgb);
+            Ok(g.render(&self.data))
+        }
+
+        /// Drops the GPU objects and recreates them in the background on the same canvas.
+        fn recreate(&mut self) {
+            let attempts = match &*self.slot.borrow() {
+                Slot::Failed(_, n) => *n,
+                _ => 0,
+            };
+            // Drop the old device before asking for a new one.
+            *self.slot.borrow_mut() = Slot::Recreating;
+            let slot = self.slot.clone();
+            let canvas = self.canvas.clone();
+            let prefer_webgl = self.prefer_webgl || self.backend == "webgl2";
+            let (w, h) = self.target_px();
+            wasm_bindgen_futures::spawn_local(async move {
+                let next = match gpu::create(canvas, prefer_webgl, w, h).await {
+                    Ok(g) => Slot::Ready(Box::new(g)),
+                    Err(e) => {
+                        web_sys::console::error_1(&format!("GPU recreation failed: {e}").into());
+                        Slot::Failed(e, attempts + 1)
+                    }
+                };
+                *slot.borrow_mut() = next;
+            });
+        }
     }
 }

@@ -1,6 +1,7 @@
 //! The renderer exported to the page (`Renderer` class). The JS-facing API is documented in
 //! docs/renderer.md; keep the two in sync. Every method returns a `Result` where anything can go
 //! wrong; errors become JS `Error`s.
+#![cfg(target_arch = "wasm32")]
 
 use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
@@ -45,13 +46,13 @@ impl Renderer {
     #[wasm_bindgen(js_name = setWorld)]
     pub fn set_world(&mut self, kind: &str, radius_m: f64, position_quantum_m: f64) -> Result<(), JsValue> {
         if !(position_quantum_m > 0.0 && position_quantum_m.is_finite()) {
-            return Err(js_error(format!("positionQuantumM must be a positive number, got {position_quantum_m}")));
+            return Err(js_error("positionQuantumM must be a positive finite number"));
         }
         let world = match kind {
             "flat" => WorldKind::Flat,
             "planet" => {
                 if !(radius_m > 0.0 && radius_m.is_finite()) {
-                    return Err(js_error(format!("radiusM must be a positive number for a planet, got {radius_m}")));
+                    return Err(js_error("radiusM must be a positive finite number for a planet"));
                 }
                 WorldKind::Planet { radius_m }
             }
@@ -162,6 +163,17 @@ impl Renderer {
         let r = self.inner.render().map_err(js_error);
         self.frame_ms = now_ms() - t0;
         r
+    }
+
+    /// Test hook: destroys the GPU device as if it were lost; `render()` recovers.
+    #[wasm_bindgen(js_name = debugLoseDevice)]
+    pub fn debug_lose_device(&mut self) {
+        self.inner.debug_lose_device();
+    }
+
+    /// Whether the GPU device is ready (false while it is being recreated after a loss).
+    pub fn ready(&self) -> bool {
+        self.inner.ready()
     }
 
     /// Entity id under the CSS pixel (x, y), or -1.
