@@ -126,7 +126,7 @@ fn scan_window_size_does_not_change_the_index() {
 
 #[test]
 fn truncation_at_every_offset_yields_a_monotone_prefix() {
-    let small = foldback_bytes(&FoldbackConfig { seed: 5, peers: 2, ticks: 4, entities: 2, snapshot_every: 2, ..desync_cfg() }).unwrap();
+    let small = foldback_bytes(&FoldbackConfig { seed: 5, peers: 2, ticks: 4, entities: 2, snapshot_every: 2, desync: Some(Desync { tick: 2, entity: entity_id(1), field: "name".into(), peer: 0 }), ..desync_cfg() }).unwrap();
     let full = open(&small);
     let mut last_frames = 0u64;
     for n in 0..=small.len() {
@@ -156,7 +156,8 @@ fn truncation_at_every_offset_yields_a_monotone_prefix() {
     for (_, r) in frames_in(&small[HEADER_LEN..], HEADER_LEN as u64, &Limits::default()) {
         r.unwrap();
     }
-    let msg = &small[HEADER_LEN..HEADER_LEN + 23];
+    let first_len = 5 + u32::from_le_bytes(small[HEADER_LEN + 1..HEADER_LEN + 5].try_into().unwrap()) as usize;
+    let msg = &small[HEADER_LEN..HEADER_LEN + first_len];
     assert!(parse_frame(msg).is_ok());
     for n in 0..msg.len() {
         assert!(matches!(parse_frame(&msg[..n]), Err(Error::FrameTruncated { .. } | Error::EmptyMessage)), "prefix {n}");
