@@ -197,26 +197,32 @@ fn read_body(c: &mut Cursor, id: u32) -> Result<Record, RecordError> {
     Ok(Record::Delta(d))
 }
 
-fn step3(v: [i32; 3], d: [i32; 3], r: [i32; 3], what: &str) -> Result<([i32; 3], [i32; 3]), RecordError> {
-    let mut out = [0i32; 3];
-    let mut nd = [0i32; 3];
-    for k in 0..3 {
-        let n = i64::from(v[k]) + i64::from(d[k]) + i64::from(r[k]);
-        out[k] = i32::try_from(n).map_err(|_| format!("{what} overflows ({n})"))?;
-        nd[k] = i32::try_from(n - i64::from(v[k])).map_err(|_| format!("{what} change overflows"))?;
+/// Component-wise `f(a[k], b[k])` in i64 (no indexing, so nothing to panic).
+fn comb<const N: usize>(a: [i64; N], b: [i64; N], f: impl Fn(i64, i64) -> i64) -> [i64; N] {
+    let mut out = [0i64; N];
+    for ((o, x), y) in out.iter_mut().zip(a).zip(b) {
+        *o = f(x, y);
     }
-    Ok((out, nd))
+    out
 }
 
-fn step_orient(v: [i16; 4], d: [i32; 4], r: [i32; 4]) -> Result<([i16; 4], [i32; 4]), RecordError> {
-    let mut out = [0i16; 4];
-    let mut nd = [0i32; 4];
-    for k in 0..4 {
-        let n = i64::from(v[k]) + i64::from(d[k]) + i64::from(r[k]);
-        out[k] = i16::try_from(n).map_err(|_| format!("orientation component {n} out of range"))?;
-        nd[k] = (n - i64::from(v[k])) as i32;
+fn wide<const N: usize, T: Into<i64> + Copy>(v: [T; N]) -> [i64; N] {
+    v.map(Into::into)
+}
+
+/// Narrows every component, or names the first that does not fit.
+fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(v: [i64; N], what: &str) -> Result<[T; N], RecordError> {
+    let mut out = [T::default(); N];
+    for (o, x) in out.iter_mut().zip(v) {
+        *o = T::try_from(x).map_err(|_| format!("{what} {x} out of range"))?;
     }
-    Ok((out, nd))
+    Ok(out)
+}
+
+/// One prediction step: `n = v + d + r`, `d' = n - v`.
+fn step<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(v: [T; N], d: [i32; N], r: [i32; N], what: &str) -> Result<([T; N], [i32; N]), RecordError> {
+    let n = comb(comb(wide(v), wide(d), |a, b| a + b), wide(r), |a, b| a + b);
+    Ok((narrow(n, what)?, narrow(comb(n, wide(v), |a, b| a - b), what)?))
 }
 
 /// Advances an entity that has no record this tick (all residuals 0).
@@ -226,9 +232,9 @@ pub fn advance(l: &Live) -> Result<Live, RecordError> {
 
 /// Applies a delta record to a live entity.
 pub fn apply_delta(l: &Live, d: &Delta) -> Result<Live, RecordError> {
-    let (pos, dpos) = step3(l.s.pos, l.dpos, d.pos.unwrap_or_default(), "position")?;
-    let (orient, dori) = step_orient(l.s.orient, l.dori, d.orient.unwrap_or_default())?;
-    let (vel, dvel) = step3(l.s.vel, l.dvel, d.vel.unwrap_or_default(), "velocity")?;
+    let (pos, dpos) = step(l.s.pos, l.dpos, d.pos.unwrap_or_default(), "position")?;
+    let (orient, dori) = step(l.s.orient, l.dori, d.orient.unwrap_or_default(), "orientation component")?;
+    let (vel, dvel) = step(l.s.vel, l.dvel, d.vel.unwrap_or_default(), "velocity")?;
     let (type_index, faction) = d.type_faction.unwrap_or((l.s.type_index, l.s.faction));
     Ok(Live {
         s: EntityState {
@@ -287,18 +293,12 @@ pub fn write_remove(out: &mut Vec<u8>, id: u32, prev: Option<u32>) {
 /// prediction is already exact. Returns the live state the reader will hold afterwards.
 pub fn write_delta(out: &mut Vec<u8>, prev: &Live, next: &EntityState, prev_id: Option<u32>) -> Live {
     let mut mask = 0u64;
-    let res3 = |v: [i32; 3], d: [i32; 3], n: [i32; 3]| -> [i64; 3] {
-        [0, 1, 2].map(|k| i64::from(n[k]) - i64::from(v[k]) - i64::from(d[k]))
-    };
-    let rpos = res3(prev.s.pos, prev.dpos, next.pos);
-    let rvel = res3(prev.s.vel, prev.dvel, next.vel);
-    let rori = [0, 1, 2, 3].map(|k| i64::from(next.orient[k]) - i64::from(prev.s.orient[k]) - i64::from(prev.dori[k]));
+    let sub = |a: i64, b: i64| a - b;
+    // Changes since the previous tick, and residuals against the prediction.
+    let (cpos, cori, cvel) = (comb(wide(next.pos), wide(prev.s.pos), sub), comb(wide(next.orient), wide(prev.s.orient), sub), comb(wide(next.vel), wide(prev.s.vel), sub));
+    let (rpos, rori, rvel) = (comb(cpos, wide(prev.dpos), sub), comb(cori, wide(prev.dori), sub), comb(cvel, wide(prev.dvel), sub));
     let fits = |v: &i64| i32::try_from(*v).is_ok();
-    let dfits = |k: usize| {
-        i32::try_from(i64::from(next.pos[k]) - i64::from(prev.s.pos[k])).is_ok()
-            && i32::try_from(i64::from(next.vel[k]) - i64::from(prev.s.vel[k])).is_ok()
-    };
-    if !(rpos.iter().all(fits) && rvel.iter().all(fits) && rori.iter().all(fits) && (0..3).all(dfits)) {
+    if !(rpos.iter().chain(&rvel).chain(&rori).chain(&cpos).chain(&cvel).all(fits)) {
         // A jump too large for a delta (a teleport across the world): restate the entity.
         write_absolute(out, next, prev_id);
         return Live::absolute(*next);
@@ -324,13 +324,8 @@ pub fn write_delta(out: &mut Vec<u8>, prev: &Live, next: &EntityState, prev_id: 
     if next.anim != prev.s.anim {
         mask |= ANIM;
     }
-    let d = |n: i32, p: i32| (i64::from(n) - i64::from(p)) as i32;
-    let live = Live {
-        s: *next,
-        dpos: [0, 1, 2].map(|k| d(next.pos[k], prev.s.pos[k])),
-        dori: [0, 1, 2, 3].map(|k| d(i32::from(next.orient[k]), i32::from(prev.s.orient[k]))),
-        dvel: [0, 1, 2].map(|k| d(next.vel[k], prev.s.vel[k])),
-    };
+    // Every change fits i32 (checked above; orientation changes are differences of i16s).
+    let live = Live { s: *next, dpos: cpos.map(|v| v as i32), dori: cori.map(|v| v as i32), dvel: cvel.map(|v| v as i32) };
     if mask == 0 {
         return live;
     }
