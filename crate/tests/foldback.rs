@@ -144,7 +144,7 @@ fn truncation_at_every_offset_yields_a_monotone_prefix() {
             assert!(ix.warnings().iter().any(|w| w.starts_with("did not end cleanly")), "cut at {n}: {:?}", ix.warnings());
         }
         // Every tick hash read from the prefix is the one the whole file has.
-        for t in &ix.ticks {
+        for t in ix.ticks.values() {
             let whole = full.tick(t.tick).unwrap();
             for h in &t.hashes {
                 assert_eq!(whole.hash_of(h.peer), Some(h.hash));
@@ -214,7 +214,7 @@ fn hostile_files_fail_with_specific_errors() {
     let ix = open(&hostile("value-overrun"));
     assert!(ix.frame_errors[0].contains("payload too short for value (1000 bytes needed, 3 left)"), "{}", ix.frame_errors[0]);
     let ix = open(&hostile("undeclared-peer"));
-    assert_eq!((ix.counts.bad, ix.ticks[0].hashes.len()), (1, 2));
+    assert_eq!((ix.counts.bad, ix.ticks.values().next().unwrap().hashes.len()), (1, 2));
     assert!(ix.frame_errors[0].contains("names peer 9, but the header declares 2 peers"), "{}", ix.frame_errors[0]);
 
     // An impossible length is a cut, not an error: the frames before it stand.

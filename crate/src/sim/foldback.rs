@@ -188,7 +188,7 @@ impl FoldbackSim {
                 u.px += u.vx * dt;
                 u.py += 0.25 * dt * (k as f32 + 1.0);
                 u.energy += f64::from(prev_x) * 0.5;
-                if tick % 15 == 0 && (u.energy.abs() * 8.0) as i64 % 3 == 0 {
+                if tick.is_multiple_of(15) && (u.energy.abs() * 8.0) as i64 % 3 == 0 {
                     u.health = u.health.saturating_sub(1);
                 }
                 if let Some(d) = &self.cfg.desync {
@@ -228,7 +228,7 @@ impl FoldbackSim {
         let th = fnv1a(&[&tick.to_le_bytes(), &ent_hashes]);
         let mut out = vec![encode_frame(&Frame::TickHash { tick, peer: as_peer, hash: th }, &self.limits)?];
         out.append(&mut detail);
-        if self.cfg.snapshot_every > 0 && (tick - self.cfg.first_tick) % self.cfg.snapshot_every == 0 {
+        if self.cfg.snapshot_every > 0 && (tick - self.cfg.first_tick).is_multiple_of(self.cfg.snapshot_every) {
             let mut text = String::new();
             for u in world {
                 text.push_str(&format!("{} {} {} {} {} {} {}\n", u.id, u.px, u.py, u.vx, u.health, u.energy, u.name));

@@ -15,7 +15,7 @@
 use super::index::Index;
 use super::scan::frames_in;
 use super::value::ValueView;
-use super::{hash_hex, Frame, Limits};
+use super::{Frame, Limits};
 use std::collections::BTreeMap;
 
 #[cfg(feature = "json")]
@@ -24,10 +24,10 @@ mod ser {
         s.serialize_str(&v.to_string())
     }
     pub fn hash<S: serde::Serializer>(v: &u64, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(&super::hash_hex(*v))
+        s.serialize_str(&crate::format::foldback::hash_hex(*v))
     }
     pub fn hashes<S: serde::Serializer>(v: &[Option<u64>], s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(v.iter().map(|h| h.map(super::hash_hex)))
+        s.collect_seq(v.iter().map(|h| h.map(crate::format::foldback::hash_hex)))
     }
 }
 
@@ -178,7 +178,10 @@ pub struct TickDetail {
     pub hashes: Vec<Option<u64>>,
     /// Every entity with a Level-2 or Level-3 frame at this tick, by id.
     pub entities: Vec<EntityRow>,
+    /// Entities whose hashes disagree (all of them, even when `truncated`).
     pub entities_differing: usize,
+    /// More entities than [`Comparison::MAX_DETAIL_CELLS`] allows: differing ones are kept first.
+    pub truncated: bool,
     /// Frames in the ranges that could not be read (the rest still counts).
     pub errors: Vec<String>,
 }
@@ -213,6 +216,8 @@ pub struct EntityDetail {
     pub hashes: Vec<Option<u64>>,
     /// Every field, by name (filter on `status` for the differing ones).
     pub fields: Vec<FieldRow>,
+    pub fields_differing: usize,
+    pub truncated: bool,
     pub errors: Vec<String>,
 }
 
@@ -243,8 +248,9 @@ pub struct Comparison {
     /// (source, peer_id) → global peer, sorted.
     peer_map: Vec<((usize, u16), usize)>,
     ticks: Vec<u64>,
-    /// Row-major: `hashes[row * peers + peer]`.
-    hashes: Vec<Option<u64>>,
+    /// Per row: the Level-1 hashes present, as (global peer, hash) sorted by peer. Sparse, so memory
+    /// follows the hashes a file holds, not ticks × declared peers.
+    hashes: Vec<Vec<(u32, u64)>>,
     status: Vec<Status>,
     /// Per source: (tick, start, end), sorted by tick.
     ranges: Vec<Vec<(u64, u64, u64)>>,
@@ -304,29 +310,32 @@ impl Comparison {
         if peers.len() < 2 {
             warnings.push(format!("{} peer{} in all: nothing to compare", peers.len(), if peers.len() == 1 { "" } else { "s" }));
         }
-        // Merge the sorted tick lists.
-        let mut ticks: Vec<u64> = sources.iter().flat_map(|s| s.index.ticks.iter().map(|t| t.tick)).collect();
-        ticks.sort_unstable();
-        ticks.dedup();
-        let np = peers.len();
-        let mut hashes = vec![None; ticks.len().saturating_mul(np)];
+        // Merge the sources' ticks (each index is sorted by tick).
+        let mut merged: BTreeMap<u64, Vec<(u32, u64)>> = BTreeMap::new();
         let mut ranges = Vec::new();
         for (s, src) in sources.iter().enumerate() {
             let mut r = Vec::with_capacity(src.index.ticks.len());
-            for t in &src.index.ticks {
+            for t in src.index.ticks.values() {
                 r.push((t.tick, t.start, t.end));
-                let Ok(row) = ticks.binary_search(&t.tick) else { continue };
+                let row = merged.entry(t.tick).or_default();
                 for ph in &t.hashes {
                     if let Some(g) = lookup(&peer_map, s, ph.peer) {
-                        if let Some(slot) = hashes.get_mut(row * np + g) {
-                            *slot = Some(ph.hash);
-                        }
+                        row.push((g as u32, ph.hash));
                     }
                 }
             }
             ranges.push(r);
         }
-        let status = (0..ticks.len()).map(|row| Status::of(hashes.get(row * np..(row + 1) * np).unwrap_or(&[]))).collect();
+        let np = peers.len();
+        let mut ticks = Vec::with_capacity(merged.len());
+        let mut hashes = Vec::with_capacity(merged.len());
+        let mut status = Vec::with_capacity(merged.len());
+        for (t, mut row) in merged {
+            row.sort_unstable_by_key(|e| e.0);
+            status.push(sparse_status(&row, np));
+            ticks.push(t);
+            hashes.push(row);
+        }
         Comparison { sources: infos, peers, peer_map, ticks, hashes, status, ranges, warnings, limits: Limits::default() }
     }
 
@@ -349,8 +358,13 @@ impl Comparison {
     }
 
     fn row_hashes(&self, row: usize) -> Vec<Option<u64>> {
-        let np = self.peers.len();
-        self.hashes.get(row * np..(row + 1) * np).map(<[_]>::to_vec).unwrap_or_default()
+        let mut out = vec![None; self.peers.len()];
+        for (g, h) in self.hashes.get(row).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(slot) = out.get_mut(*g as usize) {
+                *slot = Some(*h);
+            }
+        }
+        out
     }
 
     pub fn status(&self, tick: u64) -> Option<Status> {
@@ -453,43 +467,84 @@ impl Comparison {
         }
     }
 
+    /// Most per-peer cells (rows × peers) one detail view returns; past it, rows are cut (differing
+    /// rows first) and `truncated` is set. Bounds memory on hostile input.
+    pub const MAX_DETAIL_CELLS: usize = 4 * 1024 * 1024;
+
+    fn max_rows(&self) -> usize {
+        (Self::MAX_DETAIL_CELLS / self.peers.len().max(1)).max(1)
+    }
+
+    fn dense(&self, sparse: &[(u32, u64)]) -> Vec<Option<u64>> {
+        let mut out = vec![None; self.peers.len()];
+        for (g, h) in sparse {
+            if let Some(slot) = out.get_mut(*g as usize) {
+                *slot = Some(*h);
+            }
+        }
+        out
+    }
+
     /// Level-2 detail of `tick` from the bytes of [`Self::reads_for_tick`].
     pub fn tick_detail(&self, tick: u64, data: &[Bytes<'_>]) -> TickDetail {
         let np = self.peers.len();
         let mut errors = Vec::new();
-        // entity → (entity hashes, field name → field hashes)
-        let mut ents: BTreeMap<u64, (Vec<Option<u64>>, BTreeMap<&str, Vec<Option<u64>>>)> = BTreeMap::new();
+        // entity → (entity hashes, field name → field hashes), sparse by global peer.
+        type Sparse = Vec<(u32, u64)>;
+        let mut ents: BTreeMap<u64, (Sparse, BTreeMap<&str, Sparse>)> = BTreeMap::new();
         self.each_frame(data, tick, tick, &mut errors, |g, f| match f {
-            Frame::EntityHash { entity, hash, .. } => {
-                let e = ents.entry(entity).or_insert_with(|| (vec![None; np], BTreeMap::new()));
-                set_first(&mut e.0, g, hash);
-            }
-            Frame::FieldHash { entity, name, hash, .. } => {
-                let e = ents.entry(entity).or_insert_with(|| (vec![None; np], BTreeMap::new()));
-                let fh = e.1.entry(name).or_insert_with(|| vec![None; np]);
-                set_first(fh, g, hash);
-            }
+            Frame::EntityHash { entity, hash, .. } => set_first(&mut ents.entry(entity).or_default().0, g, hash),
+            Frame::FieldHash { entity, name, hash, .. } => set_first(ents.entry(entity).or_default().1.entry(name).or_default(), g, hash),
             _ => {}
         });
-        let entities: Vec<EntityRow> = ents
-            .into_iter()
-            .map(|(entity, (hashes, fields))| {
-                let fields_differing = fields.values().filter(|h| Status::of(h) == Status::Disagree).count();
-                let mut status = Status::of(&hashes);
-                // Without Level-2 frames, Level 3 decides.
-                if hashes.iter().all(Option::is_none) && !fields.is_empty() {
-                    status = if fields_differing > 0 { Status::Disagree } else if fields.values().all(|h| Status::of(h) == Status::Agree) { Status::Agree } else { Status::Missing };
+        let mut rows: Vec<(bool, EntityRow)> = Vec::with_capacity(ents.len());
+        for (entity, (hashes, fields)) in ents {
+            let fields_differing = fields.values().filter(|h| sparse_status(h, np) == Status::Disagree).count();
+            let mut status = sparse_status(&hashes, np);
+            // Without Level-2 frames, Level 3 decides.
+            if hashes.is_empty() && !fields.is_empty() {
+                status = if fields_differing > 0 {
+                    Status::Disagree
+                } else if fields.values().all(|h| sparse_status(h, np) == Status::Agree) {
+                    Status::Agree
+                } else {
+                    Status::Missing
+                };
+            }
+            rows.push((status == Status::Disagree, EntityRow { entity, status, hashes: Vec::new(), fields: fields.len(), fields_differing }));
+        }
+        let entities_differing = rows.iter().filter(|r| r.0).count();
+        let truncated = rows.len() > self.max_rows();
+        if truncated {
+            // Keep the differing entities first, then the others, in id order within each.
+            rows.sort_by_key(|r| !r.0);
+            rows.truncate(self.max_rows());
+            rows.sort_by_key(|r| r.1.entity);
+        }
+        let mut entities: Vec<EntityRow> = rows.into_iter().map(|r| r.1).collect();
+        // Dense per-peer hashes only for the rows returned (second pass over the same bytes).
+        if !entities.is_empty() {
+            let mut dense: BTreeMap<u64, Sparse> = entities.iter().map(|e| (e.entity, Vec::new())).collect();
+            let mut ignore = Vec::new();
+            self.each_frame(data, tick, tick, &mut ignore, |g, f| {
+                if let Frame::EntityHash { entity, hash, .. } = f {
+                    if let Some(v) = dense.get_mut(&entity) {
+                        set_first(v, g, hash);
+                    }
                 }
-                EntityRow { entity, status, hashes, fields: fields.len(), fields_differing }
-            })
-            .collect();
+            });
+            for e in &mut entities {
+                e.hashes = self.dense(dense.get(&e.entity).map(Vec::as_slice).unwrap_or(&[]));
+            }
+        }
         let row = self.row(tick);
         TickDetail {
             tick,
             status: row.and_then(|r| self.status.get(r).copied()),
             hashes: row.map(|r| self.row_hashes(r)).unwrap_or_else(|| vec![None; np]),
-            entities_differing: entities.iter().filter(|e| e.status == Status::Disagree).count(),
+            entities_differing,
             entities,
+            truncated,
             errors,
         }
     }
@@ -498,30 +553,39 @@ impl Comparison {
     pub fn entity_detail(&self, tick: u64, entity: u64, data: &[Bytes<'_>]) -> EntityDetail {
         let np = self.peers.len();
         let mut errors = Vec::new();
-        let mut hashes = vec![None; np];
-        let mut fields: BTreeMap<&str, Vec<Option<PeerValue>>> = BTreeMap::new();
+        let mut hashes = Vec::new();
+        let mut fields: BTreeMap<&str, Vec<(u32, u64)>> = BTreeMap::new();
         self.each_frame(data, tick, tick, &mut errors, |g, f| match f {
             Frame::EntityHash { entity: e, hash, .. } if e == entity => set_first(&mut hashes, g, hash),
-            Frame::FieldHash { entity: e, name, hash, value, .. } if e == entity => {
-                let slot = fields.entry(name).or_insert_with(|| vec![None; np]);
-                if let Some(s @ None) = slot.get_mut(g) {
-                    *s = Some(PeerValue { hash, value: ValueView::of(value) });
-                }
-            }
+            Frame::FieldHash { entity: e, name, hash, .. } if e == entity => set_first(fields.entry(name).or_default(), g, hash),
             _ => {}
         });
-        let fields: Vec<FieldRow> = fields
-            .into_iter()
-            .map(|(name, peers)| {
-                let hs: Vec<Option<u64>> = peers.iter().map(|p| p.as_ref().map(|p| p.hash)).collect();
-                FieldRow { name: name.to_owned(), status: Status::of(&hs), peers }
-            })
-            .collect();
-        let mut status = Status::of(&hashes);
-        if hashes.iter().all(Option::is_none) && !fields.is_empty() {
-            status = if fields.iter().any(|f| f.status == Status::Disagree) { Status::Disagree } else { Status::Missing };
+        let mut rows: Vec<(&str, Status)> = fields.iter().map(|(n, h)| (*n, sparse_status(h, np))).collect();
+        let fields_differing = rows.iter().filter(|r| r.1 == Status::Disagree).count();
+        let truncated = rows.len() > self.max_rows();
+        if truncated {
+            rows.sort_by_key(|r| r.1 != Status::Disagree);
+            rows.truncate(self.max_rows());
+            rows.sort_by_key(|r| r.0);
         }
-        EntityDetail { tick, entity, status, hashes, fields, errors }
+        // Values only for the rows returned.
+        let mut values: BTreeMap<&str, Vec<Option<PeerValue>>> = rows.iter().map(|r| (r.0, vec![None; np])).collect();
+        let mut ignore = Vec::new();
+        self.each_frame(data, tick, tick, &mut ignore, |g, f| {
+            if let Frame::FieldHash { entity: e, name, hash, value, .. } = f {
+                if e == entity {
+                    if let Some(Some(s @ None)) = values.get_mut(name).map(|v| v.get_mut(g)) {
+                        *s = Some(PeerValue { hash, value: ValueView::of(value) });
+                    }
+                }
+            }
+        });
+        let fields: Vec<FieldRow> = rows.into_iter().map(|(name, status)| FieldRow { name: name.to_owned(), status, peers: values.remove(name).unwrap_or_default() }).collect();
+        let mut status = sparse_status(&hashes, np);
+        if hashes.is_empty() && !fields.is_empty() {
+            status = if fields_differing > 0 { Status::Disagree } else { Status::Missing };
+        }
+        EntityDetail { tick, entity, status, hashes: self.dense(&hashes), fields, fields_differing, truncated, errors }
     }
 
     /// Where `entity`'s `field` starts to differ within `from..=to`, from the bytes of
@@ -530,18 +594,18 @@ impl Comparison {
     pub fn field_history(&self, entity: u64, field: &str, from: u64, to: u64, data: &[Bytes<'_>]) -> FieldHistory {
         let np = self.peers.len();
         let mut errors = Vec::new();
-        let mut per_tick: BTreeMap<u64, Vec<Option<u64>>> = BTreeMap::new();
+        let mut per_tick: BTreeMap<u64, Vec<(u32, u64)>> = BTreeMap::new();
         self.each_frame(data, from, to, &mut errors, |g, f| {
             if let Frame::FieldHash { tick, entity: e, name, hash, .. } = f {
                 if e == entity && name == field {
-                    set_first(per_tick.entry(tick).or_insert_with(|| vec![None; np]), g, hash);
+                    set_first(per_tick.entry(tick).or_default(), g, hash);
                 }
             }
         });
         let mut first = None;
         let mut last_agree = None;
         for (t, hs) in &per_tick {
-            match Status::of(hs) {
+            match sparse_status(hs, np) {
                 Status::Disagree => {
                     first = Some(*t);
                     break;
@@ -567,12 +631,28 @@ impl Comparison {
     }
 }
 
+fn sparse_status(row: &[(u32, u64)], peers: usize) -> Status {
+    let mut it = row.iter().map(|e| e.1);
+    if let Some(first) = it.next() {
+        if it.any(|h| h != first) {
+            return Status::Disagree;
+        }
+    }
+    if row.len() < peers {
+        Status::Missing
+    } else {
+        Status::Agree
+    }
+}
+
 fn lookup(map: &[((usize, u16), usize)], source: usize, peer: u16) -> Option<usize> {
     map.binary_search_by_key(&(source, peer), |e| e.0).ok().and_then(|i| map.get(i)).map(|e| e.1)
 }
 
-fn set_first(v: &mut [Option<u64>], g: usize, hash: u64) {
-    if let Some(s @ None) = v.get_mut(g) {
-        *s = Some(hash);
+/// Records `peer`'s hash unless it already has one (the first frame wins).
+fn set_first(v: &mut Vec<(u32, u64)>, peer: usize, hash: u64) {
+    let g = peer as u32;
+    if !v.iter().any(|e| e.0 == g) {
+        v.push((g, hash));
     }
 }

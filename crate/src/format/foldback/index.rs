@@ -10,6 +10,7 @@ use super::scan::{Item, ScanEnd, ScanStep, Scanner};
 use super::{frame_type as ft, parse_frame_with, Error, Frame, Header, Limits};
 use crate::format::zstd::Decompressor;
 use crate::model::{FormatKind, Participant, RecordingInfo, WorldKind, NO_ENTITY};
+use std::collections::BTreeMap;
 
 /// One peer's Level-1 hash at a tick.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -78,8 +79,8 @@ pub struct Index {
     pub header: Header,
     /// Bytes of the file (or of the live recording so far).
     pub file_len: u64,
-    /// Sorted by tick.
-    pub ticks: Vec<TickEntry>,
+    /// By tick (a map: ticks may arrive in any order, and insertion stays O(log n) however they do).
+    pub ticks: BTreeMap<u64, TickEntry>,
     pub snapshots: Vec<SnapshotRef>,
     /// Metadata frames in file order (key, value bytes).
     pub metadata: Vec<(String, Vec<u8>)>,
@@ -99,7 +100,7 @@ impl Index {
         Index {
             header,
             file_len: super::HEADER_LEN as u64,
-            ticks: Vec::new(),
+            ticks: BTreeMap::new(),
             snapshots: Vec::new(),
             metadata: Vec::new(),
             counts: Counts::default(),
@@ -208,24 +209,10 @@ impl Index {
     }
 
     fn entry(&mut self, tick: u64, offset: u64, len: u64) -> Option<&mut TickEntry> {
-        let i = match self.ticks.last() {
-            Some(l) if l.tick == tick => self.ticks.len() - 1,
-            Some(l) if l.tick < tick => self.push_tick(self.ticks.len(), tick, offset),
-            None => self.push_tick(0, tick, offset),
-            Some(_) => match self.ticks.binary_search_by_key(&tick, |t| t.tick) {
-                Ok(i) => i,
-                Err(i) => self.push_tick(i, tick, offset),
-            },
-        };
-        let e = self.ticks.get_mut(i)?;
+        let e = self.ticks.entry(tick).or_insert_with(|| TickEntry { tick, start: offset, end: offset, hashes: Vec::new(), entity_hashes: 0, field_hashes: 0, snapshots: 0 });
         e.start = e.start.min(offset);
         e.end = e.end.max(offset + len);
         Some(e)
-    }
-
-    fn push_tick(&mut self, i: usize, tick: u64, offset: u64) -> usize {
-        self.ticks.insert(i, TickEntry { tick, start: offset, end: offset, hashes: Vec::new(), entity_hashes: 0, field_hashes: 0, snapshots: 0 });
-        i
     }
 
     /// Records how the stream ended.
@@ -234,7 +221,7 @@ impl Index {
     }
 
     pub fn tick(&self, tick: u64) -> Option<&TickEntry> {
-        self.ticks.binary_search_by_key(&tick, |t| t.tick).ok().and_then(|i| self.ticks.get(i))
+        self.ticks.get(&tick)
     }
 
     /// The file range `(offset, len)` holding every frame of `tick`.
@@ -244,19 +231,19 @@ impl Index {
 
     /// The file range `(offset, len)` covering every frame of the ticks in `from..=to`.
     pub fn span_range(&self, from: u64, to: u64) -> Option<(u64, u64)> {
-        let lo = self.ticks.partition_point(|t| t.tick < from);
-        let hi = self.ticks.partition_point(|t| t.tick <= to);
-        let span = self.ticks.get(lo..hi)?;
-        let start = span.iter().map(|t| t.start).min()?;
-        let end = span.iter().map(|t| t.end).max()?;
+        if from > to {
+            return None;
+        }
+        let start = self.ticks.range(from..=to).map(|(_, t)| t.start).min()?;
+        let end = self.ticks.range(from..=to).map(|(_, t)| t.end).max()?;
         Some((start, end - start))
     }
 
     pub fn first_tick(&self) -> Option<u64> {
-        self.ticks.first().map(|t| t.tick)
+        self.ticks.keys().next().copied()
     }
     pub fn last_tick(&self) -> Option<u64> {
-        self.ticks.last().map(|t| t.tick)
+        self.ticks.keys().next_back().copied()
     }
 
     /// EndOfStream was read.
