@@ -5,6 +5,7 @@ import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
 import { bindKeyboard, KEYS } from './ui/keyboard.js';
 import { el } from './ui/format.js';
+import { createFoldbackView } from './ui/foldback.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -166,12 +167,26 @@ bindKeyboard(player, document, {
   },
 });
 
+// ---------------------------------------------------------------- .foldback divergence view
+
+const foldback = createFoldbackView({ root: $('foldback'), onShow: (on) => stage.classList.toggle('foldback-on', on) });
+window.__foldbackView = foldback;
+player.on('foldback', ({ src }) => {
+  progress.hidden = true;
+  foldback.openFiles([src]);
+});
+$('live-open').addEventListener('click', () => foldback.showLive());
+/** Several files at once are compared as .foldback sessions (one per peer, or several runs). */
+function openFiles(files) {
+  if (files.length > 1) foldback.openFiles(files);
+  else if (files.length === 1) player.load(files[0]);
+}
+
 // ---------------------------------------------------------------- opening files
 
 const input = $('file-input');
 input.addEventListener('change', () => {
-  const f = input.files?.[0];
-  if (f) player.load(f);
+  openFiles([...(input.files ?? [])]);
   input.value = '';
 });
 
@@ -198,8 +213,7 @@ document.addEventListener('drop', (e) => {
   e.preventDefault();
   dragDepth = 0;
   overlay.hidden = true;
-  const f = e.dataTransfer?.files?.[0];
-  if (f) player.load(f);
+  openFiles([...(e.dataTransfer?.files ?? [])]);
 });
 
 // ---------------------------------------------------------------- first replay

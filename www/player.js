@@ -320,6 +320,12 @@ class Player {
       return;
     }
     if (sid !== this.sessionId || this.disposed) return;
+    if (info.info?.format === 'foldback') {
+      // A determinism log, not a world to render: the divergence view (ui/foldback.js) takes it.
+      this.client.notify('close', {});
+      this.emit('foldback', { src, name, info });
+      return;
+    }
     this.info = info;
     const i = info.info;
     this.tickRate = i.tick_rate_hz || 1;
