@@ -3,6 +3,7 @@
 //   npm test -- --rust-only    only cargo test --workspace
 //   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
 //   npm test -- --no-build     with --e2e-only: use the existing www/pkg
+//   npm test -- --no-fuzz      skip the fuzz smoke pass (5 s per cargo-fuzz target)
 // The JS unit tests (tests/unit/*.test.mjs, plain node:test, no browser) run before the browser tests.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,6 +15,7 @@ const args = new Set(process.argv.slice(2));
 const rustOnly = args.has('--rust-only');
 const e2eOnly = args.has('--e2e-only');
 const noBuild = args.has('--no-build');
+const noFuzz = args.has('--no-fuzz');
 
 async function main() {
   const t0 = performance.now();
@@ -28,6 +30,9 @@ async function main() {
   await step('setup', () => setup({ browser: !rustOnly }));
   if (!e2eOnly) {
     await step('cargo test --workspace', () => run('cargo', ['test', '--workspace']));
+    // A short smoke pass of every cargo-fuzz target (installs nightly + cargo-fuzz when missing).
+    // Long runs: `npm run fuzz -- 600`.
+    if (!noFuzz) await step('fuzz smoke', () => run('bash', ['scripts/fuzz.sh', '5']));
   }
   if (!rustOnly) {
     const unitDir = path.join(ROOT, 'tests', 'unit');
