@@ -303,16 +303,11 @@ fn open_reads_frame_headers_in_big_ranges_and_markers_are_complete() {
     let mut s = Session::new(bytes.len() as u64);
     let (mut reads, mut read_bytes) = (0u64, 0u64);
     let mut input: Option<Vec<u8>> = None;
-    loop {
-        match s.next(input.as_deref()).unwrap() {
-            OpenStep::Need { offset, len } => {
-                assert!(len <= 1 << 20, "asked for {len} bytes");
-                reads += 1;
-                read_bytes += len;
-                input = Some(bytes[offset as usize..(offset + len) as usize].to_vec());
-            }
-            OpenStep::Ready => break,
-        }
+    while let OpenStep::Need { offset, len } = s.next(input.as_deref()).unwrap() {
+        assert!(len <= 1 << 20, "asked for {len} bytes");
+        reads += 1;
+        read_bytes += len;
+        input = Some(bytes[offset as usize..(offset + len) as usize].to_vec());
     }
     // One pass: each byte asked for about once (a frame straddling a window is asked again).
     assert!(reads <= bytes.len() as u64 / (1 << 20) + 4, "{reads} reads for {} bytes", bytes.len());

@@ -2,7 +2,10 @@
 // SparkEngine `.replay`: the sans-IO opener over the input (header, frame-header scan, events), then
 // every chunk decoded (what playback does). Errors are fine; a panic, an out-of-file or oversized
 // read, a loop, or a decoded chunk that breaks the model's invariants is a bug.
-// (Self-contained so it needs no change to the shared harness in src/lib.rs; it can move there.)
+// Self-contained so it needs no change to the shared harness in src/lib.rs; moving it there (a line in
+// TARGETS) lets crate/fuzz/seeds/spark_open/ exist: seed it with tests/fixtures/spark/*.replay and
+// tests/fixtures/hostile/spark/*.replay. Until then run:
+//   cargo +nightly fuzz run spark_open corpus/spark_open ../../tests/fixtures/spark ../../tests/fixtures/hostile/spark
 use replay_player::format::spark::{open, Limits, Opener, Step};
 
 fn spark_open(data: &[u8]) {

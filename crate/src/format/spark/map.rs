@@ -146,6 +146,39 @@ pub fn health_to_spark(h: u16) -> f32 {
     (f64::from(h) / 100.0) as f32
 }
 
+/// The single entity type of SparkEngine recordings (the format has no types).
+pub const PLAYER_TYPE: u16 = 0;
+/// The single faction (the format records none).
+pub const ALL_FACTION: u8 = 0;
+
+/// A SparkEngine entity state → the model.
+pub fn entity_to_model(e: &super::SparkEntity) -> Result<crate::model::EntityState, MapError> {
+    Ok(crate::model::EntityState {
+        id: e.id,
+        type_index: PLAYER_TYPE,
+        faction: ALL_FACTION,
+        pos: position_to_model(e.position)?,
+        orient: rotation_to_model(e.rotation)?,
+        vel: velocity_to_model(e.velocity)?,
+        health: health_to_model(e.health)?,
+        flags: e.flags,
+        anim: e.animation_state,
+    })
+}
+
+/// A model entity state (with its recording's quanta) → SparkEngine. Type and faction are dropped.
+pub fn entity_to_spark(s: &crate::model::EntityState, position_quantum_m: f64, velocity_quantum_mps: f64) -> super::SparkEntity {
+    super::SparkEntity {
+        id: s.id,
+        position: position_to_spark(s.pos, position_quantum_m),
+        rotation: rotation_to_spark(s.orient),
+        velocity: velocity_to_spark(s.vel, velocity_quantum_mps),
+        health: health_to_spark(s.health),
+        animation_state: s.anim,
+        flags: s.flags,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -210,38 +243,5 @@ mod tests {
         for t in [0u64, 50, 12_345, 299_950, 7_200_000] {
             assert_eq!(timestamp_to_tick(tick_to_timestamp(t, 1000)).unwrap(), t);
         }
-    }
-}
-
-/// The single entity type of SparkEngine recordings (the format has no types).
-pub const PLAYER_TYPE: u16 = 0;
-/// The single faction (the format records none).
-pub const ALL_FACTION: u8 = 0;
-
-/// A SparkEngine entity state → the model.
-pub fn entity_to_model(e: &super::SparkEntity) -> Result<crate::model::EntityState, MapError> {
-    Ok(crate::model::EntityState {
-        id: e.id,
-        type_index: PLAYER_TYPE,
-        faction: ALL_FACTION,
-        pos: position_to_model(e.position)?,
-        orient: rotation_to_model(e.rotation)?,
-        vel: velocity_to_model(e.velocity)?,
-        health: health_to_model(e.health)?,
-        flags: e.flags,
-        anim: e.animation_state,
-    })
-}
-
-/// A model entity state (with its recording's quanta) → SparkEngine. Type and faction are dropped.
-pub fn entity_to_spark(s: &crate::model::EntityState, position_quantum_m: f64, velocity_quantum_mps: f64) -> super::SparkEntity {
-    super::SparkEntity {
-        id: s.id,
-        position: position_to_spark(s.pos, position_quantum_m),
-        rotation: rotation_to_spark(s.orient),
-        velocity: velocity_to_spark(s.vel, velocity_quantum_mps),
-        health: health_to_spark(s.health),
-        animation_state: s.anim,
-        flags: s.flags,
     }
 }
