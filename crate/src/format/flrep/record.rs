@@ -210,11 +210,11 @@ fn wide<const N: usize, T: Into<i64> + Copy>(v: [T; N]) -> [i64; N] {
     v.map(Into::into)
 }
 
-/// Narrows every component, or names the first that does not fit.
-fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(v: [i64; N], what: &str) -> Result<[T; N], RecordError> {
+/// Narrows every component, or describes the first that does not fit.
+fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(v: [i64; N], err: impl Fn(i64) -> String) -> Result<[T; N], RecordError> {
     let mut out = [T::default(); N];
     for (o, x) in out.iter_mut().zip(v) {
-        *o = T::try_from(x).map_err(|_| format!("{what} {x} out of range"))?;
+        *o = T::try_from(x).map_err(|_| err(x))?;
     }
     Ok(out)
 }
@@ -222,7 +222,8 @@ fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(v: [i64; N], what: &
 /// One prediction step: `n = v + d + r`, `d' = n - v`.
 fn step<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(v: [T; N], d: [i32; N], r: [i32; N], what: &str) -> Result<([T; N], [i32; N]), RecordError> {
     let n = comb(comb(wide(v), wide(d), |a, b| a + b), wide(r), |a, b| a + b);
-    Ok((narrow(n, what)?, narrow(comb(n, wide(v), |a, b| a - b), what)?))
+    let value = narrow(n, |x| if what == "orientation" { format!("orientation component {x} out of range") } else { format!("{what} overflows ({x})") })?;
+    Ok((value, narrow(comb(n, wide(v), |a, b| a - b), |_| format!("{what} change overflows"))?))
 }
 
 /// Advances an entity that has no record this tick (all residuals 0).
@@ -233,7 +234,7 @@ pub fn advance(l: &Live) -> Result<Live, RecordError> {
 /// Applies a delta record to a live entity.
 pub fn apply_delta(l: &Live, d: &Delta) -> Result<Live, RecordError> {
     let (pos, dpos) = step(l.s.pos, l.dpos, d.pos.unwrap_or_default(), "position")?;
-    let (orient, dori) = step(l.s.orient, l.dori, d.orient.unwrap_or_default(), "orientation component")?;
+    let (orient, dori) = step(l.s.orient, l.dori, d.orient.unwrap_or_default(), "orientation")?;
     let (vel, dvel) = step(l.s.vel, l.dvel, d.vel.unwrap_or_default(), "velocity")?;
     let (type_index, faction) = d.type_faction.unwrap_or((l.s.type_index, l.s.faction));
     Ok(Live {
