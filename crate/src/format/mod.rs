@@ -12,6 +12,14 @@ pub use session::{OpenStep, Session, SessionError};
 
 use crate::model::FormatKind;
 
+/// What a sans-IO opener wants next: a byte range, or it is done with `T`.
+#[derive(Debug)]
+pub enum Step<T> {
+    /// Hand over `file[offset .. offset + len]` with the next call.
+    Need { offset: u64, len: u64 },
+    Ready(Box<T>),
+}
+
 /// Recognises a replay by its first bytes (never by file extension). Needs at most 4 bytes.
 pub fn sniff(head: &[u8]) -> Option<FormatKind> {
     match head.get(..4)? {

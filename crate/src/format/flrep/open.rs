@@ -20,12 +20,7 @@ use crate::model::{Event, FormatKind, RecordingInfo, WorldKind};
 pub const FIRST_READ: u64 = 64 * 1024;
 
 /// What the opener wants next.
-#[derive(Debug)]
-pub enum Step {
-    /// Hand over `file[offset .. offset + len]` with the next call.
-    Need { offset: u64, len: u64 },
-    Ready(Box<Opened>),
-}
+pub type Step = crate::format::Step<Opened>;
 
 /// A chunk as known from the index or the scan.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -33,12 +33,7 @@ pub const CHUNK_FRAMES: u32 = 64;
 pub const CHUNK_BYTES: u64 = 512 * 1024;
 
 /// What the opener wants next.
-#[derive(Debug)]
-pub enum Step {
-    /// Hand over `file[offset .. offset + len]` with the next call.
-    Need { offset: u64, len: u64 },
-    Ready(Box<Opened>),
-}
+pub type Step = crate::format::Step<Opened>;
 
 /// A run of consecutive frames, decoded together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
