@@ -75,7 +75,7 @@ fn check(ix: &Index, bytes: &[u8], limits: &Limits) {
         }
     }
     let mut dec = Decompressor::new();
-    let small = Limits { max_snapshot_decompressed: 1 << 20, ..limits.clone() };
+    let small = Limits { max_snapshot_decompressed: 64 * 1024, ..limits.clone() };
     for sn in ix.snapshots.iter().take(4) {
         assert!(sn.offset + sn.len <= len);
         let _ = read_snapshot(&mut dec, &bytes[sn.offset as usize..(sn.offset + sn.len) as usize], sn.offset, &small);
@@ -115,7 +115,7 @@ fn live(msg: &[u8]) {
     let _ = rec.push(&again);
     if let Frame::Snapshot { .. } = f {
         let mut dec = Decompressor::new();
-        let small = Limits { max_snapshot_decompressed: 1 << 20, ..Limits::default() };
+        let small = Limits { max_snapshot_decompressed: 64 * 1024, ..Limits::default() };
         let _ = read_snapshot(&mut dec, msg, 0, &small);
     }
     let cmp = Comparison::single(rec.index());
