@@ -41,6 +41,11 @@ export function factionColour(i) {
   return FACTION_COLOURS[((i % n) + n) % n];
 }
 
+/** Frames of main-thread timing kept for perf() (a ring). */
+const PERF_FRAMES = 1024;
+/** Chunk arrival timings kept for perf(). */
+const PERF_CHUNKS = 512;
+
 const CATEGORY = { other: 0, aircraft: 1, projectile: 2, ground: 3, character: 4 };
 
 /** Last index i with arr[i] <= x (arr ascending), or -1. */
@@ -97,6 +102,12 @@ class Player {
     this.bindPointer();
 
     this.lastFrameTs = 0;
+    // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, chunk timings.
+    this.perfTotal = new Float64Array(PERF_FRAMES);
+    this.perfRender = new Float64Array(PERF_FRAMES);
+    this.perfN = 0;
+    this.perfChunks = [];
+    this.rendererMemory = null;
     this.raf = requestAnimationFrame((ts) => this.frame(ts));
   }
 
@@ -127,9 +138,11 @@ class Player {
       const r = await createRenderer(this.canvas, { forceWebgl: !!this.opts.forceWebgl });
       if (r.canvas && r.canvas !== this.canvas) this.canvas = r.canvas;
       this.renderer = r.renderer;
+      this.rendererMemory = r.memory ?? null;
       this.backend = r.backend;
       this.rendererBuild = r.build;
       this.resize();
+      performance.mark('rp:renderer-ready');
       this.emit('backend', this.backend);
       if (this.info) this.applyWorld();
       this.checkSeeked();
@@ -278,6 +291,8 @@ class Player {
     this.error = null;
     this.readyEmitted = false;
     this.firstFrameShown = false;
+    this.firstFrameMarked = false;
+    this.firstChunkMarked = false;
   }
 
   /** Empties the view (the old replay's entities and trails). */
@@ -345,6 +360,7 @@ class Player {
     this.pb.map = meta.get('map') ?? '';
     this.pb.mode = meta.get('mode') ?? '';
     this.addEvents(info.markers ?? []);
+    performance.mark('rp:info');
     this.loaded = true;
     this.applyWorld();
     this.updateWant(true);
@@ -362,6 +378,11 @@ class Player {
     }
     if (m.type === 'chunk') {
       if (m.session !== this.sessionId || !this.info) return;
+      const received = performance.now();
+      if (!this.firstChunkMarked) {
+        this.firstChunkMarked = true;
+        performance.mark('rp:first-chunk');
+      }
       const cur = this.chunkIndexForTick(this.currentTickInt());
       const [lo, hi] = this.keepWindow(cur);
       // Stale: an answer to a superseded request for a chunk no longer near the playhead.
@@ -370,6 +391,11 @@ class Player {
       this.learnFromChunk(m);
       this.pruneChunks(cur);
       this.checkSeeked();
+      if (m.timing) {
+        const t = { index: m.index, ...m.timing, transit: performance.timeOrigin + received - m.timing.postedAt, page: performance.now() - received };
+        delete t.postedAt;
+        if (this.perfChunks.push(t) > PERF_CHUNKS) this.perfChunks.shift();
+      }
     }
   }
 
@@ -465,7 +491,10 @@ class Player {
     const n = this.chunkFirstTicks.length;
     const cur = this.chunkIndexForTick(this.currentTickInt());
     const dir = this.pb.direction < 0 ? -1 : 1;
-    const ahead = this.pb.moving && this.pb.speed >= 4 ? 3 : 2;
+    // Paused (a seek, a step, the first frame): only the playhead's chunk is posted, so a seek
+    // costs one decode before the next request can be served; the worker still prefetches the
+    // next chunk into its cache, so playing right after is a cache hit.
+    const ahead = !this.pb.moving ? 1 : this.pb.speed >= 4 ? 3 : 2;
     const list = [];
     for (let j = 0; j < ahead; j++) {
       const k = cur + dir * j;
@@ -539,6 +568,16 @@ class Player {
   frame(ts) {
     if (this.disposed) return;
     this.raf = requestAnimationFrame((t) => this.frame(t));
+    const t0 = performance.now();
+    this.drawFrame(ts);
+    if (this.firstFrameShown && this.renderer) {
+      const k = this.perfN++ % PERF_FRAMES;
+      this.perfTotal[k] = performance.now() - t0;
+      this.perfRender[k] = this.renderer.frameMs();
+    }
+  }
+
+  drawFrame(ts) {
     const dt = this.lastFrameTs ? Math.min(0.25, (ts - this.lastFrameTs) / 1000) : 0;
     this.lastFrameTs = ts;
     if (this.info && (this.pb.moving || this.pb.killCam)) this.advance(dt);
@@ -566,7 +605,11 @@ class Player {
         }
         this.flyStep(dt);
       }
-      r.render();
+      const drawn = r.render();
+      if (drawn && this.firstFrameShown && !this.firstFrameMarked) {
+        this.firstFrameMarked = true;
+        performance.mark('rp:first-frame');
+      }
       this.placeLabels();
     } catch (e) {
       this.renderFailures = (this.renderFailures ?? 0) + 1;
@@ -1140,6 +1183,30 @@ class Player {
 
   async workerStats() {
     return this.client.call('stats', {});
+  }
+
+  /**
+   * Measurement hook (tests/bench/): the last frames' main-thread ms (`totalMs`: the whole
+   * requestAnimationFrame callback; `renderMs`: the renderer's CPU ms in render(), part of it),
+   * oldest first, since the first frame with entities or the last reset; `chunks`: timings of the
+   * chunks received (worker read/decode/extract/copy, transit, page handling, ms); the renderer's
+   * wasm memory. `reset` empties the buffers after reading them.
+   */
+  perf({ reset = false } = {}) {
+    const n = Math.min(this.perfN, PERF_FRAMES);
+    const start = this.perfN - n;
+    const totalMs = [];
+    const renderMs = [];
+    for (let j = start; j < this.perfN; j++) {
+      totalMs.push(this.perfTotal[j % PERF_FRAMES]);
+      renderMs.push(this.perfRender[j % PERF_FRAMES]);
+    }
+    const out = { frames: n, totalMs, renderMs, chunks: this.perfChunks.slice(), rendererWasmBytes: this.rendererMemory?.buffer?.byteLength ?? 0 };
+    if (reset) {
+      this.perfN = 0;
+      this.perfChunks = [];
+    }
+    return out;
   }
 
   dispose() {

@@ -16,28 +16,28 @@ async function webgpuAdapterAvailable() {
 
 async function loadModule(path) {
   const mod = await import(path);
-  await mod.default();
+  const exports = await mod.default();
   try {
     mod.init_panic_hook?.();
   } catch {
     /* optional */
   }
-  return mod;
+  return { mod, memory: exports?.memory ?? null };
 }
 
 /**
  * Creates a Renderer on `canvas`.
  * @param {HTMLCanvasElement} canvas
  * @param {{forceWebgl?: boolean}} opts
- * @returns {Promise<{renderer: any, backend: string, build: string}>}
+ * @returns {Promise<{renderer: any, backend: string, build: string, canvas: HTMLCanvasElement, memory: WebAssembly.Memory|null}>}
  */
 export async function createRenderer(canvas, { forceWebgl = false } = {}) {
   const useWebgpu = !forceWebgl && (await webgpuAdapterAvailable());
   if (useWebgpu) {
     try {
-      const mod = await loadModule(WEBGPU_BUILD);
+      const { mod, memory } = await loadModule(WEBGPU_BUILD);
       const renderer = await mod.Renderer.create(canvas, false);
-      return { renderer, backend: renderer.backend(), build: 'renderer', canvas };
+      return { renderer, backend: renderer.backend(), build: 'renderer', canvas, memory };
     } catch (e) {
       // An adapter but no device (or a driver problem): WebGL2 may still work. A canvas that
       // was configured for WebGPU cannot give a WebGL2 context, so the caller gives a new one.
@@ -47,7 +47,7 @@ export async function createRenderer(canvas, { forceWebgl = false } = {}) {
       canvas = fresh;
     }
   }
-  const mod = await loadModule(WEBGL_BUILD);
+  const { mod, memory } = await loadModule(WEBGL_BUILD);
   const renderer = await mod.Renderer.create(canvas, true);
-  return { renderer, backend: renderer.backend(), build: 'renderer_webgl', canvas };
+  return { renderer, backend: renderer.backend(), build: 'renderer_webgl', canvas, memory };
 }

@@ -110,11 +110,15 @@ export function createPanels(player, root = document) {
 
   let feedItems = [];
   let lastPast = -2;
+  let lastNear = '';
+  let nearItems = [];
 
   function renderFeed(kills) {
     feed.replaceChildren();
     feedItems = [];
+    nearItems = [];
     lastPast = -2;
+    lastNear = '';
     killCount.textContent = kills.length ? String(kills.length) : '';
     if (!kills.length) {
       feed.append(el('li', 'empty', player.info ? 'No kills recorded' : ''));
@@ -153,34 +157,54 @@ export function createPanels(player, root = document) {
     markPast();
   }
 
+  /** First feed row with tick >= `tick` (feedItems is in tick order); feedItems.length if none. */
+  function firstAtOrAfter(tick) {
+    let lo = 0;
+    let hi = feedItems.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (feedItems[mid].tick < tick) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+
+  // Only the rows whose state changes are touched: a pass over every row (thousands on a long
+  // replay) on each kill crossed or seek cost tens to hundreds of ms of style/layout per frame.
   function markPast() {
     if (!feedItems.length) return;
-    const tick = player.tick;
-    let past = -1;
-    for (let i = 0; i < feedItems.length && feedItems[i].tick <= tick; i++) past = i;
+    const past = firstAtOrAfter(player.tick + 1) - 1;
     if (past !== lastPast) {
+      const lo = lastPast === -2 ? -1 : Math.min(past, lastPast);
+      const hi = lastPast === -2 ? feedItems.length - 1 : Math.max(past, lastPast);
+      for (let i = lo + 1; i <= hi; i++) feedItems[i].li.classList.toggle('future', i > past);
+      if (lastPast >= 0) feedItems[lastPast].li.classList.remove('latest');
+      if (past >= 0) feedItems[past].li.classList.add('latest');
       lastPast = past;
-      feedItems.forEach((f, i) => {
-        f.li.classList.toggle('future', i > past);
-        f.li.classList.toggle('latest', i === past);
-      });
     }
     markNear();
   }
 
   // Kills near the playhead (GetEventsNearTime with a 1.5 s window) are highlighted.
-  let lastNear = '';
   function markNear() {
     const near = new Set(player.eventsNear(1.5).filter((e) => e.kind === 'kill').map((e) => e.tick));
     const kc = player.killCamKill?.tick;
     const key = `${[...near].join(',')}|${kc ?? ''}`;
     if (key === lastNear) return;
     lastNear = key;
-    for (const f of feedItems) {
+    for (const f of nearItems) f.li.classList.remove('near', 'killcam');
+    nearItems = [];
+    const ticks = [...near];
+    if (kc !== undefined && !near.has(kc)) ticks.push(kc);
+    for (const t of ticks) {
+      for (let i = firstAtOrAfter(t); i < feedItems.length && feedItems[i].tick === t; i++) nearItems.push(feedItems[i]);
+    }
+    let first = null;
+    for (const f of nearItems) {
       f.li.classList.toggle('near', near.has(f.tick));
       f.li.classList.toggle('killcam', f.tick === kc);
+      if (near.has(f.tick) && (!first || f.tick < first.tick)) first = f;
     }
-    const first = feedItems.find((f) => near.has(f.tick));
     first?.li.scrollIntoView({ block: 'nearest' });
   }
 

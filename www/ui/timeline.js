@@ -128,6 +128,7 @@ export function createTimeline(player, root = document) {
   function renderMarkers(kills) {
     markersEl.replaceChildren();
     killMarkers = [];
+    nearMarkers = [];
     const d = player.duration;
     if (!(d > 0)) return;
     for (const k of kills) {
@@ -195,17 +196,29 @@ export function createTimeline(player, root = document) {
     legend.hidden = !player.info;
   }
 
-  // Kill markers within a second of the playhead light up (events near the playhead).
+  // Kill markers within a second of the playhead light up (events near the playhead). Only the
+  // markers that change are touched (killMarkers is in time order; there can be thousands).
   let lastNear = '';
   let nearTimer = 0;
+  let nearMarkers = [];
   function markNear() {
     if (!killMarkers.length) return;
     const t = player.currentTime;
-    const near = killMarkers.filter((m) => Math.abs(m.t - t) <= 1).map((m) => m.t);
-    const key = near.join(',');
+    let lo = 0;
+    let hi = killMarkers.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (killMarkers[mid].t < t - 1) lo = mid + 1;
+      else hi = mid;
+    }
+    const near = [];
+    for (let i = lo; i < killMarkers.length && killMarkers[i].t <= t + 1; i++) near.push(killMarkers[i]);
+    const key = near.map((m) => m.t).join(',');
     if (key === lastNear) return;
     lastNear = key;
-    for (const m of killMarkers) m.b.classList.toggle('near', Math.abs(m.t - t) <= 1);
+    for (const m of nearMarkers) m.b.classList.remove('near');
+    for (const m of near) m.b.classList.add('near');
+    nearMarkers = near;
   }
 
   player.on('loadstart', () => {

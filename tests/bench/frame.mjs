@@ -1,0 +1,74 @@
+// Main-thread time per frame while playing at 1×, at 200 and 2,000 entities (60 s replays opened
+// with the file picker): window.__player.perf() — `totalMs` = the whole requestAnimationFrame
+// callback (clock, frame lookup, setFrames/setTime, renderer.render(), labels), `renderMs` = the
+// renderer's own CPU ms in render() (frameMs()), JS = total − render. Median and p95 over FRAMES
+// frames after a warm-up. Style/layout/paint of the page are NOT in these figures (see the
+// rendering pipeline line, from a CDP trace over the same frames).
+//
+//   node tests/bench/frame.mjs [frames=300] [entities=200,2000]
+import { launchBrowser, collectConsole, serveRoot, benchFile, openWithPicker, frames, percentile, median, fmt, machineLine } from './lib.mjs';
+
+const FRAMES = Number(process.argv[2] ?? 300);
+const COUNTS = (process.argv[3] ?? '200,2000').split(',').map(Number);
+
+const srv = await serveRoot();
+const browser = await launchBrowser({ webgpu: true });
+console.log(machineLine());
+const rows = [];
+try {
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  await page.goto(srv.page);
+  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  for (const n of COUNTS) {
+    const file = benchFile(`frame-${n}`, { entities: n, seconds: 60 });
+    await openWithPicker(page, file);
+    await page.evaluate(() => {
+      window.__player.setSpeed(1);
+      window.__player.play();
+    });
+    await frames(page, 60);
+    await page.evaluate(() => window.__player.perf({ reset: true }));
+    const cdp = await page.context().newCDPSession(page);
+    const events = [];
+    cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
+    const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+    await cdp.send('Tracing.start', { categories: 'devtools.timeline', transferMode: 'ReportEvents' });
+    const t0 = Date.now();
+    const ivs = await page.evaluate(
+      (k) =>
+        new Promise((resolve) => {
+          const ts = [];
+          const f = (t) => {
+            ts.push(t);
+            if (ts.length <= k) requestAnimationFrame(f);
+            else resolve(ts.slice(1).map((x, i) => x - ts[i]));
+          };
+          requestAnimationFrame(f);
+        }),
+      FRAMES,
+    );
+    const wallS = (Date.now() - t0) / 1000;
+    await cdp.send('Tracing.end');
+    await traced;
+    await cdp.detach();
+    const p = await page.evaluate(() => ({ ...window.__player.perf(), entities: window.__player.cur?.index.size ?? 0, labels: document.querySelectorAll('.rp-label:not([hidden])').length }));
+    await page.evaluate(() => window.__player.pause());
+    const js = p.totalMs.map((t, i) => t - p.renderMs[i]);
+    // Main-thread rendering pipeline per frame (style, layout, paint…) from the trace.
+    const sum = (names) => events.filter((e) => e.ph === 'X' && names.includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
+    const pipeline = sum(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'HitTest']);
+    rows.push(
+      `| ${n} (${p.entities} drawn, ${p.labels} labels) | ${p.frames} | **${fmt(median(p.totalMs))} / ${fmt(percentile(p.totalMs, 0.95))}** | ${fmt(median(js))} / ${fmt(percentile(js, 0.95))} | ${fmt(median(p.renderMs))} / ${fmt(percentile(p.renderMs, 0.95))} | ${fmt(pipeline / Math.max(1, ivs.length))} | ${fmt(median(ivs), 1)} / ${fmt(percentile(ivs, 0.95), 1)} | ${fmt(wallS, 1)} |`,
+    );
+  }
+  console.log('');
+  console.log('| entities | frames | main thread per frame ms, p50 / p95 | JS (total − render) p50 / p95 | renderer render() CPU p50 / p95 | style+layout+paint ms/frame (trace, mean) | rAF interval ms p50 / p95 | wall s |');
+  console.log('|---|---|---|---|---|---|---|---|');
+  for (const r of rows) console.log(r);
+  if (log.errors.length) console.error(log.errors.join('\n'));
+} finally {
+  await browser.close();
+  await srv.close();
+}
+console.log(machineLine());

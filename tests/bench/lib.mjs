@@ -1,0 +1,87 @@
+// Shared pieces of the browser benchmarks (tests/bench/*.mjs). These scripts PRINT figures; they
+// assert nothing and are not part of `npm test`. Inputs are generated once into target/bench/
+// (git-ignored) with the `replay` CLI and reused.
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { startServer, launchBrowser, collectConsole, ROOT, cargoTargetDir, replayBinPath } from '../e2e/harness.mjs';
+
+export { startServer, launchBrowser, collectConsole, ROOT };
+
+export const BENCH_DIR = path.join(cargoTargetDir(), 'bench');
+
+/** Generates (once) target/bench/<name>.flrep; returns its path. */
+export function benchFile(name, { entities, seconds, seed = 7 }) {
+  fs.mkdirSync(BENCH_DIR, { recursive: true });
+  const file = path.join(BENCH_DIR, `${name}.flrep`);
+  if (fs.existsSync(file)) return file;
+  const bin = replayBinPath();
+  if (!fs.existsSync(bin)) {
+    const r = spawnSync('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay'], { cwd: ROOT, stdio: 'inherit' });
+    if (r.status !== 0) throw new Error('cargo build of the replay CLI failed');
+  }
+  console.error(`generating ${path.relative(ROOT, file)} (${entities} entities, ${seconds} s)…`);
+  const tmp = `${file}.tmp.flrep`;
+  const r = spawnSync(bin, ['generate', '--out', tmp, '--seed', String(seed), '--entities', String(entities), '--seconds', String(seconds), '--max-file-mb', '4096'], { cwd: ROOT, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`replay generate failed: ${r.stderr}`);
+  fs.renameSync(tmp, file);
+  return file;
+}
+
+export function percentile(values, p) {
+  const v = [...values].sort((a, b) => a - b);
+  if (!v.length) return NaN;
+  return v[Math.min(v.length - 1, Math.max(0, Math.round((v.length - 1) * p)))];
+}
+export const median = (v) => percentile(v, 0.5);
+export const mean = (v) => v.reduce((a, b) => a + b, 0) / (v.length || 1);
+export const fmt = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+export const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
+
+/** One line about the machine and its load (figures on a shared machine are noisy). */
+export function machineLine() {
+  const [l1, l5] = os.loadavg();
+  return `machine: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? '?'}), load average ${l1.toFixed(1)} (1 min) / ${l5.toFixed(1)} (5 min) at ${new Date().toISOString()}`;
+}
+
+/** Serves the repository root; the page is at <url>www/. */
+export async function serveRoot() {
+  const srv = await startServer({ root: ROOT });
+  return { ...srv, page: `${srv.url}www/` };
+}
+
+/** Waits until window.__player has shown its first frame (or failed). */
+export async function waitReady(page, timeout = 120_000) {
+  await page.waitForFunction(() => window.__player && (window.__player.state().ready || window.__player.state().error), null, { timeout });
+  const s = await page.evaluate(() => ({ ready: window.__player.state().ready, error: window.__player.state().error, backend: window.__player.state().backend }));
+  if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
+  return s;
+}
+
+/** Opens a local file through the page's file picker (<input type=file>); waits for the first frame. */
+export async function openWithPicker(page, file) {
+  await page.evaluate(() => {
+    window.__benchLoaded = false;
+    window.__player.on('ready', () => {
+      window.__benchLoaded = true;
+    });
+  });
+  await page.setInputFiles('#file-input', file);
+  await page.waitForFunction(() => window.__benchLoaded || window.__player.state().error, null, { timeout: 120_000 });
+  const err = await page.evaluate(() => window.__player.state().error);
+  if (err) throw new Error(`opening ${file} failed: ${err}`);
+}
+
+/** Waits `n` animation frames in the page. */
+export async function frames(page, n) {
+  await page.evaluate(
+    (k) =>
+      new Promise((resolve) => {
+        let i = 0;
+        const f = () => (++i >= k ? resolve() : requestAnimationFrame(f));
+        requestAnimationFrame(f);
+      }),
+    n,
+  );
+}

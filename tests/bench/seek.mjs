@@ -1,0 +1,105 @@
+// Seek latency in the browser: a 1-hour, 200-entity replay (≈ 330 MB) opened with the file
+// picker, 100 random seeks while paused, each timed from the seek() call to the frame at the new
+// time being on the main thread (seek()'s promise: the playhead's chunk arrived). Two runs:
+// "isolated" (the worker is idle when each seek starts) and "back to back" (the next seek starts
+// as soon as the previous one resolved; the worker may still be decoding the chunks after it).
+// Where the time goes, from the chunk message's timing (www/worker.js): Blob.slice read, wasm
+// decode, copy out of wasm + events JSON, copy for the transfer, postMessage → onmessage, page.
+//
+// With --bare the kill feed and the timeline's kill markers (one DOM element per kill: 7,449 on
+// this file) are hidden (display: none), which shows the decoder + player path without that UI.
+//
+//   node tests/bench/seek.mjs [seeks=100] [--bare]
+import { launchBrowser, collectConsole, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine } from './lib.mjs';
+
+const args = process.argv.slice(2);
+const BARE = args.includes('--bare');
+const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 100);
+const file = benchFile('hour-200', { entities: 200, seconds: 3600 });
+
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+async function seekOnce(page, t) {
+  return page.evaluate(async (target) => {
+    const p = window.__player;
+    const n0 = p.perfChunks.length;
+    const t0 = performance.now();
+    await p.seek(target);
+    const ms = performance.now() - t0;
+    const ci = p.chunkIndexForTick(p.currentTickInt());
+    const timing = p.perfChunks.slice(n0).find((c) => c.index === ci) ?? null;
+    return { ms, ci, timing };
+  }, t);
+}
+
+async function idle(page) {
+  // The worker is idle once its decode count stops moving (it decodes the chunk after the
+  // playhead's and prefetches one more after each seek).
+  let last = -1;
+  for (;;) {
+    await page.waitForTimeout(60);
+    const s = await page.evaluate(() => window.__player.workerStats());
+    const k = `${s.decoded}:${s.posted}:${s.cacheHits}`;
+    if (k === last) return s;
+    last = k;
+  }
+}
+
+function report(label, runs) {
+  const ms = runs.map((r) => r.ms);
+  const withT = runs.filter((r) => r.timing && !r.timing.cached);
+  const part = (k) => median(withT.map((r) => r.timing[k]));
+  const partP95 = (k) => percentile(withT.map((r) => r.timing[k]), 0.95);
+  console.log(
+    `| ${label} | ${runs.length} | **${fmt(median(ms))}** | **${fmt(percentile(ms, 0.95))}** | ${fmt(Math.max(...ms))} | ${fmt(mean(ms))} | ` +
+      ['read', 'decode', 'extract', 'copy', 'transit', 'page'].map((k) => `${fmt(part(k))} / ${fmt(partP95(k))}`).join(' | ') +
+      ` | ${runs.length - withT.length} |`,
+  );
+}
+
+const srv = await serveRoot();
+const browser = await launchBrowser({ webgpu: true });
+console.log(machineLine());
+try {
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  await page.goto(srv.page);
+  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  await openWithPicker(page, file);
+  if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
+  const { duration, chunks } = await page.evaluate(() => ({ duration: window.__player.duration, chunks: window.__player.info.chunks.length }));
+  console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}`);
+  const r = rng(42);
+  for (let i = 0; i < 5; i++) await seekOnce(page, r() * duration); // warm-up (JIT, caches)
+  await idle(page);
+  const isolated = [];
+  for (let i = 0; i < N; i++) {
+    isolated.push(await seekOnce(page, r() * duration));
+    await idle(page);
+  }
+  const b2b = [];
+  for (let i = 0; i < N; i++) b2b.push(await seekOnce(page, r() * duration));
+  await idle(page);
+  const stats = await page.evaluate(() => window.__player.workerStats());
+  console.log('');
+  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | read p50/p95 | decode p50/p95 | extract p50/p95 | copy p50/p95 | transit p50/p95 | page p50/p95 | from cache |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  report('isolated (worker idle at each seek)', isolated);
+  report('back to back', b2b);
+  console.log('');
+  console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (2 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (2 * N + 5), 2)}`);
+  if (log.errors.length) console.error(log.errors.join('\n'));
+} finally {
+  await browser.close();
+  await srv.close();
+}
+console.log(machineLine());
