@@ -65,10 +65,14 @@ status=0
 for t in "${TARGETS[@]}"; do
   corpus="$FUZZ/corpus/$t"
   mkdir -p "$corpus" "$FUZZ/artifacts/$t"
-  extra=("$FUZZ/seeds/$t")
-  if [[ "$t" == flrep_open || "$t" == flrep_play ]]; then
-    extra+=("$ROOT/tests/fixtures/hostile")
-  fi
+  extra=()
+  [[ -d "$FUZZ/seeds/$t" ]] && extra+=("$FUZZ/seeds/$t")
+  case "$t" in
+    flrep_open | flrep_play) extra+=("$ROOT/tests/fixtures/hostile") ;;
+    spark_open) extra+=("$ROOT/tests/fixtures/spark" "$ROOT/tests/fixtures/hostile/spark") ;;
+    foldback_frames) extra+=("$ROOT/tests/fixtures/foldback") ;;
+  esac
+  for d in "${extra[@]}"; do [[ -d "$d" ]] || { echo "missing seed dir $d" >&2; exit 1; }; done
   log="$FUZZ/logs/$t.log"
   echo "== $t: ${SECONDS_EACH}s, -rss_limit_mb=$RSS_MB (log: ${log#"$ROOT"/})"
   set +e
