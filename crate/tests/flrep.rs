@@ -1,6 +1,10 @@
 //! `.flrep` 1.0: golden fixtures, round trips, version rules, recovery, determinism, rotation.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+#[path = "common/dump.rs"]
+mod common_dump;
+use common_dump::dump;
+
 use proptest::prelude::*;
 use replay_player::bytes::PutLe;
 use replay_player::format::flrep::header::{self, Sections};
@@ -8,7 +12,7 @@ use replay_player::format::flrep::open::IndexSource;
 use replay_player::format::flrep::writer::{default_header, ChunkEncoder, EncodedChunk, WriterOptions};
 use replay_player::format::flrep::{trailer, Error, Limits, Writer};
 use replay_player::format::{Session, SessionError};
-use replay_player::io::{dump::write_dump, open_flrep, open_session, read_chunk, FlrepFile, RotatingWriter, RotationOptions};
+use replay_player::io::{open_flrep, open_session, read_chunk, FlrepFile, RotatingWriter, RotationOptions};
 use replay_player::model::{EntityState, Event, EventBody, Faction, EntityType, Category, Participant};
 use replay_player::sim::{dogfight_bytes, fixtures, DogfightConfig};
 use std::path::PathBuf;
@@ -17,13 +21,6 @@ fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden")
 }
 
-fn dump(bytes: &[u8]) -> String {
-    let mut src = bytes.to_vec();
-    let mut s = open_session(&mut src).unwrap();
-    let mut out = Vec::new();
-    write_dump(&mut s, &mut src, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
-}
 
 /// Every tick of every chunk: (tick, entities).
 fn all_ticks(bytes: &[u8]) -> Result<Vec<(u64, Vec<EntityState>)>, SessionError> {

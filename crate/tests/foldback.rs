@@ -2,6 +2,10 @@
 //! model, live recordings and the CLI.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+#[path = "common/dump.rs"]
+mod common_dump;
+use common_dump::dump;
+
 #[path = "../examples/make_foldback_fixtures.rs"]
 #[allow(dead_code)]
 mod make_fixtures;
@@ -15,7 +19,6 @@ use replay_player::format::foldback::scan::frames_in;
 use replay_player::format::foldback::{parse_frame, Error, Frame, Index, Limits, HEADER_LEN};
 use replay_player::format::zstd::{Decompressor, ZstdError};
 use replay_player::format::{Session, SessionError};
-use replay_player::io::dump::write_dump;
 use replay_player::io::open_session;
 use replay_player::model::FormatKind;
 use replay_player::sim::foldback::{entity_id, foldback_bytes, foldback_per_peer, golden, Desync, FoldbackConfig};
@@ -40,13 +43,6 @@ fn open_err(bytes: &[u8]) -> Error {
     replay_player::io::foldback::open_foldback(&mut src, &Limits::default()).expect_err("should fail")
 }
 
-fn dump(bytes: &[u8]) -> String {
-    let mut src = bytes.to_vec();
-    let mut s = open_session(&mut src).unwrap();
-    let mut out = Vec::new();
-    write_dump(&mut s, &mut src, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
-}
 
 fn read<'a>(bytes: &'a [u8], cmp: &Comparison, from: u64, to: u64) -> Vec<Bytes<'a>> {
     cmp.reads_for_span(from, to).iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: &bytes[r.offset as usize..(r.offset + r.len) as usize] }).collect()

@@ -2,12 +2,16 @@
 //! byte, the axis mapping, round trips through `.flrep`, the opener's reads, the writer and the CLI.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
+#[path = "common/dump.rs"]
+mod common_dump;
+use common_dump::dump;
+
 mod spark_fixtures;
 
 use replay_player::format::spark::{self, map, open::open_bytes, Error, Limits, SparkEntity, SparkEvent, Writer};
 use replay_player::format::{OpenStep, Session, SessionError};
 use replay_player::io::convert::{to_flrep, to_spark};
-use replay_player::io::{dump::write_dump, open_session, read_chunk};
+use replay_player::io::{open_session, read_chunk};
 use replay_player::model::{EntityState, Event, EventBody, FormatKind, WorldKind};
 use replay_player::sim::deathmatch::{deathmatch_bytes, DeathmatchConfig};
 use replay_player::sim::Rng;
@@ -18,13 +22,6 @@ fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
-fn dump(bytes: &[u8]) -> String {
-    let mut src = bytes.to_vec();
-    let mut s = open_session(&mut src).unwrap();
-    let mut out = Vec::new();
-    write_dump(&mut s, &mut src, &mut out).unwrap();
-    String::from_utf8(out).unwrap()
-}
 
 /// Opens and decodes everything: (session, ticks with their entities, events).
 struct Read {
