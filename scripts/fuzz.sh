@@ -9,6 +9,8 @@
 # Environment: FUZZ_NO_BUILD=1 (run the binaries already built), FUZZ_SANITIZER (default "none"; "address" for ASan, ~2-3x slower),
 #              FUZZ_RSS_MB (default 512: the player's memory budget), FUZZ_MAX_LEN (default 16384).
 # Installs the nightly toolchain and cargo-fuzz when missing. Logs: crate/fuzz/logs/<target>.log.
+# Ledger: every run appends one row per target to crate/fuzz/runs.tsv (committed), and the summary
+# prints the executions per target summed over all rows.
 # Corpus: crate/fuzz/corpus/<target>/ (grows between runs, not committed), seeded from
 # crate/fuzz/seeds/<target>/ and, for the open/play targets, tests/fixtures/hostile/.
 # A crash is written to crate/fuzz/artifacts/<target>/; fix the reader, then commit the input under
@@ -60,6 +62,8 @@ if [[ "${FUZZ_NO_BUILD:-0}" != 1 ]]; then
 fi
 
 mkdir -p "$FUZZ/logs"
+LEDGER="$FUZZ/runs.tsv"
+[[ -f "$LEDGER" ]] || printf 'date\ttarget\tseconds\texecutions\texec_per_s\tcoverage\tsanitizer\tcommit\tresult\n' >"$LEDGER"
 declare -a SUMMARY=()
 status=0
 for t in "${TARGETS[@]}"; do
@@ -89,6 +93,8 @@ for t in "${TARGETS[@]}"; do
     result="FAILED (rc $rc): $(grep -m1 -E 'ERROR: libFuzzer|panicked at|out-of-memory|timeout' "$log" || echo 'see log')"
     status=1
   fi
+  # The ledger (committed): one row per run, so executions add up across runs and sessions.
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$t" "$SECONDS_EACH" "$execs" "${rate:-0}" "${cov:-?}" "$SANITIZER" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" "$result" >>"$LEDGER"
   line=$(printf '%-16s %12s execs %9s exec/s  cov %-6s %s' "$t" "$execs" "${rate:-0}" "${cov:-?}" "$result")
   echo "   $line"
   SUMMARY+=("$line")
@@ -96,4 +102,6 @@ done
 
 echo "== summary (${SECONDS_EACH}s per target, -rss_limit_mb=$RSS_MB, sanitizer $SANITIZER)"
 printf '   %s\n' "${SUMMARY[@]}"
+echo "== executions per target over every run in crate/fuzz/runs.tsv (goal: 10,000,000 each)"
+awk -F'\t' 'NR > 1 { n[$2] += $4 } END { for (t in n) printf "   %-16s %12d\n", t, n[t] }' "$LEDGER" | sort
 exit $status
