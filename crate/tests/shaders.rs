@@ -2,6 +2,7 @@
 //! Also enforces the WebGL2 downlevel rules the renderer relies on: no storage buffers or storage
 //! textures anywhere (uniform + vertex/instance buffers only), at most 4 bind groups.
 
+#![allow(clippy::panic)]
 use std::path::PathBuf;
 
 /// The number of shaders the renderer ships; raise it when adding one.

@@ -100,7 +100,7 @@ pub fn read(c: &mut Cursor, prev_id: Option<u32>) -> Result<Record, (Option<u32>
         Some(p) => u64::from(p).checked_add(gap).and_then(|v| v.checked_add(1)),
     }
     .and_then(|v| u32::try_from(v).ok())
-    .ok_or((prev_id, format!("entity id gap {gap} overflows u32")))?;
+    .ok_or_else(|| (prev_id, format!("entity id gap {gap} overflows u32")))?;
     read_body(c, id).map_err(|e| (Some(id), e))
 }
 
