@@ -258,14 +258,23 @@ fn slice_like_blob(data: &[u8], offset: u64, len: u64) -> &[u8] {
 }
 
 // ---------------------------------------------------------------------------------------------
-// zstd_decode: the capped decompressor on arbitrary frames (first byte % 4 == 3: a round trip of the
-// input through the compressor instead; one input in four, as ruzstd's compressor costs ~10× a
+// zstd_decode: the capped decompressor on arbitrary frames (first byte % 16 == 15: a round trip of the
+// input through the compressor instead; one input in 16, as ruzstd's compressor costs ~10× a
 // decode per byte and the decoder is what reads strangers' bytes).
 
 pub fn zstd_decode(data: &[u8]) {
+    // One decompressor for every input, as the worker keeps one for every chunk: a fresh one per
+    // input zeroed a new output buffer of up to the cap each time (most of this target's time), and
+    // reuse is what the player does, so a frame that leaves the decoder broken is found here.
+    thread_local! {
+        static DEC: std::cell::RefCell<Decompressor> = std::cell::RefCell::new(Decompressor::new());
+    }
+    DEC.with_borrow_mut(|d| zstd_decode_with(d, data));
+}
+
+fn zstd_decode_with(d: &mut Decompressor, data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else { return };
-    let mut d = Decompressor::new();
-    if mode % 4 != 3 {
+    if mode % 16 != 15 {
         if rest.len() < 2 {
             return;
         }
@@ -285,6 +294,9 @@ pub fn zstd_decode(data: &[u8]) {
         let z = AFTER.get_or_init(|| zstd::compress(b"after"));
         assert_eq!(d.decompress(z, 5).map(<[u8]>::to_vec), Ok(b"after".to_vec()), "decoder unusable after a bad frame");
     } else {
+        // The compressor only ever sees our own writer's data, so its round trip is checked on the
+        // first 1 KiB (longer inputs only made executions slower: instrumented, it is ~10× a decode).
+        let rest = &rest[..rest.len().min(1024)];
         let z = zstd::compress(rest);
         let out = d.decompress(&z, rest.len()).expect("own frame decodes");
         assert_eq!(out, rest, "compress/decompress round trip differs");
