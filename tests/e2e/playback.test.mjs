@@ -386,6 +386,50 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
   }
 });
 
+test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS size, markers where the kills are', { timeout: 120_000 }, async () => {
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 720, deviceScaleFactor: 2, mobile: false });
+    await page.goto(`${base}`, { waitUntil: 'load' });
+    const s = await waitReady(page);
+    await page.waitForFunction(() => {
+      const c = document.getElementById('scrub-markers');
+      return window.devicePixelRatio === 2 && c.clientWidth > 0 && c.width === Math.round(c.clientWidth * 2) && c.height === Math.round(c.clientHeight * 2);
+    });
+    const m = await timelineMarkers(page);
+    assert.equal(m.dpr, 2);
+    assert.equal(m.kills.length, s.markers);
+    const box = await page.locator('#scrubber').boundingBox();
+    m.kills.forEach((k, i) => assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`));
+    await page.mouse.move(5, 5);
+    await settle(page, 3);
+    // The backing store's pixels (device px): a kill-red bar at each marker, nothing between them.
+    const red = [0xff, 0x6b, 0x5b];
+    const xs = m.kills.filter((x) => x.t > 2).map((k) => k.x);
+    const px = await page.evaluate((list) => {
+      const c = document.getElementById('scrub-markers').getContext('2d');
+      return list.map(([x, y]) => Array.from(c.getImageData(x - 2, y, 5, 1).data));
+    }, xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]));
+    px.forEach((row, i) => {
+      let best = Infinity;
+      for (let j = 0; j < 5; j++) if (row[j * 4 + 3] > 200) best = Math.min(best, dist(row.slice(j * 4, j * 4 + 3), red));
+      assert.ok(best < 40, `kill marker at x ${xs[i]} (2x): ${best}`);
+    });
+    // Bars are 2 CSS px = 4 device px wide: crisp, not a blurred 1 px line scaled up.
+    const widths = await page.evaluate((list) => {
+      const c = document.getElementById('scrub-markers').getContext('2d');
+      return list.map(([x, y]) => Array.from(c.getImageData(x - 6, y, 13, 1).data).filter((_, j) => j % 4 === 3 && _ > 200).length);
+    }, xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]));
+    assert.ok(widths.every((n) => n >= 4), `bar widths in device px: ${widths}`);
+    await cdp.detach();
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
 /** Writes a SparkEngine .replay with the CLI; null when this CLI has no `--format` option yet. */
 function sparkFixture() {
   const file = path.join(OUT, 'dm.replay');

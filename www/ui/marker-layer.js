@@ -341,9 +341,15 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
     mq.addEventListener('change', () => {
       if (measure()) drawAll();
       watchDpr();
+  window.addEventListener('resize', () => {
+    if (measure()) drawAll();
+  });
     }, { once: true });
   };
   watchDpr();
+  window.addEventListener('resize', () => {
+    if (measure()) drawAll();
+  });
 
   /** Test / inspection hook: kill markers (one per kill) and event slots, x/y in CSS px. */
   function inspect() {
