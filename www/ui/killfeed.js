@@ -103,7 +103,7 @@ export function createKillFeed(player, root = document) {
     const last = Math.min(n - 1, Math.ceil((scrollTop + viewH) / ROW_PX) + OVERSCAN);
     const focused = document.activeElement;
     for (const [i, li] of rows) {
-      if ((i < first || i > last || i >= n) && !li.contains(focused)) {
+      if (i >= n || ((i < first || i > last) && !li.contains(focused))) {
         li.remove();
         rows.delete(i);
         spare.push(li);
@@ -146,9 +146,11 @@ export function createKillFeed(player, root = document) {
     let next = scrollTop;
     if (top < scrollTop) next = top;
     else if (top + ROW_PX > scrollTop + viewH) next = top + ROW_PX - viewH;
+    next = Math.max(0, Math.min(next, kills.length * ROW_PX - viewH));
     if (next !== scrollTop) {
+      // Not read back (that would force a layout on every seek); the scroll event confirms it.
       scroller.scrollTop = next;
-      scrollTop = scroller.scrollTop;
+      scrollTop = next;
       render();
     }
   }
