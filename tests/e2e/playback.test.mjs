@@ -308,7 +308,7 @@ test('camera modes: segmented control and keys 1–5, free camera flies with WAS
   }
 });
 
-test('timeline: kills on the top row, every other event kind as its own smaller marker, with a legend', { timeout: 120_000 }, async () => {
+test('timeline: kills on the top row, every other event kind as its own smaller marker, with a legend', { timeout: 240_000 }, async () => {
   const { page, log } = await openPage();
   try {
     const s = await waitReady(page);
@@ -332,7 +332,7 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
     // kind's colour (the legend's colour) on the bottom row. The pointer is away from the bar.
     await page.mouse.move(5, 5);
     await settle(page, 3);
-    const img = decodePng(await page.locator('#scrubber').screenshot());
+    const img = decodePng(await page.locator('#scrubber').screenshot({ timeout: 90_000 }));
     const cssColour = (k) => page.evaluate((kind) => {
       const probe = document.createElement('span');
       probe.style.color = getComputedStyle(document.documentElement).getPropertyValue(`--ev-${kind}`);
@@ -379,7 +379,7 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
     }
     assert.ok(hovered > 0, 'an event marker hovered');
     await page.mouse.move(5, 5);
-    await page.screenshot({ path: path.join(SHOTS, 'playback-timeline.png'), clip: { x: 0, y: 600, width: 1280, height: 120 } });
+    await page.screenshot({ path: path.join(SHOTS, 'playback-timeline.png'), clip: { x: 0, y: 600, width: 1280, height: 120 }, timeout: 90_000 });
     log.assertClean();
   } finally {
     await page.close();
