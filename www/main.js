@@ -15,8 +15,8 @@ const stage = $('stage');
 const player = create(null, stage, { forceWebgl: params.get('renderer') === 'webgl' });
 window.__player = player;
 
-createTimeline(player);
-createPanels(player);
+// Test / inspection hooks of the UI (marker positions, kill feed rows): window.__ui.
+window.__ui = { timeline: createTimeline(player), panels: createPanels(player) };
 
 // ---------------------------------------------------------------- status: progress, errors
 

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startServer, launchBrowser, collectConsole, replayBinPath, ROOT } from './harness.mjs';
-import { OUT, DEMO, fixture, waitReady, playerState, settle } from './player-helpers.mjs';
+import { fmtTime } from '../../www/ui/format.js';
+import { OUT, DEMO, fixture, waitReady, playerState, settle, decodePng, dist, timelineMarkers, killFeedRow } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
 let srv;
@@ -186,7 +187,7 @@ test('kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends 
     await page.locator('#roster li').nth(2).locator('button').click();
     const prev = await pstate(page);
     assert.equal(prev.cameraMode, 'follow');
-    await page.locator('#killfeed li').nth(idx).locator('.kf-cam').click();
+    await (await killFeedRow(page, idx)).locator('.kf-cam').click();
     let s = await pstate(page);
     assert.equal(s.killCam, true);
     assert.equal(s.speed, 0.5);
@@ -307,7 +308,7 @@ test('camera modes: segmented control and keys 1–5, free camera flies with WAS
   }
 });
 
-test('timeline: kills on the top row, every other event kind as its own smaller marker, with a legend', { timeout: 120_000 }, async () => {
+test('timeline: kills on the top row, every other event kind as its own smaller marker, with a legend', { timeout: 240_000 }, async () => {
   const { page, log } = await openPage();
   try {
     const s = await waitReady(page);
@@ -315,21 +316,114 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
     await page.waitForFunction(() => Object.keys(window.__player.state().eventKinds).length >= 3);
     await settle(page, 3);
     const kinds = await page.evaluate(() => window.__player.state().eventKinds);
-    assert.equal(await page.locator('.scrub-marker').count(), s.markers, 'one kill marker per kill');
+    const m = await timelineMarkers(page);
+    assert.equal(m.kills.length, s.markers, 'one kill marker per kill');
     const others = Object.keys(kinds).filter((k) => k !== 'kill');
     assert.ok(others.length >= 2, `other event kinds known: ${others}`);
     for (const k of others) {
       assert.ok(kinds[k] > 0, `${k} events known`);
-      assert.ok((await page.locator(`.scrub-event[data-kind="${k}"]`).count()) > 0, `${k} markers`);
+      assert.ok(m.events.some((e) => e.kind === k), `${k} markers`);
       assert.match(await page.locator(`.legend-item[data-kind="${k}"]`).textContent(), new RegExp(`${String(kinds[k])}$`));
     }
-    assert.equal(await page.locator('.scrub-event[data-kind="kill"]').count(), 0, 'kills are not repeated on the bottom row');
+    assert.equal(m.events.filter((e) => e.kind === 'kill').length, 0, 'kills are not repeated on the bottom row');
     assert.match(await page.locator('.legend-item[data-kind="kill"]').textContent(), new RegExp(`^Kill${s.markers}$`));
-    const markerBox = await page.locator('.scrub-marker').first().boundingBox();
-    const eventBox = await page.locator('.scrub-event').first().boundingBox();
-    assert.ok(eventBox.y > markerBox.y + markerBox.height - 1, 'other events sit below the kill markers');
-    assert.ok(eventBox.height < markerBox.height, 'other events are smaller');
-    await page.screenshot({ path: path.join(SHOTS, 'playback-timeline.png'), clip: { x: 0, y: 600, width: 1280, height: 120 } });
+    assert.ok(Math.min(...m.events.map((e) => e.y)) > Math.max(...m.kills.map((k) => k.y)) + 10, 'other events sit below the kill markers');
+    // What is drawn: kill red at each kill marker's column on the top row; each event slot in its
+    // kind's colour (the legend's colour) on the bottom row. The pointer is away from the bar.
+    await page.mouse.move(5, 5);
+    await settle(page, 3);
+    const img = decodePng(await page.locator('#scrubber').screenshot({ timeout: 90_000 }));
+    const cssColour = (k) => page.evaluate((kind) => {
+      const probe = document.createElement('span');
+      probe.style.color = getComputedStyle(document.documentElement).getPropertyValue(`--ev-${kind}`);
+      document.body.append(probe);
+      const c = getComputedStyle(probe).color.match(/\d+/g).map(Number);
+      probe.remove();
+      return c;
+    }, k);
+    const closest = (x, y, rgb, r = 3) => {
+      let best = Infinity;
+      for (let dy = -r; dy <= r; dy++) {
+        for (let dx = -r; dx <= r; dx++) {
+          const px = Math.round(x) + dx;
+          const py = Math.round(y) + dy;
+          if (px >= 0 && py >= 0 && px < img.width && py < img.height) best = Math.min(best, dist(img.at(px, py), rgb));
+        }
+      }
+      return best;
+    };
+    const red = await cssColour('kill');
+    const far = m.kills.filter((k) => Math.abs(k.t - 40) > 2); // not highlighted as near the playhead
+    for (const k of far) assert.ok(closest(k.x, k.y, red, 1) < 40, `kill marker drawn at x ${k.x}`);
+    // Between the markers, the top row is not red.
+    const gaps = [];
+    for (let i = 1; i < m.kills.length; i++) if (m.kills[i].x - m.kills[i - 1].x > 12) gaps.push((m.kills[i].x + m.kills[i - 1].x) / 2);
+    assert.ok(gaps.length > 0);
+    for (const x of gaps) assert.ok(closest(x, m.kills[0].y, red, 2) > 80, `no marker at x ${x}`);
+    for (const k of others) {
+      const rgb = await cssColour(k);
+      for (const e of m.events.filter((ev) => ev.kind === k)) assert.ok(closest(e.x, e.y, rgb) < 60, `${k} marker drawn at x ${e.x}: ${closest(e.x, e.y, rgb)}`);
+    }
+    // Hovering an event marker shows its time and text (of that marker, or of one in the same column).
+    const box = await page.locator('#scrubber').boundingBox();
+    const labels = Object.fromEntries(await page.locator('.legend-item').evaluateAll((els) => els.map((el) => [el.dataset.kind, el.querySelector('.legend-name').textContent])));
+    let hovered = 0;
+    for (const k of others.filter((x) => x !== 'other')) {
+      const e = m.events.find((ev) => ev.kind === k);
+      await page.mouse.move(box.x + e.x, box.y + e.y);
+      await page.locator('#scrub-tip').waitFor({ state: 'visible' });
+      const tip = await page.locator('#scrub-tip').textContent();
+      const here = m.events.filter((o) => Math.abs(o.x - e.x) < 0.5 && o.kind !== 'other');
+      assert.ok(here.some((o) => tip.startsWith(`${fmtTime(o.t)} ${labels[o.kind]}`)), `${k} tooltip: ${tip}`);
+      hovered++;
+    }
+    assert.ok(hovered > 0, 'an event marker hovered');
+    await page.mouse.move(5, 5);
+    await page.screenshot({ path: path.join(SHOTS, 'playback-timeline.png'), clip: { x: 0, y: 600, width: 1280, height: 120 }, timeout: 90_000 });
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS size, markers where the kills are', { timeout: 120_000 }, async () => {
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  try {
+    const cdp = await page.context().newCDPSession(page);
+    await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 720, deviceScaleFactor: 2, mobile: false });
+    await page.goto(`${base}`, { waitUntil: 'load' });
+    const s = await waitReady(page);
+    await page.waitForFunction(() => {
+      const c = document.getElementById('scrub-markers');
+      return window.devicePixelRatio === 2 && c.clientWidth > 0 && c.width === Math.round(c.clientWidth * 2) && c.height === Math.round(c.clientHeight * 2);
+    });
+    const m = await timelineMarkers(page);
+    assert.equal(m.dpr, 2);
+    assert.equal(m.kills.length, s.markers);
+    const box = await page.locator('#scrubber').boundingBox();
+    m.kills.forEach((k, i) => assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`));
+    await page.mouse.move(5, 5);
+    await settle(page, 3);
+    // The backing store's pixels (device px): a kill-red bar at each marker, nothing between them.
+    const red = [0xff, 0x6b, 0x5b];
+    const xs = m.kills.filter((x) => x.t > 2).map((k) => k.x);
+    const px = await page.evaluate((list) => {
+      const c = document.getElementById('scrub-markers').getContext('2d');
+      return list.map(([x, y]) => Array.from(c.getImageData(x - 2, y, 5, 1).data));
+    }, xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]));
+    px.forEach((row, i) => {
+      let best = Infinity;
+      for (let j = 0; j < 5; j++) if (row[j * 4 + 3] > 200) best = Math.min(best, dist(row.slice(j * 4, j * 4 + 3), red));
+      assert.ok(best < 40, `kill marker at x ${xs[i]} (2x): ${best}`);
+    });
+    // Bars are 2 CSS px = 4 device px wide: crisp, not a blurred 1 px line scaled up.
+    const widths = await page.evaluate((list) => {
+      const c = document.getElementById('scrub-markers').getContext('2d');
+      return list.map(([x, y]) => Array.from(c.getImageData(x - 6, y, 13, 1).data).filter((_, j) => j % 4 === 3 && _ > 200).length);
+    }, xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]));
+    assert.ok(widths.every((n) => n >= 4), `bar widths in device px: ${widths}`);
+    await cdp.detach();
     log.assertClean();
   } finally {
     await page.close();
@@ -367,7 +461,7 @@ test('a SparkEngine .replay dropped on the page plays, shows its map/mode and ki
     assert.equal(await page.locator('#status-list dd[data-key="mode"]').textContent(), meta.get('mode'));
     assert.match(s.status, new RegExp(`Map: ${meta.get('map')}\\nMode: ${meta.get('mode')}`));
     assert.ok(s.markers > 0, 'the deathmatch has kills');
-    assert.equal(await page.locator('.scrub-marker').count(), s.markers);
+    assert.equal((await timelineMarkers(page)).kills.length, s.markers);
     // It plays.
     await page.evaluate(() => window.__player.play());
     await page.waitForFunction(() => window.__player.currentTime > 0.5);

@@ -209,3 +209,45 @@ export async function canvasShot(page, file) {
   await page.evaluate(() => document.body.classList.remove('test-hide-labels'));
   return { img: decodePng(png), points };
 }
+
+// ---------------------------------------------------------------- timeline markers, kill feed
+
+/**
+ * The timeline's markers from the page's inspection hook (window.__ui.timeline.markers(), see
+ * www/ui/marker-layer.js): one entry per kill ({ x, y, t, tick }) and one per drawn event slot
+ * ({ x, y, kind, count }), x / y in CSS px relative to #scrubber's box.
+ */
+export async function timelineMarkers(page) {
+  return page.evaluate(() => window.__ui.timeline.markers());
+}
+
+/** Index of the kill with the most room (in seconds) to its neighbours. */
+export function roomiestKill(killFeed) {
+  let pick = 0;
+  let room = -1;
+  killFeed.forEach((k, i) => {
+    const gap = Math.min(i > 0 ? k.time - killFeed[i - 1].time : Infinity, i + 1 < killFeed.length ? killFeed[i + 1].time - k.time : Infinity);
+    if (gap > room) {
+      room = gap;
+      pick = i;
+    }
+  });
+  return pick;
+}
+
+/**
+ * Scrolls the (virtualized) kill feed like a user would until row `index` (0-based) exists, and
+ * returns its locator (rows only exist while in view).
+ */
+export async function killFeedRow(page, index) {
+  const row = page.locator(`#killfeed li[aria-posinset="${index + 1}"]`);
+  await page.locator('#killfeed-scroll').evaluate((e, i) => {
+    const rowPx = e.querySelector('#killfeed').offsetHeight / Number(e.querySelector('#killfeed li[aria-setsize]').getAttribute('aria-setsize'));
+    e.scrollTop = Math.max(0, (i + 0.5) * rowPx - e.clientHeight / 2);
+  }, index);
+  await row.waitFor({ state: 'visible', timeout: 10_000 });
+  return row;
+}
+
+/** "killer → victim (weapon)" from a feed row's .kf-text (the arrow is spaced by CSS margins). */
+export const feedRowText = (t) => t.replace(/\s*→\s*/, ' → ');

@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT } from './harness.mjs';
 import {
   OUT, DEMO, BACKGROUND, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
-  fractionNear, fractionDifferent, nearFaction, settle,
+  fractionNear, fractionDifferent, nearFaction, settle, replayCli, timelineMarkers, roomiestKill, killFeedRow, feedRowText,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
@@ -292,7 +292,7 @@ test('a worker crash shows an error and the next file opens in a fresh worker', 
   }
 });
 
-test('kill markers and the kill feed list the recorded kills; clicking seeks to the kill', { timeout: 120_000 }, async () => {
+test('kill markers and the kill feed list the recorded kills; hovering a marker shows its text; clicking a marker or a row seeks to the kill', { timeout: 120_000 }, async () => {
   const expected = killCount(DEMO);
   assert.ok(expected > 0, 'the demo has kills');
   const { page, log } = await openPage();
@@ -300,38 +300,130 @@ test('kill markers and the kill feed list the recorded kills; clicking seeks to 
     const s = await waitReady(page);
     assert.equal(s.markers, expected);
     assert.equal(s.info.markers.length, expected);
-    assert.equal(await page.locator('.scrub-marker').count(), expected);
-    assert.equal(await page.locator('#killfeed li').count(), expected);
-    // Titles: "killer → victim (weapon)" with callsigns and type display names.
-    const title = await page.locator('.scrub-marker').nth(0).getAttribute('title');
-    assert.match(title, /^.+ → .+ \(.+\)$/);
-    assert.doesNotMatch(title, /weapon \d+|unknown weapon/);
-    // Click (a real pointer click) the marker with the most room around it.
-    let pick = 0;
-    let room = -1;
-    s.killFeed.forEach((k, i) => {
-      const gap = Math.min(i > 0 ? k.time - s.killFeed[i - 1].time : Infinity, i + 1 < expected ? s.killFeed[i + 1].time - k.time : Infinity);
-      if (gap > room) {
-        room = gap;
-        pick = i;
-      }
-    });
+    // One marker per recorded kill, each where its time is on the scrubber.
+    const box = await page.locator('#scrubber').boundingBox();
+    const m = await timelineMarkers(page);
+    assert.equal(m.kills.length, expected, 'one kill marker per kill');
+    assert.deepEqual(m.kills.map((k) => k.tick), s.killFeed.map((k) => k.tick));
+    m.kills.forEach((k, i) => assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`));
+    assert.ok(m.killColumns > 0 && m.killColumns <= expected);
+    // The feed knows its full size (rows only exist in view).
+    const setsize = await page.locator('#killfeed li').first().getAttribute('aria-setsize');
+    assert.equal(Number(setsize), expected);
+    assert.equal(await page.locator('#killfeed').getAttribute('role'), 'list');
+    assert.equal(await page.locator('#killfeed li').first().getAttribute('role'), 'listitem');
+    // Hover the marker with the most room around it: the tooltip shows "killer → victim (weapon)".
+    const pick = roomiestKill(s.killFeed);
     const kill = s.killFeed[pick];
-    await page.locator('.scrub-marker').nth(pick).click();
+    const mk = m.kills[pick];
+    assert.equal(await page.locator('#scrub-tip').isHidden(), true);
+    await page.mouse.move(box.x + mk.x, box.y + mk.y);
+    await page.locator('#scrub-tip').waitFor({ state: 'visible' });
+    const tip = await page.locator('#scrub-tip').textContent();
+    assert.equal(tip, kill.text);
+    assert.match(tip, /^.+ → .+ \(.+\)$/);
+    assert.doesNotMatch(tip, /weapon \d+|unknown weapon/);
+    // Off the markers (on the track) the tooltip goes and the time shows instead.
+    await page.mouse.move(box.x + mk.x, box.y + box.height / 2);
+    assert.equal(await page.locator('#scrub-tip').isHidden(), true);
+    assert.equal(await page.locator('#scrub-hover').isVisible(), true);
+    // A real pointer click at the marker's position: 2 s before the kill, and no scrub to the click's x.
+    await page.mouse.click(box.x + mk.x, box.y + mk.y);
     await page.waitForFunction((t) => Math.abs(window.__player.currentTime - t) < 0.05, Math.max(0, kill.time - 2));
+    await settle(page, 4);
     let now = await page.evaluate(() => window.__player.currentTime);
-    assert.ok(kill.time - now <= 2.01 && kill.time - now >= 0, `playhead ${now} within 2 s before the kill at ${kill.time}`);
-    // The kill feed seeks too.
+    assert.ok(kill.time - now <= 2.01 && kill.time - now >= 1.95, `playhead ${now} 2 s before the kill at ${kill.time}`);
+    // The kill feed: scrolled to the end it shows the last kill; clicking its row seeks there.
     const last = s.killFeed[expected - 1];
-    await page.locator('#killfeed li button').nth(expected - 1).click();
+    await page.locator('#killfeed-scroll').evaluate((e) => {
+      e.scrollTop = e.scrollHeight;
+    });
+    const lastRow = page.locator(`#killfeed li[aria-posinset="${expected}"]`);
+    await lastRow.waitFor({ state: 'visible' });
+    assert.equal(feedRowText(await lastRow.locator('.kf-text').textContent()), last.text);
+    await lastRow.locator('button').click();
     await page.waitForFunction((t) => Math.abs(window.__player.currentTime - t) < 0.05, Math.max(0, last.time - 2));
     now = await page.evaluate(() => window.__player.currentTime);
     assert.ok(Math.abs(last.time - now) <= 2.01);
+    // A row in the middle, reached by scrolling.
+    const mid = Math.floor(expected / 2);
+    const row = await killFeedRow(page, mid);
+    assert.equal(feedRowText(await row.locator('.kf-text').textContent()), s.killFeed[mid].text);
+    await row.locator('button').click();
+    await page.waitForFunction((t) => Math.abs(window.__player.currentTime - t) < 0.05, Math.max(0, s.killFeed[mid].time - 2));
     // Keyboard: ] goes to the next kill, [ back.
     await page.evaluate(() => window.__player.seek(0));
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press(']');
     now = await page.evaluate(() => window.__player.currentTime);
     assert.ok(Math.abs(now - Math.max(0, s.killFeed[0].time - 2)) < 0.05, `] -> ${now}`);
+    await page.keyboard.press(']');
+    const second = await page.evaluate(() => window.__player.currentTime);
+    assert.ok(second > now, `] again -> ${second}`);
+    await page.keyboard.press('[');
+    const starts = s.killFeed.map((k) => Math.max(0, k.time - 2)).filter((x) => x < second - 0.5);
+    now = await page.evaluate(() => window.__player.currentTime);
+    assert.ok(Math.abs(now - starts[starts.length - 1]) < 0.05, `[ -> ${now}`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('a replay with thousands of kills keeps the DOM small: a virtualized feed, markers on one canvas', { timeout: 240_000 }, async (t) => {
+  // ≈ 1,900 kills in 5 minutes (1,000 entities at 10 Hz; 35 MB, generated once into tests/output/).
+  const file = path.join(OUT, 'many-kills.flrep');
+  if (!fs.existsSync(file)) replayCli(['generate', '--out', file, '--seed', '7', '--entities', '1000', '--seconds', '300', '--tick-rate', '10']);
+  const recorded = Number(/kill markers:\s+(\d+)/.exec(replayCli(['info', file]))?.[1]);
+  assert.ok(recorded >= 1000, `thousands of kills: ${recorded}`);
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.setInputFiles('#file-input', file);
+    await page.waitForFunction(() => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready, null, { timeout: 120_000 });
+    const s = await playerState(page);
+    assert.equal(s.markers, recorded);
+    const m = await timelineMarkers(page);
+    assert.equal(m.kills.length, recorded, 'a marker per kill');
+    assert.ok(m.killColumns < m.width + 1, `merged per pixel column: ${m.killColumns} columns`);
+    const dom = () => page.evaluate(() => ({
+      feedRows: document.querySelectorAll('#killfeed li').length,
+      scrubber: document.querySelectorAll('#scrubber *').length,
+      setsize: Number(document.querySelector('#killfeed li').getAttribute('aria-setsize')),
+    }));
+    let d = await dom();
+    t.diagnostic(`${recorded} kills: ${d.feedRows} feed rows, ${d.scrubber} elements in the scrubber, ${m.killColumns} marker columns`);
+    assert.equal(d.setsize, recorded);
+    assert.ok(d.feedRows > 0 && d.feedRows < 100, `feed rows in the DOM: ${d.feedRows}`);
+    assert.ok(d.scrubber < 20, `elements in the scrubber: ${d.scrubber}`);
+    // Seeks keep the current kill in view and the DOM small.
+    for (const f of [0.9, 0.25, 0.6]) {
+      const k = s.killFeed[Math.floor(f * recorded)];
+      await page.evaluate((tt) => window.__player.seek(tt), k.time);
+      await page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 60_000 });
+      // The kills near the playhead (1.5 s) are highlighted; the first of them is scrolled into view.
+      const near = page.locator('#killfeed li.near').first();
+      await near.waitFor({ state: 'visible' });
+      const shown = await near.evaluate((li) => {
+        const r = li.getBoundingClientRect();
+        const v = document.getElementById('killfeed-scroll').getBoundingClientRect();
+        return { tick: Number(li.dataset.tick), inView: r.top >= v.top - 1 && r.bottom <= v.bottom + 1 };
+      });
+      assert.equal(shown.inView, true, `a kill near ${k.time} s is in view`);
+      const shownKill = s.killFeed.find((x) => x.tick === shown.tick);
+      assert.ok(Math.abs(shownKill.time - k.time) <= 1.6, `the row in view (${shownKill.time} s) is near the playhead (${k.time} s)`);
+      d = await dom();
+      assert.ok(d.feedRows < 100, `feed rows after a seek: ${d.feedRows}`);
+    }
+    // Scrolled to the end: the last kill; still few rows.
+    await page.locator('#killfeed-scroll').evaluate((e) => {
+      e.scrollTop = e.scrollHeight;
+    });
+    const lastRow = page.locator(`#killfeed li[aria-posinset="${recorded}"]`);
+    await lastRow.waitFor({ state: 'visible' });
+    assert.equal(feedRowText(await lastRow.locator('.kf-text').textContent()), s.killFeed[recorded - 1].text);
+    d = await dom();
+    assert.ok(d.feedRows < 100, `feed rows at the end: ${d.feedRows}`);
     log.assertClean();
   } finally {
     await page.close();

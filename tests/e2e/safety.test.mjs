@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW, cargoTargetDir } from './harness.mjs';
-import { OUT, DEMO, BACKGROUND, waitReady, playerState, settle, decodePng, fractionNear } from './player-helpers.mjs';
+import { OUT, DEMO, BACKGROUND, waitReady, playerState, settle, decodePng, fractionNear, timelineMarkers } from './player-helpers.mjs';
 
 const HOSTILE = path.join(ROOT, 'tests', 'fixtures', 'hostile');
 const EXAMPLE = path.join(ROOT, 'crate', 'examples', 'make_hostile_strings.rs');
@@ -187,8 +187,17 @@ test('strings from a file render as text: no script runs, no element is injected
     assert.equal(feed.length, 4, `kill feed: ${JSON.stringify(feed)}`);
     assert.ok(feed[0].includes(IMG) && feed[0].includes(SCRIPT) && feed[0].includes(`(${IMG})`), `first kill: ${feed[0]}`);
     assert.equal(await childElements(page, '#killfeed .kf-text span'), 0);
-    const markerTitles = await page.locator('.scrub-marker').evaluateAll((els) => els.map((e) => e.title));
-    assert.ok(markerTitles[0].includes(IMG), `marker title: ${markerTitles[0]}`);
+    assert.equal(Number(await page.locator('#killfeed li').first().getAttribute('aria-setsize')), 4);
+    // Timeline: hovering the first kill marker shows its text in the tooltip, as text.
+    const box = await page.locator('#scrubber').boundingBox();
+    const m = await timelineMarkers(page);
+    assert.equal(m.kills.length, 4);
+    await page.mouse.move(box.x + m.kills[0].x, box.y + m.kills[0].y);
+    await page.locator('#scrub-tip').waitFor({ state: 'visible' });
+    const tip = await page.locator('#scrub-tip').textContent();
+    assert.ok(tip.includes(IMG) && tip.includes(SCRIPT), `marker tooltip: ${tip}`);
+    assert.equal(await childElements(page, '#scrub-tip'), 0);
+    await page.mouse.move(5, 5);
 
     // Play at 4x through the pickup (3 s) and a kill; labels over the canvas carry callsigns.
     await page.evaluate(() => {
@@ -198,7 +207,17 @@ test('strings from a file render as text: no script runs, no element is injected
     await page.waitForFunction(() => window.__player.currentTime > 8 || window.__player.ended, null, { timeout: 60_000 });
     await page.evaluate(() => window.__player.pause());
     // Timeline events (titles; events arrive with their chunks): chat, admin, custom types and data.
-    const evTitles = (await page.locator('.scrub-event').evaluateAll((els) => els.map((e) => e.title))).join('\n');
+    // (the tooltip of each drawn event marker, hovered in turn).
+    const evBox = await page.locator('#scrubber').boundingBox();
+    const tips = [];
+    for (const e of (await timelineMarkers(page)).events) {
+      await page.mouse.move(evBox.x + e.x, evBox.y + e.y);
+      await page.locator('#scrub-tip').waitFor({ state: 'visible' });
+      tips.push(await page.locator('#scrub-tip').textContent());
+      assert.equal(await childElements(page, '#scrub-tip'), 0);
+    }
+    await page.mouse.move(5, 5);
+    const evTitles = tips.join('\n');
     for (const v of [`Chat (${IMG}): ${SCRIPT} ${IMG}`, `Admin (participant 0): ${SVG} ${JS_URL}`, `${IMG}: ${SVG}`, `${SCRIPT}: ${SCRIPT} #99 (${IFRAME})`]) {
       assert.ok(evTitles.includes(v), `an event title contains ${v}:\n${evTitles}`);
     }
@@ -277,7 +296,9 @@ for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_
       await page.evaluate(() => window.__player.pause());
       await page.evaluate(() => window.__player.seek(window.__player.duration / 2));
       await page.waitForFunction(() => window.__player.state().chunksHeld.length > 0 && !window.__player.pendingSeek, null, { timeout: 60_000 });
-      await page.locator('.scrub-marker').nth(1).click();
+      const mk = (await timelineMarkers(page)).kills[1];
+      const sb = await page.locator('#scrubber').boundingBox();
+      await page.mouse.click(sb.x + mk.x, sb.y + mk.y);
       const kill = (await playerState(page)).killFeed[1];
       await page.waitForFunction((k) => Math.abs(window.__player.currentTime - Math.max(0, k - 2)) < 0.05, kill.time, { timeout: 30_000 });
       await settle(page, 10);

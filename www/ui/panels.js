@@ -1,9 +1,10 @@
 // Side panels: playback status (Console_GetStatus), recording info (+ reader warnings), roster
-// (callsigns, faction swatches; click to follow), kill feed (click to seek; "Kill cam" per kill),
-// and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
+// (callsigns, faction swatches; click to follow), kill feed (www/ui/killfeed.js: click to seek;
+// "Kill cam" per kill), and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
 // Strings from files only ever go through textContent.
-import { fmtTime, fmtBytes, fmtDuration, el } from './format.js';
+import { fmtBytes, fmtDuration, el } from './format.js';
 import { factionColour, NO_ENTITY, FLAG_NAMES } from '../player.js';
+import { createKillFeed } from './killfeed.js';
 
 export function createPanels(player, root = document) {
   const $ = (id) => root.getElementById(id);
@@ -11,8 +12,6 @@ export function createPanels(player, root = document) {
   const warnings = $('warnings');
   const roster = $('roster');
   const rosterCount = $('roster-count');
-  const feed = $('killfeed');
-  const killCount = $('kill-count');
   const infoSummary = $('info-summary');
   const statusState = $('status-state');
   const statusList = $('status-list');
@@ -106,107 +105,9 @@ export function createPanels(player, root = document) {
     for (const [eid, li] of rosterItems) li.classList.toggle('dead', alive.get(eid) !== true);
   }
 
-  // ---------------------------------------------------------------- kill feed
+  // ---------------------------------------------------------------- kill feed (www/ui/killfeed.js)
 
-  let feedItems = [];
-  let lastPast = -2;
-  let lastNear = '';
-  let nearItems = [];
-
-  function renderFeed(kills) {
-    feed.replaceChildren();
-    feedItems = [];
-    nearItems = [];
-    lastPast = -2;
-    lastNear = '';
-    killCount.textContent = kills.length ? String(kills.length) : '';
-    if (!kills.length) {
-      feed.append(el('li', 'empty', player.info ? 'No kills recorded' : ''));
-      return;
-    }
-    for (const k of kills) {
-      const t = player.killTime(k);
-      const li = el('li');
-      const b = el('button');
-      b.type = 'button';
-      const text = el('span', 'kf-text');
-      const killer = el('span', 'kf-killer', player.entityName(k.killer));
-      const victim = el('span', 'kf-victim', player.entityName(k.victim));
-      const kf = player.entityFactionOf(k.killer);
-      const vf = player.entityFactionOf(k.victim);
-      if (kf !== undefined) killer.style.color = factionColour(kf);
-      if (vf !== undefined) victim.style.color = factionColour(vf);
-      text.append(killer, el('span', 'kf-arrow', '→'), victim, el('span', 'kf-weapon', ` (${player.weaponName(k.weapon_type)})`));
-      b.append(el('span', 'kf-time', fmtTime(t)), text);
-      b.title = `${player.killText(k)} — click to watch from 2 s before`;
-      b.addEventListener('click', () => player.seek(Math.max(0, t - 2)));
-      // An <input type=button> (a real button for keyboards and screen readers) so that the row's
-      // seek <button> stays the only <button> of the entry.
-      const cam = document.createElement('input');
-      cam.type = 'button';
-      cam.className = 'kf-cam';
-      cam.value = 'Kill cam';
-      cam.title = `Kill cam: ${player.killCamRewind} s before, at 0.5×, stopping on the kill`;
-      cam.setAttribute('aria-label', `Kill cam for ${player.killText(k)}`);
-      cam.addEventListener('click', () => player.startKillCam(k));
-      li.append(b, cam);
-      li.dataset.tick = String(k.tick);
-      feed.append(li);
-      feedItems.push({ li, tick: k.tick });
-    }
-    markPast();
-  }
-
-  /** First feed row with tick >= `tick` (feedItems is in tick order); feedItems.length if none. */
-  function firstAtOrAfter(tick) {
-    let lo = 0;
-    let hi = feedItems.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (feedItems[mid].tick < tick) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
-  }
-
-  // Only the rows whose state changes are touched: a pass over every row (thousands on a long
-  // replay) on each kill crossed or seek cost tens to hundreds of ms of style/layout per frame.
-  function markPast() {
-    if (!feedItems.length) return;
-    const past = firstAtOrAfter(player.tick + 1) - 1;
-    if (past !== lastPast) {
-      const lo = lastPast === -2 ? -1 : Math.min(past, lastPast);
-      const hi = lastPast === -2 ? feedItems.length - 1 : Math.max(past, lastPast);
-      for (let i = lo + 1; i <= hi; i++) feedItems[i].li.classList.toggle('future', i > past);
-      if (lastPast >= 0) feedItems[lastPast].li.classList.remove('latest');
-      if (past >= 0) feedItems[past].li.classList.add('latest');
-      lastPast = past;
-    }
-    markNear();
-  }
-
-  // Kills near the playhead (GetEventsNearTime with a 1.5 s window) are highlighted.
-  function markNear() {
-    const near = new Set(player.eventsNear(1.5).filter((e) => e.kind === 'kill').map((e) => e.tick));
-    const kc = player.killCamKill?.tick;
-    const key = `${[...near].join(',')}|${kc ?? ''}`;
-    if (key === lastNear) return;
-    lastNear = key;
-    for (const f of nearItems) f.li.classList.remove('near', 'killcam');
-    nearItems = [];
-    const ticks = [...near];
-    if (kc !== undefined && !near.has(kc)) ticks.push(kc);
-    for (const t of ticks) {
-      for (let i = firstAtOrAfter(t); i < feedItems.length && feedItems[i].tick === t; i++) nearItems.push(feedItems[i]);
-    }
-    let first = null;
-    for (const f of nearItems) {
-      f.li.classList.toggle('near', near.has(f.tick));
-      f.li.classList.toggle('killcam', f.tick === kc);
-      if (near.has(f.tick) && (!first || f.tick < first.tick)) first = f;
-    }
-    first?.li.scrollIntoView({ block: 'nearest' });
-  }
+  const killfeed = createKillFeed(player, root);
 
   // ---------------------------------------------------------------- playback status
 
@@ -333,14 +234,11 @@ export function createPanels(player, root = document) {
   player.on('loadstart', () => {
     renderInfo(null);
     renderRoster(null);
-    renderFeed([]);
     renderStatus();
     insp.hidden = true;
   });
   player.on('statechange', renderStatus);
   player.on('killcam', () => {
-    lastNear = '';
-    markNear();
     renderInspector();
     renderStatus();
   });
@@ -355,21 +253,16 @@ export function createPanels(player, root = document) {
   player.on('info', (open) => {
     renderInfo(open);
     renderRoster(open);
-    renderFeed(player.kills);
   });
-  player.on('markers', (kills) => renderFeed(kills));
   player.on('selection', markSelected);
   player.on('timeupdate', () => {
-    markPast();
     const now = performance.now();
     if (now - aliveTimer > 400) {
       aliveTimer = now;
       refreshAlive();
     }
   });
-  player.on('seeked', () => {
-    markPast();
-    refreshAlive();
-  });
+  player.on('seeked', refreshAlive);
   player.on('ready', refreshAlive);
+  return { killfeed };
 }

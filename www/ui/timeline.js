@@ -1,9 +1,11 @@
 // The timeline bar: transport (rewind / play-pause / stop / fast forward), clock, scrubber
 // (pointer events; follows the pointer), kill markers on the scrubber's top row, every other event
-// kind as a smaller shape on its bottom row (with a legend), speed select.
+// kind as a smaller shape on its bottom row (drawn on a canvas: www/ui/marker-layer.js; hover shows
+// a marker's text, a click on a kill marker seeks to 2 s before it), the legend, speed select.
 import { fmtTime, el } from './format.js';
 import { nextSpeed } from '../playback.js';
 import { eventKindKey, eventKindLabel, eventText } from './events.js';
+import { createMarkerLayer } from './marker-layer.js';
 
 export function createTimeline(player, root = document) {
   const $ = (id) => root.getElementById(id);
@@ -15,12 +17,13 @@ export function createTimeline(player, root = document) {
   const fill = $('scrub-fill');
   const thumb = $('scrub-thumb');
   const markersEl = $('scrub-markers');
+  const nearEl = $('scrub-near');
+  const tip = $('scrub-tip');
   const hover = $('scrub-hover');
   const speed = $('speed');
   const rewindBtn = $('rewind');
   const stopBtn = $('stop');
   const ffBtn = $('ffwd');
-  const eventsEl = $('scrub-events');
   const legend = $('legend');
 
   let scrubbing = false;
@@ -62,9 +65,23 @@ export function createTimeline(player, root = document) {
     });
   }
 
+  const local = (e) => {
+    const r = scrubber.getBoundingClientRect();
+    return { x: e.clientX - r.left, y: e.clientY - r.top, r };
+  };
+  // A press on a kill marker is a click on it (seek on release over the same marker), not a scrub.
+  let pressed = null;
+
   scrubber.addEventListener('pointerdown', (e) => {
     if (e.button !== 0 || !player.info) return;
-    if (e.target.closest('.scrub-marker')) return;
+    const p = local(e);
+    const hit = layer.hitTest(p.x, p.y);
+    if (hit?.row === 'kill') {
+      pressed = hit;
+      scrubber.setPointerCapture(e.pointerId);
+      e.preventDefault();
+      return;
+    }
     scrubbing = true;
     wasPlaying = !player.paused;
     if (wasPlaying) player.pause();
@@ -74,18 +91,33 @@ export function createTimeline(player, root = document) {
   });
   scrubber.addEventListener('pointermove', (e) => {
     if (player.info && player.duration > 0) {
-      const t = timeAtX(e.clientX);
-      const r = scrubber.getBoundingClientRect();
-      hover.hidden = false;
-      hover.textContent = fmtTime(t);
-      hover.style.left = `${Math.min(r.width, Math.max(0, e.clientX - r.left))}px`;
+      const p = local(e);
+      const hit = scrubbing ? null : layer.hitTest(p.x, p.y);
+      layer.setHovered(hit);
+      if (hit) showTip(hit, p.r);
+      else {
+        tip.hidden = true;
+        hover.hidden = false;
+        hover.textContent = fmtTime(timeAtX(e.clientX));
+        hover.style.left = `${Math.min(p.r.width, Math.max(0, p.x))}px`;
+      }
     }
     if (scrubbing) scrubTo(e.clientX);
   });
   scrubber.addEventListener('pointerleave', () => {
     hover.hidden = true;
+    hideTip();
   });
   const endScrub = (e) => {
+    if (pressed) {
+      const hit = e.type === 'pointerup' ? (() => {
+        const p = local(e);
+        return layer.hitTest(p.x, p.y);
+      })() : null;
+      if (hit?.row === 'kill' && hit.col === pressed.col) player.seek(Math.max(0, hit.t - 2));
+      pressed = null;
+      return;
+    }
     if (!scrubbing) return;
     scrubbing = false;
     if (pendingX !== null) {
@@ -124,64 +156,35 @@ export function createTimeline(player, root = document) {
     ffBtn.setAttribute('aria-pressed', String(st === 'FastForward'));
   }
 
-  let killMarkers = [];
-  function renderMarkers(kills) {
-    markersEl.replaceChildren();
-    killMarkers = [];
-    nearMarkers = [];
-    const d = player.duration;
-    if (!(d > 0)) return;
-    for (const k of kills) {
-      const t = player.killTime(k);
-      const b = el('button', 'scrub-marker');
-      b.type = 'button';
-      b.style.left = `${((t / d) * 100).toFixed(3)}%`;
-      b.title = player.killText(k);
-      b.setAttribute('aria-label', `Kill at ${fmtTime(t)}: ${b.title}`);
-      b.dataset.tick = String(k.tick);
-      b.addEventListener('pointerenter', () => {
-        b.title = player.killText(k);
-      });
-      b.addEventListener('pointerdown', (e) => e.stopPropagation());
-      b.addEventListener('click', (e) => {
-        e.stopPropagation();
-        player.seek(Math.max(0, t - 2));
-      });
-      markersEl.append(b);
-      killMarkers.push({ b, t });
-    }
-    lastNear = '';
-    markNear();
+  // Markers: one canvas layer (www/ui/marker-layer.js), not one element per kill / event.
+  const layer = createMarkerLayer({ scrubber, canvas: markersEl, overlay: nearEl, killTime: (k) => player.killTime(k) });
+
+  function markerText(hit) {
+    const more = hit.count > 1 ? ` (+${hit.count - 1} more)` : '';
+    if (hit.row === 'kill') return `${player.killText(hit.kill)}${more}`;
+    return `${fmtTime(hit.event.t)} ${eventText(player, hit.event)}${more}`;
   }
 
-  // Other events: one small shape per event (at most ~500 per kind: one per 0.2 % of the bar).
-  let buckets = new Set();
-  let kindCounts = new Map();
-  function resetEvents() {
-    eventsEl.replaceChildren();
-    buckets = new Set();
-    kindCounts = new Map();
-    renderLegend();
+  function showTip(hit, r) {
+    tip.textContent = markerText(hit);
+    const x = hit.row === 'kill' ? hit.col.x : hit.slot.x;
+    tip.style.left = `${Math.min(r.width, Math.max(0, x))}px`;
+    tip.dataset.row = hit.row;
+    tip.hidden = false;
+    hover.hidden = true;
   }
-  function addEventMarkers(events) {
-    const d = player.duration;
-    if (!(d > 0)) return;
-    const frag = document.createDocumentFragment();
+  function hideTip() {
+    tip.hidden = true;
+    layer.setHovered(null);
+  }
+
+  // Legend: every kind seen (kills first), with counts.
+  let kindCounts = new Map();
+  function countEvents(events) {
     for (const e of events) {
       const key = eventKindKey(e);
       kindCounts.set(key, (kindCounts.get(key) ?? 0) + 1);
-      if (e.kind === 'kill') continue;
-      const slot = `${key}:${Math.round((e.t / d) * 500)}`;
-      if (buckets.has(slot)) continue;
-      buckets.add(slot);
-      const m = el('span', `scrub-event ev-${key}`);
-      m.style.left = `${((Math.min(d, Math.max(0, e.t)) / d) * 100).toFixed(3)}%`;
-      m.title = `${fmtTime(e.t)} ${eventText(player, e)}`;
-      m.dataset.kind = key;
-      frag.append(m);
     }
-    eventsEl.append(frag);
-    renderLegend();
   }
   function renderLegend() {
     legend.replaceChildren();
@@ -196,35 +199,16 @@ export function createTimeline(player, root = document) {
     legend.hidden = !player.info;
   }
 
-  // Kill markers within a second of the playhead light up (events near the playhead). Only the
-  // markers that change are touched (killMarkers is in time order; there can be thousands).
-  let lastNear = '';
+  // Kill markers within a second of the playhead light up (on the overlay canvas; redrawn only
+  // when that set changes).
   let nearTimer = 0;
-  let nearMarkers = [];
-  function markNear() {
-    if (!killMarkers.length) return;
-    const t = player.currentTime;
-    let lo = 0;
-    let hi = killMarkers.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (killMarkers[mid].t < t - 1) lo = mid + 1;
-      else hi = mid;
-    }
-    const near = [];
-    for (let i = lo; i < killMarkers.length && killMarkers[i].t <= t + 1; i++) near.push(killMarkers[i]);
-    const key = near.map((m) => m.t).join(',');
-    if (key === lastNear) return;
-    lastNear = key;
-    for (const m of nearMarkers) m.b.classList.remove('near');
-    for (const m of near) m.b.classList.add('near');
-    nearMarkers = near;
-  }
+  const markNear = () => layer.setNear(player.currentTime, 1);
 
   player.on('loadstart', () => {
-    markersEl.replaceChildren();
-    killMarkers = [];
-    resetEvents();
+    layer.clear();
+    hideTip();
+    kindCounts = new Map();
+    renderLegend();
     for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = true;
     setPlaying(false);
     durEl.textContent = fmtTime(0);
@@ -233,17 +217,27 @@ export function createTimeline(player, root = document) {
   player.on('info', () => {
     durEl.textContent = fmtTime(player.duration);
     scrubber.setAttribute('aria-valuemax', player.duration.toFixed(1));
-    renderMarkers(player.kills);
-    resetEvents();
-    addEventMarkers(player.events);
+    layer.setKills(player.kills, player.duration);
+    layer.setEvents(player.events, player.duration);
+    kindCounts = new Map();
+    countEvents(player.events);
+    renderLegend();
+    markNear();
     update();
   });
   player.on('ready', () => {
     for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = false;
   });
-  player.on('markers', (kills) => renderMarkers(kills));
+  player.on('markers', (kills) => {
+    if (!(player.duration > 0) || !legend.childElementCount) return; // before 'info'
+    layer.setKills(kills, player.duration);
+    markNear();
+  });
   player.on('events', (fresh) => {
-    if (player.duration > 0 && legend.childElementCount) addEventMarkers(fresh);
+    if (!(player.duration > 0) || !legend.childElementCount) return; // before 'info'
+    layer.addEvents(fresh);
+    countEvents(fresh);
+    renderLegend();
   });
   player.on('timeupdate', () => {
     update();
@@ -267,5 +261,5 @@ export function createTimeline(player, root = document) {
     }
   });
   update();
-  return { update };
+  return { update, markers: () => layer.inspect() };
 }

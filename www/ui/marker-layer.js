@@ -1,0 +1,370 @@
+// Timeline markers on a <canvas> inside the scrubber: kills on the top row (a bar each), every
+// other event kind as a small shape on the bottom row. Thousands of kills cost one canvas, not one
+// element each. Markers that fall in the same pixel column merge (one bar / shape per column and
+// kind). The canvas is redrawn when the markers change and on resize / devicePixelRatio change,
+// never on a time update: the kills near the playhead and the hovered marker are drawn on a second,
+// small overlay canvas, redrawn only when that set changes.
+//
+// Hit-testing: the nearest marker within HIT_PX CSS px of the pointer, on the row under it (the
+// kill row above the track, the event row below it). Texts are computed on demand and only ever
+// go to a tooltip's textContent (strings come from files).
+import { eventKindKey } from './events.js';
+
+/** Geometry of the rows in CSS px, relative to the scrubber's box (see style.css .scrubber). */
+export const KILL_TOP = 3;
+export const KILL_H = 10;
+const KILL_BAND = KILL_TOP + KILL_H + 2; // pointer y below this: the kill row
+const EVENT_BOTTOM = 2;
+const EVENT_H = 9;
+const HIT_PX = 4;
+
+// Shapes per kind (the legend draws the same kinds with the CSS classes .ev-*; the colours come
+// from the same custom properties, --ev-<kind>). Each draws centred on x, in a 9 px tall row at y0.
+const SHAPES = {
+  spawn: (c, x, y, col) => circle(c, x, y + 4, 3, col),
+  despawn: (c, x, y, col) => {
+    c.beginPath();
+    c.arc(x, y + 4, 2.25, 0, Math.PI * 2);
+    c.lineWidth = 1.5;
+    c.strokeStyle = col;
+    c.stroke();
+  },
+  chat: (c, x, y, col) => rect(c, x - 2.5, y + 1.5, 5, 5, col),
+  admin: (c, x, y, col) => poly(c, col, [[x, y + 0.5], [x + 3.5, y + 4], [x, y + 7.5], [x - 3.5, y + 4]]),
+  alert_level: (c, x, y, col) => poly(c, col, [[x, y + 1], [x + 3.5, y + 7], [x - 3.5, y + 7]]),
+  explosion: (c, x, y, col) => {
+    const cy = y + 4;
+    poly(c, col, [[x, cy - 4], [x + 1, cy - 1], [x + 4, cy], [x + 1, cy + 1], [x, cy + 4], [x - 1, cy + 1], [x - 4, cy], [x - 1, cy - 1]]);
+  },
+  pickup: (c, x, y, col) => {
+    circle(c, x, y + 4, 4, 'rgba(79, 209, 197, 0.35)');
+    circle(c, x, y + 4, 3, col);
+  },
+  flag_capture: (c, x, y, col) => poly(c, col, [[x - 3.5, y], [x + 3.5, y + 2.4], [x - 2.1, y + 4.4], [x - 2.1, y + 8], [x - 3.5, y + 8]]),
+  objective: (c, x, y, col) => rect(c, x - 3, y + 1, 6, 6, col),
+  weapon_switch: (c, x, y, col) => rect(c, x - 1, y + 0.5, 2, 7, col),
+  other: (c, x, y, col) => circle(c, x, y + 4, 2, col),
+};
+const FALLBACK_COLOURS = {
+  kill: '#ff6b5b',
+  spawn: '#3ecf8e',
+  despawn: '#8a94a8',
+  chat: '#56b4e9',
+  admin: '#b48cf2',
+  alert_level: '#f0c04a',
+  explosion: '#ff8a3d',
+  pickup: '#4fd1c5',
+  flag_capture: '#f0e442',
+  objective: '#cc79a7',
+  weapon_switch: '#c0c8d6',
+  other: '#e6ebf3',
+};
+
+function circle(c, x, y, r, col) {
+  c.beginPath();
+  c.arc(x, y, r, 0, Math.PI * 2);
+  c.fillStyle = col;
+  c.fill();
+}
+function rect(c, x, y, w, h, col) {
+  c.fillStyle = col;
+  c.fillRect(x, y, w, h);
+}
+function poly(c, col, pts) {
+  c.beginPath();
+  c.moveTo(pts[0][0], pts[0][1]);
+  for (let i = 1; i < pts.length; i++) c.lineTo(pts[i][0], pts[i][1]);
+  c.closePath();
+  c.fillStyle = col;
+  c.fill();
+}
+
+/**
+ * @param {object} o
+ * @param {HTMLElement} o.scrubber   the positioned box the canvases fill
+ * @param {HTMLCanvasElement} o.canvas   the marker layer
+ * @param {HTMLCanvasElement} o.overlay  near-the-playhead + hovered markers
+ * @param {(kill: object) => number} o.killTime
+ */
+export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
+  const ctx = canvas.getContext('2d');
+  const octx = overlay.getContext('2d');
+  let w = 0; // CSS px
+  let h = 0;
+  let dpr = 1;
+  let duration = 0;
+  let colours = null;
+
+  // Kills, in time order: { t, k, x }. Columns: { x, first, count } in order (first = index in kills).
+  let kills = [];
+  let killCols = [];
+  // Events other than kills, one slot per kind and CSS px column: key `${kind}:${col}` ->
+  // { x, e, kind, count }; byCol: col -> slots (for hit-testing).
+  let eventSource = [];
+  let slots = new Map();
+  let byCol = new Map();
+  let kindCounts = new Map(); // kind -> slots drawn
+
+  let near = []; // kill indices near the playhead
+  let hovered = null; // { row: 'kill' | 'event', ... }
+  let pendingFull = 0;
+
+  const xOf = (t) => (duration > 0 ? (Math.min(duration, Math.max(0, t)) / duration) * w : 0);
+  const eventRowTop = () => h - EVENT_BOTTOM - EVENT_H;
+
+  function readColours() {
+    const cs = getComputedStyle(document.documentElement);
+    colours = {};
+    for (const [k, v] of Object.entries(FALLBACK_COLOURS)) colours[k] = cs.getPropertyValue(`--ev-${k}`).trim() || v;
+    colours.killNear = cs.getPropertyValue('--ev-kill-near').trim() || '#ffd0c8';
+  }
+
+  /** Matches the canvases' backing stores to the scrubber's size × devicePixelRatio. */
+  function measure() {
+    const nw = scrubber.clientWidth;
+    const nh = scrubber.clientHeight;
+    const nd = window.devicePixelRatio || 1;
+    if (nw === w && nh === h && nd === dpr) return false;
+    w = nw;
+    h = nh;
+    dpr = nd;
+    for (const c of [canvas, overlay]) {
+      c.width = Math.max(1, Math.round(w * dpr));
+      c.height = Math.max(1, Math.round(h * dpr));
+    }
+    return true;
+  }
+
+  function buildKillColumns() {
+    killCols = [];
+    let last = null;
+    for (let i = 0; i < kills.length; i++) {
+      const m = kills[i];
+      m.x = xOf(m.t);
+      const col = Math.floor(m.x * dpr); // device pixel column
+      if (last && last.col === col) last.count++;
+      else {
+        last = { col, x: (col + 0.5) / dpr, first: i, count: 1 };
+        killCols.push(last);
+      }
+    }
+  }
+
+  function drawKillBar(c, x, colour, width = 2) {
+    c.fillStyle = colour;
+    const left = Math.round((x - width / 2) * dpr) / dpr;
+    c.fillRect(left, KILL_TOP, width, KILL_H);
+  }
+
+  function addSlots(events) {
+    const fresh = [];
+    if (!(duration > 0) || w <= 0) return fresh;
+    for (const e of events) {
+      if (e.kind === 'kill') continue;
+      const kind = eventKindKey(e);
+      const x = xOf(e.t);
+      const col = Math.round(x);
+      const key = `${kind}:${col}`;
+      const s = slots.get(key);
+      if (s) {
+        s.count++;
+        continue;
+      }
+      const slot = { x: col, e, kind, count: 1 };
+      slots.set(key, slot);
+      let list = byCol.get(col);
+      if (!list) byCol.set(col, (list = []));
+      list.push(slot);
+      kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
+      fresh.push(slot);
+    }
+    return fresh;
+  }
+
+  function drawSlots(list) {
+    const y0 = eventRowTop();
+    ctx.globalAlpha = 0.85;
+    for (const s of list) (SHAPES[s.kind] ?? SHAPES.other)(ctx, s.x, y0, colours[s.kind] ?? colours.other);
+    ctx.globalAlpha = 1;
+  }
+
+  /** Everything again (markers changed, resize, DPR). */
+  function drawAll() {
+    pendingFull = 0;
+    measure();
+    if (!colours) readColours();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    buildKillColumns();
+    slots = new Map();
+    byCol = new Map();
+    kindCounts = new Map();
+    if (w <= 0 || !(duration > 0)) {
+      drawOverlay();
+      return;
+    }
+    const fresh = addSlots(eventSource);
+    drawSlots(fresh);
+    for (const c of killCols) drawKillBar(ctx, c.x, colours.kill);
+    drawOverlay();
+  }
+
+  function scheduleFull() {
+    if (!pendingFull) pendingFull = requestAnimationFrame(drawAll);
+  }
+
+  function drawOverlay() {
+    octx.setTransform(1, 0, 0, 1, 0, 0);
+    octx.clearRect(0, 0, overlay.width, overlay.height);
+    if (w <= 0 || !(duration > 0)) return;
+    octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    if (near.length) {
+      octx.shadowColor = colours.kill;
+      octx.shadowBlur = 6 * dpr;
+      const seen = new Set();
+      for (const i of near) {
+        const m = kills[i];
+        if (!m) continue;
+        const col = Math.floor(m.x * dpr);
+        if (seen.has(col)) continue;
+        seen.add(col);
+        drawKillBar(octx, (col + 0.5) / dpr, colours.killNear, 3);
+      }
+      octx.shadowBlur = 0;
+    }
+    if (hovered?.row === 'kill') drawKillBar(octx, hovered.col.x, '#fff', 3);
+    else if (hovered?.row === 'event') {
+      const s = hovered.slot;
+      octx.save();
+      octx.translate(s.x, eventRowTop() + 4);
+      octx.scale(1.6, 1.6);
+      (SHAPES[s.kind] ?? SHAPES.other)(octx, 0, -4, colours[s.kind] ?? colours.other);
+      octx.restore();
+    }
+  }
+
+  /** The marker under (x, y) (CSS px relative to the scrubber), or null. */
+  function hitTest(x, y) {
+    if (w <= 0 || !(duration > 0)) return null;
+    if (y < KILL_BAND) {
+      // killCols is in x order: binary search the first column at >= x - HIT_PX.
+      let lo = 0;
+      let hi = killCols.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (killCols[mid].x < x - HIT_PX) lo = mid + 1;
+        else hi = mid;
+      }
+      let best = null;
+      for (let i = lo; i < killCols.length && killCols[i].x <= x + HIT_PX; i++) {
+        const c = killCols[i];
+        if (!best || Math.abs(c.x - x) < Math.abs(best.x - x)) best = c;
+      }
+      if (!best) return null;
+      const items = kills.slice(best.first, best.first + best.count);
+      return { row: 'kill', col: best, kill: items[0].k, t: items[0].t, count: best.count };
+    }
+    if (y >= eventRowTop() - 2) {
+      let best = null;
+      for (let c = Math.round(x) - HIT_PX; c <= Math.round(x) + HIT_PX; c++) {
+        for (const s of byCol.get(c) ?? []) if (!best || Math.abs(s.x - x) < Math.abs(best.x - x)) best = s;
+      }
+      return best ? { row: 'event', slot: best, event: best.e, t: best.e.t, count: best.count } : null;
+    }
+    return null;
+  }
+
+  function setHovered(hit) {
+    const same = hit?.row === hovered?.row && (hit?.col ?? hit?.slot) === (hovered?.col ?? hovered?.slot);
+    hovered = hit;
+    if (!same) drawOverlay();
+  }
+
+  /** Kills within `window` s of `t` are drawn highlighted (only redrawn when that set changes). */
+  let nearKey = '';
+  function setNear(t, window = 1) {
+    let lo = 0;
+    let hi = kills.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (kills[mid].t < t - window) lo = mid + 1;
+      else hi = mid;
+    }
+    const next = [];
+    for (let i = lo; i < kills.length && kills[i].t <= t + window; i++) next.push(i);
+    const key = next.join(',');
+    if (key === nearKey) return;
+    nearKey = key;
+    near = next;
+    drawOverlay();
+  }
+
+  function setKills(list, d) {
+    duration = d;
+    kills = list.map((k) => ({ t: killTime(k), k, x: 0 }));
+    kills.sort((a, b) => a.t - b.t);
+    near = [];
+    nearKey = '';
+    hovered = null;
+    scheduleFull();
+  }
+  function setEvents(all, d) {
+    duration = d;
+    eventSource = all;
+    scheduleFull();
+  }
+  /** New events (a chunk's): drawn at once, without a full redraw. */
+  function addEvents(fresh) {
+    if (pendingFull) return; // the full redraw reads eventSource (the player's array) anyway
+    if (!colours) readColours();
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawSlots(addSlots(fresh));
+  }
+  function clear() {
+    kills = [];
+    killCols = [];
+    eventSource = [];
+    duration = 0;
+    near = [];
+    nearKey = '';
+    hovered = null;
+    scheduleFull();
+  }
+
+  new ResizeObserver(() => {
+    if (measure()) drawAll();
+  }).observe(scrubber);
+  // A devicePixelRatio change (zoom, a move to another screen) without a size change.
+  const watchDpr = () => {
+    const mq = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+    mq.addEventListener('change', () => {
+      if (measure()) drawAll();
+      watchDpr();
+  window.addEventListener('resize', () => {
+    if (measure()) drawAll();
+  });
+    }, { once: true });
+  };
+  watchDpr();
+  window.addEventListener('resize', () => {
+    if (measure()) drawAll();
+  });
+
+  /** Test / inspection hook: kill markers (one per kill) and event slots, x/y in CSS px. */
+  function inspect() {
+    if (pendingFull) drawAll();
+    return {
+      width: w,
+      height: h,
+      dpr,
+      kills: kills.map((m) => ({ x: m.x, y: KILL_TOP + KILL_H / 2, t: m.t, tick: m.k.tick })),
+      killColumns: killCols.length,
+      events: [...slots.values()].map((s) => ({ x: s.x, y: eventRowTop() + 4, t: s.e.t, kind: s.kind, count: s.count })),
+      eventKinds: Object.fromEntries(kindCounts),
+      near: near.length,
+    };
+  }
+
+  return { setKills, setEvents, addEvents, clear, setNear, hitTest, setHovered, inspect, redraw: drawAll };
+}
