@@ -4,9 +4,25 @@
 // packed frames) to the page as transferable buffers. Protocol: docs/worker-protocol.md.
 // The decoder glue is imported dynamically so that its fetch belongs to this worker (a static
 // import of a module worker is fetched through the page in Chromium).
-let DecoderSession = null;
-/** The `.foldback` divergence model export (docs/format/foldback.md "Browser view"). */
-let FoldbackView = null;
+//
+// One decoder wasm per format family (scripts/build.mjs): the worker reads the file's first bytes
+// and loads only the build that reads it, so a .flrep session never downloads the SparkEngine or
+// .foldback readers (nor the divergence view). The magic numbers are those of `format::sniff`
+// (crate/src/format/mod.rs); anything else goes to the .flrep build, whose Session refuses it with
+// the reader's "not a replay this player reads" message.
+const DECODER_BY_MAGIC = {
+  FLRP: 'decoder',
+  YLPR: 'decoder_spark',
+  RPLY: 'decoder_spark', // SparkEngine's magic written big-endian: that reader refuses it by name
+  FBK1: 'decoder_foldback',
+};
+const DEFAULT_DECODER = 'decoder';
+
+/** The decoder build for a file starting with `head` (a Uint8Array of at least its first 4 bytes). */
+function decoderFor(head) {
+  if (head.length < 4) return DEFAULT_DECODER;
+  return DECODER_BY_MAGIC[String.fromCharCode(head[0], head[1], head[2], head[3])] ?? DEFAULT_DECODER;
+}
 
 /** Decoded-chunk cache budget (bytes of typed arrays held): chunks decoded ahead, not posted yet. */
 const CACHE_BYTES = 32 * 1024 * 1024;
@@ -17,25 +33,73 @@ const FIRST_READ = 64 * 1024;
 /** Chunks decoded into the cache (not posted) beyond the ones the page asks for. */
 const PREFETCH_EXTRA = 1;
 
-let wasmReady = null;
-/** The decoder's WebAssembly.Memory (its buffer size is reported by `stats`). */
-let wasmMemory = null;
+/** Decoder builds loaded so far: name → Promise<{DecoderSession, FoldbackView, memory}>. */
+const decoders = new Map();
 
-function ensureWasm() {
-  if (!wasmReady) {
-    wasmReady = (async () => {
-      const mod = await import('./pkg/decoder/decoder.js');
+/** Loads (once) the decoder build `name` ('decoder', 'decoder_spark', 'decoder_foldback'). */
+function ensureWasm(name = DEFAULT_DECODER) {
+  let ready = decoders.get(name);
+  if (!ready) {
+    ready = (async () => {
+      const mod = await import(`./pkg/${name}/${name}.js`);
       const exports = await mod.default();
-      wasmMemory = exports?.memory ?? null;
       mod.init_panic_hook();
-      DecoderSession = mod.DecoderSession;
-      FoldbackView = mod.FoldbackView;
+      // FoldbackView exists in decoder_foldback only.
+      return { DecoderSession: mod.DecoderSession, FoldbackView: mod.FoldbackView ?? null, memory: exports?.memory ?? null };
     })().catch((e) => {
-      wasmReady = null;
+      decoders.delete(name);
       throw new Error(`the decoder could not be loaded: ${messageOf(e)}`);
     });
+    decoders.set(name, ready);
   }
-  return wasmReady;
+  return ready;
+}
+
+/**
+ * Reads the head of `source` (the range every reader asks for first), loads the decoder build for
+ * its magic and opens a DecoderSession. Reads inside the head are served from it, so the open
+ * costs no extra read. Returns `{dec, wasm, reads, bytesRead}`; `dec` is the open session.
+ * `only`: the build to use (the .foldback view's sessions must come from its own wasm instance);
+ * a file of a format that build does not read fails with `onlyMessage`.
+ */
+async function openSession(source, onRead, only = null, onlyMessage = '') {
+  onRead?.(0, Math.min(source.length, FIRST_READ));
+  const head = await source.read(0, Math.min(source.length, FIRST_READ));
+  const sniffed = decoderFor(head);
+  // An unrecognised magic is left to the reader (its "not a replay" message).
+  const known = head.length >= 4 && String.fromCharCode(head[0], head[1], head[2], head[3]) in DECODER_BY_MAGIC;
+  if (only && known && sniffed !== only) throw new Error(onlyMessage);
+  const wasm = await ensureWasm(only ?? sniffed);
+  const dec = new wasm.DecoderSession(source.length);
+  let reads = 1;
+  let bytesRead = head.length;
+  try {
+    let step = 0;
+    let first = true;
+    for (let want = dec.want(); want; want = dec.want()) {
+      const [offset, len] = want;
+      let bytes;
+      if (first && offset === 0 && len <= head.length) {
+        bytes = head.subarray(0, len);
+      } else {
+        onRead?.(bytesRead, bytesRead + len);
+        bytes = await source.read(offset, len);
+        reads++;
+        bytesRead += bytes.length;
+      }
+      first = false;
+      dec.feed(bytes);
+      if (++step > 100000) throw new Error('the reader asked for too many reads while opening');
+    }
+  } catch (e) {
+    try {
+      dec.free();
+    } catch {
+      /* ignore */
+    }
+    throw e;
+  }
+  return { dec, wasm, reads, bytesRead };
 }
 
 /** The message of an error, for the page. */
@@ -243,8 +307,10 @@ class ChunkCache {
 }
 
 class Replay {
-  constructor(sessionId, source, dec) {
+  constructor(sessionId, source, dec, memory) {
     this.sessionId = sessionId;
+    /** The WebAssembly.Memory of the decoder build this replay uses (for `stats`). */
+    this.memory = memory;
     this.source = source;
     this.dec = dec;
     this.cache = new ChunkCache(CACHE_BYTES);
@@ -350,7 +416,7 @@ class Replay {
       const ticks = d.ticks();
       const offsets = d.offsets();
       const entities = d.entities();
-      const events = JSON.parse(d.eventsJson());
+      const events = d.events();
       chunk = {
         ticks,
         offsets,
@@ -358,7 +424,7 @@ class Replay {
         events,
         skippedEvents: d.skippedEvents(),
         bytes: ticks.byteLength + offsets.byteLength + entities.byteLength + events.length * 64,
-        // Diagnostics (ms): Blob/HTTP read, wasm decode, copy out of wasm + events JSON.
+        // Diagnostics (ms): Blob/HTTP read, wasm decode, copy out of wasm (arrays + events objects).
         timing: { read: t1 - t0, decode: t2 - t1, extract: performance.now() - t2 },
       };
     } finally {
@@ -424,8 +490,6 @@ async function open(params) {
     replay = null;
   }
   const progress = (phase, loaded, total) => post({ type: 'progress', session: sessionId, phase, loaded, total });
-  progress('wasm', 0, 0);
-  await ensureWasm();
   let source;
   if (params.url) {
     progress('connect', 0, 0);
@@ -436,25 +500,24 @@ async function open(params) {
     throw new Error('open needs a url or a File/Blob');
   }
   const name = params.name || source.name || '';
-  const dec = new DecoderSession(source.length);
+  let opened;
+  try {
+    // 'wasm' progress while the head is read and the decoder for its format loads (first use).
+    progress('wasm', 0, 0);
+    opened = await openSession(source, (loaded, total) => progress('open', loaded, total));
+  } catch (e) {
+    source.close?.();
+    throw e;
+  }
+  const { dec, wasm, reads, bytesRead } = opened;
   let ok = false;
   try {
-    let step = 0;
-    let bytesRead = 0;
-    for (let want = dec.want(); want; want = dec.want()) {
-      const [offset, len] = want;
-      progress('open', bytesRead, bytesRead + len);
-      const bytes = await source.read(offset, len);
-      bytesRead += bytes.length;
-      dec.feed(bytes);
-      if (++step > 100000) throw new Error('the reader asked for too many reads while opening');
-    }
-    const info = JSON.parse(dec.infoJson());
-    replay = new Replay(sessionId, source, dec);
-    replay.stats.openReads = step;
+    const info = dec.info();
+    replay = new Replay(sessionId, source, dec, wasm.memory);
+    replay.stats.openReads = reads;
     replay.stats.openBytes = bytesRead;
     ok = true;
-    return { ...info, name, sourceKind: params.url ? 'url' : 'file', openReads: step, openBytes: bytesRead };
+    return { ...info, name, sourceKind: params.url ? 'url' : 'file', openReads: reads, openBytes: bytesRead };
   } finally {
     if (!ok) {
       try {
@@ -488,7 +551,7 @@ const methods = {
       ...replay.stats,
       cacheBytes: replay.cache.bytes,
       cachedChunks: [...replay.cache.map.keys()],
-      wasmMemoryBytes: wasmMemory?.buffer?.byteLength ?? 0,
+      wasmMemoryBytes: replay.memory?.buffer?.byteLength ?? 0,
     };
   },
   /**
@@ -500,7 +563,7 @@ const methods = {
    * this worker can call it, and that page can terminate the worker anyway.
    */
   async __trap(params) {
-    await ensureWasm();
+    const { DecoderSession } = await ensureWasm();
     const trap = () => {
       const bogus = Object.create(DecoderSession.prototype);
       bogus.__wbg_ptr = 0xfffffff0;
@@ -577,7 +640,7 @@ function fbOverview() {
 const fbMethods = {
   /** `{files: [{blob, name} | {url}]}`: opens each (.foldback by magic) and compares them. */
   async fbOpen(params) {
-    await ensureWasm();
+    const { FoldbackView } = await ensureWasm('decoder_foldback');
     fbClose();
     const files = params?.files ?? [];
     if (files.length === 0) throw new Error('fbOpen needs at least one file');
@@ -588,13 +651,8 @@ const fbMethods = {
       for (const file of files) {
         const source = file.url ? await UrlSource.open(file.url) : new BlobSource(file.blob);
         sources.push(source);
-        const dec = new DecoderSession(source.length);
+        const { dec } = await openSession(source, null, 'decoder_foldback', 'this file is not a .foldback session');
         try {
-          let step = 0;
-          for (let want = dec.want(); want; want = dec.want()) {
-            dec.feed(await source.read(want[0], want[1]));
-            if (++step > 100000) throw new Error('the reader asked for too many reads while opening');
-          }
           const label = files.length > 1 ? file.name || source.name || `file ${sources.length}` : '';
           view.addSession(dec, label);
         } finally {
@@ -627,7 +685,7 @@ const fbMethods = {
   },
   /** Starts a live view (the page owns the WebSocket and forwards its messages here). */
   async fbLiveStart() {
-    await ensureWasm();
+    const { FoldbackView } = await ensureWasm('decoder_foldback');
     fbClose();
     fb = { view: new FoldbackView(), sources: [], live: true };
     return {};
