@@ -490,6 +490,9 @@ async function open(params) {
     replay = null;
   }
   const progress = (phase, loaded, total) => post({ type: 'progress', session: sessionId, phase, loaded, total });
+  // 'wasm' first (as before the decoder split): the decoder for the file's format loads once its
+  // head has been read, inside openSession below.
+  progress('wasm', 0, 0);
   let source;
   if (params.url) {
     progress('connect', 0, 0);
@@ -502,8 +505,6 @@ async function open(params) {
   const name = params.name || source.name || '';
   let opened;
   try {
-    // 'wasm' progress while the head is read and the decoder for its format loads (first use).
-    progress('wasm', 0, 0);
     opened = await openSession(source, (loaded, total) => progress('open', loaded, total));
   } catch (e) {
     source.close?.();
