@@ -1,7 +1,9 @@
-// Builds the three wasm artefacts into www/pkg/ and the bundled demo replay into www/demo/.
+// Builds the wasm artefacts into www/pkg/ and the bundled demo replay into www/demo/.
 //   node scripts/build.mjs            (npm run build)
-// Artefacts (one crate, three feature sets):
-//   decoder         Web Worker: readers + wasm boundary        (release,   wasm-opt -O3: speed)
+// Artefacts (one crate, five feature sets):
+//   decoder           Web Worker: .flrep reader + wasm boundary (release, wasm-opt -O3: speed)
+//   decoder_spark     the same + SparkEngine .replay             (fetched only for such a file)
+//   decoder_foldback  the same + .foldback + divergence view     (fetched only for .foldback / live)
 //   renderer        page: wgpu renderer, WebGPU only           (wasm-size, wasm-opt -Os: size)
 //   renderer_webgl  page: wgpu renderer, WebGPU + WebGL2       (wasm-size, wasm-opt -Os: size)
 // Then writes www/pkg/sizes.json (raw and gzip -9 sizes).
@@ -16,7 +18,10 @@ export const PKG_DIR = path.join(ROOT, 'www', 'pkg');
 export const DEMO = path.join(ROOT, 'www', 'demo', 'demo.flrep');
 
 export const ARTEFACTS = [
+  // The worker picks one decoder by the file's first bytes (www/decoders.js).
   { name: 'decoder', profile: 'release', features: 'decoder-web', opt: '-O3' },
+  { name: 'decoder_spark', profile: 'release', features: 'decoder-spark', opt: '-O3' },
+  { name: 'decoder_foldback', profile: 'release', features: 'decoder-foldback', opt: '-O3' },
   { name: 'renderer', profile: 'wasm-size', features: 'render-web', opt: '-Os' },
   { name: 'renderer_webgl', profile: 'wasm-size', features: 'webgl', opt: '-Os' },
 ];
@@ -57,7 +62,7 @@ async function buildArtefact(a, tgt) {
     '--profile', a.profile,
     '--no-default-features', '--features', a.features,
   ]);
-  // All three builds write the same file name: bindgen it before the next cargo build.
+  // All builds of a profile write the same file name: bindgen it before the next cargo build.
   const wasmIn = path.join(tgt, WASM_TARGET, a.profile, 'replay_player.wasm');
   if (!fs.existsSync(wasmIn)) throw new Error(`cargo did not produce ${wasmIn}`);
   const outDir = path.join(PKG_DIR, a.name);

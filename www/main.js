@@ -5,7 +5,6 @@ import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
 import { bindKeyboard, KEYS } from './ui/keyboard.js';
 import { el } from './ui/format.js';
-import { createFoldbackView } from './ui/foldback.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -169,16 +168,33 @@ bindKeyboard(player, document, {
 
 // ---------------------------------------------------------------- .foldback divergence view
 
-const foldback = createFoldbackView({ root: $('foldback'), onShow: (on) => stage.classList.toggle('foldback-on', on) });
-window.__foldbackView = foldback;
+// ui/foldback.js (and live.js, which it imports) is loaded on first use: a .flrep or SparkEngine
+// session never downloads it. window.__foldbackView is set once it exists (test hook).
+let foldbackReady = null;
+function foldbackView() {
+  foldbackReady ??= import('./ui/foldback.js').then(({ createFoldbackView }) => {
+    const view = createFoldbackView({ root: $('foldback'), onShow: (on) => stage.classList.toggle('foldback-on', on) });
+    window.__foldbackView = view;
+    return view;
+  });
+  foldbackReady.catch(() => {
+    foldbackReady = null;
+  });
+  return foldbackReady;
+}
+const withFoldback = (fn) =>
+  foldbackView().then(fn, (e) => {
+    progress.hidden = true;
+    showError(`the divergence view could not be loaded: ${e?.message ?? e}`);
+  });
 player.on('foldback', ({ src }) => {
   progress.hidden = true;
-  foldback.openFiles([src]);
+  withFoldback((v) => v.openFiles([src]));
 });
-$('live-open').addEventListener('click', () => foldback.showLive());
+$('live-open').addEventListener('click', () => withFoldback((v) => v.showLive()));
 /** Several files at once are compared as .foldback sessions (one per peer, or several runs). */
 function openFiles(files) {
-  if (files.length > 1) foldback.openFiles(files);
+  if (files.length > 1) withFoldback((v) => v.openFiles(files));
   else if (files.length === 1) player.load(files[0]);
 }
 

@@ -4,9 +4,25 @@
 // packed frames) to the page as transferable buffers. Protocol: docs/worker-protocol.md.
 // The decoder glue is imported dynamically so that its fetch belongs to this worker (a static
 // import of a module worker is fetched through the page in Chromium).
-let DecoderSession = null;
-/** The `.foldback` divergence model export (docs/format/foldback.md "Browser view"). */
-let FoldbackView = null;
+//
+// One decoder wasm per format family (scripts/build.mjs): the worker reads the file's first bytes
+// and loads only the build that reads it, so a .flrep session never downloads the SparkEngine or
+// .foldback readers (nor the divergence view). The magic numbers are those of `format::sniff`
+// (crate/src/format/mod.rs); anything else goes to the .flrep build, whose Session refuses it with
+// the reader's "not a replay this player reads" message.
+const DECODER_BY_MAGIC = {
+  FLRP: 'decoder',
+  YLPR: 'decoder_spark',
+  RPLY: 'decoder_spark', // SparkEngine's magic written big-endian: that reader refuses it by name
+  FBK1: 'decoder_foldback',
+};
+const DEFAULT_DECODER = 'decoder';
+
+/** The decoder build for a file starting with `head` (a Uint8Array of at least its first 4 bytes). */
+function decoderFor(head) {
+  if (head.length < 4) return DEFAULT_DECODER;
+  return DECODER_BY_MAGIC[String.fromCharCode(head[0], head[1], head[2], head[3])] ?? DEFAULT_DECODER;
+}
 
 /** Decoded-chunk cache budget (bytes of typed arrays held): chunks decoded ahead, not posted yet. */
 const CACHE_BYTES = 32 * 1024 * 1024;
@@ -17,25 +33,73 @@ const FIRST_READ = 64 * 1024;
 /** Chunks decoded into the cache (not posted) beyond the ones the page asks for. */
 const PREFETCH_EXTRA = 1;
 
-let wasmReady = null;
-/** The decoder's WebAssembly.Memory (its buffer size is reported by `stats`). */
-let wasmMemory = null;
+/** Decoder builds loaded so far: name → Promise<{DecoderSession, FoldbackView, memory}>. */
+const decoders = new Map();
 
-function ensureWasm() {
-  if (!wasmReady) {
-    wasmReady = (async () => {
-      const mod = await import('./pkg/decoder/decoder.js');
+/** Loads (once) the decoder build `name` ('decoder', 'decoder_spark', 'decoder_foldback'). */
+function ensureWasm(name = DEFAULT_DECODER) {
+  let ready = decoders.get(name);
+  if (!ready) {
+    ready = (async () => {
+      const mod = await import(`./pkg/${name}/${name}.js`);
       const exports = await mod.default();
-      wasmMemory = exports?.memory ?? null;
       mod.init_panic_hook();
-      DecoderSession = mod.DecoderSession;
-      FoldbackView = mod.FoldbackView;
+      // FoldbackView exists in decoder_foldback only.
+      return { DecoderSession: mod.DecoderSession, FoldbackView: mod.FoldbackView ?? null, memory: exports?.memory ?? null };
     })().catch((e) => {
-      wasmReady = null;
+      decoders.delete(name);
       throw new Error(`the decoder could not be loaded: ${messageOf(e)}`);
     });
+    decoders.set(name, ready);
   }
-  return wasmReady;
+  return ready;
+}
+
+/**
+ * Reads the head of `source` (the range every reader asks for first), loads the decoder build for
+ * its magic and opens a DecoderSession. Reads inside the head are served from it, so the open
+ * costs no extra read. Returns `{dec, wasm, reads, bytesRead}`; `dec` is the open session.
+ * `only`: the build to use (the .foldback view's sessions must come from its own wasm instance);
+ * a file of a format that build does not read fails with `onlyMessage`.
+ */
+async function openSession(source, onRead, only = null, onlyMessage = '') {
+  onRead?.(0, Math.min(source.length, FIRST_READ));
+  const head = await source.read(0, Math.min(source.length, FIRST_READ));
+  const sniffed = decoderFor(head);
+  // An unrecognised magic is left to the reader (its "not a replay" message).
+  const known = head.length >= 4 && String.fromCharCode(head[0], head[1], head[2], head[3]) in DECODER_BY_MAGIC;
+  if (only && known && sniffed !== only) throw new Error(onlyMessage);
+  const wasm = await ensureWasm(only ?? sniffed);
+  const dec = new wasm.DecoderSession(source.length);
+  let reads = 1;
+  let bytesRead = head.length;
+  try {
+    let step = 0;
+    let first = true;
+    for (let want = dec.want(); want; want = dec.want()) {
+      const [offset, len] = want;
+      let bytes;
+      if (first && offset === 0 && len <= head.length) {
+        bytes = head.subarray(0, len);
+      } else {
+        onRead?.(bytesRead, bytesRead + len);
+        bytes = await source.read(offset, len);
+        reads++;
+        bytesRead += bytes.length;
+      }
+      first = false;
+      dec.feed(bytes);
+      if (++step > 100000) throw new Error('the reader asked for too many reads while opening');
+    }
+  } catch (e) {
+    try {
+      dec.free();
+    } catch {
+      /* ignore */
+    }
+    throw e;
+  }
+  return { dec, wasm, reads, bytesRead };
 }
 
 /** The message of an error, for the page. */
@@ -243,8 +307,10 @@ class ChunkCache {
 }
 
 class Replay {
-  constructor(sessionId, source, dec) {
+  constructor(sessionId, source, dec, memory) {
     this.sessionId = sessionId;
+    /** The WebAssembly.Memory of the decoder build this replay uses (for `stats`). */
+    this.memory = memory;
     this.source = source;
     this.dec = dec;
     this.cache = new ChunkCache(CACHE_BYTES);
@@ -350,7 +416,7 @@ class Replay {
       const ticks = d.ticks();
       const offsets = d.offsets();
       const entities = d.entities();
-      const events = JSON.parse(d.eventsJson());
+      const events = d.events();
       chunk = {
         ticks,
         offsets,
@@ -358,7 +424,7 @@ class Replay {
         events,
         skippedEvents: d.skippedEvents(),
         bytes: ticks.byteLength + offsets.byteLength + entities.byteLength + events.length * 64,
-        // Diagnostics (ms): Blob/HTTP read, wasm decode, copy out of wasm + events JSON.
+        // Diagnostics (ms): Blob/HTTP read, wasm decode, copy out of wasm (arrays + events objects).
         timing: { read: t1 - t0, decode: t2 - t1, extract: performance.now() - t2 },
       };
     } finally {
@@ -424,8 +490,9 @@ async function open(params) {
     replay = null;
   }
   const progress = (phase, loaded, total) => post({ type: 'progress', session: sessionId, phase, loaded, total });
+  // 'wasm' first (as before the decoder split): the decoder for the file's format loads once its
+  // head has been read, inside openSession below.
   progress('wasm', 0, 0);
-  await ensureWasm();
   let source;
   if (params.url) {
     progress('connect', 0, 0);
@@ -436,25 +503,22 @@ async function open(params) {
     throw new Error('open needs a url or a File/Blob');
   }
   const name = params.name || source.name || '';
-  const dec = new DecoderSession(source.length);
+  let opened;
+  try {
+    opened = await openSession(source, (loaded, total) => progress('open', loaded, total));
+  } catch (e) {
+    source.close?.();
+    throw e;
+  }
+  const { dec, wasm, reads, bytesRead } = opened;
   let ok = false;
   try {
-    let step = 0;
-    let bytesRead = 0;
-    for (let want = dec.want(); want; want = dec.want()) {
-      const [offset, len] = want;
-      progress('open', bytesRead, bytesRead + len);
-      const bytes = await source.read(offset, len);
-      bytesRead += bytes.length;
-      dec.feed(bytes);
-      if (++step > 100000) throw new Error('the reader asked for too many reads while opening');
-    }
-    const info = JSON.parse(dec.infoJson());
-    replay = new Replay(sessionId, source, dec);
-    replay.stats.openReads = step;
+    const info = dec.info();
+    replay = new Replay(sessionId, source, dec, wasm.memory);
+    replay.stats.openReads = reads;
     replay.stats.openBytes = bytesRead;
     ok = true;
-    return { ...info, name, sourceKind: params.url ? 'url' : 'file', openReads: step, openBytes: bytesRead };
+    return { ...info, name, sourceKind: params.url ? 'url' : 'file', openReads: reads, openBytes: bytesRead };
   } finally {
     if (!ok) {
       try {
@@ -488,7 +552,7 @@ const methods = {
       ...replay.stats,
       cacheBytes: replay.cache.bytes,
       cachedChunks: [...replay.cache.map.keys()],
-      wasmMemoryBytes: wasmMemory?.buffer?.byteLength ?? 0,
+      wasmMemoryBytes: replay.memory?.buffer?.byteLength ?? 0,
     };
   },
   /**
@@ -500,7 +564,7 @@ const methods = {
    * this worker can call it, and that page can terminate the worker anyway.
    */
   async __trap(params) {
-    await ensureWasm();
+    const { DecoderSession } = await ensureWasm();
     const trap = () => {
       const bogus = Object.create(DecoderSession.prototype);
       bogus.__wbg_ptr = 0xfffffff0;
@@ -516,141 +580,19 @@ const methods = {
 };
 
 // ---------------------------------------------------------------- .foldback divergence view
-// One FoldbackView over one or more opened files (their sources kept for on-demand range reads),
-// or over a live connection whose messages the page forwards (fbLive*). Data is served per tick /
-// entity / field, never the whole file.
+// The fb* methods live in worker-foldback.js, imported on the first fb* request (a .flrep session
+// never downloads them); they use this worker's sources and decoder loading.
 
-/** Most bytes read for one field-history request (the span is shortened to fit). */
-const FB_MAX_SPAN_BYTES = 64 * 1024 * 1024;
-let fb = null;
-
-function fbClose() {
-  if (!fb) return;
-  for (const s of fb.sources) s.close?.();
-  try {
-    fb.view.free();
-  } catch {
-    /* already freed */
-  }
-  fb = null;
-}
-
-function fbNeed() {
-  if (!fb) throw new Error('no .foldback session is open');
-  return fb;
-}
-
-/** Reads the model's ranges for ticks from..=to: `[meta Float64Array, data Uint8Array]`. */
-async function fbRead(from, to) {
-  const f = fbNeed();
-  const reads = JSON.parse(f.view.readsJson(from, to));
-  const meta = new Float64Array(reads.length * 3);
-  const parts = [];
-  let total = 0;
-  for (const [i, r] of reads.entries()) {
-    if (total + r.len > FB_MAX_SPAN_BYTES) throw new Error(`the ticks ${from}–${to} span more than ${FB_MAX_SPAN_BYTES} bytes`);
-    const b = await f.sources[r.source].read(r.offset, r.len);
-    meta[i * 3] = r.source;
-    meta[i * 3 + 1] = r.offset;
-    meta[i * 3 + 2] = b.length;
-    parts.push(b);
-    total += b.length;
-  }
-  const data = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    data.set(p, at);
-    at += p.length;
-  }
-  return [meta, data];
-}
-
-function fbOverview() {
-  const f = fbNeed();
-  return {
-    summary: JSON.parse(f.view.summaryJson()),
-    segments: JSON.parse(f.view.segmentsJson()),
-    extras: JSON.parse(f.view.extrasJson()),
-  };
-}
-
-const fbMethods = {
-  /** `{files: [{blob, name} | {url}]}`: opens each (.foldback by magic) and compares them. */
-  async fbOpen(params) {
-    await ensureWasm();
-    fbClose();
-    const files = params?.files ?? [];
-    if (files.length === 0) throw new Error('fbOpen needs at least one file');
-    const view = new FoldbackView();
-    const sources = [];
-    fb = { view, sources, live: false };
-    try {
-      for (const file of files) {
-        const source = file.url ? await UrlSource.open(file.url) : new BlobSource(file.blob);
-        sources.push(source);
-        const dec = new DecoderSession(source.length);
-        try {
-          let step = 0;
-          for (let want = dec.want(); want; want = dec.want()) {
-            dec.feed(await source.read(want[0], want[1]));
-            if (++step > 100000) throw new Error('the reader asked for too many reads while opening');
-          }
-          const label = files.length > 1 ? file.name || source.name || `file ${sources.length}` : '';
-          view.addSession(dec, label);
-        } finally {
-          dec.free();
-        }
-      }
-    } catch (e) {
-      fbClose();
+let fbMethods = null;
+async function fbMethod(method) {
+  fbMethods ??= import('./worker-foldback.js')
+    .then((m) => m.createFoldbackMethods({ UrlSource, BlobSource, openSession, ensureWasm }))
+    .catch((e) => {
+      fbMethods = null;
       throw e;
-    }
-    return fbOverview();
-  },
-  fbOverview() {
-    return fbOverview();
-  },
-  fbTimeline(p) {
-    return JSON.parse(fbNeed().view.timelineJson(p.from, p.to, p.limit ?? 10000));
-  },
-  async fbTick(p) {
-    const [meta, data] = await fbRead(p.tick, p.tick);
-    return JSON.parse(fbNeed().view.tickDetailJson(p.tick, meta, data));
-  },
-  async fbEntity(p) {
-    const [meta, data] = await fbRead(p.tick, p.tick);
-    return JSON.parse(fbNeed().view.entityDetailJson(p.tick, String(p.entity), meta, data));
-  },
-  async fbField(p) {
-    const [meta, data] = await fbRead(p.from, p.to);
-    return JSON.parse(fbNeed().view.fieldHistoryJson(String(p.entity), String(p.field), p.from, p.to, meta, data));
-  },
-  /** Starts a live view (the page owns the WebSocket and forwards its messages here). */
-  async fbLiveStart() {
-    await ensureWasm();
-    fbClose();
-    fb = { view: new FoldbackView(), sources: [], live: true };
-    return {};
-  },
-  /** A text message: hello (a new recording) / goodbye / other. */
-  fbLiveControl(p) {
-    const f = fbNeed();
-    return JSON.parse(f.view.liveControl(String(p.text)));
-  },
-  /** A batch of binary messages: `{data: Uint8Array (concatenated), lens: Uint32Array}`. */
-  fbLivePush(p) {
-    return JSON.parse(fbNeed().view.livePush(p.data, p.lens));
-  },
-  /** The received session as .foldback bytes (header from the hello + the frames). */
-  fbLiveBytes() {
-    return fbNeed().view.liveBytes();
-  },
-  fbClose() {
-    fbClose();
-    return {};
-  },
-};
-Object.assign(methods, fbMethods);
+    });
+  return (await fbMethods)[method];
+}
 
 function fail(id, e) {
   const fatal = isFatal(e);
@@ -660,7 +602,15 @@ function fail(id, e) {
 
 self.addEventListener('message', async (ev) => {
   const { id, method, params } = ev.data ?? {};
-  const fn = methods[method];
+  let fn = methods[method];
+  if (!fn && typeof method === 'string' && /^fb[A-Z]/.test(method)) {
+    try {
+      fn = await fbMethod(method);
+    } catch (e) {
+      if (id !== undefined) fail(id, e);
+      return;
+    }
+  }
   if (!fn) {
     if (id !== undefined) post({ id, error: { message: `unknown method ${method}`, fatal: false } });
     return;

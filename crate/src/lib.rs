@@ -13,7 +13,7 @@
 
 pub mod bytes;
 pub mod model;
-#[cfg(feature = "formats")]
+#[cfg(feature = "flrep")]
 pub mod format;
 #[cfg(all(feature = "formats", not(target_arch = "wasm32")))]
 pub mod io;

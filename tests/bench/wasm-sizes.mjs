@@ -1,9 +1,114 @@
-// Where the bytes of a wasm module go: code bytes per crate (from the "name" section of cargo's
-// output, before wasm-bindgen/wasm-opt strip it), plus data. Proportions carry over to the
-// optimised module only roughly (wasm-opt inlines and removes), so it names the big contributors.
+// Download size of the player, and where the bytes of a wasm module go.
 //
-//   node tests/bench/wasm-sizes.mjs target/wasm32-unknown-unknown/release/replay_player.wasm [top=25]
+//   node tests/bench/wasm-sizes.mjs                 every artefact in www/pkg (gzip -9), then what a
+//                                                   WebGPU browser downloads to play the demo .flrep,
+//                                                   measured from Chromium's network log (page +
+//                                                   worker requests; each file sized as gzip -9),
+//                                                   against the 250 KB goal
+//   node tests/bench/wasm-sizes.mjs --no-browser    the same from files only (the .flrep session's
+//                                                   set: the shell's static imports + decoder + renderer)
+//   node tests/bench/wasm-sizes.mjs <module.wasm> [top=25]
+//       code bytes per crate (from the "name" section of cargo's output, before wasm-bindgen/wasm-opt
+//       strip it), plus data. Proportions carry over to the optimised module only roughly (wasm-opt
+//       inlines and removes), so it names the big contributors. E.g.
+//       target/wasm32-unknown-unknown/release/replay_player.wasm (the last decoder build).
 import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+
+const GOAL_KB = 250;
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const WWW = path.join(ROOT, 'www');
+const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
+const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
+
+if (!process.argv[2] || process.argv[2].startsWith('--')) {
+  await downloadSizes({ browser: !process.argv.includes('--no-browser') });
+  process.exit(0);
+}
+
+/** The files a page module graph loads statically, following `import … from './x.js'` (not import()). */
+function staticGraph(entry) {
+  const seen = new Set();
+  const visit = (f) => {
+    if (seen.has(f) || !fs.existsSync(f)) return;
+    seen.add(f);
+    const src = fs.readFileSync(f, 'utf8');
+    for (const m of src.matchAll(/^\s*import\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)) visit(path.resolve(path.dirname(f), m[1]));
+  };
+  visit(entry);
+  return [...seen];
+}
+
+async function downloadSizes({ browser }) {
+  const sizes = JSON.parse(fs.readFileSync(path.join(WWW, 'pkg', 'sizes.json'), 'utf8'));
+  console.log('| artefact | wasm raw / gz | JS glue raw / gz | gz total |\n|---|---|---|---|');
+  for (const [name, e] of Object.entries(sizes)) {
+    const t = (e.wasm?.gzip ?? 0) + (e.js?.gzip ?? 0);
+    console.log(`| ${name} | ${e.wasm?.raw ?? '-'} / ${e.wasm?.gzip ?? '-'} | ${e.js?.raw ?? '-'} / ${e.js?.gzip ?? '-'} | ${kb(t)} |`);
+  }
+  let files;
+  let how;
+  if (browser) {
+    files = await measureSession();
+    how = 'Chromium network log, WebGPU, demo.flrep until the first frame + 3 s of playback';
+  } else {
+    const shell = ['index.html', 'style.css', 'favicon.svg', 'worker.js', 'worker-client.js'].map((f) => path.join(WWW, f));
+    files = [...new Set([...shell, ...staticGraph(path.join(WWW, 'main.js')), ...staticGraph(path.join(WWW, 'worker.js')),
+      ...['decoder/decoder.js', 'decoder/decoder_bg.wasm', 'renderer/renderer.js', 'renderer/renderer_bg.wasm'].map((f) => path.join(WWW, 'pkg', f))])];
+    how = 'from files: the shell\'s static imports + the .flrep decoder + the WebGPU renderer';
+  }
+  const rows = files.map((f) => ({ f: path.relative(WWW, f), raw: fs.statSync(f).size, gz: gz(fs.readFileSync(f)) })).sort((a, b) => b.gz - a.gz);
+  const group = (r) => (r.f.startsWith('pkg/decoder') ? 'decoder' : r.f.startsWith('pkg/renderer') ? 'renderer' : 'shell');
+  console.log(`\nWhat a WebGPU .flrep session downloads (${how}); the replay's own byte ranges not counted:\n`);
+  console.log('| file | raw | gzip -9 |\n|---|---|---|');
+  for (const r of rows) console.log(`| ${r.f} | ${r.raw} | ${r.gz} |`);
+  const by = {};
+  for (const r of rows) by[group(r)] = (by[group(r)] ?? 0) + r.gz;
+  const total = rows.reduce((a, r) => a + r.gz, 0);
+  console.log(`\ndecoder ${kb(by.decoder ?? 0)} + renderer ${kb(by.renderer ?? 0)} + shell ${kb(by.shell ?? 0)} = ${kb(total)} gzipped`);
+  console.log(`goal <= ${GOAL_KB} KB: ${total <= GOAL_KB * 1000 ? 'met' : 'NOT met'} (${total <= GOAL_KB * 1000 ? kb(GOAL_KB * 1000 - total) + ' to spare' : kb(total - GOAL_KB * 1000) + ' over'})`);
+}
+
+/** Plays the demo in Chromium (WebGPU) and lists every file of www/ the page and its worker fetched. */
+async function measureSession() {
+  const { startServer, launchBrowser } = await import('../e2e/harness.mjs');
+  const srv = await startServer({ root: WWW });
+  const browser = await launchBrowser({ webgpu: true });
+  try {
+    const page = await browser.newPage();
+    const urls = new Set();
+    page.on('request', (r) => urls.add(r.url()));
+    await page.goto(srv.url, { waitUntil: 'load' });
+    await page.waitForFunction(() => window.__player && (window.__player.state().ready || window.__player.state().error), null, { timeout: 120_000 });
+    const st = await page.evaluate(() => ({ ready: window.__player.state().ready, error: window.__player.state().error, backend: window.__player.state().backend }));
+    if (!st.ready) throw new Error(`the demo did not open: ${st.error}`);
+    if (st.backend !== 'webgpu') console.log(`warning: the backend is ${st.backend}, not webgpu`);
+    await page.evaluate(() => window.__player.play());
+    await page.waitForTimeout(3000);
+    // Worker fetches (module imports, wasm) as the worker saw them, in case the page log lacks them.
+    for (const list of [await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)),
+      ...(await Promise.all(page.workers().map((w) => w.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)))))]) {
+      for (const u of list) urls.add(u);
+    }
+    const files = new Set();
+    for (const u of urls) {
+      const url = new URL(u);
+      if (url.origin !== new URL(srv.url).origin) continue;
+      let p = decodeURIComponent(url.pathname);
+      if (p.endsWith('/')) p += 'index.html';
+      const f = path.join(WWW, p);
+      if (!f.startsWith(WWW) || f.endsWith('.flrep') || !fs.existsSync(f)) continue;
+      files.add(f);
+    }
+    return [...files];
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+}
+
 
 const file = process.argv[2];
 const TOP = Number(process.argv[3] ?? 25);

@@ -462,6 +462,10 @@ test('a SparkEngine .replay dropped on the page plays, shows its map/mode and ki
     assert.match(s.status, new RegExp(`Map: ${meta.get('map')}\\nMode: ${meta.get('mode')}`));
     assert.ok(s.markers > 0, 'the deathmatch has kills');
     assert.equal((await timelineMarkers(page)).kills.length, s.markers);
+    // The worker fetched the SparkEngine decoder build for it (by its magic), not the .foldback one.
+    const workerResources = await page.workers()[0].evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder_spark/decoder_spark_bg.wasm')), `worker resources: ${workerResources.join(', ')}`);
+    assert.ok(!workerResources.some((n) => /decoder_foldback/.test(n)), `worker resources: ${workerResources.join(', ')}`);
     // It plays.
     await page.evaluate(() => window.__player.play());
     await page.waitForFunction(() => window.__player.currentTime > 0.5);

@@ -529,6 +529,10 @@ test('decoding happens in the worker: the page never loads the decoder; the rend
     assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder/decoder.js')), `worker resources: ${workerResources.join(', ')}`);
     assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder/decoder_bg.wasm')), `worker resources: ${workerResources.join(', ')}`);
     assert.ok(!workerResources.some((n) => /renderer/.test(n)));
+    // A .flrep session fetches only the .flrep decoder build, and none of the page modules that only
+    // .foldback / live sessions use (they are imported on demand).
+    assert.ok(!workerResources.some((n) => /decoder_(spark|foldback)|worker-foldback\.js$/.test(n)), `worker resources: ${workerResources.join(', ')}`);
+    assert.ok(!pageResources.some((n) => /\/(ui\/foldback|live)\.js$/.test(n)), `page resources: ${pageResources.join(', ')}`);
     // The page's module graph has no decoder import.
     const modules = await page.evaluate(() => [...document.querySelectorAll('script[type=module]')].map((s) => s.src));
     assert.equal(modules.length, 1);

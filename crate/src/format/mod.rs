@@ -3,8 +3,10 @@
 //! the browser) do the reading.
 
 pub mod flrep;
+#[cfg(feature = "foldback")]
 pub mod foldback;
 pub mod session;
+#[cfg(feature = "spark")]
 pub mod spark;
 pub mod zstd;
 

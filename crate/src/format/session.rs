@@ -2,11 +2,17 @@
 //! and decode chunks on demand. The Web Worker and the CLI both drive this; neither knows formats.
 //!
 //! A new format joins by adding a variant to [`Inner`] and its sniffed magic to [`super::sniff`].
+//!
+//! `.flrep` is always built; SparkEngine `.replay` and `.foldback` join with the cargo features
+//! `spark` / `foldback` (the browser has one decoder wasm per format family; the worker picks it by
+//! the same magic numbers). A build without a format still recognises its magic and says so.
 
 use super::flrep;
-use super::spark;
+#[cfg(feature = "foldback")]
 use super::foldback;
 use super::sniff;
+#[cfg(feature = "spark")]
+use super::spark;
 use crate::model::{DecodedChunk, Event, FormatKind, RecordingInfo};
 
 /// How many bytes the first read asks for (enough for every format's magic and most headers).
@@ -17,7 +23,9 @@ pub const FIRST_READ: u64 = flrep::open::FIRST_READ;
 pub enum SessionError {
     UnknownFormat(String),
     Flrep(flrep::Error),
+    #[cfg(feature = "spark")]
     Spark(spark::Error),
+    #[cfg(feature = "foldback")]
     Foldback(foldback::Error),
     /// The driver handed over the wrong bytes or the session was used out of order.
     Usage(String),
@@ -28,7 +36,9 @@ impl std::fmt::Display for SessionError {
         match self {
             SessionError::UnknownFormat(m) | SessionError::Usage(m) => f.write_str(m),
             SessionError::Flrep(e) => write!(f, "{e}"),
+            #[cfg(feature = "spark")]
             SessionError::Spark(e) => write!(f, "{e}"),
+            #[cfg(feature = "foldback")]
             SessionError::Foldback(e) => write!(f, "{e}"),
         }
     }
@@ -41,12 +51,14 @@ impl From<flrep::Error> for SessionError {
     }
 }
 
+#[cfg(feature = "foldback")]
 impl From<foldback::Error> for SessionError {
     fn from(e: foldback::Error) -> Self {
         SessionError::Foldback(e)
     }
 }
 
+#[cfg(feature = "spark")]
 impl From<spark::Error> for SessionError {
     fn from(e: spark::Error) -> Self {
         SessionError::Spark(e)
@@ -63,12 +75,19 @@ pub enum OpenStep {
 enum Inner {
     Sniffing,
     FlrepOpening(flrep::Opener),
-    Flrep { opened: Box<flrep::Opened>, dec: flrep::ChunkDecoder },
+    Flrep {
+        opened: Box<flrep::Opened>,
+        dec: flrep::ChunkDecoder,
+    },
+    #[cfg(feature = "spark")]
     SparkOpening(spark::Opener),
+    #[cfg(feature = "spark")]
     Spark(Box<spark::Opened>),
+    #[cfg(feature = "foldback")]
     FoldbackOpening(foldback::Indexer),
     /// A `.foldback` has no entity states, hence no chunks: its index is read through
     /// [`Session::foldback`] and the divergence model (`format::foldback::diverge`).
+    #[cfg(feature = "foldback")]
     Foldback(Box<foldback::Index>),
 }
 
@@ -84,7 +103,11 @@ impl Session {
     }
 
     pub fn with_limits(file_len: u64, limits: flrep::Limits) -> Self {
-        Session { file_len, limits, inner: Inner::Sniffing }
+        Session {
+            file_len,
+            limits,
+            inner: Inner::Sniffing,
+        }
     }
 
     pub fn file_len(&self) -> u64 {
@@ -96,7 +119,10 @@ impl Session {
         match &mut self.inner {
             Inner::Sniffing => {
                 let Some(head) = input else {
-                    return Ok(OpenStep::Need { offset: 0, len: self.file_len.min(FIRST_READ) });
+                    return Ok(OpenStep::Need {
+                        offset: 0,
+                        len: self.file_len.min(FIRST_READ),
+                    });
                 };
                 match sniff(head) {
                     Some(FormatKind::Flrep) => {
@@ -107,6 +133,7 @@ impl Session {
                         self.inner = Inner::FlrepOpening(op);
                         self.flrep_step(step)
                     }
+                    #[cfg(feature = "spark")]
                     Some(FormatKind::SparkReplay) => {
                         let mut op = spark::Opener::new(self.file_len, spark::Limits::default());
                         // The spark opener's first read is the same range too.
@@ -115,6 +142,7 @@ impl Session {
                         self.inner = Inner::SparkOpening(op);
                         self.spark_step(step)
                     }
+                    #[cfg(feature = "foldback")]
                     Some(FormatKind::Foldback) => {
                         let mut ix = foldback::Indexer::new(self.file_len, foldback::Limits::default());
                         // Replay the head when it is exactly the indexer's first range, else let it ask.
@@ -125,6 +153,12 @@ impl Session {
                         self.inner = Inner::FoldbackOpening(ix);
                         self.foldback_step(step)
                     }
+                    #[cfg(not(all(feature = "spark", feature = "foldback")))]
+                    Some(other) => Err(SessionError::Usage(format!(
+                        "this decoder build does not include the {} reader (cargo feature \"{}\"): the player loads the decoder for the file's format",
+                        other.name(),
+                        if other == FormatKind::Foldback { "foldback" } else { "spark" }
+                    ))),
                     None => Err(SessionError::UnknownFormat(super::unknown_format_message(head))),
                 }
             }
@@ -132,10 +166,12 @@ impl Session {
                 let step = op.next(input);
                 self.flrep_step(step)
             }
+            #[cfg(feature = "spark")]
             Inner::SparkOpening(op) => {
                 let step = op.next(input);
                 self.spark_step(step)
             }
+            #[cfg(feature = "foldback")]
             Inner::FoldbackOpening(ix) => {
                 let step = ix.next(input);
                 self.foldback_step(step)
@@ -144,17 +180,27 @@ impl Session {
         }
     }
 
-    fn flrep_step(&mut self, step: Result<flrep::Step, flrep::Error>) -> Result<OpenStep, SessionError> {
+    fn flrep_step(
+        &mut self,
+        step: Result<flrep::Step, flrep::Error>,
+    ) -> Result<OpenStep, SessionError> {
         match step? {
             flrep::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             flrep::Step::Ready(opened) => {
-                self.inner = Inner::Flrep { opened, dec: flrep::ChunkDecoder::new(self.limits.clone()) };
+                self.inner = Inner::Flrep {
+                    opened,
+                    dec: flrep::ChunkDecoder::new(self.limits.clone()),
+                };
                 Ok(OpenStep::Ready)
             }
         }
     }
 
-    fn foldback_step(&mut self, step: Result<foldback::IndexStep, foldback::Error>) -> Result<OpenStep, SessionError> {
+    #[cfg(feature = "foldback")]
+    fn foldback_step(
+        &mut self,
+        step: Result<foldback::IndexStep, foldback::Error>,
+    ) -> Result<OpenStep, SessionError> {
         match step? {
             foldback::IndexStep::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             foldback::IndexStep::Ready(index) => {
@@ -166,14 +212,20 @@ impl Session {
 
     /// The index of an open `.foldback` (`None` for other formats). `info()` works for it too
     /// (format Foldback, ticks, metadata, warnings); it has no chunks.
+    #[cfg(feature = "foldback")]
     pub fn foldback(&self) -> Option<&foldback::Index> {
         match &self.inner {
+            #[cfg(feature = "foldback")]
             Inner::Foldback(ix) => Some(ix),
             _ => None,
         }
     }
 
-    fn spark_step(&mut self, step: Result<spark::Step, spark::Error>) -> Result<OpenStep, SessionError> {
+    #[cfg(feature = "spark")]
+    fn spark_step(
+        &mut self,
+        step: Result<spark::Step, spark::Error>,
+    ) -> Result<OpenStep, SessionError> {
         match step? {
             spark::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             spark::Step::Ready(opened) => {
@@ -184,13 +236,22 @@ impl Session {
     }
 
     pub fn is_open(&self) -> bool {
-        matches!(self.inner, Inner::Flrep { .. } | Inner::Spark(_) | Inner::Foldback(_))
+        match &self.inner {
+            Inner::Flrep { .. } => true,
+            #[cfg(feature = "spark")]
+            Inner::Spark(_) => true,
+            #[cfg(feature = "foldback")]
+            Inner::Foldback(_) => true,
+            _ => false,
+        }
     }
 
     pub fn info(&self) -> Option<RecordingInfo> {
         match &self.inner {
             Inner::Flrep { opened, .. } => Some(opened.info()),
+            #[cfg(feature = "spark")]
             Inner::Spark(opened) => Some(opened.info()),
+            #[cfg(feature = "foldback")]
             Inner::Foldback(ix) => Some(ix.info()),
             _ => None,
         }
@@ -199,6 +260,7 @@ impl Session {
     pub fn chunk_count(&self) -> usize {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunks.len(),
+            #[cfg(feature = "spark")]
             Inner::Spark(opened) => opened.chunks.len(),
             _ => 0,
         }
@@ -208,6 +270,7 @@ impl Session {
     pub fn chunk_range(&self, i: usize) -> Option<(u64, u64)> {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| (c.offset, c.len)),
+            #[cfg(feature = "spark")]
             Inner::Spark(opened) => opened.chunks.get(i).map(|c| (c.offset, c.len)),
             _ => None,
         }
@@ -216,6 +279,7 @@ impl Session {
     pub fn chunk_first_tick(&self, i: usize) -> Option<u64> {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| c.first_tick),
+            #[cfg(feature = "spark")]
             Inner::Spark(opened) => opened.chunks.get(i).map(|c| c.first_tick),
             _ => None,
         }
@@ -225,6 +289,7 @@ impl Session {
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
         match &self.inner {
             Inner::Flrep { opened, .. } => opened.chunk_for_tick(tick),
+            #[cfg(feature = "spark")]
             Inner::Spark(opened) => opened.chunk_for_tick(tick),
             _ => 0,
         }
@@ -234,8 +299,12 @@ impl Session {
     /// complete for the whole recording.
     pub fn markers(&self) -> (&[Event], bool) {
         match &self.inner {
-            Inner::Flrep { opened, .. } => (&opened.markers, opened.index_source == flrep::open::IndexSource::Trailer),
+            Inner::Flrep { opened, .. } => (
+                &opened.markers,
+                opened.index_source == flrep::open::IndexSource::Trailer,
+            ),
             // The events block is read whole at open: complete unless the file was cut inside it.
+            #[cfg(feature = "spark")]
             Inner::Spark(opened) => (&opened.markers, opened.events_complete),
             _ => (&[], false),
         }
@@ -247,11 +316,19 @@ impl Session {
             Inner::Flrep { opened, dec } => {
                 // Header check + decode, exactly as the native indexed reader does.
                 let limits = self.limits.clone();
-                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &limits, i, bytes)?)
+                Ok(crate::format::flrep::decode_chunk_bytes(
+                    opened, dec, &limits, i, bytes,
+                )?)
             }
+            #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
-            Inner::Foldback(_) => Err(SessionError::Usage("a .foldback recording has no chunks: read it through Session::foldback()".into())),
-            _ => Err(SessionError::Usage("decode_chunk before the session is open".into())),
+            #[cfg(feature = "foldback")]
+            Inner::Foldback(_) => Err(SessionError::Usage(
+                "a .foldback recording has no chunks: read it through Session::foldback()".into(),
+            )),
+            _ => Err(SessionError::Usage(
+                "decode_chunk before the session is open".into(),
+            )),
         }
     }
 }

@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use super::js_error;
 use crate::format::{OpenStep, Session};
-use crate::model::{pack_entities, DecodedChunk, Event, RecordingInfo};
+use crate::model::{pack_entities, DecodedChunk, Event, EventBody, RecordingInfo, WorldKind};
 
 /// A replay being opened / played in the worker.
 #[wasm_bindgen]
@@ -25,30 +25,199 @@ pub struct DecoderSession {
     failed: Option<String>,
 }
 
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct ChunkJson {
-    offset: u64,
-    len: u64,
-    first_tick: u64,
+// ---------------------------------------------------------------- JS views of the model
+// Built with js_sys (Object/Array/Reflect) instead of serde_json: the decoder wasm carries no JSON
+// serializer, and the worker needs no JSON.parse. The shapes are those of the model's serde derives
+// (the native `json` feature: CLI dumps, golden .jsonl fixtures), which tests/e2e/decoder.test.mjs
+// compares against the golden dumps field for field.
+
+/// A plain JS object under construction.
+struct Obj(js_sys::Object);
+
+impl Obj {
+    fn new() -> Obj {
+        Obj(js_sys::Object::new())
+    }
+    fn set(self, key: &str, value: impl Into<JsValue>) -> Obj {
+        // Reflect.set on a fresh plain object cannot fail (no setters, not frozen).
+        let _ = js_sys::Reflect::set(&self.0, &JsValue::from_str(key), &value.into());
+        self
+    }
+    /// u64 → a JS number, as JSON.parse of serde_json's digits gives (exact below 2^53).
+    fn num(self, key: &str, v: u64) -> Obj {
+        self.set(key, v as f64)
+    }
 }
 
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct InfoJson<'a> {
-    info: &'a RecordingInfo,
-    duration_s: f64,
-    file_len: u64,
-    chunks: Vec<ChunkJson>,
-    markers: &'a [Event],
-    markers_complete: bool,
+impl From<Obj> for JsValue {
+    fn from(o: Obj) -> JsValue {
+        o.0.into()
+    }
+}
+
+fn array<T>(items: &[T], f: impl Fn(&T) -> JsValue) -> js_sys::Array {
+    let a = js_sys::Array::new_with_length(0);
+    for x in items {
+        a.push(&f(x));
+    }
+    a
+}
+
+fn str_array(items: &[String]) -> js_sys::Array {
+    array(items, |s| JsValue::from_str(s))
+}
+
+/// `RecordingInfo` as its serde JSON shape (snake_case keys; `world` tagged by `kind`).
+fn info_js(i: &RecordingInfo) -> JsValue {
+    let format = match i.format {
+        crate::model::FormatKind::Flrep => "flrep",
+        crate::model::FormatKind::SparkReplay => "spark_replay",
+        crate::model::FormatKind::Foldback => "foldback",
+    };
+    let world = match i.world {
+        WorldKind::Planet { radius_m } => {
+            Obj::new().set("kind", "planet").set("radius_m", radius_m)
+        }
+        WorldKind::Flat => Obj::new().set("kind", "flat"),
+    };
+    Obj::new()
+        .set("format", format)
+        .set("format_major", i.format_major)
+        .set("format_minor", i.format_minor)
+        .set("engine_version", i.engine_version.as_str())
+        .set("tick_rate_hz", i.tick_rate_hz)
+        .set("world", world)
+        .set("position_quantum_m", i.position_quantum_m)
+        .set("velocity_quantum_mps", i.velocity_quantum_mps)
+        .num("start_unix_seconds", i.start_unix_seconds)
+        .set("mission_id", i.mission_id.as_str())
+        .set("session_flags", i.session_flags)
+        .set("keyframe_interval_ticks", i.keyframe_interval_ticks)
+        .num("first_tick", i.first_tick)
+        .num("last_tick", i.last_tick)
+        .set(
+            "entity_types",
+            array(&i.entity_types, |t| {
+                Obj::new()
+                    .set("index", t.index)
+                    .set("id", t.id.as_str())
+                    .set("display_name", t.display_name.as_str())
+                    .set("category", t.category.name())
+                    .set("projectile_kind", t.projectile_kind)
+                    .into()
+            }),
+        )
+        .set(
+            "factions",
+            array(&i.factions, |f| {
+                Obj::new()
+                    .set("index", f.index)
+                    .set("id", f.id.as_str())
+                    .set("display_name", f.display_name.as_str())
+                    .into()
+            }),
+        )
+        .set(
+            "participants",
+            array(&i.participants, |p| {
+                Obj::new()
+                    .set("id", p.id)
+                    .set("callsign", p.callsign.as_str())
+                    .set("entity", p.entity)
+                    .set("faction", p.faction)
+                    .into()
+            }),
+        )
+        .set(
+            "mission_objects",
+            array(&i.mission_objects, |m| {
+                Obj::new()
+                    .set("object_id", m.object_id)
+                    .set("entity", m.entity)
+                    .into()
+            }),
+        )
+        .set(
+            "metadata",
+            array(&i.metadata, |(k, v)| {
+                js_sys::Array::of2(&JsValue::from_str(k), &JsValue::from_str(v)).into()
+            }),
+        )
+        .set("warnings", str_array(&i.warnings))
+        .into()
+}
+
+/// An `Event` as its serde JSON shape: `{tick, kind, ...fields}` (docs/worker-protocol.md).
+fn event_js(e: &Event) -> JsValue {
+    let o = Obj::new().num("tick", e.tick);
+    match &e.body {
+        EventBody::Kill {
+            killer,
+            victim,
+            weapon_type,
+        } => o
+            .set("kind", "kill")
+            .set("killer", *killer)
+            .set("victim", *victim)
+            .set("weapon_type", *weapon_type),
+        EventBody::Spawn {
+            entity,
+            participant,
+        } => o
+            .set("kind", "spawn")
+            .set("entity", *entity)
+            .set("participant", *participant),
+        EventBody::Despawn { entity, reason } => o
+            .set("kind", "despawn")
+            .set("entity", *entity)
+            .set("reason", *reason),
+        EventBody::Chat {
+            participant,
+            channel,
+            text,
+        } => o
+            .set("kind", "chat")
+            .set("participant", *participant)
+            .set("channel", *channel)
+            .set("text", text.as_str()),
+        EventBody::Admin {
+            participant,
+            action,
+            detail,
+        } => o
+            .set("kind", "admin")
+            .set("participant", *participant)
+            .set("action", action.as_str())
+            .set("detail", detail.as_str()),
+        EventBody::AlertLevel { level } => o.set("kind", "alert_level").set("level", *level),
+        EventBody::Custom {
+            kind,
+            source,
+            target,
+            pos,
+            data,
+        } => o
+            .set("kind", "custom")
+            .set("type", kind.as_str())
+            .set("source", *source)
+            .set("target", *target)
+            .set("pos", array(pos, |&c| JsValue::from(c)))
+            .set("data", data.as_str()),
+    }
+    .into()
+}
+
+fn events_js(events: &[Event]) -> js_sys::Array {
+    array(events, event_js)
 }
 
 fn usize_of(i: f64, what: &str) -> Result<usize, JsValue> {
     if i.is_finite() && i >= 0.0 && i.fract() == 0.0 && i <= 9.0e15 {
         usize::try_from(i as u64).map_err(|_| js_error(format!("{what} {i} is out of range")))
     } else {
-        Err(js_error(format!("{what} must be a non-negative integer, got {i}")))
+        Err(js_error(format!(
+            "{what} must be a non-negative integer, got {i}"
+        )))
     }
 }
 
@@ -57,15 +226,25 @@ impl DecoderSession {
     /// `new DecoderSession(fileLength)`: starts opening a file of `fileLength` bytes.
     #[wasm_bindgen(constructor)]
     pub fn new(file_length: f64) -> Result<DecoderSession, JsValue> {
-        if !(file_length.is_finite() && file_length >= 0.0 && file_length.fract() == 0.0 && file_length <= 9.0e15) {
-            return Err(js_error(format!("file length must be a non-negative integer, got {file_length}")));
+        if !(file_length.is_finite()
+            && file_length >= 0.0
+            && file_length.fract() == 0.0
+            && file_length <= 9.0e15)
+        {
+            return Err(js_error(format!(
+                "file length must be a non-negative integer, got {file_length}"
+            )));
         }
         let mut session = Session::new(file_length as u64);
         let pending = match session.next(None).map_err(js_error)? {
             OpenStep::Need { offset, len } => Some((offset, len)),
             OpenStep::Ready => None,
         };
-        Ok(DecoderSession { session, pending, failed: None })
+        Ok(DecoderSession {
+            session,
+            pending,
+            failed: None,
+        })
     }
 
     /// The byte range the open needs next as `Float64Array [offset, len]`, or `undefined` when the
@@ -80,7 +259,9 @@ impl DecoderSession {
             return Err(js_error(m));
         }
         if self.pending.is_none() {
-            return Err(js_error("feed() called but the session is not waiting for bytes"));
+            return Err(js_error(
+                "feed() called but the session is not waiting for bytes",
+            ));
         }
         // A short read (a truncated source) is the reader's to judge: it reports it in its words.
         match self.session.next(Some(bytes)) {
@@ -107,21 +288,37 @@ impl DecoderSession {
         self.session.is_open()
     }
 
-    /// The recording as JSON: `{info, durationS, fileLen, chunks: [{offset, len, firstTick}],
-    /// markers: [Event], markersComplete}` (see docs/worker-protocol.md).
-    #[wasm_bindgen(js_name = infoJson)]
-    pub fn info_json(&self) -> Result<String, JsValue> {
-        let info = self.session.info().ok_or_else(|| js_error("the replay is not open yet"))?;
-        let chunks = (0..self.session.chunk_count())
-            .filter_map(|i| {
-                let (offset, len) = self.session.chunk_range(i)?;
-                let first_tick = self.session.chunk_first_tick(i)?;
-                Some(ChunkJson { offset, len, first_tick })
-            })
-            .collect();
+    /// The recording: `{info, durationS, fileLen, chunks: [{offset, len, firstTick}], markers:
+    /// [Event], markersComplete}` as a plain object (see docs/worker-protocol.md).
+    pub fn info(&self) -> Result<JsValue, JsValue> {
+        let info = self
+            .session
+            .info()
+            .ok_or_else(|| js_error("the replay is not open yet"))?;
+        let chunks = js_sys::Array::new_with_length(0);
+        for i in 0..self.session.chunk_count() {
+            if let (Some((offset, len)), Some(first_tick)) = (
+                self.session.chunk_range(i),
+                self.session.chunk_first_tick(i),
+            ) {
+                chunks.push(
+                    &Obj::new()
+                        .num("offset", offset)
+                        .num("len", len)
+                        .num("firstTick", first_tick)
+                        .into(),
+                );
+            }
+        }
         let (markers, markers_complete) = self.session.markers();
-        let out = InfoJson { duration_s: info.duration_s(), info: &info, file_len: self.session.file_len(), chunks, markers, markers_complete };
-        serde_json::to_string(&out).map_err(js_error)
+        Ok(Obj::new()
+            .set("info", info_js(&info))
+            .set("durationS", info.duration_s())
+            .num("fileLen", self.session.file_len())
+            .set("chunks", chunks)
+            .set("markers", events_js(markers))
+            .set("markersComplete", markers_complete)
+            .into())
     }
 
     #[wasm_bindgen(js_name = chunkCount)]
@@ -133,7 +330,12 @@ impl DecoderSession {
     #[wasm_bindgen(js_name = chunkRange)]
     pub fn chunk_range(&self, i: f64) -> Result<Vec<f64>, JsValue> {
         let idx = usize_of(i, "chunk index")?;
-        let (o, l) = self.session.chunk_range(idx).ok_or_else(|| js_error(format!("no chunk {idx} (the replay has {})", self.session.chunk_count())))?;
+        let (o, l) = self.session.chunk_range(idx).ok_or_else(|| {
+            js_error(format!(
+                "no chunk {idx} (the replay has {})",
+                self.session.chunk_count()
+            ))
+        })?;
         Ok(vec![o as f64, l as f64])
     }
 
@@ -141,13 +343,20 @@ impl DecoderSession {
     #[wasm_bindgen(js_name = chunkFirstTick)]
     pub fn chunk_first_tick(&self, i: f64) -> Result<f64, JsValue> {
         let idx = usize_of(i, "chunk index")?;
-        self.session.chunk_first_tick(idx).map(|t| t as f64).ok_or_else(|| js_error(format!("no chunk {idx}")))
+        self.session
+            .chunk_first_tick(idx)
+            .map(|t| t as f64)
+            .ok_or_else(|| js_error(format!("no chunk {idx}")))
     }
 
     /// The chunk holding `tick` (the last one starting at or before it; 0 before the first).
     #[wasm_bindgen(js_name = chunkForTick)]
     pub fn chunk_for_tick(&self, tick: f64) -> u32 {
-        let t = if tick.is_finite() && tick > 0.0 { tick as u64 } else { 0 };
+        let t = if tick.is_finite() && tick > 0.0 {
+            tick as u64
+        } else {
+            0
+        };
         u32::try_from(self.session.chunk_for_tick(t)).unwrap_or(u32::MAX)
     }
 
@@ -167,7 +376,7 @@ pub struct DecodedChunkJs {
     ticks: Vec<f64>,
     offsets: Vec<u32>,
     entities: Vec<i32>,
-    events_json: String,
+    events: js_sys::Array,
     skipped_events: u32,
 }
 
@@ -179,7 +388,7 @@ impl DecodedChunkJs {
             ticks: c.ticks.iter().map(|&t| t as f64).collect(),
             offsets: c.offsets.clone(),
             entities,
-            events_json: serde_json::to_string(&c.events).map_err(js_error)?,
+            events: events_js(&c.events),
             skipped_events: c.skipped_events,
         })
     }
@@ -199,10 +408,9 @@ impl DecodedChunkJs {
     pub fn entities(&self) -> Vec<i32> {
         self.entities.clone()
     }
-    /// JSON array of the chunk's events (`{tick, kind, ...}`).
-    #[wasm_bindgen(js_name = eventsJson)]
-    pub fn events_json(&self) -> String {
-        self.events_json.clone()
+    /// The chunk's events: an array of `{tick, kind, ...}` objects.
+    pub fn events(&self) -> js_sys::Array {
+        self.events.clone()
     }
     #[wasm_bindgen(js_name = skippedEvents)]
     pub fn skipped_events(&self) -> u32 {
@@ -211,230 +419,334 @@ impl DecodedChunkJs {
 }
 
 // ---------------------------------------------------------------- .foldback divergence view
+// Only in the decoder-foldback build (feature `foldback`); its JSON goes through serde_json.
 
-use crate::format::foldback::{
-    diverge::{Bytes as FbBytes, Comparison, Source as FbSource},
-    index::Index as FbIndex,
-    live::{Control as FbControl, LiveRecording},
-    Limits as FbLimits,
-};
+#[cfg(feature = "foldback")]
+pub use foldback_view::FoldbackView;
 
-/// The divergence model over one or more opened `.foldback` files, or over a live connection
-/// (`FoldbackView`, docs/format/foldback.md "Browser view"). The worker reads the byte ranges
-/// `readsJson` names and hands them back (`meta` = `[source, offset, len]…` as a Float64Array,
-/// `data` = those ranges concatenated); for a live recording the view reads its own bytes.
-#[wasm_bindgen]
-pub struct FoldbackView {
-    sources: Vec<(String, FbIndex)>,
-    live: Option<LiveRecording>,
-    cmp: Option<Comparison>,
-}
+#[cfg(feature = "foldback")]
+mod foldback_view {
+    use super::{js_error, DecoderSession};
+    use crate::format::foldback::{
+        diverge::{Bytes as FbBytes, Comparison, Source as FbSource},
+        index::Index as FbIndex,
+        live::{Control as FbControl, LiveRecording},
+        Limits as FbLimits,
+    };
+    use wasm_bindgen::prelude::*;
 
-fn fb_tick(t: f64) -> u64 {
-    if t.is_finite() && t > 0.0 {
-        t as u64
-    } else {
-        0
+    /// The divergence model over one or more opened `.foldback` files, or over a live connection
+    /// (`FoldbackView`, docs/format/foldback.md "Browser view"). The worker reads the byte ranges
+    /// `readsJson` names and hands them back (`meta` = `[source, offset, len]…` as a Float64Array,
+    /// `data` = those ranges concatenated); for a live recording the view reads its own bytes.
+    #[wasm_bindgen]
+    pub struct FoldbackView {
+        sources: Vec<(String, FbIndex)>,
+        live: Option<LiveRecording>,
+        cmp: Option<Comparison>,
     }
-}
 
-impl FoldbackView {
-    fn cmp(&mut self) -> &Comparison {
-        if self.cmp.is_none() {
-            let c = if let Some(live) = &self.live {
-                Comparison::new(&[FbSource { label: String::new(), index: live.index() }])
-            } else {
-                let srcs: Vec<FbSource<'_>> = self.sources.iter().map(|(l, ix)| FbSource { label: l.clone(), index: ix }).collect();
-                Comparison::new(&srcs)
-            };
-            self.cmp = Some(c);
+    fn fb_tick(t: f64) -> u64 {
+        if t.is_finite() && t > 0.0 {
+            t as u64
+        } else {
+            0
         }
-        self.cmp.get_or_insert_with(|| Comparison::new(&[]))
     }
 
-    /// Splits `meta`/`data` into the model's byte ranges (live: reads them itself).
-    fn with_bytes<R>(&mut self, from: u64, to: u64, meta: &[f64], data: &[u8], f: impl FnOnce(&Comparison, &[FbBytes<'_>]) -> R) -> R {
-        self.cmp();
-        let Some(cmp) = self.cmp.as_ref() else { return f(&Comparison::new(&[]), &[]) };
-        let mut out = Vec::new();
-        if let Some(live) = &self.live {
-            for r in cmp.reads_for_span(from, to) {
-                if let Some(b) = live.read(r.offset, r.len) {
-                    out.push(FbBytes { source: r.source, offset: r.offset, bytes: b });
+    impl FoldbackView {
+        fn cmp(&mut self) -> &Comparison {
+            if self.cmp.is_none() {
+                let c = if let Some(live) = &self.live {
+                    Comparison::new(&[FbSource {
+                        label: String::new(),
+                        index: live.index(),
+                    }])
+                } else {
+                    let srcs: Vec<FbSource<'_>> = self
+                        .sources
+                        .iter()
+                        .map(|(l, ix)| FbSource {
+                            label: l.clone(),
+                            index: ix,
+                        })
+                        .collect();
+                    Comparison::new(&srcs)
+                };
+                self.cmp = Some(c);
+            }
+            self.cmp.get_or_insert_with(|| Comparison::new(&[]))
+        }
+
+        /// Splits `meta`/`data` into the model's byte ranges (live: reads them itself).
+        fn with_bytes<R>(
+            &mut self,
+            from: u64,
+            to: u64,
+            meta: &[f64],
+            data: &[u8],
+            f: impl FnOnce(&Comparison, &[FbBytes<'_>]) -> R,
+        ) -> R {
+            self.cmp();
+            let Some(cmp) = self.cmp.as_ref() else {
+                return f(&Comparison::new(&[]), &[]);
+            };
+            let mut out = Vec::new();
+            if let Some(live) = &self.live {
+                for r in cmp.reads_for_span(from, to) {
+                    if let Some(b) = live.read(r.offset, r.len) {
+                        out.push(FbBytes {
+                            source: r.source,
+                            offset: r.offset,
+                            bytes: b,
+                        });
+                    }
+                }
+            } else {
+                let mut at = 0usize;
+                for m in meta.chunks_exact(3) {
+                    let (Some(&s), Some(&o), Some(&l)) = (m.first(), m.get(1), m.get(2)) else {
+                        continue;
+                    };
+                    let l = l.max(0.0) as usize;
+                    let Some(end) = at.checked_add(l) else { break };
+                    let Some(b) = data.get(at..end) else { break };
+                    out.push(FbBytes {
+                        source: s.max(0.0) as usize,
+                        offset: o.max(0.0) as u64,
+                        bytes: b,
+                    });
+                    at = end;
                 }
             }
-        } else {
-            let mut at = 0usize;
-            for m in meta.chunks_exact(3) {
-                let (Some(&s), Some(&o), Some(&l)) = (m.first(), m.get(1), m.get(2)) else { continue };
-                let l = l.max(0.0) as usize;
-                let Some(end) = at.checked_add(l) else { break };
-                let Some(b) = data.get(at..end) else { break };
-                out.push(FbBytes { source: s.max(0.0) as usize, offset: o.max(0.0) as u64, bytes: b });
-                at = end;
+            f(cmp, &out)
+        }
+    }
+
+    #[derive(serde::Serialize)]
+    struct FbExtras {
+        metadata: Vec<Vec<(String, String)>>,
+        /// Per source: `[tick, peer, compressed_len]` of each snapshot.
+        snapshots: Vec<Vec<(u64, u16, u32)>>,
+        /// Per source: frames per type and refused-frame messages.
+        counts: Vec<crate::format::foldback::index::Counts>,
+        frame_errors: Vec<Vec<String>>,
+    }
+
+    #[wasm_bindgen]
+    impl FoldbackView {
+        #[wasm_bindgen(constructor)]
+        pub fn new() -> FoldbackView {
+            FoldbackView {
+                sources: Vec::new(),
+                live: None,
+                cmp: None,
             }
         }
-        f(cmp, &out)
-    }
-}
 
-#[derive(serde::Serialize)]
-struct FbExtras {
-    metadata: Vec<Vec<(String, String)>>,
-    /// Per source: `[tick, peer, compressed_len]` of each snapshot.
-    snapshots: Vec<Vec<(u64, u16, u32)>>,
-    /// Per source: frames per type and refused-frame messages.
-    counts: Vec<crate::format::foldback::index::Counts>,
-    frame_errors: Vec<Vec<String>>,
-}
+        /// Adds the index of an open `.foldback` session (throws for other formats).
+        #[wasm_bindgen(js_name = addSession)]
+        pub fn add_session(
+            &mut self,
+            session: &DecoderSession,
+            label: &str,
+        ) -> Result<(), JsValue> {
+            let ix = session
+                .session
+                .foldback()
+                .ok_or_else(|| js_error("this file is not a .foldback session"))?;
+            self.sources.push((label.to_owned(), ix.clone()));
+            self.cmp = None;
+            Ok(())
+        }
 
-#[wasm_bindgen]
-impl FoldbackView {
-    #[wasm_bindgen(constructor)]
-    pub fn new() -> FoldbackView {
-        FoldbackView { sources: Vec::new(), live: None, cmp: None }
-    }
-
-    /// Adds the index of an open `.foldback` session (throws for other formats).
-    #[wasm_bindgen(js_name = addSession)]
-    pub fn add_session(&mut self, session: &DecoderSession, label: &str) -> Result<(), JsValue> {
-        let ix = session.session.foldback().ok_or_else(|| js_error("this file is not a .foldback session"))?;
-        self.sources.push((label.to_owned(), ix.clone()));
-        self.cmp = None;
-        Ok(())
-    }
-
-    /// `summary()` of the model (docs/format/foldback.md §8.1), plus `live` counters.
-    #[wasm_bindgen(js_name = summaryJson)]
-    pub fn summary_json(&mut self) -> Result<String, JsValue> {
-        let mut s = serde_json::to_value(self.cmp().summary()).map_err(js_error)?;
-        if let (Some(live), Some(obj)) = (&self.live, s.as_object_mut()) {
-            let mut w: Vec<serde_json::Value> = obj.get("warnings").and_then(|w| w.as_array().cloned()).unwrap_or_default();
-            for x in live.warnings() {
-                w.push(x.into());
-            }
-            obj.insert("warnings".into(), w.into());
-            obj.insert(
+        /// `summary()` of the model (docs/format/foldback.md §8.1), plus `live` counters.
+        #[wasm_bindgen(js_name = summaryJson)]
+        pub fn summary_json(&mut self) -> Result<String, JsValue> {
+            let mut s = serde_json::to_value(self.cmp().summary()).map_err(js_error)?;
+            if let (Some(live), Some(obj)) = (&self.live, s.as_object_mut()) {
+                let mut w: Vec<serde_json::Value> = obj
+                    .get("warnings")
+                    .and_then(|w| w.as_array().cloned())
+                    .unwrap_or_default();
+                for x in live.warnings() {
+                    w.push(x.into());
+                }
+                obj.insert("warnings".into(), w.into());
+                obj.insert(
                 "live".into(),
                 serde_json::json!({"bytes": live.bytes().len(), "refused": live.frames_refused, "notKept": live.frames_not_kept, "goodbye": live.goodbye}),
             );
-        }
-        serde_json::to_string(&s).map_err(js_error)
-    }
-
-    #[wasm_bindgen(js_name = segmentsJson)]
-    pub fn segments_json(&mut self) -> Result<String, JsValue> {
-        serde_json::to_string(&self.cmp().segments()).map_err(js_error)
-    }
-
-    #[wasm_bindgen(js_name = timelineJson)]
-    pub fn timeline_json(&mut self, from: f64, to: f64, limit: u32) -> Result<String, JsValue> {
-        serde_json::to_string(&self.cmp().timeline(fb_tick(from), fb_tick(to), limit as usize)).map_err(js_error)
-    }
-
-    /// Metadata, snapshot sizes and frame counts per source.
-    #[wasm_bindgen(js_name = extrasJson)]
-    pub fn extras_json(&self) -> Result<String, JsValue> {
-        let ixs: Vec<&FbIndex> = match &self.live {
-            Some(l) => vec![l.index()],
-            None => self.sources.iter().map(|(_, i)| i).collect(),
-        };
-        let x = FbExtras {
-            metadata: ixs.iter().map(|i| i.metadata_text()).collect(),
-            snapshots: ixs.iter().map(|i| i.snapshots.iter().take(100_000).map(|s| (s.tick, s.peer, s.compressed_len)).collect()).collect(),
-            counts: ixs.iter().map(|i| i.counts).collect(),
-            frame_errors: ixs.iter().map(|i| i.frame_errors.clone()).collect(),
-        };
-        serde_json::to_string(&x).map_err(js_error)
-    }
-
-    /// `[{source, offset, len}]` to read for ticks `from..=to` (empty for a live recording).
-    #[wasm_bindgen(js_name = readsJson)]
-    pub fn reads_json(&mut self, from: f64, to: f64) -> Result<String, JsValue> {
-        if self.live.is_some() {
-            return Ok("[]".into());
-        }
-        serde_json::to_string(&self.cmp().reads_for_span(fb_tick(from), fb_tick(to))).map_err(js_error)
-    }
-
-    #[wasm_bindgen(js_name = tickDetailJson)]
-    pub fn tick_detail_json(&mut self, tick: f64, meta: &[f64], data: &[u8]) -> Result<String, JsValue> {
-        let t = fb_tick(tick);
-        let d = self.with_bytes(t, t, meta, data, |c, b| c.tick_detail(t, b));
-        serde_json::to_string(&d).map_err(js_error)
-    }
-
-    #[wasm_bindgen(js_name = entityDetailJson)]
-    pub fn entity_detail_json(&mut self, tick: f64, entity: &str, meta: &[f64], data: &[u8]) -> Result<String, JsValue> {
-        let t = fb_tick(tick);
-        let e: u64 = entity.parse().map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
-        let d = self.with_bytes(t, t, meta, data, |c, b| c.entity_detail(t, e, b));
-        serde_json::to_string(&d).map_err(js_error)
-    }
-
-    #[wasm_bindgen(js_name = fieldHistoryJson)]
-    pub fn field_history_json(&mut self, entity: &str, field: &str, from: f64, to: f64, meta: &[f64], data: &[u8]) -> Result<String, JsValue> {
-        let (a, b) = (fb_tick(from), fb_tick(to));
-        let e: u64 = entity.parse().map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
-        let d = self.with_bytes(a, b, meta, data, |c, bytes| c.field_history(e, field, a, b, bytes));
-        serde_json::to_string(&d).map_err(js_error)
-    }
-
-    /// A live text message: `hello` starts a new recording (a reconnect is a new session),
-    /// `goodbye` is remembered. Returns `{type, …}`; throws on a bad or newer-protocol message.
-    #[wasm_bindgen(js_name = liveControl)]
-    pub fn live_control(&mut self, text: &str) -> Result<String, JsValue> {
-        let c = FbControl::parse(text).map_err(js_error)?;
-        match &c {
-            FbControl::Hello(h) => {
-                let rec = LiveRecording::from_hello(h, FbLimits::default()).map_err(js_error)?;
-                self.sources.clear();
-                self.live = Some(rec);
-                self.cmp = None;
             }
-            FbControl::Goodbye { reason } => {
-                if let Some(l) = &mut self.live {
-                    l.goodbye = Some(reason.clone());
+            serde_json::to_string(&s).map_err(js_error)
+        }
+
+        #[wasm_bindgen(js_name = segmentsJson)]
+        pub fn segments_json(&mut self) -> Result<String, JsValue> {
+            serde_json::to_string(&self.cmp().segments()).map_err(js_error)
+        }
+
+        #[wasm_bindgen(js_name = timelineJson)]
+        pub fn timeline_json(&mut self, from: f64, to: f64, limit: u32) -> Result<String, JsValue> {
+            serde_json::to_string(
+                &self
+                    .cmp()
+                    .timeline(fb_tick(from), fb_tick(to), limit as usize),
+            )
+            .map_err(js_error)
+        }
+
+        /// Metadata, snapshot sizes and frame counts per source.
+        #[wasm_bindgen(js_name = extrasJson)]
+        pub fn extras_json(&self) -> Result<String, JsValue> {
+            let ixs: Vec<&FbIndex> = match &self.live {
+                Some(l) => vec![l.index()],
+                None => self.sources.iter().map(|(_, i)| i).collect(),
+            };
+            let x = FbExtras {
+                metadata: ixs.iter().map(|i| i.metadata_text()).collect(),
+                snapshots: ixs
+                    .iter()
+                    .map(|i| {
+                        i.snapshots
+                            .iter()
+                            .take(100_000)
+                            .map(|s| (s.tick, s.peer, s.compressed_len))
+                            .collect()
+                    })
+                    .collect(),
+                counts: ixs.iter().map(|i| i.counts).collect(),
+                frame_errors: ixs.iter().map(|i| i.frame_errors.clone()).collect(),
+            };
+            serde_json::to_string(&x).map_err(js_error)
+        }
+
+        /// `[{source, offset, len}]` to read for ticks `from..=to` (empty for a live recording).
+        #[wasm_bindgen(js_name = readsJson)]
+        pub fn reads_json(&mut self, from: f64, to: f64) -> Result<String, JsValue> {
+            if self.live.is_some() {
+                return Ok("[]".into());
+            }
+            serde_json::to_string(&self.cmp().reads_for_span(fb_tick(from), fb_tick(to)))
+                .map_err(js_error)
+        }
+
+        #[wasm_bindgen(js_name = tickDetailJson)]
+        pub fn tick_detail_json(
+            &mut self,
+            tick: f64,
+            meta: &[f64],
+            data: &[u8],
+        ) -> Result<String, JsValue> {
+            let t = fb_tick(tick);
+            let d = self.with_bytes(t, t, meta, data, |c, b| c.tick_detail(t, b));
+            serde_json::to_string(&d).map_err(js_error)
+        }
+
+        #[wasm_bindgen(js_name = entityDetailJson)]
+        pub fn entity_detail_json(
+            &mut self,
+            tick: f64,
+            entity: &str,
+            meta: &[f64],
+            data: &[u8],
+        ) -> Result<String, JsValue> {
+            let t = fb_tick(tick);
+            let e: u64 = entity
+                .parse()
+                .map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
+            let d = self.with_bytes(t, t, meta, data, |c, b| c.entity_detail(t, e, b));
+            serde_json::to_string(&d).map_err(js_error)
+        }
+
+        #[wasm_bindgen(js_name = fieldHistoryJson)]
+        pub fn field_history_json(
+            &mut self,
+            entity: &str,
+            field: &str,
+            from: f64,
+            to: f64,
+            meta: &[f64],
+            data: &[u8],
+        ) -> Result<String, JsValue> {
+            let (a, b) = (fb_tick(from), fb_tick(to));
+            let e: u64 = entity
+                .parse()
+                .map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
+            let d = self.with_bytes(a, b, meta, data, |c, bytes| {
+                c.field_history(e, field, a, b, bytes)
+            });
+            serde_json::to_string(&d).map_err(js_error)
+        }
+
+        /// A live text message: `hello` starts a new recording (a reconnect is a new session),
+        /// `goodbye` is remembered. Returns `{type, …}`; throws on a bad or newer-protocol message.
+        #[wasm_bindgen(js_name = liveControl)]
+        pub fn live_control(&mut self, text: &str) -> Result<String, JsValue> {
+            let c = FbControl::parse(text).map_err(js_error)?;
+            match &c {
+                FbControl::Hello(h) => {
+                    let rec =
+                        LiveRecording::from_hello(h, FbLimits::default()).map_err(js_error)?;
+                    self.sources.clear();
+                    self.live = Some(rec);
+                    self.cmp = None;
                 }
+                FbControl::Goodbye { reason } => {
+                    if let Some(l) = &mut self.live {
+                        l.goodbye = Some(reason.clone());
+                    }
+                }
+                FbControl::Other { .. } => {}
             }
-            FbControl::Other { .. } => {}
+            Ok(c.to_json())
         }
-        Ok(c.to_json())
-    }
 
-    /// Binary live messages, concatenated in `data` with their lengths in `lens`; each goes through
-    /// `parse_frame`. Returns `{accepted, refused, errors:[first few messages]}`.
-    #[wasm_bindgen(js_name = livePush)]
-    pub fn live_push(&mut self, data: &[u8], lens: &[u32]) -> Result<String, JsValue> {
-        let live = self.live.as_mut().ok_or_else(|| js_error("a binary frame arrived before the hello"))?;
-        let (mut ok, mut bad, mut errors, mut at) = (0u32, 0u32, Vec::new(), 0usize);
-        for &l in lens {
-            let Some(end) = at.checked_add(l as usize) else { break };
-            let Some(msg) = data.get(at..end) else { break };
-            at = end;
-            match live.push(msg) {
-                Ok(_) => ok += 1,
-                Err(e) => {
-                    bad += 1;
-                    if errors.len() < 4 {
-                        errors.push(e.to_string());
+        /// Binary live messages, concatenated in `data` with their lengths in `lens`; each goes through
+        /// `parse_frame`. Returns `{accepted, refused, errors:[first few messages]}`.
+        #[wasm_bindgen(js_name = livePush)]
+        pub fn live_push(&mut self, data: &[u8], lens: &[u32]) -> Result<String, JsValue> {
+            let live = self
+                .live
+                .as_mut()
+                .ok_or_else(|| js_error("a binary frame arrived before the hello"))?;
+            let (mut ok, mut bad, mut errors, mut at) = (0u32, 0u32, Vec::new(), 0usize);
+            for &l in lens {
+                let Some(end) = at.checked_add(l as usize) else {
+                    break;
+                };
+                let Some(msg) = data.get(at..end) else { break };
+                at = end;
+                match live.push(msg) {
+                    Ok(_) => ok += 1,
+                    Err(e) => {
+                        bad += 1;
+                        if errors.len() < 4 {
+                            errors.push(e.to_string());
+                        }
                     }
                 }
             }
+            self.cmp = None;
+            serde_json::to_string(
+                &serde_json::json!({"accepted": ok, "refused": bad, "errors": errors}),
+            )
+            .map_err(js_error)
         }
-        self.cmp = None;
-        serde_json::to_string(&serde_json::json!({"accepted": ok, "refused": bad, "errors": errors})).map_err(js_error)
+
+        /// The live recording so far as `.foldback` bytes (header from the hello + kept frames).
+        #[wasm_bindgen(js_name = liveBytes)]
+        pub fn live_bytes(&self) -> Vec<u8> {
+            self.live
+                .as_ref()
+                .map(|l| l.bytes().to_vec())
+                .unwrap_or_default()
+        }
     }
 
-    /// The live recording so far as `.foldback` bytes (header from the hello + kept frames).
-    #[wasm_bindgen(js_name = liveBytes)]
-    pub fn live_bytes(&self) -> Vec<u8> {
-        self.live.as_ref().map(|l| l.bytes().to_vec()).unwrap_or_default()
-    }
-}
-
-impl Default for FoldbackView {
-    fn default() -> Self {
-        Self::new()
+    impl Default for FoldbackView {
+        fn default() -> Self {
+            Self::new()
+        }
     }
 }
