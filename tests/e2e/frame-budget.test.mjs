@@ -49,7 +49,8 @@ function watch(page, ms) {
           }
           out.maxLabels = Math.max(out.maxLabels, document.querySelectorAll('.rp-label:not([hidden])').length);
           out.times.push(p.currentTime);
-          if (performance.now() - t0 < dur) requestAnimationFrame(f);
+          // At least `dur` ms and 12 frames (SwiftShader on a loaded machine draws a few per second).
+          if ((performance.now() - t0 < dur || out.frames < 12) && performance.now() - t0 < 30_000) requestAnimationFrame(f);
           else resolve(out);
         };
         requestAnimationFrame(f);
