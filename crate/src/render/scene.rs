@@ -800,9 +800,10 @@ mod tests {
         let depth = |id: f64| s.projected.iter().find(|p| f64::from(p.id) == id).map(|p| p.depth).unwrap_or(f64::NAN);
         let ds: Vec<f64> = near.chunks(4).map(|l| depth(l[0])).collect();
         assert!(ds.windows(2).all(|w| w[0] <= w[1]), "{ds:?}");
-        // Nothing visible is nearer than the 10th.
+        // No visible entity left out is nearer than the 10th (ties allowed: a top-down camera).
         let visible_depths: Vec<f64> = s.projected.iter().filter(|p| p.visible).map(|p| p.depth).collect();
-        assert_eq!(visible_depths.iter().filter(|&&d| d < ds[9]).count(), 9);
+        assert!(visible_depths.iter().filter(|&&d| d < ds[9]).count() <= 9);
+        assert!(visible_depths.iter().filter(|&&d| d <= ds[9]).count() >= 10);
         // Same positions as labels().
         for l in near.chunks(4) {
             let m = all.chunks(4).find(|m| m[0] == l[0]).unwrap();
