@@ -41,6 +41,13 @@ export function factionColour(i) {
   return FACTION_COLOURS[((i % n) + n) % n];
 }
 
+/** Most callsign labels on screen at once (DOM text is the page's dearest per-frame cost). */
+export const MAX_LABELS = 64;
+/** Label candidates asked of the renderer per frame: the nearest visible entities. */
+const LABEL_CANDIDATES = 256;
+/** Label elements kept in the pool (shown + hidden for reuse). */
+const LABEL_POOL = 160;
+
 /** Frames of main-thread timing kept for perf() (a ring). */
 const PERF_FRAMES = 1024;
 /** Chunk arrival timings kept for perf(). */
@@ -58,6 +65,22 @@ function lastAtOrBefore(arr, x) {
     else hi = mid;
   }
   return lo - 1;
+}
+
+/** Word offset of entity `id` in a packed frame (sorted by id), or -1. Falls back to a scan when
+ *  the frame is not sorted (hostile input: never wrong, only slower). */
+export function findEntity(f, id) {
+  let lo = 0;
+  let hi = Math.floor(f.length / STRIDE);
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = f[mid * STRIDE + F_ID] >>> 0;
+    if (v === id) return mid * STRIDE;
+    if (v < id) lo = mid + 1;
+    else hi = mid;
+  }
+  for (let k = 0; k + STRIDE <= f.length; k += STRIDE) if (f[k + F_ID] >>> 0 === id) return k;
+  return -1;
 }
 
 function toUrl(src) {
@@ -79,6 +102,8 @@ class Player {
     this.labelLayer.setAttribute('aria-hidden', 'true');
     element.append(this.canvas, this.labelLayer);
     this.labelPool = new Map();
+    this.labelsShown = new Set();
+    this.labelCells = new Set();
 
     this.client = new WorkerClient({
       onPush: (m) => this.onPush(m),
@@ -278,7 +303,8 @@ class Player {
     this.eventKeys = new Set();
     this.followId = -1;
     this.cur = null;
-    this.sceneExtentM = 0;
+    this.extentKey = null;
+    this.pruneCur = -1;
     this.entityNames = new Map();
     this.entityTypes = new Map();
     this.entityFaction = new Map();
@@ -311,6 +337,7 @@ class Player {
     }
     for (const el of this.labelPool.values()) el.remove();
     this.labelPool.clear();
+    this.labelsShown.clear();
   }
 
   /** Opens a File/Blob, or a URL (string). The previous replay is disposed. */
@@ -479,9 +506,20 @@ class Player {
     return Math.min(this.lastTick, Math.floor(this.currentTickFloat() + 1e-6));
   }
 
-  /** Chunks kept around chunk `cur`: behind the playhead when rewinding, ahead otherwise. */
+  /** Chunks kept around chunk `cur`: the playhead's and the next one in the playing direction
+   *  (the one before it when rewinding). At most 2 decoded chunks are held (15 MB each at 2,000
+   *  entities); the worker prefetches the one after into its cache. */
   keepWindow(cur) {
-    return this.pb.direction < 0 ? [cur - 3, cur + 1] : [cur - 1, cur + 3];
+    return this.pb.direction < 0 ? [cur - 1, cur] : [cur, cur + 1];
+  }
+
+  /** Whether the playhead is in the half of chunk `cur` nearer the next chunk (playing direction). */
+  nearChunkEnd(cur, dir) {
+    const n = this.chunkFirstTicks.length;
+    const start = this.chunkFirstTicks[cur] ?? this.firstTick;
+    const end = cur + 1 < n ? this.chunkFirstTicks[cur + 1] : this.lastTick + 1;
+    const frac = (this.currentTickFloat() - start) / Math.max(1, end - start);
+    return dir > 0 ? frac >= 0.5 : frac < 0.5;
   }
 
   /** Chunks the page wants posted: the playhead's and the next ones (in the playing direction)
@@ -494,7 +532,9 @@ class Player {
     // Paused (a seek, a step, the first frame): only the playhead's chunk is posted, so a seek
     // costs one decode before the next request can be served; the worker still prefetches the
     // next chunk into its cache, so playing right after is a cache hit.
-    const ahead = !this.pb.moving ? 1 : this.pb.speed >= 4 ? 3 : 2;
+    // Playing: the next chunk too once the playhead is in the half of its chunk nearer to it (at
+    // once from 4×, where a chunk lasts a second or less); the worker has it prefetched by then.
+    const ahead = !this.pb.moving ? 1 : this.pb.speed >= 4 || this.nearChunkEnd(cur, dir) ? 2 : 1;
     const list = [];
     for (let j = 0; j < ahead; j++) {
       const k = cur + dir * j;
@@ -589,7 +629,12 @@ class Player {
         const a = this.frameAt(tick);
         if (a) {
           const b = this.nextFrame(a) ?? a;
-          if (a.key !== this.lastA || b.key !== this.lastB) {
+          if (a.key === this.lastB && b.key !== a.key && b.key !== this.lastB) {
+            // Moved on by one frame (playing): the renderer's B becomes A, only B is copied.
+            r.pushFrame(b.frame, b.t);
+            this.lastA = a.key;
+            this.lastB = b.key;
+          } else if (a.key !== this.lastA || b.key !== this.lastB) {
             r.setFrames(a.frame, a.t, b.frame, b.key === a.key ? a.t : b.t);
             this.lastA = a.key;
             this.lastB = b.key;
@@ -621,7 +666,14 @@ class Player {
   advance(dt) {
     const before = this.snap();
     const prev = this.time;
-    const sig = this.pb.update(dt, (t) => this.frameAvailable(t));
+    const canReach = (t) => this.frameAvailable(t);
+    let sig = this.pb.update(dt, canReach);
+    // A step longer than the chunks held reach (high speed and slow frames: 16× at 4 fps is 4 s, two
+    // chunks, a frame): go as far as they reach instead of waiting for a chunk never asked for (the
+    // page holds 2 chunks and asks by the playhead's position). Buffering changes nothing in pb.
+    for (let d = dt / 2, i = 0; i < 5 && sig.includes('buffering') && this.frameAvailable(this.time); i++, d /= 2) {
+      sig = this.pb.update(d, canReach);
+    }
     this.buffering = sig.includes('buffering');
     if (this.buffering) {
       this.updateWant();
@@ -630,6 +682,12 @@ class Player {
     const now = this.time;
     if (now !== prev) {
       this.fireEvents(prev, now);
+      // Drop the chunk the playhead has left at once (not when the next chunk arrives).
+      const cur = this.chunkIndexForTick(this.currentTickInt());
+      if (cur !== this.pruneCur) {
+        this.pruneCur = cur;
+        this.pruneChunks(cur);
+      }
       this.updateWant();
       this.emit('timeupdate', now);
     }
@@ -665,30 +723,44 @@ class Player {
 
   // ------------------------------------------------------------ current frame, inspector data
 
+  /** The frame at the playhead (per tick: O(1); lookups binary-search the id-sorted frame). */
   setCurrentFrame(a) {
-    const f = a.frame;
-    const index = new Map();
-    let min = [Infinity, Infinity, Infinity];
-    let max = [-Infinity, -Infinity, -Infinity];
+    this.cur = { key: a.key, tick: a.tick, frame: a.frame };
+    this.extentKey = null;
+  }
+
+  /** Entities in the frame at the playhead. */
+  get entityCount() {
+    return this.cur ? Math.floor(this.cur.frame.length / STRIDE) : 0;
+  }
+
+  /** Diagonal of the current frame's bounding box in metres (free-camera speed), once per tick. */
+  get sceneExtentM() {
+    const c = this.cur;
+    if (!c) return 0;
+    if (this.extentKey === c.key) return this.extent;
+    const f = c.frame;
+    const min = [Infinity, Infinity, Infinity];
+    const max = [-Infinity, -Infinity, -Infinity];
     for (let k = 0; k + STRIDE <= f.length; k += STRIDE) {
-      index.set(f[k + F_ID] >>> 0, k);
       for (let j = 0; j < 3; j++) {
         const v = f[k + F_POS + j];
         if (v < min[j]) min[j] = v;
         if (v > max[j]) max[j] = v;
       }
     }
-    this.cur = { key: a.key, tick: a.tick, frame: f, index };
     const q = this.info?.info.position_quantum_m ?? 1;
-    this.sceneExtentM = index.size ? Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) * q : 0;
+    this.extent = f.length >= STRIDE ? Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) * q : 0;
+    this.extentKey = c.key;
+    return this.extent;
   }
 
   /** The entity `id` in the frame at the playhead, in display units, or null. */
   entityState(id) {
     const c = this.cur;
     if (!c || id < 0) return null;
-    const k = c.index.get(id);
-    if (k === undefined) return null;
+    const k = findEntity(c.frame, id);
+    if (k < 0) return null;
     const f = c.frame;
     const i = this.info.info;
     const q = i.position_quantum_m;
@@ -731,73 +803,117 @@ class Player {
     this.renderer.fly(k.forward * v, k.right * v, k.up * v);
   }
 
+  /**
+   * Callsign labels (DOM text over the canvas): at most MAX_LABELS, chosen among the renderer's
+   * nearest visible entities (`labelsNear`), the selected and followed entities always first, then
+   * the ones shown last frame (stable: a label does not flicker between neighbours), then the rest
+   * nearest first; one label per 64×14 px cell. DOM is written only when something changed, and
+   * labels move by `transform` only (no layout reads).
+   */
   placeLabels() {
     const r = this.renderer;
-    const seen = new Set();
+    const shown = new Set();
     if (this.info && this.firstFrameShown) {
-      const L = r.labels();
-      // Declutter: one label per 64x14 px cell, the selected entity's first.
-      const cells = new Set();
-      const order = [];
-      for (let i = 0; i + 3 < L.length; i += 4) {
-        if (L[i + 3] === 1 && this.entityNames.has(L[i])) order.push(i);
-      }
-      order.sort((x, y) => (L[y] === this.selected) - (L[x] === this.selected));
-      for (const i of order) {
-        const id = L[i];
+      const L = r.labelsNear(LABEL_CANDIDATES);
+      const cells = this.labelCells;
+      cells.clear();
+      const place = (id, x, y) => {
+        if (shown.has(id) || shown.size >= MAX_LABELS) return;
         const name = this.entityNames.get(id);
-        const cell = `${Math.floor(L[i + 1] / 64)}:${Math.floor(L[i + 2] / 14)}`;
-        if (cells.has(cell)) continue;
+        if (name === undefined) return;
+        const cell = Math.floor(x / 64) * 65536 + Math.floor(y / 14);
+        if (cells.has(cell)) return;
         cells.add(cell);
-        let el = this.labelPool.get(id);
-        if (!el) {
-          el = document.createElement('div');
-          el.className = 'rp-label';
-          const nameEl = document.createElement('span');
-          nameEl.className = 'rp-name';
-          nameEl.textContent = name;
-          const hp = document.createElement('span');
-          hp.className = 'rp-hp';
-          const fill = document.createElement('span');
-          fill.className = 'rp-hp-fill';
-          hp.append(fill);
-          el.append(nameEl, hp);
-          el.rpName = nameEl;
-          el.rpFill = fill;
-          el.rpHp = -1;
-          this.labelLayer.append(el);
-          this.labelPool.set(id, el);
-        } else if (el.rpName.textContent !== name) {
-          el.rpName.textContent = name;
-        }
-        el.hidden = false;
-        el.classList.toggle('selected', id === this.selected);
-        const k = this.cur?.index.get(id);
-        if (k !== undefined) {
-          const f = this.cur.frame;
-          const hp = Math.min(100, Math.max(0, f[k + F_HEALTH] / 100));
-          const alive = (f[k + F_FLAGS] & 1) === 1;
-          el.classList.toggle('dead', !alive);
-          if (hp !== el.rpHp) {
-            el.rpHp = hp;
-            el.rpFill.style.width = `${hp.toFixed(0)}%`;
-            el.rpFill.classList.toggle('low', hp < 30);
-            el.rpFill.classList.toggle('mid', hp >= 30 && hp < 65);
-          }
-        }
-        el.style.transform = `translate(${Math.round(L[i + 1])}px, ${Math.round(L[i + 2])}px)`;
-        seen.add(id);
+        shown.add(id);
+        this.showLabel(id, name, x, y);
+      };
+      for (const id of [this.selected, this.followId]) {
+        if (id < 0 || shown.has(id)) continue;
+        const p = r.labelOf(id);
+        if (p.length === 4 && p[3] === 1) place(id, p[1], p[2]);
+      }
+      const prev = this.labelsShown;
+      for (let i = 0; i + 3 < L.length; i += 4) if (prev.has(L[i])) place(L[i], L[i + 1], L[i + 2]);
+      for (let i = 0; i + 3 < L.length && shown.size < MAX_LABELS; i += 4) place(L[i], L[i + 1], L[i + 2]);
+    }
+    for (const id of this.labelsShown) {
+      if (shown.has(id)) continue;
+      const el = this.labelPool.get(id);
+      if (el && !el.hidden) el.hidden = true;
+    }
+    this.labelsShown = shown;
+    if (this.labelPool.size > LABEL_POOL) {
+      for (const [id, el] of this.labelPool) {
+        if (this.labelPool.size <= LABEL_POOL) break;
+        if (shown.has(id)) continue;
+        el.remove();
+        this.labelPool.delete(id);
       }
     }
-    for (const [id, el] of this.labelPool) {
-      if (!seen.has(id)) {
-        if (this.labelPool.size > 256) {
-          el.remove();
-          this.labelPool.delete(id);
-        } else {
-          el.hidden = true;
+  }
+
+  /** Shows (creating or reusing) the label of `id` at CSS (x, y); touches only what changed. */
+  showLabel(id, name, x, y) {
+    let el = this.labelPool.get(id);
+    if (!el) {
+      el = document.createElement('div');
+      el.className = 'rp-label';
+      const nameEl = document.createElement('span');
+      nameEl.className = 'rp-name';
+      const hp = document.createElement('span');
+      hp.className = 'rp-hp';
+      const fill = document.createElement('span');
+      fill.className = 'rp-hp-fill';
+      hp.append(fill);
+      el.append(nameEl, hp);
+      el.rpName = nameEl;
+      el.rpText = null;
+      el.rpFill = fill;
+      el.rpHp = -1;
+      el.rpBand = '';
+      el.rpX = NaN;
+      el.rpY = NaN;
+      el.rpSel = false;
+      el.rpDead = false;
+      this.labelLayer.append(el);
+      this.labelPool.set(id, el);
+    }
+    if (el.rpText !== name) {
+      el.rpText = name;
+      el.rpName.textContent = name;
+    }
+    if (el.hidden) el.hidden = false;
+    const sel = id === this.selected;
+    if (el.rpSel !== sel) {
+      el.rpSel = sel;
+      el.classList.toggle('selected', sel);
+    }
+    const f = this.cur?.frame;
+    const k = f ? findEntity(f, id) : -1;
+    if (k >= 0) {
+      const hp = Math.round(Math.min(100, Math.max(0, f[k + F_HEALTH] / 100)));
+      const dead = (f[k + F_FLAGS] & 1) !== 1;
+      if (dead !== el.rpDead) {
+        el.rpDead = dead;
+        el.classList.toggle('dead', dead);
+      }
+      if (hp !== el.rpHp) {
+        el.rpHp = hp;
+        el.rpFill.style.transform = `scaleX(${hp / 100})`;
+        const band = hp < 30 ? 'low' : hp < 65 ? 'mid' : '';
+        if (band !== el.rpBand) {
+          if (el.rpBand) el.rpFill.classList.remove(el.rpBand);
+          if (band) el.rpFill.classList.add(band);
+          el.rpBand = band;
         }
       }
+    }
+    const rx = Math.round(x);
+    const ry = Math.round(y);
+    if (rx !== el.rpX || ry !== el.rpY) {
+      el.rpX = rx;
+      el.rpY = ry;
+      el.style.transform = `translate(${rx}px, ${ry}px)`;
     }
   }
 

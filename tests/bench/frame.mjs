@@ -52,7 +52,7 @@ try {
     await cdp.send('Tracing.end');
     await traced;
     await cdp.detach();
-    const p = await page.evaluate(() => ({ ...window.__player.perf(), entities: window.__player.cur?.index.size ?? 0, labels: document.querySelectorAll('.rp-label:not([hidden])').length }));
+    const p = await page.evaluate(() => ({ ...window.__player.perf(), entities: window.__player.entityCount ?? 0, labels: document.querySelectorAll('.rp-label:not([hidden])').length }));
     await page.evaluate(() => window.__player.pause());
     const js = p.totalMs.map((t, i) => t - p.renderMs[i]);
     // Main-thread rendering pipeline per frame (style, layout, paint…) from the trace.

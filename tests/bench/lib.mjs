@@ -48,7 +48,8 @@ export function machineLine() {
 /** Serves the repository root; the page is at <url>www/. */
 export async function serveRoot() {
   const srv = await startServer({ root: ROOT });
-  return { ...srv, page: `${srv.url}www/` };
+  // BENCH_WWW=<dir> serves another copy of www/ (e.g. a baseline build) for side-by-side runs.
+  return { ...srv, page: `${srv.url}${process.env.BENCH_WWW || 'www'}/` };
 }
 
 /** Waits until window.__player has shown its first frame (or failed). */

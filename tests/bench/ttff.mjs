@@ -17,7 +17,7 @@ async function marks(page) {
     return {
       error: window.__player.state().error,
       backend: window.__player.state().backend,
-      entities: window.__player.cur?.index.size ?? 0,
+      entities: window.__player.entityCount ?? 0,
       domContentLoaded: nav?.domContentLoadedEventEnd ?? NaN,
       rendererReady: m('rp:renderer-ready'),
       info: m('rp:info'),

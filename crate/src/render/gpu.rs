@@ -16,7 +16,18 @@ use super::scene::{
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
 fn bytes(v: &[f32]) -> Vec<u8> {
-    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+    let mut out = Vec::new();
+    fill_bytes(v, &mut out);
+    out
+}
+
+/// `v` as little-endian bytes into `out` (reused: no allocation per frame once it is big enough).
+fn fill_bytes(v: &[f32], out: &mut Vec<u8>) {
+    out.clear();
+    out.resize(v.len() * 4, 0);
+    for (d, f) in out.chunks_exact_mut(4).zip(v) {
+        d.copy_from_slice(&f.to_le_bytes());
+    }
 }
 
 /// A vertex buffer that grows (powers of two) as the data does.
@@ -25,6 +36,7 @@ struct DynBuf {
     cap: u64,
     len: u64,
     label: &'static str,
+    scratch: Vec<u8>,
 }
 
 impl DynBuf {
@@ -35,10 +47,12 @@ impl DynBuf {
             cap,
             len: 0,
             label,
+            scratch: Vec::new(),
         }
     }
     fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, data: &[f32]) {
-        let b = bytes(data);
+        let mut b = std::mem::take(&mut self.scratch);
+        fill_bytes(data, &mut b);
         let need = b.len() as u64;
         if need > self.cap {
             self.cap = need.next_power_of_two();
@@ -48,6 +62,7 @@ impl DynBuf {
             queue.write_buffer(&self.buf, 0, &b);
         }
         self.len = need;
+        self.scratch = b;
     }
 }
 

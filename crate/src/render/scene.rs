@@ -29,6 +29,10 @@ const TRAIL_SAMPLE_S: f64 = 1.0 / 30.0;
 const TRAIL_MAX_SAMPLES: usize = 600;
 const SEEK_BACK_S: f64 = 0.25;
 const PICK_RADIUS_PX: f64 = 14.0;
+/// Most trail segments drawn per frame, all entities together (line-list vertices = 2×). Past it
+/// every trail is drawn with every k-th sample (k the same for all), so a 2,000-entity scene
+/// uploads ~1 MB of lines a frame instead of ~17 MB; 200 entities × 4 s at 30 samples/s fit whole.
+pub const TRAIL_SEGMENT_BUDGET: usize = 24_000;
 
 /// Floats per entity instance: rel pos (3), scale (1), rotation (4), colour (4).
 pub const INSTANCE_FLOATS: usize = 12;
@@ -102,6 +106,10 @@ pub struct Scene {
     projected: Vec<Projected>,
     auto_fit: bool,
     sorted: Vec<(usize, usize)>,
+    /// Frames changed since the last interpolation (`set_frames` defers it to `set_time`/`build`).
+    dirty: bool,
+    /// Scratch for `labels_near`: (depth, index into `projected`).
+    near: Vec<(f64, usize)>,
 }
 
 impl Scene {
@@ -130,6 +138,8 @@ impl Scene {
             projected: Vec::new(),
             auto_fit: true,
             sorted: Vec::new(),
+            dirty: false,
+            near: Vec::new(),
         }
     }
 
@@ -149,10 +159,24 @@ impl Scene {
         self.frame_b.extend_from_slice(b);
         self.ta = ta;
         self.tb = tb;
-        self.refresh();
+        // Interpolated by the next `set_time` (the shell calls it right after) or `build`: one
+        // interpolation per frame, not two.
+        self.dirty = true;
+    }
+
+    /// The next pair when playback moves on by one frame: the old B becomes A (no copy) and only
+    /// `b` is copied. Same as `set_frames(old_b, old_tb, b, tb)`.
+    pub fn push_frame(&mut self, b: &[i32], tb: f64) {
+        std::mem::swap(&mut self.frame_a, &mut self.frame_b);
+        self.ta = self.tb;
+        self.frame_b.clear();
+        self.frame_b.extend_from_slice(b);
+        self.tb = tb;
+        self.dirty = true;
     }
 
     fn refresh(&mut self) {
+        self.dirty = false;
         interpolate(
             &self.frame_a,
             self.ta,
@@ -217,6 +241,13 @@ impl Scene {
         self.last_trail_t = None;
     }
 
+    /// Interpolates now if `set_frames` changed the frames since the last interpolation.
+    fn ensure_fresh(&mut self) {
+        if self.dirty {
+            self.refresh();
+        }
+    }
+
     pub fn find(&self, id: u32) -> Option<&Instance> {
         self.instances
             .binary_search_by_key(&id, |i| i.id)
@@ -225,6 +256,7 @@ impl Scene {
     }
 
     pub fn flash_entity(&mut self, id: u32) {
+        self.ensure_fresh();
         if let Some(i) = self.find(id).copied() {
             self.flashes.push(Flash {
                 pos: i.pos,
@@ -246,6 +278,7 @@ impl Scene {
     }
 
     pub fn fit_camera(&mut self) {
+        self.ensure_fresh();
         self.camera.fit(&self.instances);
         self.auto_fit = self.instances.is_empty();
     }
@@ -305,6 +338,7 @@ impl Scene {
 
     /// Computes the camera and everything to upload for one frame.
     pub fn build(&mut self, out: &mut FrameData, srgb_target: bool) {
+        self.ensure_fresh();
         let (w, h) = (self.px_w(), self.px_h());
         let instances = std::mem::take(&mut self.instances);
         let view = self.camera.view(
@@ -477,6 +511,10 @@ impl Scene {
         }
         let keep = self.trail_seconds;
         let hidden = self.hidden_id();
+        let total: usize = self.trails.values().map(VecDeque::len).sum();
+        // Every `step`-th sample (the newest always) when all trails together exceed the budget.
+        let step = total.div_ceil(TRAIL_SEGMENT_BUDGET).max(1);
+        lines.reserve((total / step + self.trails.len()) * 2 * LINE_FLOATS);
         for i in &self.instances {
             if Some(i.id) == hidden {
                 continue;
@@ -484,6 +522,7 @@ impl Scene {
             let Some(trail) = self.trails.get(&i.id) else {
                 continue;
             };
+            let n = trail.len();
             let rgb = if i.flags & flags::ALIVE != 0 {
                 faction_rgb(i.faction)
             } else {
@@ -491,7 +530,13 @@ impl Scene {
             };
             let mut prev: Option<(f64, V3)> = None;
             let current = (self.t, i.pos);
-            for &(st, sp) in trail.iter().chain(std::iter::once(&current)) {
+            // Keep samples whose distance from the newest is a multiple of `step`.
+            let kept = trail
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| (n - 1 - k) % step == 0)
+                .map(|(_, s)| s);
+            for &(st, sp) in kept.chain(std::iter::once(&current)) {
                 if let Some((pt, pp)) = prev {
                     let a0 = (1.0 - (self.t - pt) / keep).clamp(0.0, 1.0) * 0.85;
                     let a1 = (1.0 - (self.t - st) / keep).clamp(0.0, 1.0) * 0.85;
@@ -552,6 +597,40 @@ impl Scene {
             }
         }
         best.map(|b| b.2)
+    }
+
+    /// [id, x, y, 1] for at most `max` visible entities nearest to the camera, nearest first,
+    /// from the last build (the label candidates: `labels` lists every entity).
+    pub fn labels_near(&mut self, max: usize, out: &mut Vec<f64>) {
+        out.clear();
+        self.near.clear();
+        for (k, p) in self.projected.iter().enumerate() {
+            if p.visible {
+                self.near.push((p.depth, k));
+            }
+        }
+        let by_depth = |a: &(f64, usize), b: &(f64, usize)| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1));
+        if self.near.len() > max {
+            if max == 0 {
+                self.near.clear();
+            } else {
+                self.near.select_nth_unstable_by(max - 1, by_depth);
+                self.near.truncate(max);
+            }
+        }
+        self.near.sort_unstable_by(by_depth);
+        for &(_, k) in &self.near {
+            if let Some(p) = self.projected.get(k) {
+                out.extend_from_slice(&[f64::from(p.id), p.x, p.y, 1.0]);
+            }
+        }
+    }
+
+    /// [id, x, y, visible] of entity `id` from the last build, or `None` when it was not drawn.
+    pub fn label_of(&self, id: u32) -> Option<[f64; 4]> {
+        let k = self.projected.binary_search_by_key(&id, |p| p.id).ok()?;
+        let p = self.projected.get(k)?;
+        Some([f64::from(p.id), p.x, p.y, if p.visible { 1.0 } else { 0.0 }])
     }
 
     /// [id, x, y, visible] per entity (CSS px), from the last build.
@@ -640,6 +719,102 @@ mod tests {
         assert!(n > 40 && n <= 81, "{n}"); // 4 s at >= 1/30 s spacing, sampled every 0.05 s
         s.set_time(1.0);
         assert!(s.trails.get(&1).map(|t| t.len()).unwrap_or(0) <= 1);
+    }
+
+    #[test]
+    fn trails_stay_within_the_segment_budget() {
+        let mut s = Scene::new();
+        s.set_world(WorldKind::Flat, 1.0);
+        s.css_w = 800.0;
+        s.css_h = 600.0;
+        let n = 2_000u32;
+        let at = |x: i32| {
+            let es: Vec<(u32, i32, u8, u32)> = (1..=n).map(|id| (id, x + id as i32 * 10, 0, 1)).collect();
+            frame(&es)
+        };
+        let (a, b) = (at(0), at(1_000));
+        s.set_frames(&a, 0.0, &b, 10.0);
+        for k in 0..150 {
+            s.set_time(k as f64 / 30.0);
+        }
+        let samples: usize = s.trails.values().map(VecDeque::len).sum();
+        assert!(samples > TRAIL_SEGMENT_BUDGET * 2, "{samples}");
+        let mut out = FrameData::default();
+        s.build(&mut out, false);
+        let segments = out.lines.len() / LINE_FLOATS / 2;
+        // Whole trails would be `samples` segments; decimated: at most the budget + one per entity
+        // (the segment to the current position).
+        assert!(segments <= TRAIL_SEGMENT_BUDGET + n as usize, "{segments}");
+        assert!(segments >= TRAIL_SEGMENT_BUDGET / 2, "{segments}");
+        // Few entities: every sample is drawn.
+        let mut s = Scene::new();
+        s.set_world(WorldKind::Flat, 1.0);
+        let (a, b) = (frame(&[(1, 0, 0, 1)]), frame(&[(1, 100, 0, 1)]));
+        s.set_frames(&a, 0.0, &b, 10.0);
+        for k in 0..60 {
+            s.set_time(k as f64 / 30.0);
+        }
+        let samples: usize = s.trails.values().map(VecDeque::len).sum();
+        s.build(&mut out, false);
+        assert_eq!(out.lines.len() / LINE_FLOATS / 2, samples);
+    }
+
+    #[test]
+    fn set_frames_interpolates_once_by_set_time_or_build() {
+        let mut s = Scene::new();
+        s.set_world(WorldKind::Flat, 1.0);
+        let (a, b) = (frame(&[(1, 0, 0, 1)]), frame(&[(1, 100, 0, 1)]));
+        s.set_frames(&a, 0.0, &b, 1.0);
+        s.set_time(0.5);
+        assert!((s.instances[0].pos[0] - 50.0).abs() < 1e-9);
+        // New frames without a set_time: build() still draws them (at the current time).
+        // push_frame: B becomes A, the new frame B.
+        s.push_frame(&frame(&[(1, 300, 0, 1)]), 2.0);
+        s.set_time(1.5);
+        assert!((s.instances[0].pos[0] - 200.0).abs() < 1e-9, "{:?}", s.instances[0].pos);
+        let c = frame(&[(1, 200, 0, 1), (2, 0, 0, 1)]);
+        s.set_frames(&c, 0.0, &c, 1.0);
+        let mut out = FrameData::default();
+        s.build(&mut out, false);
+        assert_eq!(s.instances.len(), 2);
+        assert_eq!(out.instances.len(), 2 * INSTANCE_FLOATS);
+    }
+
+    #[test]
+    fn labels_near_are_the_nearest_visible_ones_first() {
+        let mut s = Scene::new();
+        s.set_world(WorldKind::Flat, 1.0);
+        s.css_w = 800.0;
+        s.css_h = 600.0;
+        let es: Vec<(u32, i32, u8, u32)> = (1..=50).map(|id| (id, id as i32 * 20, 0, 1)).collect();
+        let f = frame(&es);
+        s.set_frames(&f, 0.0, &f, 1.0);
+        s.set_time(0.0);
+        let mut out = FrameData::default();
+        s.build(&mut out, false);
+        let mut all = Vec::new();
+        s.labels(&mut all);
+        let mut near = Vec::new();
+        s.labels_near(10, &mut near);
+        assert_eq!(near.len(), 40);
+        let depth = |id: f64| s.projected.iter().find(|p| f64::from(p.id) == id).map(|p| p.depth).unwrap_or(f64::NAN);
+        let ds: Vec<f64> = near.chunks(4).map(|l| depth(l[0])).collect();
+        assert!(ds.windows(2).all(|w| w[0] <= w[1]), "{ds:?}");
+        // No visible entity left out is nearer than the 10th (ties allowed: a top-down camera).
+        let visible_depths: Vec<f64> = s.projected.iter().filter(|p| p.visible).map(|p| p.depth).collect();
+        assert!(visible_depths.iter().filter(|&&d| d < ds[9]).count() <= 9);
+        assert!(visible_depths.iter().filter(|&&d| d <= ds[9]).count() >= 10);
+        // Same positions as labels().
+        for l in near.chunks(4) {
+            let m = all.chunks(4).find(|m| m[0] == l[0]).unwrap();
+            assert_eq!((l[1], l[2], l[3]), (m[1], m[2], 1.0));
+        }
+        assert_eq!(s.label_of(7).map(|l| l[0]), Some(7.0));
+        assert_eq!(s.label_of(999), None);
+        s.labels_near(0, &mut near);
+        assert!(near.is_empty());
+        s.labels_near(1000, &mut near);
+        assert_eq!(near.len(), visible_depths.len() * 4);
     }
 
     #[test]

@@ -76,6 +76,12 @@ impl Renderer {
         self.inner.scene.set_frames(a, ta, b, tb);
     }
 
+    /// `pushFrame(b, tb)`: the frames move on by one (the old B becomes A); copies only `b`.
+    #[wasm_bindgen(js_name = pushFrame)]
+    pub fn push_frame(&mut self, b: &[i32], tb: f64) {
+        self.inner.scene.push_frame(b, tb);
+    }
+
     #[wasm_bindgen(js_name = setTime)]
     pub fn set_time(&mut self, t: f64) {
         self.inner.scene.set_time(t);
@@ -186,6 +192,24 @@ impl Renderer {
         let mut out = Vec::new();
         self.inner.scene.labels(&mut out);
         out
+    }
+
+    /// `[id, xCss, yCss, 1]` for at most `max` visible entities, nearest to the camera first, from
+    /// the last render (label candidates without copying every entity to JS).
+    #[wasm_bindgen(js_name = labelsNear)]
+    pub fn labels_near(&mut self, max: u32) -> Vec<f64> {
+        let mut out = Vec::new();
+        self.inner.scene.labels_near(max as usize, &mut out);
+        out
+    }
+
+    /// `[id, xCss, yCss, visible]` of one entity from the last render, or `[]` when it was not drawn.
+    #[wasm_bindgen(js_name = labelOf)]
+    pub fn label_of(&self, id: f64) -> Vec<f64> {
+        id_of(id)
+            .and_then(|id| self.inner.scene.label_of(id))
+            .map(|l| l.to_vec())
+            .unwrap_or_default()
     }
 
     #[wasm_bindgen(js_name = frameMs)]

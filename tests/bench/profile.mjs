@@ -1,0 +1,49 @@
+// CPU profile of the page's main thread while playing at 1× (CDP Profiler): self time per
+// function, top N. For finding what a frame spends its time on (frame.mjs gives the totals).
+//
+//   node tests/bench/profile.mjs [seconds=8] [entities=2000] [top=30]
+import { launchBrowser, collectConsole, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine } from './lib.mjs';
+
+const SECONDS = Number(process.argv[2] ?? 8);
+const N = Number(process.argv[3] ?? 2000);
+const TOP = Number(process.argv[4] ?? 30);
+
+const srv = await serveRoot();
+const browser = await launchBrowser({ webgpu: true });
+console.log(machineLine());
+try {
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  await page.goto(srv.page);
+  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  await openWithPicker(page, benchFile(`frame-${N}`, { entities: N, seconds: 60 }));
+  await page.evaluate(() => {
+    window.__player.setSpeed(1);
+    window.__player.play();
+  });
+  await frames(page, 30);
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: 200 });
+  await cdp.send('Profiler.start');
+  await page.waitForTimeout(SECONDS * 1000);
+  const { profile } = await cdp.send('Profiler.stop');
+  const nFrames = await page.evaluate(() => window.__player.perf().frames);
+  const dt = profile.timeDeltas;
+  const self = new Map();
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  for (let i = 0; i < profile.samples.length; i++) {
+    const n = byId.get(profile.samples[i]);
+    const cf = n.callFrame;
+    const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber}`;
+    self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
+  }
+  const total = [...self.values()].reduce((a, b) => a + b, 0);
+  console.log(`profile ${fmt(total, 0)} ms over ${SECONDS} s (${nFrames} frames recorded by perf())`);
+  for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${fmt(v, 1).padStart(9)} ms  ${fmt((100 * v) / total, 1).padStart(5)} %  ${k}`);
+  if (log.errors.length) console.error(log.errors.join('\n'));
+} finally {
+  await browser.close();
+  await srv.close();
+}
+console.log(machineLine());
