@@ -1,4 +1,5 @@
-// Builds the wasm artefacts into www/pkg/ and the bundled demo replay into www/demo/.
+// Builds the wasm artefacts into www/pkg/ and the bundled demo replay into www/demo/, then dist/
+// (what ships: www/ with its JS and CSS minified, scripts/dist.mjs).
 //   node scripts/build.mjs            (npm run build)
 // Artefacts (one crate, five feature sets):
 //   decoder           Web Worker: .flrep reader + wasm boundary (release, wasm-opt -O3: speed)
@@ -6,13 +7,15 @@
 //   decoder_foldback  the same + .foldback + divergence view     (fetched only for .foldback / live)
 //   renderer        page: wgpu renderer, WebGPU only           (wasm-size, wasm-opt -Os: size)
 //   renderer_webgl  page: wgpu renderer, WebGPU + WebGL2       (wasm-size, wasm-opt -Os: size)
-// Then writes www/pkg/sizes.json (raw and gzip -9 sizes).
+// Then writes www/pkg/sizes.json (raw and gzip -9 sizes; dist/pkg/sizes.json: the same of the shipped,
+// minified glue).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { ROOT, log, run, probe, since, isMain } from './lib.mjs';
 import { setup, wasmBindgenPath, WASM_TARGET, WASM_BINDGEN_VERSION } from './setup.mjs';
+import { buildDist, DIST_DIR } from './dist.mjs';
 
 export const PKG_DIR = path.join(ROOT, 'www', 'pkg');
 export const DEMO = path.join(ROOT, 'www', 'demo', 'demo.flrep');
@@ -95,12 +98,12 @@ async function buildDemo() {
   ]);
 }
 
-function sizes() {
+function sizes(pkgDir = PKG_DIR) {
   const out = {};
   for (const a of ARTEFACTS) {
     const entry = {};
     for (const [kind, file] of [['wasm', `${a.name}_bg.wasm`], ['js', `${a.name}.js`]]) {
-      const p = path.join(PKG_DIR, a.name, file);
+      const p = path.join(pkgDir, a.name, file);
       if (!fs.existsSync(p)) continue;
       const buf = fs.readFileSync(p);
       entry[kind] = { file: `${a.name}/${file}`, raw: buf.length, gzip: zlib.gzipSync(buf, { level: 9 }).length };
@@ -121,9 +124,11 @@ export async function build({ skipSetup = false } = {}) {
   // The demo replay is part of the product: failing to generate it fails the build.
   await buildDemo();
 
-  const s = sizes();
-  fs.writeFileSync(path.join(PKG_DIR, 'sizes.json'), JSON.stringify(s, null, 2) + '\n');
-  log('sizes (raw / gzip -9):');
+  fs.writeFileSync(path.join(PKG_DIR, 'sizes.json'), JSON.stringify(sizes(), null, 2) + '\n');
+  await buildDist();
+  const s = sizes(path.join(DIST_DIR, 'pkg'));
+  fs.writeFileSync(path.join(DIST_DIR, 'pkg', 'sizes.json'), JSON.stringify(s, null, 2) + '\n');
+  log('sizes as shipped in dist/ (raw / gzip -9):');
   for (const [name, entry] of Object.entries(s)) {
     for (const [kind, v] of Object.entries(entry)) {
       log(`  ${`${name}.${kind}`.padEnd(22)} ${kib(v.raw).padStart(11)} / ${kib(v.gzip).padStart(11)}`);

@@ -1,6 +1,6 @@
-// A tiny zero-dependency static file server for www/ (development and browser tests).
+// A tiny zero-dependency static file server for dist/ (npm start, browser tests) or any directory.
 //   import { serve } from './serve.mjs'; const server = serve({ root, port, host, headers });
-//   node scripts/serve.mjs [--root www] [--port 8080] [--host 127.0.0.1]   (PORT env also works)
+//   node scripts/serve.mjs [--root dist] [--port 8080] [--host 127.0.0.1]   (PORT env also works)
 // Features: MIME types (application/wasm), HTTP Range (single range), HEAD, no directory
 // traversal, Cache-Control: no-cache, optional extra headers (e.g. a CSP for tests).
 import fs from 'node:fs';
@@ -89,7 +89,7 @@ function resolvePath(root, urlPath) {
  * or use server.address() after the 'listening' event). port 0 picks a free port.
  * @param {{root?: string, port?: number, host?: string, headers?: Record<string,string>, quiet?: boolean}} opts
  */
-export function serve({ root = path.join(ROOT, 'www'), port = 8080, host = '127.0.0.1', headers = {}, quiet = true } = {}) {
+export function serve({ root = path.join(ROOT, 'dist'), port = 8080, host = '127.0.0.1', headers = {}, quiet = true } = {}) {
   const absRoot = fs.realpathSync(path.resolve(root));
   const server = http.createServer((req, res) => {
     const send = (status, body, extra = {}) => {
@@ -174,7 +174,7 @@ if (isMain(import.meta.url)) {
     const i = process.argv.indexOf(`--${name}`);
     return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : dflt;
   };
-  const root = path.resolve(arg('root', path.join(ROOT, 'www')));
+  const root = path.resolve(arg('root', path.join(ROOT, 'dist')));
   const port = Number(arg('port', process.env.PORT ?? 8080));
   const host = arg('host', '127.0.0.1');
   const server = serve({ root, port, host, quiet: !process.argv.includes('--verbose') });

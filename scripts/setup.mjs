@@ -9,7 +9,7 @@ import { ROOT, log, run, probe, isMain } from './lib.mjs';
 export const WASM_BINDGEN_VERSION = '0.2.130';
 export const WASM_TARGET = 'wasm32-unknown-unknown';
 export const CHROMIUM = '/usr/bin/chromium';
-const NPM_PACKAGES = ['playwright-core', 'binaryen'];
+const NPM_PACKAGES = ['playwright-core', 'binaryen', 'esbuild'];
 
 function cargoBin(name) {
   const home = process.env.CARGO_HOME ?? path.join(os.homedir(), '.cargo');

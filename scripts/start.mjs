@@ -1,4 +1,4 @@
-// npm start: install what is missing, build, serve www/ on http://127.0.0.1:${PORT:-8080}/.
+// npm start: install what is missing, build, serve dist/ (www/ minified: what ships) on http://127.0.0.1:${PORT:-8080}/.
 import path from 'node:path';
 import { ROOT, log } from './lib.mjs';
 import { setup } from './setup.mjs';
@@ -10,7 +10,7 @@ async function main() {
   await build({ skipSetup: true });
   const port = Number(process.env.PORT ?? 8080);
   const host = '127.0.0.1';
-  const server = serve({ root: path.join(ROOT, 'www'), port, host });
+  const server = serve({ root: path.join(ROOT, 'dist'), port, host });
   await new Promise((resolve, reject) => {
     server.once('listening', resolve);
     server.once('error', reject);

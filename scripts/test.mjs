@@ -2,7 +2,7 @@
 //   npm test                   all of it
 //   npm test -- --rust-only    only cargo test --workspace
 //   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
-//   npm test -- --no-build     with --e2e-only: use the existing www/pkg
+//   npm test -- --no-build     with --e2e-only: use the existing www/pkg (dist/ is still refreshed)
 //   npm test -- --no-fuzz      skip the fuzz smoke pass (5 s per cargo-fuzz target)
 // The JS unit tests (tests/unit/*.test.mjs, plain node:test, no browser) run before the browser tests.
 import fs from 'node:fs';
@@ -10,6 +10,7 @@ import path from 'node:path';
 import { ROOT, log, run, since } from './lib.mjs';
 import { setup } from './setup.mjs';
 import { build } from './build.mjs';
+import { buildDist } from './dist.mjs';
 
 const args = new Set(process.argv.slice(2));
 const rustOnly = args.has('--rust-only');
@@ -41,6 +42,7 @@ async function main() {
       : [];
     if (units.length) await step('js unit tests', () => run(process.execPath, ['--test', ...units]));
     if (!noBuild) await step('build', () => build({ skipSetup: true }));
+    else await step('dist', () => buildDist());
     const dir = path.join(ROOT, 'tests', 'e2e');
     const files = fs.existsSync(dir)
       ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join('tests', 'e2e', f))

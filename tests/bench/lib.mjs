@@ -45,11 +45,11 @@ export function machineLine() {
   return `machine: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? '?'}), load average ${l1.toFixed(1)} (1 min) / ${l5.toFixed(1)} (5 min) at ${new Date().toISOString()}`;
 }
 
-/** Serves the repository root; the page is at <url>www/. */
+/** Serves the repository root; the page is at <url>dist/ (what ships). */
 export async function serveRoot() {
   const srv = await startServer({ root: ROOT });
-  // BENCH_WWW=<dir> serves another copy of www/ (e.g. a baseline build) for side-by-side runs.
-  return { ...srv, page: `${srv.url}${process.env.BENCH_WWW || 'www'}/` };
+  // BENCH_WWW=<dir> serves another copy (e.g. a baseline build, or www for the unminified source).
+  return { ...srv, page: `${srv.url}${process.env.BENCH_WWW || 'dist'}/` };
 }
 
 /** Waits until window.__player has shown its first frame (or failed). */

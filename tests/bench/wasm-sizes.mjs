@@ -1,10 +1,11 @@
 // Download size of the player, and where the bytes of a wasm module go.
 //
-//   node tests/bench/wasm-sizes.mjs                 every artefact in www/pkg (gzip -9), then what a
+//   node tests/bench/wasm-sizes.mjs                 every artefact in dist/pkg (gzip -9), then what a
 //                                                   WebGPU browser downloads to play the demo .flrep,
 //                                                   measured from Chromium's network log (page +
 //                                                   worker requests; each file sized as gzip -9),
-//                                                   against the 250 KB goal
+//                                                   against the 250 KB goal. dist/ is what ships (www/
+//                                                   minified, scripts/dist.mjs; run the build first)
 //   node tests/bench/wasm-sizes.mjs --no-browser    the same from files only (the .flrep session's
 //                                                   set: the shell's static imports + decoder + renderer)
 //   node tests/bench/wasm-sizes.mjs <module.wasm> [top=25]
@@ -19,7 +20,7 @@ import { fileURLToPath } from 'node:url';
 
 const GOAL_KB = 250;
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const WWW = path.join(ROOT, 'www');
+const WWW = path.join(ROOT, 'dist');
 const gz = (buf) => zlib.gzipSync(buf, { level: 9 }).length;
 const kb = (n) => `${(n / 1000).toFixed(1)} KB`;
 
@@ -28,14 +29,14 @@ if (!process.argv[2] || process.argv[2].startsWith('--')) {
   process.exit(0);
 }
 
-/** The files a page module graph loads statically, following `import … from './x.js'` (not import()). */
+/** The files a page module graph loads statically, following `import … from './x.js'` (not import()); minified or not. */
 function staticGraph(entry) {
   const seen = new Set();
   const visit = (f) => {
     if (seen.has(f) || !fs.existsSync(f)) return;
     seen.add(f);
     const src = fs.readFileSync(f, 'utf8');
-    for (const m of src.matchAll(/^\s*import\s[^'"]*?from\s+['"](\.[^'"]+)['"]/gm)) visit(path.resolve(path.dirname(f), m[1]));
+    for (const m of src.matchAll(/(?:^|[;\s}])import\s*(?:[^'"();]*?from\s*)?['"](\.[^'"]+)['"]/g)) visit(path.resolve(path.dirname(f), m[1]));
   };
   visit(entry);
   return [...seen];
@@ -71,7 +72,7 @@ async function downloadSizes({ browser }) {
   console.log(`goal <= ${GOAL_KB} KB: ${total <= GOAL_KB * 1000 ? 'met' : 'NOT met'} (${total <= GOAL_KB * 1000 ? kb(GOAL_KB * 1000 - total) + ' to spare' : kb(total - GOAL_KB * 1000) + ' over'})`);
 }
 
-/** Plays the demo in Chromium (WebGPU) and lists every file of www/ the page and its worker fetched. */
+/** Plays the demo in Chromium (WebGPU) and lists every file of dist/ the page and its worker fetched. */
 async function measureSession() {
   const { startServer, launchBrowser } = await import('../e2e/harness.mjs');
   const srv = await startServer({ root: WWW });

@@ -26,7 +26,7 @@ before(async () => {
   file = path.join(OUT, 'desync.foldback');
   replayCli(['generate', '--format', 'foldback', '--out', file, '--ticks', '300', '--desync-tick', String(T), '--desync-entity', ENTITY, '--desync-field', FIELD]);
   srv = await startServer({ root: ROOT });
-  base = `${srv.url}www/`;
+  base = `${srv.url}dist/`;
   browser = await launchBrowser({ webgpu: false });
 });
 

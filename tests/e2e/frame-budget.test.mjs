@@ -15,7 +15,7 @@ let base;
 before(async () => {
   fixture('e400', { seconds: 20, seed: 11, entities: ENTITIES });
   srv = await startServer({ root: ROOT });
-  base = `${srv.url}www/`;
+  base = `${srv.url}dist/`;
   browser = await launchBrowser({ webgpu: true });
 });
 

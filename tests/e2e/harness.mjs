@@ -1,5 +1,5 @@
 // Shared helpers for the browser tests (tests/e2e/*.test.mjs, run with `node --test`).
-//   const { url, close } = await startServer();             // serves www/ on a free port
+//   const { url, close } = await startServer();             // serves dist/ on a free port
 //   const browser = await launchBrowser({ webgpu: true });   // headless Debian Chromium
 //   const page = await browser.newPage(); const log = collectConsole(page);
 //   await page.goto(url); ...; log.assertClean(); await browser.close(); await close();
@@ -12,7 +12,9 @@ import { chromium } from 'playwright-core';
 import { serve } from '../../scripts/serve.mjs';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const WWW = path.join(ROOT, 'www');
+// What the browser tests load: dist/, i.e. www/ as shipped (minified by scripts/dist.mjs, part of
+// node scripts/build.mjs). Tests that serve the repository root open the page at <url>dist/.
+export const WWW = path.join(ROOT, 'dist');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 /** cargo's target directory (honours CARGO_TARGET_DIR, which CI caches may set). */
@@ -26,7 +28,7 @@ export function replayBinPath() {
 }
 
 /**
- * Serves `root` (default www/) on 127.0.0.1 at a free port.
+ * Serves `root` (default dist/) on 127.0.0.1 at a free port.
  * @param {{root?: string, headers?: Record<string,string>}} opts  headers: extra response headers (e.g. a CSP).
  * @returns {Promise<{url: string, port: number, server: import('node:http').Server, close: () => Promise<void>}>}
  */

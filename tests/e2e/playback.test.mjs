@@ -23,7 +23,7 @@ before(async () => {
   if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
   t10 = fixture('t10', { seconds: 10, seed: 7 });
   srv = await startServer({ root: ROOT });
-  base = `${srv.url}www/`;
+  base = `${srv.url}dist/`;
   browser = await launchBrowser({ webgpu: true });
 });
 

@@ -4,10 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { ROOT, replayBinPath } from './harness.mjs';
+import { ROOT, WWW, replayBinPath } from './harness.mjs';
 
 export const OUT = path.join(ROOT, 'tests', 'output');
-export const DEMO = path.join(ROOT, 'www', 'demo', 'demo.flrep');
+export const DEMO = path.join(WWW, 'demo', 'demo.flrep');
 export const BACKGROUND = [0x10, 0x14, 0x1c];
 export const FACTION_RGB = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442'].map((h) => [
   parseInt(h.slice(1, 3), 16),

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
-import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT } from './harness.mjs';
+import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT, WWW } from './harness.mjs';
 import {
   OUT, DEMO, BACKGROUND, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
   fractionNear, fractionDifferent, nearFaction, settle, replayCli, timelineMarkers, roomiestKill, killFeedRow, feedRowText,
@@ -28,7 +28,7 @@ before(async () => {
   t10b = fixture('t10b', { seconds: 10, seed: 11, entities: 12 });
   // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
   srv = await startServer({ root: ROOT });
-  base = `${srv.url}www/`;
+  base = `${srv.url}dist/`;
   browser = await launchBrowser({ webgpu: true });
 });
 
@@ -541,13 +541,13 @@ test('decoding happens in the worker: the page never loads the decoder; the rend
     await page.close();
   }
   for (const name of ['renderer', 'renderer_webgl']) {
-    const wasm = fs.readFileSync(path.join(ROOT, 'www', 'pkg', name, `${name}_bg.wasm`));
+    const wasm = fs.readFileSync(path.join(WWW, 'pkg', name, `${name}_bg.wasm`));
     const mod = await WebAssembly.compile(wasm);
     const names = [...WebAssembly.Module.imports(mod).map((i) => `${i.module}.${i.name}`), ...WebAssembly.Module.exports(mod).map((e) => e.name)];
     const bad = names.filter((n) => /zstd|decod|session|chunk/i.test(n));
     assert.deepEqual(bad, [], `${name}: decoder symbols in imports/exports`);
     for (const s of ['ruzstd', 'DecoderSession', 'decodechunk', 'decoderSession']) assert.ok(!wasm.includes(s), `${name}_bg.wasm contains ${s}`);
-    const js = fs.readFileSync(path.join(ROOT, 'www', 'pkg', name, `${name}.js`), 'utf8');
+    const js = fs.readFileSync(path.join(WWW, 'pkg', name, `${name}.js`), 'utf8');
     assert.doesNotMatch(js, /DecoderSession|decodeChunk/);
   }
 });

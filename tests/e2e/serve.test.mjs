@@ -126,7 +126,7 @@ test('the built wasm artefacts (when present) are served as application/wasm', a
     ? fs.readdirSync(pkg, { recursive: true }).filter((f) => String(f).endsWith('.wasm'))
     : [];
   if (wasm.length === 0) {
-    t.skip('www/pkg not built');
+    t.skip('dist/pkg not built');
     return;
   }
   const www = await startServer();
