@@ -1,6 +1,4 @@
 #![no_main]
-// The harness is shared with crate/tests/foldback.rs (which replays it over fixtures, every
-// truncation and byte flips): crate/tests/common/foldback_harness.rs.
-#[path = "../../tests/common/foldback_harness.rs"]
-mod harness;
-libfuzzer_sys::fuzz_target!(|data: &[u8]| harness::foldback_frames(data));
+// The harness is replay_player_fuzz::foldback_frames (crate/tests/common/foldback_harness.rs, included by
+// src/lib.rs), shared with crate/tests/foldback.rs and crate/tests/fuzz_regressions.rs.
+libfuzzer_sys::fuzz_target!(|data: &[u8]| replay_player_fuzz::foldback_frames(data));

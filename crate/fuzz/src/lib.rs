@@ -29,7 +29,14 @@ pub const TARGETS: &[(&str, fn(&[u8]))] = &[
     ("flrep_play", flrep_play),
     ("zstd_decode", zstd_decode),
     ("flrep_roundtrip", flrep_roundtrip),
+    ("foldback_frames", foldback_frames),
 ];
+
+// foldback_frames: the `.foldback` reader (files and live messages); the harness lives with the
+// foldback tests, which also replay it over fixtures, every truncation and byte flips.
+#[path = "../../tests/common/foldback_harness.rs"]
+mod foldback_harness;
+pub use foldback_harness::foldback_frames;
 
 /// The most bytes a reader may ask for in one read while opening (the largest of the limits that
 /// bound a read: the prefix and the trailer).

@@ -70,7 +70,7 @@ fn check(ix: &Index, bytes: &[u8], limits: &Limits) {
         for e in d.entities.iter().take(4) {
             let ed = cmp.entity_detail(t, e.entity, &data);
             for f in ed.fields.iter().take(4) {
-                let _ = cmp.field_history(e.entity, &f.name, t, t + 4, &data);
+                let _ = cmp.field_history(e.entity, &f.name, t, t.saturating_add(4), &data);
             }
         }
     }
