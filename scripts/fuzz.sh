@@ -85,9 +85,9 @@ for t in "${TARGETS[@]}"; do
     -print_final_stats=1 -artifact_prefix="$FUZZ/artifacts/$t/" >"$log" 2>&1
   rc=$?
   set -e
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s+=$2} END {print s+0}' || true)
-  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}' || true)
+  execs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s+=$2} END {print s+0}' || true)
+  rate=$(grep -a -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | awk '{print $2}' | tail -1 || true)
+  cov=$(grep -a -o 'cov: [0-9]*' "$log" | tail -1 | awk '{print $2}' || true)
   result="ok"
   if [[ $rc -ne 0 ]]; then
     result="FAILED (rc $rc): $(grep -m1 -E 'ERROR: libFuzzer|panicked at|out-of-memory|timeout' "$log" || echo 'see log')"
