@@ -6,7 +6,7 @@
 // rendering pipeline line, from a CDP trace over the same frames).
 //
 //   node tests/bench/frame.mjs [frames=300] [entities=200,2000]
-import { launchBrowser, collectConsole, serveRoot, benchFile, openWithPicker, frames, percentile, median, fmt, machineLine } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, openWithPicker, frames, percentile, median, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const FRAMES = Number(process.argv[2] ?? 300);
 const COUNTS = (process.argv[3] ?? '200,2000').split(',').map(Number);
@@ -16,10 +16,7 @@ const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 const rows = [];
 try {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(srv.page);
-  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  const { page, log } = await openPlayerPage(browser, srv);
   for (const n of COUNTS) {
     const file = benchFile(`frame-${n}`, { entities: n, seconds: 60 });
     await openWithPicker(page, file);

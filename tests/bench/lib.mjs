@@ -86,3 +86,12 @@ export async function frames(page, n) {
     n,
   );
 }
+
+/** A new page on the player, ready (renderer and worker up), with its console collected. */
+export async function openPlayerPage(browser, srv) {
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  await page.goto(srv.page);
+  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  return { page, log };
+}

@@ -6,7 +6,7 @@
 // --enable-precise-memory-info; CDP Performance.getMetrics JSHeapUsedSize for comparison).
 //
 //   node tests/bench/memory.mjs [seconds=60] [file]
-import { launchBrowser, collectConsole, serveRoot, benchFile, openWithPicker, mib, fmt, machineLine } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, openWithPicker, mib, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 60);
 const SEEK_S = 6;
@@ -16,10 +16,7 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true, args: ['--enable-precise-memory-info'] });
 console.log(machineLine());
 try {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(srv.page);
-  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  const { page, log } = await openPlayerPage(browser, srv);
   await openWithPicker(page, file);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');

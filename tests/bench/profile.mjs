@@ -2,7 +2,7 @@
 // function, top N. For finding what a frame spends its time on (frame.mjs gives the totals).
 //
 //   node tests/bench/profile.mjs [seconds=8] [entities=2000] [top=30]
-import { launchBrowser, collectConsole, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const N = Number(process.argv[3] ?? 2000);
@@ -12,10 +12,7 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(srv.page);
-  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  const { page, log } = await openPlayerPage(browser, srv);
   await openWithPicker(page, benchFile(`frame-${N}`, { entities: N, seconds: 60 }));
   await page.evaluate(() => {
     window.__player.setSpeed(1);

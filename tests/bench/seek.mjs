@@ -10,7 +10,7 @@
 // this file) are hidden (display: none), which shows the decoder + player path without that UI.
 //
 //   node tests/bench/seek.mjs [seeks=100] [--bare]
-import { launchBrowser, collectConsole, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const BARE = args.includes('--bare');
@@ -70,10 +70,7 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(srv.page);
-  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  const { page, log } = await openPlayerPage(browser, srv);
   await openWithPicker(page, file);
   if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
   const { duration, chunks } = await page.evaluate(() => ({ duration: window.__player.duration, chunks: window.__player.info.chunks.length }));
