@@ -29,9 +29,11 @@ const TRAIL_SAMPLE_S: f64 = 1.0 / 30.0;
 const TRAIL_MAX_SAMPLES: usize = 600;
 const SEEK_BACK_S: f64 = 0.25;
 const PICK_RADIUS_PX: f64 = 14.0;
-/// Most trail segments drawn per frame, all entities together (line-list vertices = 2×). Past it
-/// every trail is drawn with every k-th sample (k the same for all), so a 2,000-entity scene
-/// uploads ~1 MB of lines a frame instead of ~17 MB; 200 entities × 4 s at 30 samples/s fit whole.
+/// Most trail segments drawn per frame, all entities together (line-list vertices = 2×). Trails
+/// are sampled more sparsely as their number grows (`Scene::trail_interval`), and should they still
+/// exceed it (e.g. just after the entity count jumped) every trail is drawn with every k-th sample,
+/// so a 2,000-entity scene uploads ~1 MB of lines a frame instead of ~17 MB; 200 entities × 4 s at
+/// 30 samples/s fit whole.
 pub const TRAIL_SEGMENT_BUDGET: usize = 24_000;
 
 /// Floats per entity instance: rel pos (3), scale (1), rotation (4), colour (4).
@@ -209,9 +211,26 @@ impl Scene {
         self.push_trails();
     }
 
+    /// Seconds between two stored trail samples: 1/30 s while every trail fits the segment
+    /// budget whole; with more trails, longer, so that `trails` × samples stays within the budget
+    /// (2,000 trails × 4 s: a sample every 0.4 s, 10 per trail instead of 120). Sampling sparsely
+    /// gives the same picture as storing densely and drawing every k-th sample, without keeping,
+    /// walking and skipping the samples never drawn (`examples/scene_bench.rs`, 2,000 entities: 1.9 →
+    /// 0.83 ms a frame natively, p50).
+    fn trail_interval(&self, trails: usize) -> f64 {
+        let per_trail = (TRAIL_SEGMENT_BUDGET / trails.max(1)).saturating_sub(2).max(1);
+        TRAIL_SAMPLE_S.max(self.trail_seconds / per_trail as f64)
+    }
+
     fn push_trails(&mut self) {
         let t = self.t;
         let keep = self.trail_seconds.max(0.0);
+        if keep <= 0.0 {
+            self.trails.clear();
+            self.last_trail_t = Some(t);
+            return;
+        }
+        let interval = self.trail_interval(self.trails.len().max(self.instances.len()));
         for i in &self.instances {
             if i.flags & flags::ALIVE == 0 {
                 continue;
@@ -219,7 +238,7 @@ impl Scene {
             let trail = self.trails.entry(i.id).or_default();
             let due = trail
                 .back()
-                .is_none_or(|(lt, _)| t - lt >= TRAIL_SAMPLE_S || t < *lt);
+                .is_none_or(|(lt, _)| t - lt >= interval || t < *lt);
             if due {
                 trail.push_back((t, i.pos));
                 if trail.len() > TRAIL_MAX_SAMPLES {
@@ -737,15 +756,21 @@ mod tests {
         for k in 0..150 {
             s.set_time(k as f64 / 30.0);
         }
+        // Sampled sparsely: 5 s at 30 samples/s would be 150 samples per trail (300,000 in all).
         let samples: usize = s.trails.values().map(VecDeque::len).sum();
-        assert!(samples > TRAIL_SEGMENT_BUDGET * 2, "{samples}");
+        assert!(samples <= TRAIL_SEGMENT_BUDGET, "{samples}");
+        assert!(s.trails.values().all(|tr| tr.len() >= 8), "each 4 s trail keeps ~10 samples");
         let mut out = FrameData::default();
         s.build(&mut out, false);
         let segments = out.lines.len() / LINE_FLOATS / 2;
-        // Whole trails would be `samples` segments; decimated: at most the budget + one per entity
-        // (the segment to the current position).
-        assert!(segments <= TRAIL_SEGMENT_BUDGET + n as usize, "{segments}");
-        assert!(segments >= TRAIL_SEGMENT_BUDGET / 2, "{segments}");
+        // Every stored sample is drawn, plus one segment per entity to its current position.
+        assert_eq!(segments, samples, "{segments}");
+        assert!(segments <= TRAIL_SEGMENT_BUDGET, "{segments}");
+        assert!(segments >= TRAIL_SEGMENT_BUDGET * 3 / 4, "{segments}");
+        // Trails off: nothing kept.
+        s.trail_seconds = 0.0;
+        s.set_time(5.1);
+        assert!(s.trails.is_empty());
         // Few entities: every sample is drawn.
         let mut s = Scene::new();
         s.set_world(WorldKind::Flat, 1.0);
