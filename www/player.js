@@ -130,6 +130,8 @@ class Player {
     // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, chunk timings.
     this.perfTotal = new Float64Array(PERF_FRAMES);
     this.perfRender = new Float64Array(PERF_FRAMES);
+    this.perfTime = new Float64Array(PERF_FRAMES);
+    this.perfBuild = new Float64Array(PERF_FRAMES);
     this.perfN = 0;
     this.perfChunks = [];
     this.rendererMemory = null;
@@ -614,6 +616,8 @@ class Player {
       const k = this.perfN++ % PERF_FRAMES;
       this.perfTotal[k] = performance.now() - t0;
       this.perfRender[k] = this.renderer.frameMs();
+      this.perfTime[k] = this.renderer.timeMs();
+      this.perfBuild[k] = this.renderer.buildMs();
     }
   }
 
@@ -1303,7 +1307,9 @@ class Player {
 
   /**
    * Measurement hook (tests/bench/): the last frames' main-thread ms (`totalMs`: the whole
-   * requestAnimationFrame callback; `renderMs`: the renderer's CPU ms in render(), part of it),
+   * requestAnimationFrame callback; `renderMs`: the renderer's CPU ms in render(), part of it;
+   * the renderer's own work in the frame: `timeMs` in setTime (before render()) and `buildMs` in
+   * its scene building (inside render(); the rest of render() is wgpu's)),
    * oldest first, since the first frame with entities or the last reset; `chunks`: timings of the
    * chunks received (worker read/decode/extract/copy, transit, page handling, ms); the renderer's
    * wasm memory. `reset` empties the buffers after reading them.
@@ -1313,11 +1319,15 @@ class Player {
     const start = this.perfN - n;
     const totalMs = [];
     const renderMs = [];
+    const timeMs = [];
+    const buildMs = [];
     for (let j = start; j < this.perfN; j++) {
       totalMs.push(this.perfTotal[j % PERF_FRAMES]);
       renderMs.push(this.perfRender[j % PERF_FRAMES]);
+      timeMs.push(this.perfTime[j % PERF_FRAMES]);
+      buildMs.push(this.perfBuild[j % PERF_FRAMES]);
     }
-    const out = { frames: n, totalMs, renderMs, chunks: this.perfChunks.slice(), rendererWasmBytes: this.rendererMemory?.buffer?.byteLength ?? 0 };
+    const out = { frames: n, totalMs, renderMs, timeMs, buildMs, chunks: this.perfChunks.slice(), rendererWasmBytes: this.rendererMemory?.buffer?.byteLength ?? 0 };
     if (reset) {
       this.perfN = 0;
       this.perfChunks = [];

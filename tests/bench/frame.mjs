@@ -1,7 +1,10 @@
 // Main-thread time per frame while playing at 1×, at 200 and 2,000 entities (60 s replays opened
 // with the file picker): window.__player.perf() — `totalMs` = the whole requestAnimationFrame
-// callback (clock, frame lookup, setFrames/setTime, renderer.render(), labels), `renderMs` = the
-// renderer's own CPU ms in render() (frameMs()), JS = total − render. Median and p95 over FRAMES
+// callback (clock, frame lookup, setFrames/setTime, renderer.render(), labels), `renderMs` = ms in
+// the renderer's render() (frameMs()); split into what is ours and what is wgpu's: "scene" = the
+// renderer's own work (setTime's interpolation and trails + render()'s scene building: timeMs +
+// buildMs), "wgpu" = render() − building (encoding, writeBuffer, submit; on SwiftShader it also waits
+// for the software GPU), "shell JS" = total − render() − setTime. Median and p95 over FRAMES
 // frames after a warm-up. Style/layout/paint of the page are NOT in these figures (see the
 // rendering pipeline line, from a CDP trace over the same frames).
 //
@@ -51,17 +54,20 @@ try {
     await cdp.detach();
     const p = await page.evaluate(() => ({ ...window.__player.perf(), entities: window.__player.entityCount ?? 0, labels: document.querySelectorAll('.rp-label:not([hidden])').length }));
     await page.evaluate(() => window.__player.pause());
-    const js = p.totalMs.map((t, i) => t - p.renderMs[i]);
+    const js = p.totalMs.map((t, i) => t - p.renderMs[i] - p.timeMs[i]);
+    const scene = p.timeMs.map((t, i) => t + p.buildMs[i]);
+    const wgpu = p.renderMs.map((t, i) => t - p.buildMs[i]);
+    const pp = (v) => `${fmt(median(v))} / ${fmt(percentile(v, 0.95))}`;
     // Main-thread rendering pipeline per frame (style, layout, paint…) from the trace.
     const sum = (names) => events.filter((e) => e.ph === 'X' && names.includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
     const pipeline = sum(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'HitTest']);
     rows.push(
-      `| ${n} (${p.entities} drawn, ${p.labels} labels) | ${p.frames} | **${fmt(median(p.totalMs))} / ${fmt(percentile(p.totalMs, 0.95))}** | ${fmt(median(js))} / ${fmt(percentile(js, 0.95))} | ${fmt(median(p.renderMs))} / ${fmt(percentile(p.renderMs, 0.95))} | ${fmt(pipeline / Math.max(1, ivs.length))} | ${fmt(median(ivs), 1)} / ${fmt(percentile(ivs, 0.95), 1)} | ${fmt(wallS, 1)} |`,
+      `| ${n} (${p.entities} drawn, ${p.labels} labels) | ${p.frames} | **${fmt(median(p.totalMs))} / ${fmt(percentile(p.totalMs, 0.95))}** | ${pp(js)} | ${pp(scene)} | ${pp(wgpu)} | ${fmt(pipeline / Math.max(1, ivs.length))} | ${fmt(median(ivs), 1)} / ${fmt(percentile(ivs, 0.95), 1)} | ${fmt(wallS, 1)} |`,
     );
   }
   console.log('');
-  console.log('| entities | frames | main thread per frame ms, p50 / p95 | JS (total − render) p50 / p95 | renderer render() CPU p50 / p95 | style+layout+paint ms/frame (trace, mean) | rAF interval ms p50 / p95 | wall s |');
-  console.log('|---|---|---|---|---|---|---|---|');
+  console.log('| entities | frames | main thread per frame ms, p50 / p95 | shell JS p50 / p95 | renderer scene (setTime + build) p50 / p95 | wgpu (render − build) p50 / p95 | style+layout+paint ms/frame (trace, mean) | rAF interval ms p50 / p95 | wall s |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {

@@ -54,6 +54,9 @@ mod web_renderer {
         data: FrameData,
         backend: &'static str,
         max_dim: u32,
+        /// ms in `Scene::build` during the last `render` (the CPU work that is ours; the rest of
+        /// `render` is wgpu encoding and submitting).
+        pub build_ms: f64,
     }
 
     impl Renderer {
@@ -77,6 +80,7 @@ mod web_renderer {
                 data: FrameData::default(),
                 backend,
                 max_dim,
+                build_ms: 0.0,
             })
         }
 
@@ -136,7 +140,8 @@ mod web_renderer {
         }
 
         /// Draws one frame; `Ok(false)` when nothing was drawn (recovering from device loss, surface busy).
-        pub fn render(&mut self) -> Result<bool, String> {
+        /// `clock` (ms) times `Scene::build` into `build_ms`.
+        pub fn render(&mut self, clock: impl Fn() -> f64) -> Result<bool, String> {
             let lost = match &*self.slot.borrow() {
                 Slot::Ready(g) => g.is_lost(),
                 Slot::Recreating => return Ok(false),
@@ -158,7 +163,9 @@ mod web_renderer {
             if g.size() != target {
                 g.resize(target.0, target.1);
             }
+            let t0 = clock();
             self.scene.build(&mut self.data, g.srgb);
+            self.build_ms = clock() - t0;
             Ok(g.render(&self.data))
         }
 

@@ -28,6 +28,10 @@ fn now_ms() -> f64 {
 pub struct Renderer {
     inner: render::Renderer,
     frame_ms: f64,
+    /// ms in `setTime` since the last `render()` (interpolation, trails).
+    time_ms: f64,
+    /// `time_ms` as it was at the last `render()`.
+    last_time_ms: f64,
 }
 
 #[wasm_bindgen]
@@ -35,7 +39,7 @@ impl Renderer {
     /// `Renderer.create(canvas, preferWebgl) -> Promise<Renderer>`.
     pub async fn create(canvas: HtmlCanvasElement, prefer_webgl: bool) -> Result<Renderer, JsValue> {
         let inner = render::Renderer::create(canvas, prefer_webgl).await.map_err(js_error)?;
-        Ok(Renderer { inner, frame_ms: 0.0 })
+        Ok(Renderer { inner, frame_ms: 0.0, time_ms: 0.0, last_time_ms: 0.0 })
     }
 
     /// `"webgpu"` or `"webgl2"`.
@@ -84,7 +88,9 @@ impl Renderer {
 
     #[wasm_bindgen(js_name = setTime)]
     pub fn set_time(&mut self, t: f64) {
+        let t0 = now_ms();
         self.inner.scene.set_time(t);
+        self.time_ms += now_ms() - t0;
     }
 
     #[wasm_bindgen(js_name = setSelected)]
@@ -166,8 +172,10 @@ impl Renderer {
     /// Draws one frame; `false` when nothing was drawn (device being recreated, surface busy).
     pub fn render(&mut self) -> Result<bool, JsValue> {
         let t0 = now_ms();
-        let r = self.inner.render().map_err(js_error);
+        let r = self.inner.render(now_ms).map_err(js_error);
         self.frame_ms = now_ms() - t0;
+        self.last_time_ms = self.time_ms;
+        self.time_ms = 0.0;
         r
     }
 
@@ -212,8 +220,23 @@ impl Renderer {
             .unwrap_or_default()
     }
 
+    /// ms inside the last `render()` (scene building + wgpu encoding and submitting).
     #[wasm_bindgen(js_name = frameMs)]
     pub fn frame_ms(&self) -> f64 {
         self.frame_ms
+    }
+
+    /// The renderer's own CPU work of the last frame, ms, part 1: `setTime` (interpolation, trails;
+    /// called before `render()`).
+    #[wasm_bindgen(js_name = timeMs)]
+    pub fn time_ms(&self) -> f64 {
+        self.last_time_ms
+    }
+
+    /// Part 2: `Scene::build` (instances, lines, projections) inside the last `render()`; what is
+    /// left of `frameMs()` is wgpu's encoding and submitting.
+    #[wasm_bindgen(js_name = buildMs)]
+    pub fn build_ms(&self) -> f64 {
+        self.inner.build_ms
     }
 }
