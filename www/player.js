@@ -416,6 +416,10 @@ class Player {
       const [lo, hi] = this.keepWindow(cur);
       // Stale: an answer to a superseded request for a chunk no longer near the playhead.
       if (m.gen < this.gen && (m.index < lo || m.index > hi)) return;
+      // A seek's prefix of a chunk (its frames up to the seek's tick; the whole chunk follows)
+      // never replaces the whole chunk.
+      const held = this.chunks.get(m.index);
+      if (m.partial && held && !held.partial) return;
       this.chunks.set(m.index, m);
       this.learnFromChunk(m);
       this.pruneChunks(cur);
@@ -541,15 +545,18 @@ class Player {
     for (let j = 0; j < ahead; j++) {
       const k = cur + dir * j;
       if (k < 0 || k >= n) break;
-      if (!this.chunks.has(k)) list.push(k);
+      // A prefix (`partial`) is asked for again: the worker then finishes it rather than drop it.
+      if (!this.chunks.get(k) || this.chunks.get(k).partial) list.push(k);
     }
     // Re-ask only when the window moves (or on a seek): requests already sent are in flight.
     const key = `${cur}:${ahead}:${dir}`;
     if (!force && key === this.wantKey) return;
     this.wantKey = key;
-    // Sent even when empty: it clears whatever the worker still had queued.
+    // Sent even when empty: it clears whatever the worker still had queued. Paused (a seek), the
+    // playhead's tick as `focus`: the worker posts its chunk's frames up to it first.
     this.gen++;
-    this.client.notify('want', { session: this.sessionId, gen: this.gen, chunks: list, dir });
+    const focus = !this.pb.moving && list[0] === cur ? this.currentTickInt() : undefined;
+    this.client.notify('want', { session: this.sessionId, gen: this.gen, chunks: list, dir, focus });
   }
 
   pruneChunks(cur) {
@@ -563,7 +570,7 @@ class Player {
   frameAt(tick) {
     const ci = this.chunkIndexForTick(tick);
     const c = this.chunks.get(ci);
-    if (!c) return null;
+    if (!c || (c.partial && tick > c.lastTick)) return null;
     let i = lastAtOrBefore(c.ticks, tick);
     if (i < 0) i = 0;
     return this.frameOf(c, ci, i);
@@ -579,6 +586,7 @@ class Player {
   nextFrame(f) {
     const c = this.chunks.get(f.ci);
     if (c && f.i + 1 < c.ticks.length) return this.frameOf(c, f.ci, f.i + 1);
+    if (!c || c.partial) return null;
     const n = this.chunks.get(f.ci + 1);
     if (n && n.ticks.length) return this.frameOf(n, f.ci + 1, 0);
     return null;
@@ -587,7 +595,8 @@ class Player {
   frameAvailable(time) {
     if (!this.info) return false;
     const tick = Math.min(this.lastTick, Math.floor(this.firstTick + time * this.tickRate + 1e-6));
-    return this.chunks.has(this.chunkIndexForTick(tick));
+    const c = this.chunks.get(this.chunkIndexForTick(tick));
+    return !!c && (!c.partial || tick <= c.lastTick);
   }
 
   checkSeeked() {

@@ -91,6 +91,52 @@ fn indexed_open_reads_three_ranges_and_seek_matches_linear_decode() {
 }
 
 #[test]
+fn a_seek_decodes_a_chunk_only_up_to_its_tick_and_the_prefix_matches_the_whole() {
+    use replay_player::io::ReadAt;
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 4, entities: 24, seconds: 30.0, keyframe_interval_ticks: 120, ..Default::default() }).unwrap();
+    let mut src = bytes.clone();
+    let mut s = open_session(&mut src).unwrap();
+    // The full chunk with the most events after its first tick.
+    let mut best = (0, 0, Vec::new());
+    for i in 0..s.chunk_count() {
+        let (offset, len) = s.chunk_range(i).unwrap();
+        let chunk = src.read_at(offset, len).unwrap();
+        let c = s.decode_chunk(i, &chunk).unwrap();
+        let late = c.events.iter().filter(|e| e.tick > c.ticks[0] + 1).count();
+        if c.ticks.len() == 120 && late > best.1 {
+            best = (i, late, chunk);
+        }
+    }
+    let (ci, late, chunk) = best;
+    assert!(late > 0, "no chunk with events after its first ticks");
+    let (whole, complete) = s.decode_chunk_until(ci, &chunk, None).unwrap();
+    assert!(complete);
+    let first = whole.ticks[0];
+    for k in [0u64, 1, 40, 118] {
+        let (part, complete) = s.decode_chunk_until(ci, &chunk, Some(first + k)).unwrap();
+        assert!(!complete, "until +{k}");
+        // Up to and including the first tick at or past `until`: the frames either side of it.
+        let n = k as usize + 1;
+        assert_eq!(part.ticks, whole.ticks[..n], "until +{k}");
+        assert_eq!(part.offsets, whole.offsets[..=n]);
+        assert_eq!(part.entities, whole.entities[..whole.offsets[n] as usize]);
+        let want: Vec<_> = whole.events.iter().filter(|e| e.tick <= first + k).cloned().collect();
+        assert_eq!(part.events, want, "until +{k}");
+    }
+    // At or past the chunk's last tick: the whole chunk, complete.
+    for k in [119u64, 500] {
+        let (c, complete) = s.decode_chunk_until(ci, &chunk, Some(first + k)).unwrap();
+        assert!(complete);
+        assert_eq!(c, whole);
+    }
+    // A corrupt tail still fails the prefix's CRC check: a prefix never hides a damaged chunk.
+    let mut bad = chunk.clone();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x55;
+    assert!(s.decode_chunk_until(ci, &bad, Some(first)).is_err());
+}
+
+#[test]
 fn kill_markers_in_the_trailer_match_the_kill_events_in_the_chunks() {
     let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities: 40, seconds: 60.0, ..Default::default() }).unwrap();
     let mut src = bytes.clone();

@@ -517,6 +517,48 @@ test('a whole playback of the demo at 16x: no console errors or unhandled reject
   }
 });
 
+test('a paused seek gets its chunk\'s frames up to its tick first, then the whole chunk, with the same frame', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const r = await page.evaluate(async () => {
+      const p = window.__player;
+      p.pause();
+      const out = [];
+      // Far from the playhead (not prefetched): the chunk must be read and decoded.
+      for (const frac of [0.61, 0.27]) {
+        const ci0 = p.chunkIndexForTick(p.firstTick + Math.floor(frac * p.duration * p.tickRate));
+        const start = p.chunkFirstTicks[ci0];
+        // A tick a third of the way into the chunk.
+        const tick = start + Math.floor((p.chunkFirstTicks[ci0 + 1] - start) / 3);
+        await p.seek((tick - p.firstTick) / p.tickRate + 1e-4);
+        const at = p.currentTickInt();
+        const ci = p.chunkIndexForTick(at);
+        const first = p.chunks.get(ci);
+        const seen = { tick: at, partial: !!first.partial, n: first.ticks.length, lastTick: first.lastTick, frame: Array.from(p.frameAt(at).frame), next: p.nextFrame(p.frameAt(at))?.tick ?? null };
+        for (let i = 0; i < 200 && p.chunks.get(ci)?.partial; i++) await new Promise((res) => setTimeout(res, 25));
+        const full = p.chunks.get(ci);
+        out.push({ ...seen, fullPartial: !!full.partial, fullN: full.ticks.length, same: JSON.stringify(Array.from(p.frameAt(at).frame)) === JSON.stringify(seen.frame) });
+      }
+      return { out, stats: await p.workerStats() };
+    });
+    for (const s of r.out) {
+      assert.equal(s.partial, true, `the seek resolved on a prefix of its chunk: ${JSON.stringify({ ...s, frame: s.frame.length })}`);
+      // The prefix ends with the frame after the seek's tick (for interpolation), not at the chunk's end.
+      assert.equal(s.lastTick, s.tick + 1);
+      assert.equal(s.next, s.tick + 1);
+      assert.ok(s.n < s.fullN, `prefix ${s.n} ticks < whole ${s.fullN}`);
+      assert.equal(s.fullPartial, false, 'the whole chunk replaced the prefix');
+      assert.ok(s.same, 'the frame at the seek tick is the same in the prefix and in the whole chunk');
+      assert.ok(s.frame.length > 0);
+    }
+    assert.ok(r.stats.partials >= 2, JSON.stringify(r.stats));
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
 test('decoding happens in the worker: the page never loads the decoder; the renderer wasm has no decoder', { timeout: 120_000 }, async () => {
   const { page, log } = await openPage();
   try {

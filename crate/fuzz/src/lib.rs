@@ -151,8 +151,29 @@ pub fn flrep_chunk(data: &[u8]) {
             bytes.extend_from_slice(&frame);
             let Ok(h) = ChunkHeader::parse(&bytes[..CHUNK_HEADER_LEN], 0, bytes.len() as u64, &limits) else { return };
             let mut dec = ChunkDecoder::new(limits.clone());
-            if let Ok(c) = dec.decode(&h, &bytes[CHUNK_HEADER_LEN..]) {
-                check_chunk(&c, &h, &limits);
+            let whole = dec.decode(&h, &bytes[CHUNK_HEADER_LEN..]);
+            if let Ok(c) = &whole {
+                check_chunk(c, &h, &limits);
+            }
+            // A seek's prefix (decode_until, bytes 11..13 = how far past the first tick): the
+            // frames of a valid chunk up to the first tick at or past `until`, the same as the whole
+            // chunk's; complete = the whole chunk. (A prefix of a chunk bad further on may decode.)
+            let until = first_tick.saturating_add(u64::from(u16::from_le_bytes([rest[11], rest[12]])));
+            let part = dec.decode_until(&h, &bytes[CHUNK_HEADER_LEN..], Some(until));
+            if let Ok(c) = &whole {
+                let (p, complete) = part.expect("a chunk that decodes whole decodes up to any tick");
+                let n = p.ticks.len();
+                assert!(n >= 1 && n <= c.ticks.len());
+                assert_eq!(p.ticks[..], c.ticks[..n]);
+                assert_eq!(p.offsets[..], c.offsets[..=n]);
+                assert_eq!(p.entities[..], c.entities[..c.offsets[n] as usize]);
+                assert!(p.ticks[n - 1] >= until || n == c.ticks.len(), "stopped before `until`");
+                assert!(n == 1 || p.ticks[n - 2] < until, "went past `until`");
+                assert_eq!(complete, n == c.ticks.len());
+                assert_eq!(p.events[..], c.events[..p.events.len()]);
+                if complete {
+                    assert_eq!(&p, c);
+                }
             }
         }
     }

@@ -312,16 +312,24 @@ impl Session {
 
     /// Decodes chunk `i` from the bytes of [`Self::chunk_range`].
     pub fn decode_chunk(&mut self, i: usize, bytes: &[u8]) -> Result<DecodedChunk, SessionError> {
+        self.decode_chunk_until(i, bytes, None).map(|(c, _)| c)
+    }
+
+    /// [`decode_chunk`](Self::decode_chunk) that may stop after the first tick at or past `until`
+    /// (a seek needs the frames either side of its tick, not the whole chunk); the flag says
+    /// whether the chunk is complete. `.flrep` rolls forward only that far; a SparkEngine chunk is
+    /// always decoded whole (its frames are full states, not deltas, and a chunk is at most 64 frames).
+    pub fn decode_chunk_until(&mut self, i: usize, bytes: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), SessionError> {
         match &mut self.inner {
             Inner::Flrep { opened, dec } => {
                 // Header check + decode, exactly as the native indexed reader does.
                 let limits = self.limits.clone();
-                Ok(crate::format::flrep::decode_chunk_bytes(
-                    opened, dec, &limits, i, bytes,
+                Ok(crate::format::flrep::decode_chunk_bytes_until(
+                    opened, dec, &limits, i, bytes, until,
                 )?)
             }
             #[cfg(feature = "spark")]
-            Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
+            Inner::Spark(opened) => Ok((opened.decode_chunk(i, bytes)?, true)),
             #[cfg(feature = "foldback")]
             Inner::Foldback(_) => Err(SessionError::Usage(
                 "a .foldback recording has no chunks: read it through Session::foldback()".into(),

@@ -365,12 +365,25 @@ impl DecoderSession {
     pub fn decode_chunk(&mut self, i: f64, bytes: &[u8]) -> Result<DecodedChunkJs, JsValue> {
         let idx = usize_of(i, "chunk index")?;
         let c = self.session.decode_chunk(idx, bytes).map_err(js_error)?;
-        DecodedChunkJs::from_chunk(&c)
+        DecodedChunkJs::from_chunk(&c, true)
+    }
+
+    /// `decodeChunkUntil(i, bytes, tick)`: chunk `i` decoded only up to the first tick at or past
+    /// `tick` (a seek's frames, then `complete()` is false), or whole when the chunk ends first.
+    #[wasm_bindgen(js_name = decodeChunkUntil)]
+    pub fn decode_chunk_until(&mut self, i: f64, bytes: &[u8], tick: f64) -> Result<DecodedChunkJs, JsValue> {
+        let idx = usize_of(i, "chunk index")?;
+        let until = if tick.is_finite() && tick > 0.0 { tick as u64 } else { 0 };
+        let (c, complete) = self.session.decode_chunk_until(idx, bytes, Some(until)).map_err(js_error)?;
+        DecodedChunkJs::from_chunk(&c, complete)
     }
 }
 
-/// A decoded chunk in shapes the worker can post as transferable buffers. Each getter copies out
-/// of wasm memory into a fresh typed array (whose buffer the worker then transfers).
+/// A decoded chunk in shapes the worker can post as transferable buffers. Each array getter hands
+/// its array over once (wasm-bindgen copies it into a fresh typed array, whose buffer the worker then
+/// transfers, and frees the wasm side); a second call returns an empty array. Handing over instead
+/// of cloning keeps one copy of the packed frames in wasm memory, not two (15 MB per chunk at 2,000
+/// entities: the decoder's high-water mark).
 #[wasm_bindgen]
 pub struct DecodedChunkJs {
     ticks: Vec<f64>,
@@ -378,10 +391,11 @@ pub struct DecodedChunkJs {
     entities: Vec<i32>,
     events: js_sys::Array,
     skipped_events: u32,
+    complete: bool,
 }
 
 impl DecodedChunkJs {
-    fn from_chunk(c: &DecodedChunk) -> Result<DecodedChunkJs, JsValue> {
+    fn from_chunk(c: &DecodedChunk, complete: bool) -> Result<DecodedChunkJs, JsValue> {
         let mut entities = Vec::new();
         pack_entities(&c.entities, &mut entities);
         Ok(DecodedChunkJs {
@@ -390,6 +404,7 @@ impl DecodedChunkJs {
             entities,
             events: events_js(&c.events),
             skipped_events: c.skipped_events,
+            complete,
         })
     }
 }
@@ -397,16 +412,16 @@ impl DecodedChunkJs {
 #[wasm_bindgen]
 impl DecodedChunkJs {
     /// `Float64Array`: the tick of each decoded tick.
-    pub fn ticks(&self) -> Vec<f64> {
-        self.ticks.clone()
+    pub fn ticks(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.ticks)
     }
     /// `Uint32Array` (len ticks + 1): entity (not i32) index ranges per tick into `entities`.
-    pub fn offsets(&self) -> Vec<u32> {
-        self.offsets.clone()
+    pub fn offsets(&mut self) -> Vec<u32> {
+        std::mem::take(&mut self.offsets)
     }
     /// `Int32Array`: every tick's entities packed, 16 i32 per entity (model/frame.rs).
-    pub fn entities(&self) -> Vec<i32> {
-        self.entities.clone()
+    pub fn entities(&mut self) -> Vec<i32> {
+        std::mem::take(&mut self.entities)
     }
     /// The chunk's events: an array of `{tick, kind, ...}` objects.
     pub fn events(&self) -> js_sys::Array {
@@ -415,6 +430,10 @@ impl DecodedChunkJs {
     #[wasm_bindgen(js_name = skippedEvents)]
     pub fn skipped_events(&self) -> u32 {
         self.skipped_events
+    }
+    /// False for a prefix from `decodeChunkUntil` (the chunk goes on past its last tick).
+    pub fn complete(&self) -> bool {
+        self.complete
     }
 }
 

@@ -103,6 +103,16 @@ impl ChunkDecoder {
     /// Decompresses and decodes one chunk. `frame` is the compressed frame (the bytes after the header).
     /// On error nothing of the chunk is returned (no partial state).
     pub fn decode(&mut self, h: &ChunkHeader, frame: &[u8]) -> Result<DecodedChunk, Error> {
+        self.decode_until(h, frame, None).map(|(c, _)| c)
+    }
+
+    /// As [`decode`](Self::decode), but stops after the first tick at or past `until` (a seek's
+    /// target tick + 1: the frames either side of the playhead), so a seek rolls forward from the
+    /// keyframe only as far as it needs (000 §3). Returns the chunk and whether it is complete (the
+    /// decode reached the chunk's end; always with `until` = `None`). A prefix has passed every
+    /// check on its own ticks (and the CRC of the whole chunk); what follows it is checked when the
+    /// whole chunk is decoded.
+    pub fn decode_until(&mut self, h: &ChunkHeader, frame: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), Error> {
         let at = h.offset;
         if frame.len() as u64 != u64::from(h.compressed_len) {
             return Err(Error::ChunkSizeMismatch { chunk_at: at, declared: u64::from(h.compressed_len), actual: frame.len() as u64 });
@@ -116,14 +126,14 @@ impl ChunkDecoder {
         if crc != h.crc32 {
             return Err(Error::ChunkChecksum { chunk_at: at, declared: h.crc32, actual: crc });
         }
-        let out = self.t.decode_ticks(h, data);
+        let out = self.t.decode_ticks(h, data, until);
         self.z.shrink(4 * 1024 * 1024);
         out
     }
 }
 
 impl TickDecoder {
-    fn decode_ticks(&mut self, h: &ChunkHeader, data: &[u8]) -> Result<DecodedChunk, Error> {
+    fn decode_ticks(&mut self, h: &ChunkHeader, data: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), Error> {
         let at = h.offset;
         let mut c = Cursor::at(data, 0);
         let mut out = DecodedChunk::default();
@@ -182,6 +192,9 @@ impl TickDecoder {
             }
             out.entities.extend(self.live.iter().map(|l| l.s));
             out.offsets.push(u32::try_from(out.entities.len()).map_err(|_| bad(tick, "chunk holds too many entity states".into()))?);
+            if until.is_some_and(|u| tick >= u) && i + 1 < n {
+                return Ok((out, false));
+            }
         }
         if !c.is_empty() {
             return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("{} bytes left after the last of {} ticks", c.remaining(), n) });
@@ -189,7 +202,7 @@ impl TickDecoder {
         if prev_tick != Some(h.last_tick) {
             return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("last tick {} does not match the header's {}", prev_tick.unwrap_or(0), h.last_tick) });
         }
-        Ok(out)
+        Ok((out, true))
     }
 
     fn max_states(&self) -> u64 {

@@ -77,6 +77,12 @@ impl Default for Limits {
 
 /// Decodes the bytes of chunk `i` (header + frame, as one range) after checking them against the index.
 pub fn decode_chunk_bytes(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
+    decode_chunk_bytes_until(opened, dec, limits, i, bytes, None).map(|(c, _)| c)
+}
+
+/// [`decode_chunk_bytes`] stopping after the first tick at or past `until` (see
+/// [`ChunkDecoder::decode_until`]); the flag says whether the chunk is complete.
+pub fn decode_chunk_bytes_until(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), Error> {
     let offset = opened.chunks.get(i).map(|c| c.offset).unwrap_or(0);
     let hb = bytes.get(..chunk::CHUNK_HEADER_LEN).unwrap_or(bytes);
     let h = match ChunkHeader::parse(hb, offset, opened.file_len, limits) {
@@ -92,5 +98,5 @@ pub fn decode_chunk_bytes(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limi
     };
     opened.check_chunk(i, &h)?;
     let frame = bytes.get(chunk::CHUNK_HEADER_LEN..).unwrap_or(&[]);
-    dec.decode(&h, frame)
+    dec.decode_until(&h, frame, until)
 }
