@@ -7,7 +7,9 @@
 #   npm run fuzz -- 600              the same through npm
 #
 # Environment: FUZZ_NO_BUILD=1 (run the binaries already built), FUZZ_SANITIZER (default "none"; "address" for ASan, ~2-3x slower),
-#              FUZZ_RSS_MB (default 512: the player's memory budget), FUZZ_MAX_LEN (default 16384).
+#              FUZZ_RSS_MB (default 512: the player's memory budget), FUZZ_MAX_LEN (default 16384),
+#              FUZZ_JOB (a name for a second run of the same target at the same time, e.g. one per
+#              core: its own log file; both share the corpus, as libFuzzer allows).
 # flrep_roundtrip runs without trace-compares instrumentation in runs of 60 s or more (see NTC_TARGETS).
 # Installs the nightly toolchain and cargo-fuzz when missing. Logs: crate/fuzz/logs/<target>.log.
 # Ledger: every run appends one row per target to crate/fuzz/runs.tsv (committed), and the summary
@@ -99,7 +101,7 @@ for t in "${TARGETS[@]}"; do
     foldback_frames) extra+=("$ROOT/tests/fixtures/foldback") ;;
   esac
   for d in "${extra[@]}"; do [[ -d "$d" ]] || { echo "missing seed dir $d" >&2; exit 1; }; done
-  log="$FUZZ/logs/$t.log"
+  log="$FUZZ/logs/$t${FUZZ_JOB:+.$FUZZ_JOB}.log"
   echo "== $t: ${SECONDS_EACH}s, -rss_limit_mb=$RSS_MB (log: ${log#"$ROOT"/})"
   set +e
   "$(bin_of "$t")" "$corpus" "${extra[@]}" \
