@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT, WWW } from './harness.mjs';
 import {
@@ -591,5 +592,40 @@ test('decoding happens in the worker: the page never loads the decoder; the rend
     for (const s of ['ruzstd', 'DecoderSession', 'decodechunk', 'decoderSession']) assert.ok(!wasm.includes(s), `${name}_bg.wasm contains ${s}`);
     const js = fs.readFileSync(path.join(WWW, 'pkg', name, `${name}.js`), 'utf8');
     assert.doesNotMatch(js, /DecoderSession|decodeChunk/);
+  }
+});
+
+test('download budget: a WebGPU .flrep session fetches at most 250 KB (gzip -9) of player code', { timeout: 120_000 }, async (t) => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const backend = await page.evaluate(() => window.__player.state().backend);
+    if (backend !== 'webgpu') {
+      t.skip(`no WebGPU adapter here (backend ${backend}): the budget is for a WebGPU browser`);
+      return;
+    }
+    await page.evaluate(() => window.__player.play());
+    await page.waitForTimeout(1500);
+    const urls = [
+      ...(await page.evaluate(() => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)])),
+      ...(await Promise.all(page.workers().map((w) => w.evaluate(() => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)])))).flat(),
+    ];
+    const files = new Set();
+    for (const u of urls) {
+      let p = decodeURIComponent(new URL(u).pathname);
+      if (!p.startsWith('/dist/')) continue;
+      if (p.endsWith('/')) p += 'index.html';
+      if (p.endsWith('.flrep')) continue; // the replay's own bytes
+      files.add(path.join(ROOT, p));
+    }
+    const sizes = [...files].map((f) => [path.relative(WWW, f), zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length]);
+    const total = sizes.reduce((a, [, n]) => a + n, 0);
+    t.diagnostic(`${sizes.length} files, ${(total / 1000).toFixed(1)} KB gzipped: ${sizes.sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${(n / 1000).toFixed(1)}`).join(', ')}`);
+    assert.ok(sizes.some(([f]) => f.endsWith('decoder_bg.wasm')) && sizes.some(([f]) => f.endsWith('renderer_bg.wasm')), 'both wasm builds counted');
+    assert.ok(!sizes.some(([f]) => /renderer_webgl|decoder_spark|decoder_foldback/.test(f)), 'nothing a .flrep WebGPU session does not need');
+    assert.ok(total <= 250_000, `${total} bytes gzipped > 250,000 (docs/performance.md, Download size)`);
+    log.assertClean();
+  } finally {
+    await page.close();
   }
 });
