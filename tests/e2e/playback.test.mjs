@@ -249,7 +249,10 @@ test('camera modes: segmented control and keys 1–5, free camera flies with WAS
     await settle(page, 3);
     const before = await labelsAt();
     await page.keyboard.down('w');
-    await page.waitForTimeout(700);
+    // Held for 700 ms and for at least 4 drawn frames: the camera moves in the frame callback, and
+    // on a loaded machine with a software GPU 700 ms can pass between two frames (the test used to
+    // fail then, with the key released before any frame saw it).
+    await Promise.all([page.waitForTimeout(700), settle(page, 4)]);
     await page.keyboard.up('w');
     await settle(page, 3);
     const after = await labelsAt();
