@@ -546,7 +546,8 @@ class Player {
       const k = cur + dir * j;
       if (k < 0 || k >= n) break;
       // A prefix (`partial`) is asked for again: the worker then finishes it rather than drop it.
-      if (!this.chunks.get(k) || this.chunks.get(k).partial) list.push(k);
+      const held = this.chunks.get(k);
+      if (!held || held.partial) list.push(k);
     }
     // Re-ask only when the window moves (or on a seek): requests already sent are in flight.
     const key = `${cur}:${ahead}:${dir}`;

@@ -320,6 +320,8 @@ class Replay {
     this.gen = 0;
     this.post = [];
     this.prefetch = [];
+    /** A seek's tick from the latest `want` (its first chunk is decoded up to it first), or null. */
+    this.focus = null;
     this.pumping = false;
     this.inflight = -1;
     this.stats = { reads: 0, bytesRead: 0, decoded: 0, posted: 0, cacheHits: 0 };
