@@ -90,50 +90,141 @@ fn indexed_open_reads_three_ranges_and_seek_matches_linear_decode() {
     }
 }
 
+/// One chunk with gaps between its ticks, entities that spawn and leave, and events: every range
+/// decode (from, to, stride, state budget) equals the same range cut from the whole chunk, and
+/// pieces that follow one another resume without the chunk's bytes.
 #[test]
-fn a_seek_decodes_a_chunk_only_up_to_its_tick_and_the_prefix_matches_the_whole() {
+fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
+    use replay_player::format::flrep::{ChunkDecoder, ChunkHeader, TickRange};
+    let mut enc = ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: 1_000, ..Default::default() }).unwrap();
+    let ticks: Vec<u64> = vec![10, 11, 12, 15, 16, 20, 21, 22, 23, 30, 31, 40, 41, 42, 43, 44, 50];
+    let mut chunks = Vec::new();
+    for (k, &t) in ticks.iter().enumerate() {
+        // 3 to 6 entities: ids come and go.
+        let states: Vec<EntityState> = (1..=6u32)
+            .filter(|id| (k as u32 + id) % 4 != 0 || *id <= 3)
+            .map(|id| EntityState { id, pos: [t as i32 * id as i32, 7, 100], orient: [0, 0, 0, 32767], health: 100, flags: 3, ..Default::default() })
+            .collect();
+        let ev = if k % 3 == 1 { vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 2, weapon_type: k as u16 } }] } else { vec![] };
+        chunks.extend(enc.push_tick(t, &states, &ev).unwrap());
+    }
+    chunks.extend(enc.flush());
+    assert_eq!(chunks.len(), 1);
+    let bytes = &chunks[0].bytes;
+    let limits = Limits::default();
+    let h = ChunkHeader::parse(&bytes[..36], 0, bytes.len() as u64, &limits).unwrap();
+    let frame = &bytes[36..];
+    let mut dec = ChunkDecoder::new(limits.clone());
+    let whole = dec.decode(&h, frame).unwrap();
+    assert_eq!(whole.ticks, ticks);
+    let mut checked = 0;
+    for from in 8..=55u64 {
+        for to in [from + 1, from + 3, from + 12, u64::MAX] {
+            for stride in [1u64, 2, 5] {
+                for max_states in [1usize, 10, 1_000_000] {
+                    let r = TickRange { from, to, stride, max_states };
+                    let want = whole.range(r);
+                    // Fresh (decompressed, rolled forward from the keyframe) ...
+                    let mut fresh = ChunkDecoder::new(limits.clone());
+                    let got = fresh.decode_range(&h, frame, r).unwrap();
+                    assert_eq!(got, want, "{r:?}");
+                    // ... and the same after a resume from an earlier range of the chunk.
+                    if from > 12 {
+                        let early = dec.decode_range(&h, frame, TickRange { from: 10, to: 12, stride: 1, max_states: 100 }).unwrap();
+                        assert_eq!(early.end, Some(12));
+                        assert!(dec.resumable(h.offset, from).is_some());
+                        assert_eq!(dec.decode_range(&h, &[], r).unwrap(), want, "resumed {r:?}");
+                    }
+                    // A piece never ends where it starts, and starts with the world at `from`.
+                    assert!(want.end.is_none_or(|e| e > from), "{r:?}");
+                    let first = *want.chunk.ticks.first().unwrap();
+                    assert_eq!(first, *ticks.iter().filter(|&&t| t <= from.max(10)).last().unwrap(), "{r:?}");
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 48 * 4 * 3 * 3);
+    // Pieces one after another (each resumes where the last stopped, with no bytes) cover the chunk:
+    // every tick kept once, every event once, and the last one reaches the chunk's end.
+    for (stride, max_states) in [(1u64, 10usize), (2, 10), (1, 1), (5, 1_000)] {
+        let mut from = 10;
+        let (mut kept, mut events, mut n) = (Vec::new(), Vec::new(), 0);
+        loop {
+            let input: &[u8] = if n == 0 { frame } else { &[] };
+            let p = dec.decode_range(&h, input, TickRange { from, to: u64::MAX, stride, max_states }).unwrap();
+            n += 1;
+            assert_eq!(p.chunk.ticks[0], from, "a resumed piece starts on its tick");
+            kept.extend(p.chunk.ticks.iter().copied());
+            events.extend(p.chunk.events.iter().cloned());
+            match p.end {
+                Some(e) => from = e,
+                None => break,
+            }
+        }
+        assert!(n > 1 || stride == 5);
+        assert_eq!(events, whole.events, "stride {stride}, budget {max_states}");
+        let mut sorted = kept.clone();
+        sorted.dedup();
+        assert_eq!(sorted, kept, "no tick twice");
+        if stride == 1 {
+            assert_eq!(kept, ticks);
+        }
+    }
+    // A corrupt payload fails a range too: a piece never hides a damaged chunk.
+    let mut bad = frame.to_vec();
+    let last = bad.len() - 1;
+    bad[last] ^= 0x55;
+    assert!(ChunkDecoder::new(limits.clone()).decode_range(&h, &bad, TickRange { from: 10, to: 11, stride: 1, max_states: 10 }).is_err());
+    // Without bytes and nothing to resume: refused, no panic.
+    assert!(ChunkDecoder::new(limits).decode_range(&h, &[], TickRange { from: 10, to: 11, stride: 1, max_states: 10 }).is_err());
+}
+
+/// Through the Session (as the worker calls it): the pieces of a real chunk, one after another,
+/// resume without bytes and rebuild the whole chunk.
+#[test]
+fn session_pieces_resume_and_rebuild_the_whole_chunk() {
     use replay_player::io::ReadAt;
+    use replay_player::model::TickRange;
     let bytes = dogfight_bytes(&DogfightConfig { seed: 4, entities: 24, seconds: 30.0, keyframe_interval_ticks: 120, ..Default::default() }).unwrap();
     let mut src = bytes.clone();
     let mut s = open_session(&mut src).unwrap();
-    // The full chunk with the most events after its first tick.
-    let mut best = (0, 0, Vec::new());
-    for i in 0..s.chunk_count() {
-        let (offset, len) = s.chunk_range(i).unwrap();
-        let chunk = src.read_at(offset, len).unwrap();
-        let c = s.decode_chunk(i, &chunk).unwrap();
-        let late = c.events.iter().filter(|e| e.tick > c.ticks[0] + 1).count();
-        if c.ticks.len() == 120 && late > best.1 {
-            best = (i, late, chunk);
+    let ci = 3;
+    let (offset, len) = s.chunk_range(ci).unwrap();
+    let chunk = src.read_at(offset, len).unwrap();
+    let whole = s.decode_chunk(ci, &chunk).unwrap();
+    let mut from = whole.ticks[0] + 17;
+    assert!(!s.resumable(ci, from), "a whole decode leaves nothing to resume");
+    let mut rebuilt = whole.range(TickRange { from, to: from + 1, stride: 1, max_states: 1 }).chunk;
+    rebuilt.ticks.clear();
+    rebuilt.offsets.truncate(1);
+    rebuilt.entities.clear();
+    let mut pieces = 0;
+    loop {
+        let resumable = s.resumable(ci, from);
+        assert_eq!(resumable, pieces > 0);
+        let p = s.decode_range(ci, if resumable { &[] } else { &chunk }, TickRange { from, to: u64::MAX, stride: 1, max_states: 24 * 10 }).unwrap();
+        pieces += 1;
+        assert!(p.chunk.ticks.len() <= 11);
+        for k in 0..p.chunk.ticks.len() {
+            rebuilt.ticks.push(p.chunk.ticks[k]);
+            rebuilt.entities.extend_from_slice(p.chunk.tick_entities(k));
+            rebuilt.offsets.push(rebuilt.entities.len() as u32);
+        }
+        rebuilt.events.extend(p.chunk.events);
+        match p.end {
+            Some(e) => from = e,
+            None => break,
         }
     }
-    let (ci, late, chunk) = best;
-    assert!(late > 0, "no chunk with events after its first ticks");
-    let (whole, complete) = s.decode_chunk_until(ci, &chunk, None).unwrap();
-    assert!(complete);
-    let first = whole.ticks[0];
-    for k in [0u64, 1, 40, 118] {
-        let (part, complete) = s.decode_chunk_until(ci, &chunk, Some(first + k)).unwrap();
-        assert!(!complete, "until +{k}");
-        // Up to and including the first tick at or past `until`: the frames either side of it.
-        let n = k as usize + 1;
-        assert_eq!(part.ticks, whole.ticks[..n], "until +{k}");
-        assert_eq!(part.offsets, whole.offsets[..=n]);
-        assert_eq!(part.entities, whole.entities[..whole.offsets[n] as usize]);
-        let want: Vec<_> = whole.events.iter().filter(|e| e.tick <= first + k).cloned().collect();
-        assert_eq!(part.events, want, "until +{k}");
-    }
-    // At or past the chunk's last tick: the whole chunk, complete.
-    for k in [119u64, 500] {
-        let (c, complete) = s.decode_chunk_until(ci, &chunk, Some(first + k)).unwrap();
-        assert!(complete);
-        assert_eq!(c, whole);
-    }
-    // A corrupt tail still fails the prefix's CRC check: a prefix never hides a damaged chunk.
-    let mut bad = chunk.clone();
-    let last = bad.len() - 1;
-    bad[last] ^= 0x55;
-    assert!(s.decode_chunk_until(ci, &bad, Some(first)).is_err());
+    assert!(pieces >= 10, "{pieces} pieces");
+    let cut = whole.range(TickRange { from: whole.ticks[0] + 17, to: u64::MAX, stride: 1, max_states: usize::MAX });
+    assert_eq!(rebuilt.ticks, cut.chunk.ticks);
+    assert_eq!(rebuilt.entities, cut.chunk.entities);
+    assert_eq!(rebuilt.events, cut.chunk.events);
+    assert_eq!(*rebuilt.ticks.last().unwrap(), *whole.ticks.last().unwrap());
+    // Another chunk's bytes are needed for another chunk.
+    assert!(!s.resumable(ci + 1, from));
 }
 
 #[test]

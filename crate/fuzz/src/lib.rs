@@ -19,7 +19,7 @@ use replay_player::format::flrep::writer::{default_header, Writer, WriterOptions
 use replay_player::format::flrep::{self, ChunkDecoder, DecodedChunk, Limits, Opener, Step};
 use replay_player::format::zstd::{self, Decompressor, ZstdError};
 use replay_player::format::{OpenStep, Session};
-use replay_player::model::{Category, EntityState, EntityType, Event, EventBody, Faction, MissionObject, Participant};
+use replay_player::model::{TickRange, Category, EntityState, EntityType, Event, EventBody, Faction, MissionObject, Participant};
 
 /// Every target: (name, harness). The names are the `fuzz_targets/<name>.rs` binaries and the
 /// directories under `crate/fuzz/regressions/` and `crate/fuzz/seeds/`.
@@ -155,24 +155,26 @@ pub fn flrep_chunk(data: &[u8]) {
             if let Ok(c) = &whole {
                 check_chunk(c, &h, &limits);
             }
-            // A seek's prefix (decode_until, bytes 11..13 = how far past the first tick): the
-            // frames of a valid chunk up to the first tick at or past `until`, the same as the whole
-            // chunk's; complete = the whole chunk. (A prefix of a chunk bad further on may decode.)
-            let until = first_tick.saturating_add(u64::from(u16::from_le_bytes([rest[11], rest[12]])));
-            let part = dec.decode_until(&h, &bytes[CHUNK_HEADER_LEN..], Some(until));
+            // A range (decode_range: from = bytes 11..13 past the first tick; byte 13: how much
+            // further `to` is, the stride and the state budget), fresh and then resumed from where it stopped:
+            // on a chunk that decodes whole, the same piece as cut from the whole chunk. (A range of
+            // a chunk bad further on may decode.)
+            let from = first_tick.saturating_add(u64::from(u16::from_le_bytes([rest[11], rest[12]])));
+            let to = from.saturating_add(1 + u64::from(rest[13] & 15) * 4);
+            let max_states = [1, 8, 64, usize::MAX][usize::from(rest[13] >> 6)];
+            let r = TickRange { from, to, stride: 1 + u64::from((rest[13] >> 4) & 3), max_states };
+            let piece = dec.decode_range(&h, &bytes[CHUNK_HEADER_LEN..], r);
             if let Ok(c) = &whole {
-                let (p, complete) = part.expect("a chunk that decodes whole decodes up to any tick");
-                let n = p.ticks.len();
-                assert!(n >= 1 && n <= c.ticks.len());
-                assert_eq!(p.ticks[..], c.ticks[..n]);
-                assert_eq!(p.offsets[..], c.offsets[..=n]);
-                assert_eq!(p.entities[..], c.entities[..c.offsets[n] as usize]);
-                assert!(p.ticks[n - 1] >= until || n == c.ticks.len(), "stopped before `until`");
-                assert!(n == 1 || p.ticks[n - 2] < until, "went past `until`");
-                assert_eq!(complete, n == c.ticks.len());
-                assert_eq!(p.events[..], c.events[..p.events.len()]);
-                if complete {
-                    assert_eq!(&p, c);
+                let p = piece.expect("a chunk that decodes whole decodes any range");
+                assert_eq!(p, c.range(r));
+                assert!(!p.chunk.ticks.is_empty());
+                assert!(p.end.is_none_or(|e| e > from));
+                if let Some(end) = p.end {
+                    // The next range resumes without the chunk's bytes.
+                    assert!(dec.resumable(h.offset, end).is_some());
+                    let r2 = TickRange { from: end, to: u64::MAX, ..r };
+                    let next = dec.decode_range(&h, &[], r2).expect("resuming a chunk that decodes whole");
+                    assert_eq!(next, c.range(r2));
                 }
             }
         }

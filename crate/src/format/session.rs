@@ -13,7 +13,7 @@ use super::foldback;
 use super::sniff;
 #[cfg(feature = "spark")]
 use super::spark;
-use crate::model::{DecodedChunk, Event, FormatKind, RecordingInfo};
+use crate::model::{DecodedChunk, Event, FormatKind, Piece, RecordingInfo, TickRange};
 
 /// How many bytes the first read asks for (enough for every format's magic and most headers).
 pub const FIRST_READ: u64 = flrep::open::FIRST_READ;
@@ -312,31 +312,44 @@ impl Session {
 
     /// Decodes chunk `i` from the bytes of [`Self::chunk_range`].
     pub fn decode_chunk(&mut self, i: usize, bytes: &[u8]) -> Result<DecodedChunk, SessionError> {
-        self.decode_chunk_until(i, bytes, None).map(|(c, _)| c)
-    }
-
-    /// [`decode_chunk`](Self::decode_chunk) that may stop after the first tick at or past `until`
-    /// (a seek needs the frames either side of its tick, not the whole chunk); the flag says
-    /// whether the chunk is complete. `.flrep` rolls forward only that far; a SparkEngine chunk is
-    /// always decoded whole (its frames are full states, not deltas, and a chunk is at most 64 frames).
-    pub fn decode_chunk_until(&mut self, i: usize, bytes: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), SessionError> {
         match &mut self.inner {
             Inner::Flrep { opened, dec } => {
                 // Header check + decode, exactly as the native indexed reader does.
-                let limits = self.limits.clone();
-                Ok(crate::format::flrep::decode_chunk_bytes_until(
-                    opened, dec, &limits, i, bytes, until,
-                )?)
+                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &self.limits, i, bytes)?)
             }
             #[cfg(feature = "spark")]
-            Inner::Spark(opened) => Ok((opened.decode_chunk(i, bytes)?, true)),
+            Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
+            _ => Err(self.no_chunks()),
+        }
+    }
+
+    /// Whether [`decode_range`](Self::decode_range) of chunk `i` from tick `from` can resume where
+    /// the last range stopped (then it needs no bytes: pass an empty slice).
+    pub fn resumable(&self, i: usize, from: u64) -> bool {
+        match &self.inner {
+            Inner::Flrep { opened, dec } => opened.chunks.get(i).is_some_and(|c| dec.resumable(c.offset, from).is_some()),
+            _ => false,
+        }
+    }
+
+    /// Decodes the ticks `r` of chunk `i`: a piece of at most about `r.max_states` states, thinned
+    /// to `r.stride` (see [`TickRange`]). `.flrep` rolls forward from the keyframe and stays there,
+    /// so the next range of the same chunk resumes without the chunk's bytes; a SparkEngine chunk
+    /// (full states, at most 64 frames) is decoded whole and cut.
+    pub fn decode_range(&mut self, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, SessionError> {
+        match &mut self.inner {
+            Inner::Flrep { opened, dec } => Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits, i, bytes, r)?),
+            #[cfg(feature = "spark")]
+            Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?.range(r)),
+            _ => Err(self.no_chunks()),
+        }
+    }
+
+    fn no_chunks(&self) -> SessionError {
+        match &self.inner {
             #[cfg(feature = "foldback")]
-            Inner::Foldback(_) => Err(SessionError::Usage(
-                "a .foldback recording has no chunks: read it through Session::foldback()".into(),
-            )),
-            _ => Err(SessionError::Usage(
-                "decode_chunk before the session is open".into(),
-            )),
+            Inner::Foldback(_) => SessionError::Usage("a .foldback recording has no chunks: read it through Session::foldback()".into()),
+            _ => SessionError::Usage("decode_chunk before the session is open".into()),
         }
     }
 }

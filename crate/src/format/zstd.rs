@@ -74,6 +74,12 @@ impl Decompressor {
         }
     }
 
+    /// The first `len` bytes of the last frame decompressed (empty when it was shorter): valid until
+    /// the next [`decompress`](Self::decompress) or [`shrink`](Self::shrink).
+    pub fn output(&self, len: usize) -> &[u8] {
+        self.out.get(..len).unwrap_or(&[])
+    }
+
     /// Releases the output buffer when it grew past `keep` bytes (after an unusually large chunk).
     pub fn shrink(&mut self, keep: usize) {
         if self.out.len() > keep {

@@ -29,3 +29,81 @@ impl DecodedChunk {
     }
 }
 
+
+/// The ticks of one chunk to decode: `[from, to)`, thinned to at most one tick every `stride`
+/// ticks, in pieces of at most about `max_states` entity states (docs/worker-protocol.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TickRange {
+    pub from: u64,
+    pub to: u64,
+    /// 1 keeps every tick; `k` keeps a tick only `k` or more ticks after the last one kept (fast
+    /// playback shows one frame in many: it needs no more).
+    pub stride: u64,
+    /// The piece ends before a kept tick whose states (counted as the entities live before it)
+    /// would take it past this many; it always keeps one tick.
+    pub max_states: usize,
+}
+
+/// One run of decoded ticks of a chunk: covers the ticks from the range's `from` (its first frame
+/// is the world at the last tick at or before `from`, "carried over" when no tick falls on it) up
+/// to `end`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Piece {
+    /// The ticks kept, their states, and the events of every tick read in `[from, end)` (a thinned
+    /// piece drops frames, never events).
+    pub chunk: DecodedChunk,
+    /// The first tick not covered (the chunk's next tick: the next range starts there), or `None`
+    /// when the piece reached the chunk's end.
+    pub end: Option<u64>,
+}
+
+impl DecodedChunk {
+    /// The piece of this (whole) chunk that decoding range `r` gives: the same selection a `.flrep`
+    /// range decode makes while rolling forward (`flrep::ChunkDecoder::decode_range`), for formats
+    /// decoded whole. Skipped events are counted in the piece that starts the chunk.
+    pub fn range(&self, r: TickRange) -> Piece {
+        let mut out = Piece::default();
+        out.chunk.offsets.push(0);
+        let Some(&first) = self.ticks.first() else { return out };
+        let from = r.from.max(first);
+        let to = r.to.max(from.saturating_add(1));
+        let stride = r.stride.max(1);
+        let mut kept: Option<u64> = None;
+        let mut prev: Option<usize> = None;
+        let keep = |out: &mut Piece, i: usize| {
+            out.chunk.entities.extend_from_slice(self.tick_entities(i));
+            out.chunk.ticks.push(self.ticks.get(i).copied().unwrap_or(0));
+            out.chunk.offsets.push(out.chunk.entities.len() as u32);
+        };
+        for (i, &tick) in self.ticks.iter().enumerate() {
+            if kept.is_none() && tick > from {
+                if let Some(p) = prev {
+                    keep(&mut out, p);
+                    kept = self.ticks.get(p).copied();
+                }
+            }
+            let live = prev.map_or(0, |p| self.tick_entities(p).len());
+            let take = tick >= from && kept.is_none_or(|k| tick.saturating_sub(k) >= stride);
+            if kept.is_some() && (tick >= to || (take && out.chunk.entities.len() + live > r.max_states)) {
+                out.end = Some(tick);
+                break;
+            }
+            if take {
+                keep(&mut out, i);
+                kept = Some(tick);
+            }
+            prev = Some(i);
+        }
+        if kept.is_none() {
+            if let Some(p) = prev {
+                keep(&mut out, p);
+            }
+        }
+        let end = out.end.unwrap_or(u64::MAX);
+        out.chunk.events = self.events.iter().filter(|e| e.tick >= from && e.tick < end).cloned().collect();
+        if from == first {
+            out.chunk.skipped_events = self.skipped_events;
+        }
+        out
+    }
+}

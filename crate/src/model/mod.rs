@@ -10,7 +10,7 @@ mod frame;
 mod hash;
 mod world;
 
-pub use chunk::DecodedChunk;
+pub use chunk::{DecodedChunk, Piece, TickRange};
 pub use frame::{pack_entities, unpack_entity, ENTITY_STRIDE, F_ANIM, F_FACTION, F_FLAGS, F_HEALTH, F_ID, F_ORIENT, F_POS, F_TYPE, F_VEL};
 pub use hash::state_hash;
 pub use world::{geodetic_to_world, world_to_geodetic, Geodetic, WorldKind};

@@ -5,7 +5,7 @@ use super::record::{self, Live, Record};
 use super::{event, Error, Limits, CHUNK_MAGIC};
 use crate::bytes::{Cursor, PutLe};
 use crate::format::zstd::Decompressor;
-pub use crate::model::DecodedChunk;
+pub use crate::model::{DecodedChunk, Piece, TickRange};
 
 pub const CHUNK_HEADER_LEN: usize = 36;
 pub const TICK_HEADER_LEN: usize = 14;
@@ -81,10 +81,24 @@ impl ChunkHeader {
     }
 }
 
-/// Decodes chunks; owns the reusable zstd decoder.
+/// Decodes chunks; owns the reusable zstd decoder. Decoding a range leaves the decoder positioned
+/// after it: the next range of the same chunk resumes there without decompressing again (000 §3:
+/// a reader rolls forward from the keyframe; playing on rolls on).
 pub struct ChunkDecoder {
     z: Decompressor,
     t: TickDecoder,
+}
+
+/// Where the tick decoder stands in the chunk whose payload the decompressor holds.
+#[derive(Clone, Copy, Debug)]
+struct Position {
+    header: ChunkHeader,
+    /// Byte offset of the next tick header in the decompressed payload.
+    pos: usize,
+    /// Ticks consumed so far.
+    i: usize,
+    /// The last tick consumed: `live` is the world at that tick.
+    prev_tick: Option<u64>,
 }
 
 /// The tick-record half of chunk decoding (after decompression).
@@ -93,26 +107,61 @@ struct TickDecoder {
     live: Vec<Live>,
     next: Vec<Live>,
     records: Vec<Record>,
+    at: Option<Position>,
+}
+
+/// The range a whole decode asks for: every tick, up to the hard limit on states.
+fn whole(limits: &Limits) -> TickRange {
+    TickRange { from: 0, to: u64::MAX, stride: 1, max_states: limits.max_chunk_states }
 }
 
 impl ChunkDecoder {
     pub fn new(limits: Limits) -> Self {
-        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), records: Vec::new() } }
+        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), records: Vec::new(), at: None } }
     }
 
-    /// Decompresses and decodes one chunk. `frame` is the compressed frame (the bytes after the header).
-    /// On error nothing of the chunk is returned (no partial state).
+    /// Decompresses and decodes one whole chunk. `frame` is the compressed frame (the bytes after the
+    /// header). On error nothing of the chunk is returned (no partial state).
     pub fn decode(&mut self, h: &ChunkHeader, frame: &[u8]) -> Result<DecodedChunk, Error> {
-        self.decode_until(h, frame, None).map(|(c, _)| c)
+        self.t.at = None;
+        let p = self.decode_range(h, frame, whole(&self.t.limits))?;
+        match p.end {
+            None => Ok(p.chunk),
+            Some(tick) => {
+                let count = p.chunk.entities.len() as u64 + self.t.live.len() as u64;
+                self.t.at = None;
+                Err(Error::TooManyStates { chunk_at: h.offset, tick, count, max: self.t.max_states() })
+            }
+        }
     }
 
-    /// As [`decode`](Self::decode), but stops after the first tick at or past `until` (a seek's
-    /// target tick + 1: the frames either side of the playhead), so a seek rolls forward from the
-    /// keyframe only as far as it needs (000 §3). Returns the chunk and whether it is complete (the
-    /// decode reached the chunk's end; always with `until` = `None`). A prefix has passed every
-    /// check on its own ticks (and the CRC of the whole chunk); what follows it is checked when the
-    /// whole chunk is decoded.
-    pub fn decode_until(&mut self, h: &ChunkHeader, frame: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), Error> {
+    /// The header of the chunk this decoder stands in, when it can resume there for a range
+    /// starting at `from` (it has not gone past `from`).
+    pub fn resumable(&self, chunk_at: u64, from: u64) -> Option<ChunkHeader> {
+        self.t.at.filter(|p| p.header.offset == chunk_at && p.prev_tick.is_some_and(|t| t <= from)).map(|p| p.header)
+    }
+
+    /// Decodes the ticks of `r` from chunk `h`: resumes where the last range of the same chunk
+    /// stopped when it stopped at or before `r.from` (then `frame` is not read and may be empty),
+    /// otherwise decompresses `frame` (CRC-checked whole) and rolls forward from the keyframe. Every
+    /// tick read is checked as in a whole decode; the end of the chunk is checked when reached.
+    pub fn decode_range(&mut self, h: &ChunkHeader, frame: &[u8], r: TickRange) -> Result<Piece, Error> {
+        if self.resumable(h.offset, r.from).is_none_or(|held| held != *h) {
+            self.t.at = None;
+            self.begin(h, frame)?;
+        }
+        let data = self.z.output(h.uncompressed_len as usize);
+        let out = self.t.range(data, r);
+        if !matches!(out, Ok(Piece { end: Some(_), .. })) {
+            // Done with this chunk (its end, or an error): nothing to resume, release a large buffer.
+            self.t.at = None;
+            self.z.shrink(4 * 1024 * 1024);
+        }
+        out
+    }
+
+    /// Decompresses and checks the chunk's payload; positions the tick decoder at its start.
+    fn begin(&mut self, h: &ChunkHeader, frame: &[u8]) -> Result<(), Error> {
         let at = h.offset;
         if frame.len() as u64 != u64::from(h.compressed_len) {
             return Err(Error::ChunkSizeMismatch { chunk_at: at, declared: u64::from(h.compressed_len), actual: frame.len() as u64 });
@@ -126,95 +175,152 @@ impl ChunkDecoder {
         if crc != h.crc32 {
             return Err(Error::ChunkChecksum { chunk_at: at, declared: h.crc32, actual: crc });
         }
-        let out = self.t.decode_ticks(h, data, until);
-        self.z.shrink(4 * 1024 * 1024);
-        out
+        self.t.live.clear();
+        self.t.at = Some(Position { header: *h, pos: 0, i: 0, prev_tick: None });
+        Ok(())
     }
 }
 
 impl TickDecoder {
-    fn decode_ticks(&mut self, h: &ChunkHeader, data: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), Error> {
+    /// Decodes the range `r` from the current position (see [`ChunkDecoder::decode_range`]).
+    fn range(&mut self, data: &[u8], r: TickRange) -> Result<Piece, Error> {
+        let Some(mut p) = self.at else {
+            return Err(Error::ChunkTickMismatch { chunk_at: 0, reason: "no chunk to decode (internal)".into() });
+        };
+        let h = p.header;
         let at = h.offset;
-        let mut c = Cursor::at(data, 0);
-        let mut out = DecodedChunk::default();
         let n = h.tick_count as usize;
-        out.ticks.reserve(n);
-        out.offsets.reserve(n + 1);
-        out.offsets.push(0);
-        self.live.clear();
-        let mut prev_tick: Option<u64> = None;
-        for i in 0..n {
-            let bad = |tick: u64, reason: String| Error::BadTick { chunk_at: at, tick, reason };
-            let tick = c.u64().map_err(|_| bad(prev_tick.unwrap_or(h.first_tick), "chunk data ends inside a tick header".into()))?;
-            let flags = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
-            let record_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
-            let event_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
-            let keyframe = flags & TICK_KEYFRAME != 0;
-            if i == 0 && (!keyframe || tick != h.first_tick) {
-                return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("first tick {tick} (keyframe: {keyframe}) does not match the header's keyframe tick {}", h.first_tick) });
-            }
-            if i > 0 && keyframe {
-                return Err(bad(tick, "a keyframe tick inside a chunk (keyframes start chunks)".into()));
-            }
-            if let Some(p) = prev_tick {
-                if tick <= p {
-                    return Err(bad(tick, format!("tick index does not increase (previous {p})")));
+        let from = r.from.max(h.first_tick);
+        let to = r.to.max(from.saturating_add(1));
+        let stride = r.stride.max(1);
+        let mut c = Cursor::at(data, 0);
+        c.skip(p.pos).map_err(|_| Error::ChunkTickMismatch { chunk_at: at, reason: "resume position past the payload (internal)".into() })?;
+        let mut out = Piece::default();
+        out.chunk.offsets.push(0);
+        let mut kept: Option<u64> = None;
+        // The most ticks this piece can keep: those left (at most one per 14 bytes of tick header),
+        // those in the range, thinned by the stride.
+        let ticks_hint = ((n - p.i.min(n)) as u64 + 1).min(c.remaining() as u64 / TICK_HEADER_LEN as u64 + 1).min(((to - from) / stride).saturating_add(2));
+        while p.i < n {
+            let tick = match c.rest().get(..8) {
+                Some(b) => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
+                None => return Err(Error::BadTick { chunk_at: at, tick: p.prev_tick.unwrap_or(h.first_tick), reason: "chunk data ends inside a tick header".into() }),
+            };
+            // No tick falls on `from`: the piece starts with the world at the tick before it.
+            if kept.is_none() && tick > from {
+                if let Some(prev) = p.prev_tick {
+                    self.keep(&mut out.chunk, at, prev, r.max_states, ticks_hint)?;
+                    kept = Some(prev);
                 }
             }
-            if flags & !TICK_KEYFRAME != 0 {
-                // Unknown tick flags are reserved: a reader cannot know what they change.
-                return Err(bad(tick, format!("unknown tick flags 0x{flags:04x}")));
+            let keep = tick >= from && kept.is_none_or(|k| tick.saturating_sub(k) >= stride);
+            if kept.is_some() && (tick >= to || (keep && out.chunk.entities.len() + self.live.len() > r.max_states)) {
+                out.end = Some(tick);
+                self.at = Some(p);
+                return Ok(out);
             }
-            prev_tick = Some(tick);
-            self.records.clear();
-            let mut last_id: Option<u32> = None;
-            for _ in 0..record_count {
-                let r = record::read(&mut c, last_id).map_err(|(id, reason)| Error::BadRecord { chunk_at: at, tick, entity: id.unwrap_or(u32::MAX), reason })?;
-                let id = r.id();
-                last_id = Some(id);
-                if keyframe && !matches!(r, Record::Absolute(_)) {
-                    return Err(Error::BadRecord { chunk_at: at, tick, entity: id, reason: "a keyframe tick holds a non-absolute record".into() });
-                }
-                self.records.push(r);
+            self.tick(&mut c, &h, p.i, p.prev_tick, (tick >= from).then_some(&mut out.chunk))?;
+            p.i += 1;
+            p.prev_tick = Some(tick);
+            p.pos = c.position();
+            if keep {
+                self.keep(&mut out.chunk, at, tick, r.max_states, ticks_hint)?;
+                kept = Some(tick);
             }
-            self.apply(at, tick, keyframe)?;
-            for _ in 0..event_count {
-                match event::read(&mut c, self.limits.max_string) {
-                    Ok(Some(e)) => out.events.push(e),
-                    Ok(None) => out.skipped_events += 1,
-                    Err(reason) => return Err(bad(tick, reason)),
-                }
-            }
-            out.ticks.push(tick);
-            if i == 0 {
-                // Room for every state this decode will hold, reserved once instead of doubling
-                // its way up (12 MB of states a chunk at 2,000 entities: doubling copies it ~20
-                // times and can leave the capacity up to 2× the need). Bounded like the decode
-                // itself: by the ticks left (at most one per 14 bytes of tick header), up to
-                // `until`, and by `max_chunk_states`; entities that spawn later grow it as before.
-                let ticks_by_bytes = (c.remaining() as u64 / 14).saturating_add(1);
-                let ticks_by_until = until.map_or(u64::MAX, |u| u.saturating_sub(tick).saturating_add(1));
-                let ticks = (n as u64).min(ticks_by_bytes).min(ticks_by_until);
-                let want = ticks.saturating_mul(self.live.len() as u64).min(self.max_states());
-                out.entities.reserve_exact(usize::try_from(want).unwrap_or(0));
-            }
-            let states = out.entities.len() as u64 + self.live.len() as u64;
-            if states > self.max_states() {
-                return Err(Error::TooManyStates { chunk_at: at, tick, count: states, max: self.max_states() });
-            }
-            out.entities.extend(self.live.iter().map(|l| l.s));
-            out.offsets.push(u32::try_from(out.entities.len()).map_err(|_| bad(tick, "chunk holds too many entity states".into()))?);
-            if until.is_some_and(|u| tick >= u) && i + 1 < n {
-                return Ok((out, false));
+        }
+        if kept.is_none() {
+            // `from` lies past the chunk's last tick: the world at that tick.
+            if let Some(prev) = p.prev_tick {
+                self.keep(&mut out.chunk, at, prev, r.max_states, ticks_hint)?;
             }
         }
         if !c.is_empty() {
             return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("{} bytes left after the last of {} ticks", c.remaining(), n) });
         }
-        if prev_tick != Some(h.last_tick) {
-            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("last tick {} does not match the header's {}", prev_tick.unwrap_or(0), h.last_tick) });
+        if p.prev_tick != Some(h.last_tick) {
+            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("last tick {} does not match the header's {}", p.prev_tick.unwrap_or(0), h.last_tick) });
         }
-        Ok((out, true))
+        self.at = None;
+        Ok(out)
+    }
+
+    /// Appends the live world as tick `tick` of `out`.
+    /// `ticks_hint`: how many ticks the piece may keep at most (sizes its one reservation).
+    fn keep(&self, out: &mut DecodedChunk, at: u64, tick: u64, max_states: usize, ticks_hint: u64) -> Result<(), Error> {
+        if out.ticks.is_empty() {
+            // Room for every state this piece will hold, reserved once instead of doubling its way
+            // up (12 MB of states for a whole chunk at 2,000 entities: doubling copies it ~20 times
+            // and can leave the capacity at 2× the need). Bounded by the ticks the piece can still
+            // keep, by its state budget and by the hard limit; entities that spawn later grow it.
+            let want = ticks_hint.saturating_mul(self.live.len() as u64).min(max_states.saturating_add(self.live.len()) as u64).min(self.max_states());
+            out.entities.reserve_exact(usize::try_from(want).unwrap_or(0));
+            out.ticks.reserve_exact(usize::try_from(ticks_hint.min(4096)).unwrap_or(0));
+        }
+        let states = out.entities.len() as u64 + self.live.len() as u64;
+        if states > self.max_states() {
+            return Err(Error::TooManyStates { chunk_at: at, tick, count: states, max: self.max_states() });
+        }
+        out.entities.extend(self.live.iter().map(|l| l.s));
+        out.ticks.push(tick);
+        let len = u32::try_from(out.entities.len()).map_err(|_| Error::BadTick { chunk_at: at, tick, reason: "chunk holds too many entity states".into() })?;
+        out.offsets.push(len);
+        Ok(())
+    }
+
+    /// Reads tick number `i` of the chunk (header, records, events) and applies it to the live
+    /// world. Its events go to `events` when given (ticks before a range are read, not kept).
+    fn tick(&mut self, c: &mut Cursor, h: &ChunkHeader, i: usize, prev_tick: Option<u64>, events: Option<&mut DecodedChunk>) -> Result<(), Error> {
+        let at = h.offset;
+        let bad = |tick: u64, reason: String| Error::BadTick { chunk_at: at, tick, reason };
+        let tick = c.u64().map_err(|_| bad(prev_tick.unwrap_or(h.first_tick), "chunk data ends inside a tick header".into()))?;
+        let flags = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
+        let record_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
+        let event_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
+        let keyframe = flags & TICK_KEYFRAME != 0;
+        if i == 0 && (!keyframe || tick != h.first_tick) {
+            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("first tick {tick} (keyframe: {keyframe}) does not match the header's keyframe tick {}", h.first_tick) });
+        }
+        if i > 0 && keyframe {
+            return Err(bad(tick, "a keyframe tick inside a chunk (keyframes start chunks)".into()));
+        }
+        if let Some(p) = prev_tick {
+            if tick <= p {
+                return Err(bad(tick, format!("tick index does not increase (previous {p})")));
+            }
+        }
+        if flags & !TICK_KEYFRAME != 0 {
+            // Unknown tick flags are reserved: a reader cannot know what they change.
+            return Err(bad(tick, format!("unknown tick flags 0x{flags:04x}")));
+        }
+        self.records.clear();
+        let mut last_id: Option<u32> = None;
+        for _ in 0..record_count {
+            let r = record::read(c, last_id).map_err(|(id, reason)| Error::BadRecord { chunk_at: at, tick, entity: id.unwrap_or(u32::MAX), reason })?;
+            let id = r.id();
+            last_id = Some(id);
+            if keyframe && !matches!(r, Record::Absolute(_)) {
+                return Err(Error::BadRecord { chunk_at: at, tick, entity: id, reason: "a keyframe tick holds a non-absolute record".into() });
+            }
+            self.records.push(r);
+        }
+        self.apply(at, tick, keyframe)?;
+        let mut events = events;
+        for _ in 0..event_count {
+            match event::read(c, self.limits.max_string) {
+                Ok(Some(e)) => {
+                    if let Some(out) = events.as_deref_mut() {
+                        out.events.push(e);
+                    }
+                }
+                Ok(None) => {
+                    if let Some(out) = events.as_deref_mut() {
+                        out.skipped_events += 1;
+                    }
+                }
+                Err(reason) => return Err(bad(tick, reason)),
+            }
+        }
+        Ok(())
     }
 
     fn max_states(&self) -> u64 {

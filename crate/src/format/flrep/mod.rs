@@ -15,7 +15,7 @@ pub mod record;
 pub mod trailer;
 pub mod writer;
 
-pub use chunk::{ChunkDecoder, ChunkHeader, DecodedChunk};
+pub use chunk::{ChunkDecoder, ChunkHeader, DecodedChunk, Piece, TickRange};
 pub use error::Error;
 pub use open::{Opened, Opener, Step};
 pub use writer::{Writer, WriterOptions};
@@ -77,12 +77,25 @@ impl Default for Limits {
 
 /// Decodes the bytes of chunk `i` (header + frame, as one range) after checking them against the index.
 pub fn decode_chunk_bytes(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
-    decode_chunk_bytes_until(opened, dec, limits, i, bytes, None).map(|(c, _)| c)
+    let (h, frame) = chunk_of_bytes(opened, limits, i, bytes)?;
+    dec.decode(&h, frame)
 }
 
-/// [`decode_chunk_bytes`] stopping after the first tick at or past `until` (see
-/// [`ChunkDecoder::decode_until`]); the flag says whether the chunk is complete.
-pub fn decode_chunk_bytes_until(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8], until: Option<u64>) -> Result<(DecodedChunk, bool), Error> {
+/// Decodes the ticks `r` of chunk `i` (see [`ChunkDecoder::decode_range`]). `bytes` (header + frame)
+/// may be empty when the decoder can resume in that chunk ([`ChunkDecoder::resumable`]).
+pub fn decode_chunk_range(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, Error> {
+    let offset = opened.chunks.get(i).map(|c| c.offset).unwrap_or(0);
+    if bytes.is_empty() {
+        if let Some(h) = dec.resumable(offset, r.from) {
+            return dec.decode_range(&h, &[], r);
+        }
+    }
+    let (h, frame) = chunk_of_bytes(opened, limits, i, bytes)?;
+    dec.decode_range(&h, frame, r)
+}
+
+/// The checked header of chunk `i` and its compressed frame, out of the chunk's bytes.
+fn chunk_of_bytes<'a>(opened: &Opened, limits: &Limits, i: usize, bytes: &'a [u8]) -> Result<(ChunkHeader, &'a [u8]), Error> {
     let offset = opened.chunks.get(i).map(|c| c.offset).unwrap_or(0);
     let hb = bytes.get(..chunk::CHUNK_HEADER_LEN).unwrap_or(bytes);
     let h = match ChunkHeader::parse(hb, offset, opened.file_len, limits) {
@@ -97,6 +110,5 @@ pub fn decode_chunk_bytes_until(opened: &Opened, dec: &mut ChunkDecoder, limits:
         Err(e) => return Err(e),
     };
     opened.check_chunk(i, &h)?;
-    let frame = bytes.get(chunk::CHUNK_HEADER_LEN..).unwrap_or(&[]);
-    dec.decode_until(&h, frame, until)
+    Ok((h, bytes.get(chunk::CHUNK_HEADER_LEN..).unwrap_or(&[])))
 }
