@@ -52,6 +52,16 @@ const LABEL_POOL = 160;
 const PERF_FRAMES = 1024;
 /** Chunk arrival timings kept for perf(). */
 const PERF_CHUNKS = 512;
+/** Frames held ahead of the playhead while moving: this much wall-clock time at the current speed
+ *  (docs/worker-protocol.md). Paused, only the frame at the playhead and the next one. */
+const LOOKAHEAD_S = 0.5;
+/** Kept ahead even when paused or slow (ticks = this × tick rate): a pause/play does not drop and
+ *  re-decode what was just decoded. */
+const KEEP_S = 0.5;
+/** From this speed on, frames are thinned: one tick in `speed / 2` (at most 8): a 60 fps picture at
+ *  16× shows one tick in 16 anyway, and the worker posts, and the page holds, 8× fewer frames. */
+const THIN_FROM = 4;
+const MAX_THIN = 8;
 
 const CATEGORY = { other: 0, aircraft: 1, projectile: 2, ground: 3, character: 4 };
 
@@ -289,9 +299,10 @@ class Player {
 
   resetSession() {
     this.info = null;
-    this.chunkFirstTicks = [];
-    this.chunks = new Map();
-    this.wantKey = '';
+    /** Decoded pieces held (docs/worker-protocol.md), sorted by `from`; each covers ticks [from, end). */
+    this.pieces = [];
+    this.pieceIds = 0;
+    this.sent = null;
     this.gen = 0;
     const speed = this.pb && !this.pb.killCam ? this.pb.speed : 1;
     this.pb = new Playback();
@@ -306,7 +317,6 @@ class Player {
     this.followId = -1;
     this.cur = null;
     this.extentKey = null;
-    this.pruneCur = -1;
     this.entityNames = new Map();
     this.entityTypes = new Map();
     this.entityFaction = new Map();
@@ -375,7 +385,6 @@ class Player {
     this.tickRate = i.tick_rate_hz || 1;
     this.firstTick = i.first_tick;
     this.lastTick = i.last_tick;
-    this.chunkFirstTicks = info.chunks.map((c) => c.firstTick);
     for (const p of i.participants) {
       this.participantsById.set(p.id, p);
       if (p.entity !== NO_ENTITY) {
@@ -405,27 +414,23 @@ class Player {
       if (m.session === undefined || m.session === this.sessionId) this.fail(m.message);
       return;
     }
-    if (m.type === 'chunk') {
+    if (m.type === 'piece') {
       if (m.session !== this.sessionId || !this.info) return;
       const received = performance.now();
       if (!this.firstChunkMarked) {
         this.firstChunkMarked = true;
         performance.mark('rp:first-chunk');
       }
-      const cur = this.chunkIndexForTick(this.currentTickInt());
-      const [lo, hi] = this.keepWindow(cur);
-      // Stale: an answer to a superseded request for a chunk no longer near the playhead.
-      if (m.gen < this.gen && (m.index < lo || m.index > hi)) return;
-      // A seek's prefix of a chunk (its frames up to the seek's tick; the whole chunk follows)
-      // never replaces the whole chunk.
-      const held = this.chunks.get(m.index);
-      if (m.partial && held && !held.partial) return;
-      this.chunks.set(m.index, m);
+      const [lo, hi] = this.keepRange();
+      // Stale: an answer to a superseded request, away from the playhead.
+      if (m.gen < this.gen && (m.end <= lo || m.from >= hi)) return;
+      this.addPiece(m);
       this.learnFromChunk(m);
-      this.pruneChunks(cur);
+      this.prunePieces();
       this.checkSeeked();
+      this.updateWant();
       if (m.timing) {
-        const t = { index: m.index, ...m.timing, transit: performance.timeOrigin + received - m.timing.postedAt, page: performance.now() - received };
+        const t = { index: m.chunk, from: m.from, ...m.timing, transit: performance.timeOrigin + received - m.timing.postedAt, page: performance.now() - received };
         delete t.postedAt;
         if (this.perfChunks.push(t) > PERF_CHUNKS) this.perfChunks.shift();
       }
@@ -500,10 +505,6 @@ class Player {
 
   // ------------------------------------------------------------ chunks and frames
 
-  chunkIndexForTick(tick) {
-    return Math.max(0, lastAtOrBefore(this.chunkFirstTicks, tick));
-  }
-
   currentTickFloat() {
     return this.firstTick + this.time * this.tickRate;
   }
@@ -512,92 +513,124 @@ class Player {
     return Math.min(this.lastTick, Math.floor(this.currentTickFloat() + 1e-6));
   }
 
-  /** Chunks kept around chunk `cur`: the playhead's and the next one in the playing direction
-   *  (the one before it when rewinding). At most 2 decoded chunks are held (15 MB each at 2,000
-   *  entities); the worker prefetches the one after into its cache. */
-  keepWindow(cur) {
-    return this.pb.direction < 0 ? [cur - 1, cur] : [cur, cur + 1];
+  /** What the page holds around the playhead: `stride` (1 = every tick; thinned from THIN_FROM×)
+   *  and `ahead`, the ticks wanted in the playing direction. */
+  window() {
+    const moving = this.pb.moving;
+    const speed = moving ? Math.max(0, this.pb.speed) : 0;
+    const stride = speed >= THIN_FROM ? Math.min(MAX_THIN, Math.floor(speed / 2)) : 1;
+    const ahead = moving ? Math.max(2 * stride + 2, Math.ceil(this.tickRate * speed * LOOKAHEAD_S)) : 2;
+    return { stride, ahead, dir: this.pb.direction < 0 ? -1 : 1 };
   }
 
-  /** Whether the playhead is in the half of chunk `cur` nearer the next chunk (playing direction). */
-  nearChunkEnd(cur, dir) {
-    const n = this.chunkFirstTicks.length;
-    const start = this.chunkFirstTicks[cur] ?? this.firstTick;
-    const end = cur + 1 < n ? this.chunkFirstTicks[cur + 1] : this.lastTick + 1;
-    const frac = (this.currentTickFloat() - start) / Math.max(1, end - start);
-    return dir > 0 ? frac >= 0.5 : frac < 0.5;
+  /** Ticks [lo, hi) whose pieces are kept: the playhead's and the window in the playing direction. */
+  keepRange() {
+    const tick = this.currentTickInt();
+    const { ahead, dir } = this.window();
+    const span = Math.max(ahead, Math.ceil(this.tickRate * KEEP_S));
+    return dir < 0 ? [tick - span, tick + 2] : [tick, tick + span + 1];
   }
 
-  /** Chunks the page wants posted: the playhead's and the next ones (in the playing direction)
-   *  not held yet. `dir` tells the worker which way to prefetch. */
+  /** The piece covering integer tick `tick`, the finest one where pieces overlap; with `stride`,
+   *  only pieces at most that coarse. */
+  pieceAt(tick, stride = Infinity) {
+    let best = null;
+    for (const p of this.pieces) {
+      if (p.from <= tick && tick < p.end && p.stride <= stride && (!best || p.stride < best.stride)) best = p;
+    }
+    return best;
+  }
+
+  addPiece(m) {
+    m.id = ++this.pieceIds;
+    // A piece makes the ones it covers at the same or a coarser stride redundant.
+    this.pieces = this.pieces.filter((q) => !(q.stride >= m.stride && m.from <= q.from && q.end <= m.end));
+    this.pieces.push(m);
+    this.pieces.sort((a, b) => a.from - b.from);
+  }
+
+  prunePieces() {
+    const [lo, hi] = this.keepRange();
+    if (this.pieces.some((p) => p.end <= lo || p.from >= hi)) this.pieces = this.pieces.filter((p) => p.end > lo && p.from < hi);
+  }
+
+  /** Asks the worker for the ticks the window needs and the pieces held do not cover (at the
+   *  window's stride or finer). Forward: from the first uncovered tick at or after the playhead to
+   *  `ahead` past it. Rewinding: the ticks before the covered run that holds the playhead, once
+   *  that run is less than half the window. Re-sent when what is needed changes, not every frame. */
   updateWant(force = false) {
     if (!this.info) return;
-    const n = this.chunkFirstTicks.length;
-    const cur = this.chunkIndexForTick(this.currentTickInt());
-    const dir = this.pb.direction < 0 ? -1 : 1;
-    // Paused (a seek, a step, the first frame): only the playhead's chunk is posted, so a seek
-    // costs one decode before the next request can be served; the worker still prefetches the
-    // next chunk into its cache, so playing right after is a cache hit.
-    // Playing: the next chunk too once the playhead is in the half of its chunk nearer to it (at
-    // once from 4×, where a chunk lasts a second or less); the worker has it prefetched by then.
-    const ahead = !this.pb.moving ? 1 : this.pb.speed >= 4 || this.nearChunkEnd(cur, dir) ? 2 : 1;
-    const list = [];
-    for (let j = 0; j < ahead; j++) {
-      const k = cur + dir * j;
-      if (k < 0 || k >= n) break;
-      // A prefix (`partial`) is asked for again: the worker then finishes it rather than drop it.
-      const held = this.chunks.get(k);
-      if (!held || held.partial) list.push(k);
+    const tick = this.currentTickInt();
+    const { stride, ahead, dir } = this.window();
+    const end = this.lastTick + 1;
+    let from;
+    let to;
+    if (dir > 0) {
+      from = tick;
+      for (let p = this.pieceAt(from, stride), k = 0; p && k < 10000; p = this.pieceAt(from, stride), k++) from = p.end;
+      to = Math.min(end, tick + ahead);
+    } else {
+      let lo = tick + 2;
+      for (let p = this.pieceAt(lo - 1, stride), k = 0; p && lo > tick && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
+      if (lo > tick) {
+        // The playhead's own frames are missing.
+        to = Math.min(end, tick + 2);
+      } else {
+        for (let p = this.pieceAt(lo - 1, stride), k = 0; p && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
+        to = lo > tick - ahead / 2 ? lo : this.firstTick;
+      }
+      from = Math.max(this.firstTick, tick - ahead);
     }
-    // Re-ask only when the window moves (or on a seek): requests already sent are in flight.
-    const key = `${cur}:${ahead}:${dir}`;
-    if (!force && key === this.wantKey) return;
-    this.wantKey = key;
-    // Sent even when empty: it clears whatever the worker still had queued. Paused (a seek), the
-    // playhead's tick as `focus`: the worker posts its chunk's frames up to it first.
+    if (from >= to) {
+      // Nothing missing (an empty request, -1 so it never matches a real one).
+      from = to = -1;
+    }
+    const s = this.sent;
+    // Unchanged request (or only a little further ahead): what was asked for is in flight.
+    if (!force && s && s.from === from && s.stride === stride && s.dir === dir && (from === to || (dir > 0 ? to < s.to + Math.max(1, ahead / 4) : to === s.to))) return;
+    this.sent = { from, to, stride, dir };
+    // Sent even when empty: it clears whatever the worker still had queued.
     this.gen++;
-    const focus = !this.pb.moving && list[0] === cur ? this.currentTickInt() : undefined;
-    this.client.notify('want', { session: this.sessionId, gen: this.gen, chunks: list, dir, focus });
+    this.client.notify('want', { session: this.sessionId, gen: this.gen, from, to, stride, dir });
   }
 
-  pruneChunks(cur) {
-    const [lo, hi] = this.keepWindow(cur);
-    for (const k of this.chunks.keys()) {
-      if (k < lo || k > hi) this.chunks.delete(k);
-    }
-  }
-
-  /** Frame at or before integer tick: {tick, t, frame, key} or null when not decoded yet. */
+  /** Frame at or before integer tick: {tick, t, frame, key, piece, i} or null when not decoded yet. */
   frameAt(tick) {
-    const ci = this.chunkIndexForTick(tick);
-    const c = this.chunks.get(ci);
-    if (!c || (c.partial && tick > c.lastTick)) return null;
-    let i = lastAtOrBefore(c.ticks, tick);
+    const p = this.pieceAt(tick);
+    if (!p) return null;
+    let i = lastAtOrBefore(p.ticks, tick);
     if (i < 0) i = 0;
-    return this.frameOf(c, ci, i);
+    return this.frameOf(p, i);
   }
 
-  frameOf(c, ci, i) {
-    const a = c.offsets[i] * STRIDE;
-    const b = c.offsets[i + 1] * STRIDE;
-    const tick = c.ticks[i];
-    return { tick, t: (tick - this.firstTick) / this.tickRate, frame: c.entities.subarray(a, b), key: `${ci}:${i}`, ci, i };
+  frameOf(p, i) {
+    const a = p.offsets[i] * STRIDE;
+    const b = p.offsets[i + 1] * STRIDE;
+    const tick = p.ticks[i];
+    return { tick, t: (tick - this.firstTick) / this.tickRate, frame: p.entities.subarray(a, b), key: `${p.id}:${i}`, piece: p, i };
   }
 
+  /** The frame after `f`: in its piece, else the first later one in the piece that follows. */
   nextFrame(f) {
-    const c = this.chunks.get(f.ci);
-    if (c && f.i + 1 < c.ticks.length) return this.frameOf(c, f.ci, f.i + 1);
-    if (!c || c.partial) return null;
-    const n = this.chunks.get(f.ci + 1);
-    if (n && n.ticks.length) return this.frameOf(n, f.ci + 1, 0);
+    const p = f.piece;
+    if (f.i + 1 < p.ticks.length) return this.frameOf(p, f.i + 1);
+    const q = this.pieceAt(p.end);
+    if (!q) return null;
+    for (let j = 0; j < q.ticks.length; j++) {
+      if (q.ticks[j] > f.tick) return this.frameOf(q, j);
+    }
     return null;
   }
 
   frameAvailable(time) {
     if (!this.info) return false;
     const tick = Math.min(this.lastTick, Math.floor(this.firstTick + time * this.tickRate + 1e-6));
-    const c = this.chunks.get(this.chunkIndexForTick(tick));
-    return !!c && (!c.partial || tick <= c.lastTick);
+    return !!this.pieceAt(tick);
+  }
+
+  /** Bytes of decoded frames the page holds (typed arrays of its pieces). */
+  heldBytes() {
+    return this.pieces.reduce((a, p) => a + p.entities.byteLength + p.ticks.byteLength + p.offsets.byteLength, 0);
   }
 
   checkSeeked() {
@@ -696,12 +729,8 @@ class Player {
     const now = this.time;
     if (now !== prev) {
       this.fireEvents(prev, now);
-      // Drop the chunk the playhead has left at once (not when the next chunk arrives).
-      const cur = this.chunkIndexForTick(this.currentTickInt());
-      if (cur !== this.pruneCur) {
-        this.pruneCur = cur;
-        this.pruneChunks(cur);
-      }
+      // Drop the frames the playhead has left at once (not when the next piece arrives).
+      this.prunePieces();
       this.updateWant();
       this.emit('timeupdate', now);
     }
@@ -1073,7 +1102,7 @@ class Player {
         resolve(v);
       };
     });
-    this.pruneChunks(this.chunkIndexForTick(this.currentTickInt()));
+    this.prunePieces();
     this.updateWant(true);
     this.checkSeeked();
     return p;
@@ -1303,7 +1332,9 @@ class Player {
       status: this.info ? this.playbackStatus().text : '',
       markers: this.kills.length,
       killFeed: this.kills.map((k) => ({ tick: k.tick, time: this.killTime(k), killer: k.killer, victim: k.victim, text: this.killText(k) })),
-      chunksHeld: [...this.chunks.keys()],
+      chunksHeld: [...new Set(this.pieces.map((p) => p.chunk))].sort((a, b) => a - b),
+      pieces: this.pieces.map((p) => ({ chunk: p.chunk, from: p.from, end: p.end, stride: p.stride, ticks: p.ticks.length, states: p.offsets[p.offsets.length - 1] ?? 0 })),
+      heldBytes: this.heldBytes(),
       selected: this.selected,
       error: this.error,
       info: this.info,

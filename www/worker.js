@@ -1,7 +1,8 @@
 // The decoder Web Worker (module worker). Owns the replay source and the wasm DecoderSession:
 // reads only the byte ranges the session asks for (Blob.slice for files, HTTP Range for URLs),
-// decodes chunks on demand into a byte-bounded LRU cache, and posts decoded chunks (batches of
-// packed frames) to the page as transferable buffers. Protocol: docs/worker-protocol.md.
+// keeps a few chunks' compressed bytes in a byte-bounded LRU cache, and decodes the ticks the page
+// asks for into pieces (runs of packed frames of a bounded size) that it posts as transferable
+// buffers. Protocol: docs/worker-protocol.md.
 // The decoder glue is imported dynamically so that its fetch belongs to this worker (a static
 // import of a module worker is fetched through the page in Chromium).
 //
@@ -24,14 +25,15 @@ function decoderFor(head) {
   return DECODER_BY_MAGIC[String.fromCharCode(head[0], head[1], head[2], head[3])] ?? DEFAULT_DECODER;
 }
 
-/** Decoded-chunk cache budget (bytes of typed arrays held): chunks decoded ahead, not posted yet. */
-const CACHE_BYTES = 32 * 1024 * 1024;
+/** Compressed-chunk cache budget (bytes): the chunk being decoded and the next one, read ahead. */
+const CACHE_BYTES = 4 * 1024 * 1024;
+/** Entity states per piece at most (16 i32 each: 1 MiB of packed frames): what bounds the
+ *  decoder's wasm memory and the page's, whatever the number of entities. */
+const PIECE_STATES = 16384;
 /** A server that ignores Range makes us read the whole body: refuse bodies larger than this. */
 const MAX_WHOLE_BODY = 512 * 1024 * 1024;
 /** The first HTTP read (matches the reader's first request, so it is served from memory). */
 const FIRST_READ = 64 * 1024;
-/** Chunks decoded into the cache (not posted) beyond the ones the page asks for. */
-const PREFETCH_EXTRA = 1;
 
 /** Decoder builds loaded so far: name → Promise<{DecoderSession, FoldbackView, memory}>. */
 const decoders = new Map();
@@ -265,8 +267,8 @@ class UrlSource {
 
 // ---------------------------------------------------------------- the open replay
 
-/** LRU of decoded chunks bounded by bytes. Map iteration order = recency (oldest first). */
-class ChunkCache {
+/** LRU of compressed chunks (Uint8Array) bounded by bytes. Map iteration order = recency (oldest first). */
+class BytesCache {
   constructor(budget) {
     this.budget = budget;
     this.map = new Map();
@@ -280,24 +282,15 @@ class ChunkCache {
     }
     return c;
   }
-  has(i) {
-    return this.map.has(i);
-  }
-  delete(i) {
-    const c = this.map.get(i);
-    if (!c) return;
-    this.map.delete(i);
-    this.bytes -= c.bytes;
-  }
   put(i, c) {
-    if (this.map.has(i)) this.bytes -= this.map.get(i).bytes;
+    if (this.map.has(i)) this.bytes -= this.map.get(i).byteLength;
     this.map.delete(i);
     this.map.set(i, c);
-    this.bytes += c.bytes;
+    this.bytes += c.byteLength;
     for (const [k, v] of this.map) {
       if (this.bytes <= this.budget || this.map.size <= 1) break;
       this.map.delete(k);
-      this.bytes -= v.bytes;
+      this.bytes -= v.byteLength;
     }
   }
   clear() {
@@ -306,52 +299,57 @@ class ChunkCache {
   }
 }
 
+const NO_BYTES = new Uint8Array(0);
+
 class Replay {
-  constructor(sessionId, source, dec, memory) {
+  constructor(sessionId, source, dec, memory, info) {
     this.sessionId = sessionId;
     /** The WebAssembly.Memory of the decoder build this replay uses (for `stats`). */
     this.memory = memory;
     this.source = source;
     this.dec = dec;
-    this.cache = new ChunkCache(CACHE_BYTES);
+    this.cache = new BytesCache(CACHE_BYTES);
     this.closed = false;
     this.chunkCount = dec.chunkCount();
-    // The latest request from the page: superseded, never queued behind stale work.
+    this.chunkFirstTicks = info.chunks.map((c) => c.firstTick);
+    this.firstTick = info.info.first_tick;
+    this.endTick = info.info.last_tick + 1;
+    /** The latest request from the page ({gen, from, to, stride, dir}): superseded, never queued
+     *  behind stale work. `next`: the first tick of it not posted yet. */
     this.gen = 0;
-    this.post = [];
-    this.prefetch = [];
-    /** A seek's tick from the latest `want` (its first chunk is decoded up to it first), or null. */
-    this.focus = null;
+    this.req = null;
+    this.next = 0;
     this.pumping = false;
-    this.inflight = -1;
-    this.stats = { reads: 0, bytesRead: 0, decoded: 0, posted: 0, cacheHits: 0 };
+    /** Reads in flight: chunk index → Promise<Uint8Array>. */
+    this.reading = new Map();
+    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, pieces: 0, posted: 0, cacheHits: 0, dropped: 0 };
   }
 
-  /** Replaces the wanted set: `post` chunks are decoded and posted (in order), then prefetched:
-   *  after the last one asked for, or before the first one when `dir` < 0 (playing backwards). */
-  want(gen, chunks, dir = 1, focus = null) {
+  /** The chunk holding `tick` (the last one starting at or before it). */
+  chunkFor(tick) {
+    const t = this.chunkFirstTicks;
+    let lo = 0;
+    let hi = t.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (t[mid] <= tick) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /** Replaces the request: pieces covering ticks [from, to) thinned to `stride`, posted in order;
+   *  `dir` says which chunk to read ahead. An empty range clears the queue. */
+  want(gen, from, to, stride = 1, dir = 1) {
     if (gen < this.gen) return; // an older request overtaken in flight
     this.gen = gen;
-    // A seek's tick: the first chunk asked for, when it must be decoded, is first decoded only up to
-    // it and posted (`partial`), then whole (docs/worker-protocol.md).
-    this.focus = Number.isFinite(focus) && focus >= 0 ? focus : null;
-    const valid = chunks.filter((i) => Number.isInteger(i) && i >= 0 && i < this.chunkCount);
-    this.post = [...new Set(valid)];
-    this.prefetch = [];
-    if (dir < 0) {
-      const first = this.post.length ? Math.min(...this.post) : -1;
-      for (let k = 1; k <= PREFETCH_EXTRA && first >= 0; k++) {
-        if (first - k >= 0) this.prefetch.push(first - k);
-      }
-    } else {
-      const last = this.post.length ? Math.max(...this.post) : -1;
-      for (let k = 1; k <= PREFETCH_EXTRA && last >= 0; k++) {
-        if (last + k < this.chunkCount) this.prefetch.push(last + k);
-      }
-    }
-    // A read for a chunk no longer wanted is abandoned.
-    if (this.inflight >= 0 && !this.post.includes(this.inflight) && !this.prefetch.includes(this.inflight)) {
-      this.source.abort?.();
+    const ok = Number.isFinite(from) && Number.isFinite(to) && to > from;
+    this.req = ok ? { gen, from: Math.max(this.firstTick, Math.floor(from)), to: Math.min(this.endTick, Math.ceil(to)), stride: Math.max(1, Math.min(64, Math.floor(stride) || 1)), dir: dir < 0 ? -1 : 1 } : null;
+    this.next = this.req ? this.req.from : 0;
+    // A read for a chunk no longer wanted is abandoned (a URL's download, not a file's slice).
+    if (this.req && this.reading.size) {
+      const c = this.chunkFor(this.next);
+      if (![...this.reading.keys()].some((k) => k === c || k === c + this.req.dir)) this.source.abort?.();
     }
     this.pump();
   }
@@ -360,156 +358,128 @@ class Replay {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (!this.closed && (this.post.length || this.prefetch.length)) {
-        const posting = this.post.length > 0;
-        const index = posting ? this.post.shift() : this.prefetch.shift();
-        const gen = this.gen;
-        // The seek's chunk (asked for first): decode up to the seek's tick first.
-        const until = posting && this.focus !== null ? this.focus : null;
-        this.focus = null;
+      while (!this.closed && this.req && this.next < this.req.to) {
+        const { gen } = this.req;
+        const from = this.next;
+        const index = this.chunkFor(from);
         try {
-          let chunk = this.cache.get(index);
-          let cached = false;
-          if (chunk) {
-            this.stats.cacheHits++;
-            cached = true;
-          } else {
-            chunk = await this.load(index, gen, until);
-            if (!chunk) continue; // superseded or closed
-          }
-          if (posting && !this.closed && gen === this.gen) this.postChunk(index, chunk, gen, cached);
+          await this.piece(index, from, gen);
         } catch (e) {
           if (this.closed) return;
+          // This request cannot go on (the chunk is damaged): report it, stop until the next one.
+          if (this.req?.gen === gen) this.req = null;
           post({ type: 'error', session: this.sessionId, index, message: messageOf(e), fatal: isFatal(e) });
           if (isFatal(e)) return;
         }
+        // Let a newer `want` in between pieces (scrubbing, the page's window moving on).
+        await new Promise((r) => setTimeout(r, 0));
       }
+      if (!this.closed && this.req) this.readAhead();
     } finally {
       this.pumping = false;
     }
   }
 
-  /** Still worth decoding `index` (taken off the queue for request `gen`)? */
-  stillWanted(index, gen) {
-    return gen === this.gen || this.post.includes(index) || this.prefetch.includes(index);
-  }
-
-  /** Reads and decodes chunk `index` into the cache; null when superseded while reading. With
-   *  `until` (a seek's tick), first decodes and posts the chunk's frames up to that tick
-   *  (`partial: true`: the seek's frame sooner, ~half the decode on average), then, unless a newer
-   *  request has dropped the chunk meanwhile (scrubbing), the whole chunk. */
-  async load(index, gen, until = null) {
-    const [offset, len] = this.dec.chunkRange(index);
-    this.inflight = index;
+  /** Decodes and posts the piece of chunk `index` starting at tick `from` (resuming in the chunk
+   *  without its bytes when the decoder stands there). */
+  async piece(index, from, gen) {
     const t0 = performance.now();
-    let bytes;
-    try {
-      bytes = await this.source.read(offset, len);
-    } catch (e) {
-      if (this.closed || e?.name === 'AbortError') return null;
-      throw e;
-    } finally {
-      this.inflight = -1;
-    }
-    if (this.closed) return null;
-    this.stats.reads++;
-    this.stats.bytesRead += bytes.length;
-    // Superseded while reading (scrubbing): do not spend time decoding it.
-    if (!this.stillWanted(index, gen)) {
-      this.stats.dropped = (this.stats.dropped ?? 0) + 1;
-      return null;
-    }
-    let t1 = performance.now();
-    if (until !== null && this.dec.decodeChunkUntil) {
-      const p = this.extract(this.dec.decodeChunkUntil(index, bytes, until + 1), t0, t1);
-      if (p.complete) {
-        this.stats.decoded++;
-        this.cache.put(index, p);
-        return p;
+    let bytes = NO_BYTES;
+    let resumed = this.dec.resumable(index, from);
+    if (!resumed) {
+      bytes = await this.bytesOf(index);
+      if (!bytes || this.closed) return;
+      // Superseded while reading: the next request starts elsewhere.
+      if (this.req?.gen !== gen && this.next !== from) {
+        this.stats.dropped++;
+        return;
       }
-      if (gen === this.gen && !this.closed) {
-        this.stats.partials = (this.stats.partials ?? 0) + 1;
-        this.postChunk(index, p, gen, false, true);
-      }
-      // Let a newer `want` in (scrubbing): the rest of this chunk may no longer be wanted.
-      await new Promise((r) => setTimeout(r, 0));
-      if (this.closed) return null;
-      if (!this.stillWanted(index, gen)) {
-        this.stats.dropped = (this.stats.dropped ?? 0) + 1;
-        return null;
-      }
-      t1 = performance.now();
+      resumed = this.dec.resumable(index, from);
+      if (resumed) bytes = NO_BYTES;
     }
-    const chunk = this.extract(this.dec.decodeChunk(index, bytes), t0, t1);
-    this.stats.decoded++;
-    this.cache.put(index, chunk);
-    return chunk;
-  }
-
-  /** A chunk object out of a DecodedChunkJs (freed here); `t0`/`t1`: read start / decode start. */
-  extract(d, t0, t1) {
+    const r = this.req;
+    if (!r) return;
+    const t1 = performance.now();
+    const d = this.dec.decodeRange(index, bytes, from, r.to, r.stride, PIECE_STATES);
+    if (resumed) this.stats.resumed++;
+    else this.stats.decoded++;
     const t2 = performance.now();
-    let chunk;
+    let msg;
+    let transfer;
     try {
       const ticks = d.ticks();
       const offsets = d.offsets();
       const entities = d.entities();
-      const events = d.events();
-      chunk = {
+      const end = d.end() ?? (index + 1 < this.chunkCount ? this.chunkFirstTicks[index + 1] : this.endTick);
+      msg = {
+        type: 'piece',
+        session: this.sessionId,
+        gen: r.gen,
+        chunk: index,
+        // Covers ticks [from, end); the first frame is the world at the last tick at or before `from`.
+        from,
+        end: Math.max(end, from + 1),
+        stride: r.stride,
         ticks,
         offsets,
         entities,
-        events,
+        events: d.events(),
         skippedEvents: d.skippedEvents(),
-        complete: d.complete(),
-        bytes: ticks.byteLength + offsets.byteLength + entities.byteLength + events.length * 64,
-        // Diagnostics (ms): Blob/HTTP read, wasm decode, copy out of wasm (arrays + events objects).
-        timing: { read: t1 - t0, decode: t2 - t1, extract: performance.now() - t2 },
+        timing: null,
       };
+      transfer = [ticks.buffer, offsets.buffer, entities.buffer];
     } finally {
       d.free();
     }
-    return chunk;
+    this.next = msg.end;
+    this.stats.pieces++;
+    this.stats.posted++;
+    const t3 = performance.now();
+    // Diagnostics (ms): Blob/HTTP read (0 when resumed or cached), wasm decode, copy out of wasm;
+    // `postedAt` is wall-clock ms (timeOrigin + now) so the page can tell the transit time.
+    msg.timing = { cached: resumed, resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, postedAt: performance.timeOrigin + performance.now() };
+    post(msg, transfer);
   }
 
-  /** Posts a chunk, handing its arrays over (transferred, not copied): the page now holds it, so
-   *  the cache only keeps chunks decoded ahead and not posted yet. Keeping a copy of every posted
-   *  chunk doubled the decoded frames in memory (≈ 15 MB per chunk at 2,000 entities) and cost a
-   *  copy per post; a chunk the page has dropped and wants again is decoded again. */
-  postChunk(index, c, gen, cached = false, partial = false) {
-    const t0 = performance.now();
-    if (!partial) this.cache.delete(index);
-    const { ticks, offsets, entities } = c;
-    this.stats.posted++;
-    post(
-      {
-        type: 'chunk',
-        session: this.sessionId,
-        gen,
-        index,
-        // The chunk's frames up to a seek's tick only; the whole chunk follows in its own message.
-        partial,
-        firstTick: ticks.length ? ticks[0] : 0,
-        lastTick: ticks.length ? ticks[ticks.length - 1] : 0,
-        ticks,
-        offsets,
-        entities,
-        events: c.events,
-        skippedEvents: c.skippedEvents,
-        // Diagnostics: where the time went (ms); `postedAt` is wall-clock ms (timeOrigin + now)
-        // so the page can tell the transit time.
-        timing: cached
-          ? { cached: true, read: 0, decode: 0, extract: 0, copy: performance.now() - t0, postedAt: performance.timeOrigin + performance.now() }
-          : { cached: false, ...c.timing, copy: performance.now() - t0, postedAt: performance.timeOrigin + performance.now() },
-      },
-      [ticks.buffer, offsets.buffer, entities.buffer],
-    );
+  /** The compressed bytes of chunk `index`: cached, being read, or read now. */
+  async bytesOf(index) {
+    const hit = this.cache.get(index);
+    if (hit) {
+      this.stats.cacheHits++;
+      return hit;
+    }
+    let p = this.reading.get(index);
+    if (!p) {
+      const [offset, len] = this.dec.chunkRange(index);
+      p = this.source.read(offset, len).then((b) => {
+        this.stats.reads++;
+        this.stats.bytesRead += b.length;
+        if (!this.closed) this.cache.put(index, b);
+        return b;
+      });
+      this.reading.set(index, p);
+      p.finally(() => this.reading.delete(index)).catch(() => {});
+    }
+    try {
+      return await p;
+    } catch (e) {
+      if (this.closed || e?.name === 'AbortError') return null;
+      throw e;
+    }
+  }
+
+  /** Caught up: reads the next chunk in the playing direction, so the next piece that needs it
+   *  does not wait for the read. Errors wait for the piece that needs the chunk. */
+  readAhead() {
+    const r = this.req;
+    const c = this.chunkFor(Math.max(r.from, this.next - 1)) + r.dir;
+    if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c)) return;
+    this.bytesOf(c).catch(() => {});
   }
 
   close() {
     this.closed = true;
-    this.post = [];
-    this.prefetch = [];
+    this.req = null;
     this.cache.clear();
     this.source.close?.();
     try {
@@ -553,7 +523,7 @@ async function open(params) {
   let ok = false;
   try {
     const info = dec.info();
-    replay = new Replay(sessionId, source, dec, wasm.memory);
+    replay = new Replay(sessionId, source, dec, wasm.memory, info);
     replay.stats.openReads = reads;
     replay.stats.openBytes = bytesRead;
     ok = true;
@@ -574,10 +544,10 @@ const methods = {
   async open(params) {
     return open(params ?? {});
   },
-  /** Wanted chunks (posted in order) for the playhead; supersedes the previous request. */
+  /** The ticks the page wants ([from, to), thinned to `stride`); supersedes the previous request. */
   want(params) {
     if (!replay || replay.sessionId !== params.session) return { ignored: true };
-    replay.want(params.gen ?? 0, params.chunks ?? [], params.dir === -1 ? -1 : 1, params.focus ?? null);
+    replay.want(params.gen ?? 0, params.from, params.to, params.stride ?? 1, params.dir === -1 ? -1 : 1);
     return { gen: replay.gen };
   },
   close() {

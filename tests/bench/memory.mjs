@@ -41,12 +41,13 @@ try {
         workerWasm: st?.wasmMemoryBytes ?? 0,
         workerCache: st?.cacheBytes ?? 0,
         cachedChunks: st?.cachedChunks?.length ?? 0,
+        pieces: st?.pieces ?? 0,
         decoded: st?.decoded ?? 0,
         rendererWasm: p.perf().rendererWasmBytes,
         pageHeap: performance.memory?.usedJSHeapSize ?? NaN,
         pageHeapTotal: performance.memory?.totalJSHeapSize ?? NaN,
-        chunksHeld: p.chunks.size,
-        heldBytes: [...p.chunks.values()].reduce((a, c) => a + c.entities.byteLength + c.ticks.byteLength + c.offsets.byteLength, 0),
+        chunksHeld: p.pieces.length,
+        heldBytes: p.heldBytes(),
       };
     });
     const w = worker();
@@ -67,7 +68,7 @@ try {
   }
   await page.evaluate(() => window.__player.pause());
   console.log('');
-  console.log('| s | playhead s | worker wasm | worker cache (chunks) | renderer wasm | page JS heap (performance.memory) | page JS heap (CDP) | worker JS heap | page chunks held |');
+  console.log('| s | playhead s | worker wasm | worker cache: compressed chunks | renderer wasm | page JS heap (performance.memory) | page JS heap (CDP) | worker JS heap | page: pieces held |');
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const s of samples) {
     console.log(
@@ -76,13 +77,13 @@ try {
   }
   const max = (k) => Math.max(...samples.map((s) => s[k]));
   // Live memory: both wasm memories, the worker's cached typed arrays, the page's V8 heap (CDP,
-  // objects only) and the typed arrays of the chunks the page holds (external to that heap).
+  // objects only) and the typed arrays of the pieces the page holds (external to that heap).
   // performance.memory's figure also counts transferred buffers not yet collected (it falls back
   // when the GC runs), so it is shown but not summed.
   const live = samples.map((s) => s.workerWasm + s.workerCache + s.rendererWasm + s.cdpHeap + s.heldBytes);
   console.log('');
-  console.log(`peaks: worker wasm ${mib(max('workerWasm'))}, worker cache ${mib(max('workerCache'))}, renderer wasm ${mib(max('rendererWasm'))}, page V8 heap (CDP) ${mib(max('cdpHeap'))}, page chunk arrays ${mib(max('heldBytes'))}, performance.memory ${mib(max('pageHeap'))}`);
-  console.log(`live total (worker wasm + cache + renderer wasm + page V8 heap + page chunk arrays): max ${mib(Math.max(...live))}, median ${mib([...live].sort((a, b) => a - b)[live.length >> 1])} (goal ≤ 64 MB)`);
+  console.log(`peaks: worker wasm ${mib(max('workerWasm'))}, worker cache ${mib(max('workerCache'))}, renderer wasm ${mib(max('rendererWasm'))}, page V8 heap (CDP) ${mib(max('cdpHeap'))}, page piece arrays ${mib(max('heldBytes'))}, performance.memory ${mib(max('pageHeap'))}`);
+  console.log(`live total (worker wasm + cache + renderer wasm + page V8 heap + page piece arrays): max ${mib(Math.max(...live))}, median ${mib([...live].sort((a, b) => a - b)[live.length >> 1])} (goal ≤ 64 MB)`);
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();

@@ -425,7 +425,7 @@ test('window messages: the page registers no message listener, and messages post
         { type: 'fatal', message: 'forged' },
         { type: 'error', session: 1, message: 'forged', fatal: true },
         { id: 1, method: 'open', params: { url: 'javascript:alert(1)' } },
-        { type: 'chunk', session: 1, index: 0, ticks: [], offsets: [0], entities: [], events: [] },
+        { type: 'piece', session: 1, gen: 99, chunk: 0, from: 0, end: 1e9, stride: 1, ticks: [], offsets: [0], entities: [], events: [] },
       ];
       for (const m of msgs) window.postMessage(m, '*');
       const f = document.createElement('iframe');

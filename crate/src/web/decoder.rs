@@ -13,7 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use super::js_error;
 use crate::format::{OpenStep, Session};
-use crate::model::{pack_entities, DecodedChunk, Event, EventBody, RecordingInfo, WorldKind};
+use crate::model::{pack_entities, DecodedChunk, Event, EventBody, RecordingInfo, TickRange, WorldKind};
 
 /// A replay being opened / played in the worker.
 #[wasm_bindgen]
@@ -352,12 +352,7 @@ impl DecoderSession {
     /// The chunk holding `tick` (the last one starting at or before it; 0 before the first).
     #[wasm_bindgen(js_name = chunkForTick)]
     pub fn chunk_for_tick(&self, tick: f64) -> u32 {
-        let t = if tick.is_finite() && tick > 0.0 {
-            tick as u64
-        } else {
-            0
-        };
-        u32::try_from(self.session.chunk_for_tick(t)).unwrap_or(u32::MAX)
+        u32::try_from(self.session.chunk_for_tick(tick_of(tick))).unwrap_or(u32::MAX)
     }
 
     /// Decodes chunk `i` from the bytes of `chunkRange(i)`. Throws the reader's error.
@@ -368,14 +363,38 @@ impl DecoderSession {
         DecodedChunkJs::from_chunk(&c, true)
     }
 
-    /// `decodeChunkUntil(i, bytes, tick)`: chunk `i` decoded only up to the first tick at or past
-    /// `tick` (a seek's frames, then `complete()` is false), or whole when the chunk ends first.
-    #[wasm_bindgen(js_name = decodeChunkUntil)]
-    pub fn decode_chunk_until(&mut self, i: f64, bytes: &[u8], tick: f64) -> Result<DecodedChunkJs, JsValue> {
+    /// Whether `decodeRange(i, …)` from tick `from` can resume where the last range stopped (pass
+    /// an empty array for the bytes then: the chunk is not decompressed again).
+    pub fn resumable(&self, i: f64, from: f64) -> Result<bool, JsValue> {
+        Ok(self.session.resumable(usize_of(i, "chunk index")?, tick_of(from)))
+    }
+
+    /// `decodeRange(i, bytes, from, to, stride, maxStates)`: the ticks `[from, to)` of chunk `i`,
+    /// one every `stride` ticks at most, in a piece of about `maxStates` entity states at most
+    /// (docs/worker-protocol.md). `end()` of the result is where the piece stopped (the next
+    /// range starts there); `complete()` is true when it reached the chunk's end.
+    #[wasm_bindgen(js_name = decodeRange)]
+    pub fn decode_range(&mut self, i: f64, bytes: &[u8], from: f64, to: f64, stride: f64, max_states: f64) -> Result<DecodedChunkJs, JsValue> {
         let idx = usize_of(i, "chunk index")?;
-        let until = if tick.is_finite() && tick > 0.0 { tick as u64 } else { 0 };
-        let (c, complete) = self.session.decode_chunk_until(idx, bytes, Some(until)).map_err(js_error)?;
-        DecodedChunkJs::from_chunk(&c, complete)
+        let r = TickRange {
+            from: tick_of(from),
+            to: if to.is_finite() { tick_of(to) } else { u64::MAX },
+            stride: tick_of(stride).max(1),
+            max_states: if max_states.is_finite() && max_states >= 1.0 { max_states as usize } else { 1 },
+        };
+        let p = self.session.decode_range(idx, bytes, r).map_err(js_error)?;
+        let mut c = DecodedChunkJs::from_chunk(&p.chunk, p.end.is_none())?;
+        c.end = p.end.map(|e| e as f64);
+        Ok(c)
+    }
+}
+
+/// A tick from JS (a non-negative finite number; anything else is 0).
+fn tick_of(t: f64) -> u64 {
+    if t.is_finite() && t > 0.0 {
+        t as u64
+    } else {
+        0
     }
 }
 
@@ -392,6 +411,7 @@ pub struct DecodedChunkJs {
     events: js_sys::Array,
     skipped_events: u32,
     complete: bool,
+    end: Option<f64>,
 }
 
 impl DecodedChunkJs {
@@ -405,6 +425,7 @@ impl DecodedChunkJs {
             events: events_js(&c.events),
             skipped_events: c.skipped_events,
             complete,
+            end: None,
         })
     }
 }
@@ -431,9 +452,14 @@ impl DecodedChunkJs {
     pub fn skipped_events(&self) -> u32 {
         self.skipped_events
     }
-    /// False for a prefix from `decodeChunkUntil` (the chunk goes on past its last tick).
+    /// False for a piece from `decodeRange` that stopped before the chunk's end.
     pub fn complete(&self) -> bool {
         self.complete
+    }
+    /// Where a `decodeRange` piece stopped: the first tick it does not cover (the chunk's next
+    /// tick); `undefined` when it reached the chunk's end (and for `decodeChunk`).
+    pub fn end(&self) -> Option<f64> {
+        self.end
     }
 }
 
