@@ -514,12 +514,14 @@ class Player {
   }
 
   /** What the page holds around the playhead: `stride` (1 = every tick; thinned from THIN_FROM×)
-   *  and `ahead`, the ticks wanted in the playing direction. */
+   *  and `ahead`, the ticks wanted in the playing direction. A request [tick, tick + ahead) also
+   *  brings the first frame at or past its end (the worker's pieces always do), so paused, 1 tick
+   *  asks for the frame at the playhead and the next one, however far apart they are. */
   window() {
     const moving = this.pb.moving;
     const speed = moving ? Math.max(0, this.pb.speed) : 0;
     const stride = speed >= THIN_FROM ? Math.min(MAX_THIN, Math.floor(speed / 2)) : 1;
-    const ahead = moving ? Math.max(2 * stride + 2, Math.ceil(this.tickRate * speed * LOOKAHEAD_S)) : 2;
+    const ahead = moving ? Math.max(2 * stride + 2, Math.ceil(this.tickRate * speed * LOOKAHEAD_S)) : 1;
     return { stride, ahead, dir: this.pb.direction < 0 ? -1 : 1 };
   }
 
@@ -574,7 +576,7 @@ class Player {
       for (let p = this.pieceAt(lo - 1, stride), k = 0; p && lo > tick && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
       if (lo > tick) {
         // The playhead's own frames are missing.
-        to = Math.min(end, tick + 2);
+        to = Math.min(end, tick + 1);
       } else {
         for (let p = this.pieceAt(lo - 1, stride), k = 0; p && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
         to = lo > tick - ahead / 2 ? lo : this.firstTick;

@@ -130,13 +130,20 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
                     assert_eq!(got, want, "{r:?}");
                     // ... and the same after a resume from an earlier range of the chunk.
                     if from > 12 {
+                        // Ticks 10, 11 and the first at or past `to` (12); the next tick is 15.
                         let early = dec.decode_range(&h, frame, TickRange { from: 10, to: 12, stride: 1, max_states: 100 }).unwrap();
-                        assert_eq!(early.end, Some(12));
+                        assert_eq!((early.chunk.ticks.clone(), early.end), (vec![10, 11, 12], Some(15)));
                         assert!(dec.resumable(h.offset, from).is_some());
                         assert_eq!(dec.decode_range(&h, &[], r).unwrap(), want, "resumed {r:?}");
                     }
-                    // A piece never ends where it starts, and starts with the world at `from`.
+                    // A piece never ends where it starts, starts with the world at `from`, and
+                    // (unless its budget or the chunk ended it) holds the first tick at or past `to`.
                     assert!(want.end.is_none_or(|e| e > from), "{r:?}");
+                    // (A range before the chunk starts at its first tick, and `to` is past `from`.)
+                    let past = ticks.iter().copied().find(|&t| t >= to.max(from.max(10) + 1));
+                    if max_states == 1_000_000 {
+                        assert_eq!(want.chunk.ticks.last().copied(), past.or(ticks.last().copied()), "{r:?}");
+                    }
                     let first = *want.chunk.ticks.first().unwrap();
                     assert_eq!(first, *ticks.iter().filter(|&&t| t <= from.max(10)).last().unwrap(), "{r:?}");
                     checked += 1;

@@ -138,3 +138,80 @@ test('.foldback opens in decoder_foldback only; unknown bytes get the same messa
   }
   assert.equal(new Set(messages).size, 1, messages.join(' | '));
 });
+
+/** Pieces of chunk `i` from tick `from` to its end, as the worker asks for them: bytes only when the
+ *  decoder cannot resume. Returns the pieces ({ticks, states per tick, events, end}) and how many
+ *  needed the bytes. */
+function pieces(dec, buf, i, from, stride, maxStates) {
+  const [o, l] = dec.chunkRange(i);
+  const out = [];
+  let withBytes = 0;
+  for (let k = 0; k < 10000; k++) {
+    const resumable = dec.resumable(i, from);
+    if (!resumable) withBytes++;
+    const d = dec.decodeRange(i, resumable ? new Uint8Array(0) : buf.subarray(o, o + l), from, Infinity, stride, maxStates);
+    const p = { from, ticks: [...d.ticks()], offsets: [...d.offsets()], entities: d.entities(), events: d.events(), end: d.end(), complete: d.complete() };
+    d.free();
+    out.push(p);
+    assert.equal(p.complete, p.end === undefined);
+    if (p.end === undefined) break;
+    assert.ok(p.end > from, `a piece moves on (${from} → ${p.end})`);
+    from = p.end;
+  }
+  return { out, withBytes };
+}
+
+test('decodeRange: pieces resume in the chunk without its bytes and rebuild decodeChunk exactly (.flrep and SparkEngine)', async () => {
+  const cases = [
+    ['decoder', path.join(FIX, 'golden', 'events.flrep')],
+    ['decoder_spark', path.join(FIX, 'spark', fs.readdirSync(path.join(FIX, 'spark')).find((f) => f.endsWith('.replay')))],
+  ];
+  for (const [build, file] of cases) {
+    const { mod } = await load(build);
+    const { dec, buf } = open(mod, file);
+    let checked = 0;
+    for (let i = 0; i < dec.chunkCount(); i++) {
+      const [o, l] = dec.chunkRange(i);
+      const c = dec.decodeChunk(i, buf.subarray(o, o + l));
+      const whole = { ticks: [...c.ticks()], offsets: [...c.offsets()], entities: c.entities(), events: c.events() };
+      c.free();
+      if (whole.ticks.length < 3) continue;
+      const perTick = whole.offsets[1] - whole.offsets[0];
+      // Two ticks' worth of states per piece: several pieces per chunk.
+      const { out, withBytes } = pieces(dec, buf, i, whole.ticks[0], 1, Math.max(1, 2 * perTick));
+      assert.ok(out.length >= 2, `${build} chunk ${i}: ${out.length} pieces`);
+      // .flrep resumes where the last piece stopped; SparkEngine decodes its (small) chunk each time.
+      assert.equal(withBytes, build === 'decoder' ? 1 : out.length, `${build} chunk ${i}: pieces that needed the bytes`);
+      const ticks = out.flatMap((p) => p.ticks);
+      assert.deepEqual(ticks, whole.ticks, `${build} chunk ${i}: ticks`);
+      const entities = out.flatMap((p) => [...p.entities]);
+      assert.deepEqual(entities, [...whole.entities], `${build} chunk ${i}: packed frames`);
+      assert.deepEqual(out.flatMap((p) => p.events).map(key), whole.events.map(key), `${build} chunk ${i}: events`);
+      for (const p of out) assert.equal(p.ticks[0], p.from, 'a piece starts on its tick');
+      // Thinned to a quarter of the chunk's span: fewer ticks, kept ticks that far apart, and each
+      // kept frame the whole chunk's frame at that tick.
+      const span = whole.ticks.at(-1) - whole.ticks[0];
+      const stride = Math.max(2, Math.floor(span / 4));
+      const thinPieces = pieces(dec, buf, i, whole.ticks[0], stride, 1 << 20).out;
+      const thin = thinPieces.flatMap((p) => p.ticks);
+      assert.ok(thin.length >= 2 && thin.length <= 5 && (thin.length < whole.ticks.length || whole.ticks.length <= 5), `${build}: ${thin} of ${whole.ticks}`);
+      for (let k = 1; k < thin.length; k++) assert.ok(thin[k] - thin[k - 1] >= stride);
+      for (const p of thinPieces) {
+        for (let k = 0; k < p.ticks.length; k++) {
+          const w = whole.ticks.indexOf(p.ticks[k]);
+          assert.ok(w >= 0);
+          assert.deepEqual([...p.entities.subarray(p.offsets[k] * 16, p.offsets[k + 1] * 16)], [...whole.entities.subarray(whole.offsets[w] * 16, whole.offsets[w + 1] * 16)]);
+        }
+      }
+      checked++;
+    }
+    assert.ok(checked >= 1, `${build}: chunks checked`);
+    // Hostile arguments are refused or clamped, never a trap.
+    assert.throws(() => dec.decodeRange(dec.chunkCount() + 5, new Uint8Array(10), 0, 10, 1, 10));
+    assert.throws(() => dec.decodeRange(0, new Uint8Array(0), 1e6, 1e6 + 1, 1, 10));
+    const d = dec.decodeRange(0, buf.subarray(...(([o, l]) => [o, o + l])(dec.chunkRange(0))), -5, NaN, 0, -1);
+    assert.ok(d.ticks().length >= 1);
+    d.free();
+    dec.free();
+  }
+});

@@ -1,6 +1,6 @@
 // The per-frame budget of the page at a few hundred entities: the callsign labels are capped
-// (MAX_LABELS) with the selected entity always labelled, the page holds at most 2 decoded chunks
-// while playing (forwards, fast, and backwards), and the inspector reads the right entity from the
+// (MAX_LABELS) with the selected entity always labelled, the page holds only the decoded pieces
+// its window needs while playing (forwards, fast and thinned, and backwards), and the inspector reads the right entity from the
 // id-sorted frame after a seek (no per-tick index).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -32,20 +32,27 @@ async function openE400() {
   return { page, log };
 }
 
-/** Records, every animation frame for `ms`, the chunks held and the labels shown. */
+/** Records, every animation frame for `ms`, the pieces held (and whether each is in the page's
+ *  keep range at that frame) and the labels shown. */
 function watch(page, ms) {
   return page.evaluate(
     (dur) =>
       new Promise((resolve) => {
         const p = window.__player;
-        const out = { frames: 0, maxHeld: 0, held: [], maxLabels: 0, times: [] };
+        const out = { frames: 0, maxBytes: 0, held: '', outside: [], strides: [], maxLabels: 0, times: [] };
         const t0 = performance.now();
         const f = () => {
           out.frames++;
-          const held = p.state().chunksHeld;
-          if (held.length > out.maxHeld) {
-            out.maxHeld = held.length;
-            out.held = held;
+          const bytes = p.heldBytes();
+          const [lo, hi] = p.keepRange();
+          const desc = () => `[${lo}, ${hi}): ` + p.pieces.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ');
+          if (bytes > out.maxBytes) {
+            out.maxBytes = bytes;
+            out.held = desc();
+          }
+          for (const q of p.pieces) {
+            if (!out.strides.includes(q.stride)) out.strides.push(q.stride);
+            if (q.end <= lo || q.from >= hi) out.outside.push(desc());
           }
           out.maxLabels = Math.max(out.maxLabels, document.querySelectorAll('.rp-label:not([hidden])').length);
           out.times.push(p.currentTime);
@@ -59,7 +66,7 @@ function watch(page, ms) {
   );
 }
 
-test('playing holds at most 2 decoded chunks (1×, 8×, rewinding) and shows at most MAX_LABELS labels', { timeout: 240_000 }, async () => {
+test('playing holds only the pieces its window needs (1×, 8× thinned, rewinding) and shows at most MAX_LABELS labels', { timeout: 240_000 }, async () => {
   const { page, log } = await openE400();
   try {
     const max = await page.evaluate(async () => (await import('./player.js')).MAX_LABELS);
@@ -80,10 +87,18 @@ test('playing holds at most 2 decoded chunks (1×, 8×, rewinding) and shows at 
     const back = await watch(page, 3000);
     for (const [name, w] of [['1×', one], ['8×', fast], ['rewinding', back]]) {
       assert.ok(w.frames > 3, `${name}: frames drawn (${w.frames})`);
-      assert.ok(w.maxHeld <= 2, `${name}: at most 2 chunks held, saw ${w.maxHeld} (${w.held})`);
+      // Nothing outside the window is held after a frame has pruned it (the playhead's piece and
+      // those ahead of it in the playing direction) ...
+      assert.deepEqual(w.outside.slice(0, 3), [], `${name}: pieces outside the keep range`);
+      // ... and that is far less than the two whole chunks the page used to hold (2 × 120 ticks ×
+      // 400 entities × 64 bytes = 6.1 MB): about 0.5 s of wall time at the speed, thinned from 4×,
+      // plus the pieces that straddle its ends (16,384 states each at most).
+      assert.ok(w.maxBytes <= 4 * 1048576, `${name}: ${w.maxBytes} bytes of frames held (${w.held})`);
       assert.ok(w.maxLabels <= max, `${name}: at most ${max} labels, saw ${w.maxLabels}`);
     }
     assert.ok(one.maxLabels > 0, 'labels are shown');
+    assert.deepEqual(one.strides, [1], 'every tick at 1×');
+    assert.ok(fast.strides.includes(4), `one tick in 4 at 8× (${fast.strides})`);
     assert.ok(fast.times[fast.times.length - 1] > fast.times[0] + 2, `8× moved the playhead (${fast.times[0]} → ${fast.times.at(-1)})`);
     assert.ok(back.times[back.times.length - 1] < back.times[0], 'rewinding moved the playhead back');
     // Past chunk boundaries at 8× (2 s chunks): playback did not stall on a dropped chunk.

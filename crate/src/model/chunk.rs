@@ -30,8 +30,9 @@ impl DecodedChunk {
 }
 
 
-/// The ticks of one chunk to decode: `[from, to)`, thinned to at most one tick every `stride`
-/// ticks, in pieces of at most about `max_states` entity states (docs/worker-protocol.md).
+/// The ticks of one chunk to decode: `[from, to)` and the first tick at or past `to` (the frame a
+/// player interpolates towards), thinned to at most one tick every `stride` ticks, in pieces of at
+/// most about `max_states` entity states (docs/worker-protocol.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TickRange {
     pub from: u64,
@@ -70,6 +71,7 @@ impl DecodedChunk {
         let stride = r.stride.max(1);
         let mut kept: Option<u64> = None;
         let mut prev: Option<usize> = None;
+        let mut past_to = false;
         let keep = |out: &mut Piece, i: usize| {
             out.chunk.entities.extend_from_slice(self.tick_entities(i));
             out.chunk.ticks.push(self.ticks.get(i).copied().unwrap_or(0));
@@ -83,11 +85,12 @@ impl DecodedChunk {
                 }
             }
             let live = prev.map_or(0, |p| self.tick_entities(p).len());
-            let take = tick >= from && kept.is_none_or(|k| tick.saturating_sub(k) >= stride);
-            if kept.is_some() && (tick >= to || (take && out.chunk.entities.len() + live > r.max_states)) {
+            let take = tick >= from && (tick >= to || kept.is_none_or(|k| tick.saturating_sub(k) >= stride));
+            if past_to || (kept.is_some() && tick < to && take && out.chunk.entities.len() + live > r.max_states) {
                 out.end = Some(tick);
                 break;
             }
+            past_to = tick >= to;
             if take {
                 keep(&mut out, i);
                 kept = Some(tick);

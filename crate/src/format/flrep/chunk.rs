@@ -201,6 +201,7 @@ impl TickDecoder {
         // The most ticks this piece can keep: those left (at most one per 14 bytes of tick header),
         // those in the range, thinned by the stride.
         let ticks_hint = ((n - p.i.min(n)) as u64 + 1).min(c.remaining() as u64 / TICK_HEADER_LEN as u64 + 1).min(((to - from) / stride).saturating_add(2));
+        let mut past_to = false;
         while p.i < n {
             let tick = match c.rest().get(..8) {
                 Some(b) => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
@@ -213,12 +214,15 @@ impl TickDecoder {
                     kept = Some(prev);
                 }
             }
-            let keep = tick >= from && kept.is_none_or(|k| tick.saturating_sub(k) >= stride);
-            if kept.is_some() && (tick >= to || (keep && out.chunk.entities.len() + self.live.len() > r.max_states)) {
+            // The first tick at or past `to` is kept, whatever the stride: the frame after the
+            // range's last, which the page interpolates towards. The piece stops after it.
+            let keep = tick >= from && (tick >= to || kept.is_none_or(|k| tick.saturating_sub(k) >= stride));
+            if past_to || (kept.is_some() && tick < to && keep && out.chunk.entities.len() + self.live.len() > r.max_states) {
                 out.end = Some(tick);
                 self.at = Some(p);
                 return Ok(out);
             }
+            past_to = tick >= to;
             self.tick(&mut c, &h, p.i, p.prev_tick, (tick >= from).then_some(&mut out.chunk))?;
             p.i += 1;
             p.prev_tick = Some(tick);
