@@ -313,7 +313,9 @@ class Player {
     this.killKeys = new Set();
     this.killTicks = [];
     this.events = [];
-    this.eventKeys = new Set();
+    /** Tick ranges [from, end) whose events the page has from pieces (sorted, disjoint): a piece's
+     *  events are every event of its ticks, so an event in a range already learned is a duplicate. */
+    this.eventRanges = [];
     this.followId = -1;
     this.cur = null;
     this.extentKey = null;
@@ -455,25 +457,38 @@ class Player {
       const id = c.entities[k * STRIDE + F_ID] >>> 0;
       if (!this.entityTypes.has(id)) this.entityTypes.set(id, c.entities[k * STRIDE + F_TYPE]);
     }
-    this.addEvents(c.events);
+    this.addEvents(c.events, c.from, c.end);
   }
 
-  /** Adds events of every kind (deduplicated: the open's markers come again with their chunk). */
-  addEvents(events) {
+  /** Adds events of every kind: the open's markers (no range), or a piece's events (every event of
+   *  its ticks [from, end)). Deduplicated by tick range, not by a key per event (a 1 GB recording
+   *  has ~100,000 events; a JSON key each cost more than the events), and kills also by their
+   *  (tick, killer, victim) when the open's markers may hold some of them. */
+  addEvents(events, from = null, end = null) {
+    const ranged = from !== null && end !== null && end > from;
+    const complete = !!this.info?.markersComplete;
     let killAdded = false;
     const fresh = [];
     for (const e of events) {
       if (!e || typeof e.tick !== 'number') continue;
-      const key = e.kind === 'kill' ? `${e.tick}:kill:${e.killer}:${e.victim}` : JSON.stringify(e);
-      if (this.eventKeys.has(key)) continue;
-      this.eventKeys.add(key);
+      if (ranged && this.eventsLearned(e.tick)) continue;
+      if (e.kind === 'kill') {
+        // With a complete index every kill came with the open's markers.
+        if (ranged && complete) continue;
+        if (!complete) {
+          const key = `${e.tick}:${e.killer}:${e.victim}`;
+          if (this.killKeys.has(key)) continue;
+          this.killKeys.add(key);
+        }
+      }
       const ev = { ...e, t: (e.tick - this.firstTick) / this.tickRate };
       fresh.push(ev);
       if (e.kind === 'kill') {
-        this.kills.push(e);
+        this.kills.push(ev);
         killAdded = true;
       }
     }
+    if (ranged) this.learnEvents(from, end);
     if (!fresh.length) return;
     this.pb.addEvents(fresh);
     this.events = this.pb.events;
@@ -483,6 +498,43 @@ class Player {
       this.emit('markers', this.kills);
     }
     this.emit('events', fresh);
+  }
+
+  /** Whether the events of `tick` came with a piece already. */
+  eventsLearned(tick) {
+    const r = this.eventRanges;
+    let lo = 0;
+    let hi = r.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (r[mid][1] <= tick) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < r.length && r[lo][0] <= tick;
+  }
+
+  /** Marks the events of ticks [from, end) as learned (merging touching ranges). */
+  learnEvents(from, end) {
+    const r = this.eventRanges;
+    const out = [];
+    let a = from;
+    let b = end;
+    let placed = false;
+    for (const [x, y] of r) {
+      if (y < a) out.push([x, y]);
+      else if (x > b) {
+        if (!placed) {
+          out.push([a, b]);
+          placed = true;
+        }
+        out.push([x, y]);
+      } else {
+        a = Math.min(a, x);
+        b = Math.max(b, y);
+      }
+    }
+    if (!placed) out.push([a, b]);
+    this.eventRanges = out;
   }
 
   /** Events within `window` seconds of the playhead (GetEventsNearTime). */
