@@ -457,21 +457,23 @@ class Player {
       const id = c.entities[k * STRIDE + F_ID] >>> 0;
       if (!this.entityTypes.has(id)) this.entityTypes.set(id, c.entities[k * STRIDE + F_TYPE]);
     }
-    this.addEvents(c.events, c.from, c.end);
+    this.addEvents(c.events, c.from, c.end, c.eventTicks);
   }
 
-  /** Adds events of every kind: the open's markers (no range), or a piece's events (every event of
-   *  its ticks [from, end)). Deduplicated by tick range, not by a key per event (a 1 GB recording
+  /** Adds events of every kind: the open's markers (no range), or a piece's events (every event
+   *  recorded in its ticks [from, end); `recordedAt[k]`: the tick event k was recorded in). Deduplicated by tick range, not by a key per event (a 1 GB recording
    *  has ~100,000 events; a JSON key each cost more than the events), and kills also by their
    *  (tick, killer, victim) when the open's markers may hold some of them. */
-  addEvents(events, from = null, end = null) {
+  addEvents(events, from = null, end = null, recordedAt = null) {
     const ranged = from !== null && end !== null && end > from;
     const complete = !!this.info?.markersComplete;
     let killAdded = false;
     const fresh = [];
-    for (const e of events) {
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k];
       if (!e || typeof e.tick !== 'number') continue;
-      if (ranged && this.eventsLearned(e.tick)) continue;
+      // Deduplicated by the tick the event was recorded in (its own tick may differ, 000 §8).
+      if (ranged && this.eventsLearned(recordedAt?.[k] ?? e.tick)) continue;
       if (e.kind === 'kill') {
         // With a complete index every kill came with the open's markers.
         if (ranged && complete) continue;

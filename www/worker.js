@@ -410,6 +410,7 @@ class Replay {
       const ticks = d.ticks();
       const offsets = d.offsets();
       const entities = d.entities();
+      const eventTicks = d.eventTicks();
       const end = d.end() ?? (index + 1 < this.chunkCount ? this.chunkFirstTicks[index + 1] : this.endTick);
       msg = {
         type: 'piece',
@@ -424,10 +425,12 @@ class Replay {
         offsets,
         entities,
         events: d.events(),
+        // The tick each event was recorded in (its own `tick` may differ): what `[from, end)` covers.
+        eventTicks,
         skippedEvents: d.skippedEvents(),
         timing: null,
       };
-      transfer = [ticks.buffer, offsets.buffer, entities.buffer];
+      transfer = [ticks.buffer, offsets.buffer, entities.buffer, eventTicks.buffer];
     } finally {
       d.free();
     }

@@ -105,7 +105,12 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
             .filter(|id| (k as u32 + id) % 4 != 0 || *id <= 3)
             .map(|id| EntityState { id, pos: [t as i32 * id as i32, 7, 100], orient: [0, 0, 0, 32767], health: 100, flags: 3, ..Default::default() })
             .collect();
-        let ev = if k % 3 == 1 { vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 2, weapon_type: k as u16 } }] } else { vec![] };
+        let mut ev = if k % 3 == 1 { vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 2, weapon_type: k as u16 } }] } else { vec![] };
+        if k == 7 {
+            // An event stamped with another tick than the one it is recorded in (000 §8 allows it):
+            // ranges place it by the tick it is recorded in.
+            ev.push(Event { tick: 3, body: EventBody::AlertLevel { level: 2 } });
+        }
         chunks.extend(enc.push_tick(t, &states, &ev).unwrap());
     }
     chunks.extend(enc.flush());
@@ -171,6 +176,7 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
         }
         assert!(n > 1 || stride == 5);
         assert_eq!(events, whole.events, "stride {stride}, budget {max_states}");
+        assert!(events.iter().any(|e| e.tick == 3), "the event stamped tick 3 is in the piece holding tick 22");
         let mut sorted = kept.clone();
         sorted.dedup();
         assert_eq!(sorted, kept, "no tick twice");

@@ -1,16 +1,19 @@
 // Memory while playing a ~1 GB replay (2,000 entities × 20 min, generated once into
-// target/bench/): opened with the file picker, played at 16× with a random seek every SEEK_S
+// target/bench/): opened with the file picker, played at 16× (--speed) with a random seek every SEEK_S
 // seconds, sampled every 2 s. Reports the worker's wasm memory (WebAssembly.Memory buffer) and
 // its decoded-chunk cache (typed arrays in the worker's JS heap), the renderer's wasm memory, and
 // the page's JS heap (performance.memory.usedJSHeapSize, precise with
 // --enable-precise-memory-info; CDP Performance.getMetrics JSHeapUsedSize for comparison).
 //
-//   node tests/bench/memory.mjs [seconds=60] [file]
+//   node tests/bench/memory.mjs [seconds=60] [file] [--speed 16]
 import { launchBrowser, serveRoot, benchFile, openWithPicker, mib, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
-const SECONDS = Number(process.argv[2] ?? 60);
+const argv = process.argv.slice(2);
+const speedAt = argv.indexOf('--speed');
+const SPEED = speedAt >= 0 ? Number(argv.splice(speedAt, 2)[1]) : 16;
+const SECONDS = Number(argv[0] ?? 60);
 const SEEK_S = 6;
-const file = process.argv[3] ?? benchFile('big-1gb', { entities: 2000, seconds: 1200, seed: 8 });
+const file = argv[1] ?? benchFile('big-1gb', { entities: 2000, seconds: 1200, seed: 8 });
 
 const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true, args: ['--enable-precise-memory-info'] });
@@ -21,11 +24,11 @@ try {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
   const info = await page.evaluate(() => ({ duration: window.__player.duration, len: window.__player.info.fileLen, chunks: window.__player.info.chunks.length }));
-  console.log(`file: ${file} (${mib(info.len)}, ${fmt(info.duration / 60, 1)} min, ${info.chunks} chunks); ${SECONDS} s at 16× with a random seek every ${SEEK_S} s`);
-  await page.evaluate(() => {
-    window.__player.setSpeed(16);
+  console.log(`file: ${file} (${mib(info.len)}, ${fmt(info.duration / 60, 1)} min, ${info.chunks} chunks); ${SECONDS} s at ${SPEED}× with a random seek every ${SEEK_S} s`);
+  await page.evaluate((speed) => {
+    window.__player.setSpeed(speed);
     window.__player.play();
-  });
+  }, SPEED);
   const samples = [];
   const worker = () => page.workers().find((w) => w.url().endsWith('/worker.js'));
   const t0 = Date.now();
@@ -46,8 +49,9 @@ try {
         rendererWasm: p.perf().rendererWasmBytes,
         pageHeap: performance.memory?.usedJSHeapSize ?? NaN,
         pageHeapTotal: performance.memory?.totalJSHeapSize ?? NaN,
-        chunksHeld: p.pieces.length,
-        heldBytes: p.heldBytes(),
+        // (A tree from before pieces held whole chunks: an A/B with BENCH_WWW= reads those.)
+        chunksHeld: p.pieces ? p.pieces.length : p.chunks.size,
+        heldBytes: p.heldBytes ? p.heldBytes() : [...p.chunks.values()].reduce((a, c) => a + c.entities.byteLength + c.ticks.byteLength + c.offsets.byteLength, 0),
       };
     });
     const w = worker();
@@ -59,11 +63,11 @@ try {
     if (el >= SECONDS) break;
     if (el >= nextSeek) {
       nextSeek += SEEK_S;
-      await page.evaluate((t) => {
+      await page.evaluate(([t, speed]) => {
         window.__player.seek(t);
-        window.__player.setSpeed(16);
+        window.__player.setSpeed(speed);
         window.__player.play();
-      }, Math.random() * info.duration * 0.95);
+      }, [Math.random() * info.duration * 0.95, SPEED]);
     }
   }
   await page.evaluate(() => window.__player.pause());

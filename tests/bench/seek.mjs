@@ -1,10 +1,10 @@
 // Seek latency in the browser: a 1-hour, 200-entity replay (≈ 330 MB) opened with the file
 // picker, 100 random seeks while paused, each timed from the seek() call to the frame at the new
-// time being on the main thread (seek()'s promise: the playhead's chunk arrived). Two runs:
+// time being on the main thread (seek()'s promise: the piece with the playhead's frame arrived). Two runs:
 // "isolated" (the worker is idle when each seek starts) and "back to back" (the next seek starts
 // as soon as the previous one resolved; the worker may still be decoding the chunks after it).
-// Where the time goes, from the chunk message's timing (www/worker.js): Blob.slice read, wasm
-// decode, copy out of wasm + events JSON, copy for the transfer, postMessage → onmessage, page.
+// Where the time goes, from the piece message's timing (www/worker.js): Blob.slice read, wasm
+// decode, copy out of wasm + events, postMessage → onmessage, page.
 //
 // With --bare the kill feed and the timeline's kill markers (one DOM element per kill: 7,449 on
 // this file) are hidden (display: none), which shows the decoder + player path without that UI.
@@ -35,9 +35,10 @@ async function seekOnce(page, t) {
     const t0 = performance.now();
     await p.seek(target);
     const ms = performance.now() - t0;
-    const ci = p.chunkIndexForTick(p.currentTickInt());
-    const timing = p.perfChunks.slice(n0).find((c) => c.index === ci) ?? null;
-    return { ms, ci, timing };
+    // The piece that brought the playhead's frame (docs/worker-protocol.md).
+    const piece = p.pieceAt(p.currentTickInt());
+    const timing = piece ? (p.perfChunks.slice(n0).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
+    return { ms, ci: piece?.chunk ?? -1, timing };
   }, t);
 }
 
@@ -88,7 +89,7 @@ try {
   await idle(page);
   const stats = await page.evaluate(() => window.__player.workerStats());
   console.log('');
-  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | read p50/p95 | decode p50/p95 | extract p50/p95 | copy p50/p95 | transit p50/p95 | page p50/p95 | from cache |');
+  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | read p50/p95 | decode p50/p95 | extract p50/p95 | copy p50/p95 | transit p50/p95 | page p50/p95 | resumed |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   report('isolated (worker idle at each seek)', isolated);
   report('back to back', b2b);

@@ -11,6 +11,10 @@ pub struct DecodedChunk {
     /// Every tick's entities, sorted by id within a tick.
     pub entities: Vec<EntityState>,
     pub events: Vec<Event>,
+    /// The tick each event was recorded in, one per event, when the format records events inside
+    /// ticks (`.flrep`: an event's own tick MAY differ from its containing tick, 000 §8); empty when
+    /// events are placed by their own tick (SparkEngine). Ranges select events by this tick.
+    pub event_ticks: Vec<u64>,
     /// Event records of unknown kinds that were skipped.
     pub skipped_events: u32,
 }
@@ -25,7 +29,7 @@ impl DecodedChunk {
     }
     /// Approximate heap bytes held (for byte-bounded caches).
     pub fn heap_bytes(&self) -> usize {
-        self.ticks.len() * 8 + self.offsets.len() * 4 + self.entities.len() * std::mem::size_of::<EntityState>() + self.events.len() * 64
+        self.ticks.len() * 8 + self.offsets.len() * 4 + self.entities.len() * std::mem::size_of::<EntityState>() + self.events.len() * 72
     }
 }
 
@@ -103,7 +107,17 @@ impl DecodedChunk {
             }
         }
         let end = out.end.unwrap_or(u64::MAX);
-        out.chunk.events = self.events.iter().filter(|e| e.tick >= from && e.tick < end).cloned().collect();
+        let inside = |t: u64| t >= from && t < end;
+        if self.event_ticks.len() == self.events.len() && !self.event_ticks.is_empty() {
+            for (e, &t) in self.events.iter().zip(&self.event_ticks) {
+                if inside(t) {
+                    out.chunk.events.push(e.clone());
+                    out.chunk.event_ticks.push(t);
+                }
+            }
+        } else {
+            out.chunk.events = self.events.iter().filter(|e| inside(e.tick)).cloned().collect();
+        }
         if from == first {
             out.chunk.skipped_events = self.skipped_events;
         }

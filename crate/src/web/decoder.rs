@@ -409,6 +409,7 @@ pub struct DecodedChunkJs {
     offsets: Vec<u32>,
     entities: Vec<i32>,
     events: js_sys::Array,
+    event_ticks: Vec<f64>,
     skipped_events: u32,
     complete: bool,
     end: Option<f64>,
@@ -423,6 +424,7 @@ impl DecodedChunkJs {
             offsets: c.offsets.clone(),
             entities,
             events: events_js(&c.events),
+            event_ticks: if c.event_ticks.len() == c.events.len() { c.event_ticks.iter().map(|&t| t as f64).collect() } else { c.events.iter().map(|e| e.tick as f64).collect() },
             skipped_events: c.skipped_events,
             complete,
             end: None,
@@ -447,6 +449,12 @@ impl DecodedChunkJs {
     /// The chunk's events: an array of `{tick, kind, ...}` objects.
     pub fn events(&self) -> js_sys::Array {
         self.events.clone()
+    }
+    /// `Float64Array`, one per event: the tick it was recorded in (a `.flrep` event's own tick may
+    /// differ; a piece holds the events recorded in its ticks, which is what the page deduplicates by).
+    #[wasm_bindgen(js_name = eventTicks)]
+    pub fn event_ticks(&mut self) -> Vec<f64> {
+        std::mem::take(&mut self.event_ticks)
     }
     #[wasm_bindgen(js_name = skippedEvents)]
     pub fn skipped_events(&self) -> u32 {

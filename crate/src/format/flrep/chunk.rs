@@ -314,6 +314,7 @@ impl TickDecoder {
                 Ok(Some(e)) => {
                     if let Some(out) = events.as_deref_mut() {
                         out.events.push(e);
+                        out.event_ticks.push(tick);
                     }
                 }
                 Ok(None) => {
