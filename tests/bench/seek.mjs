@@ -36,7 +36,7 @@ async function seekOnce(page, t) {
     await p.seek(target);
     const ms = performance.now() - t0;
     // The piece that brought the playhead's frame (docs/worker-protocol.md).
-    const piece = p.pieceAt(p.currentTickInt());
+    const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
     const timing = piece ? (p.perfChunks.slice(n0).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
     return { ms, ci: piece?.chunk ?? -1, timing };
   }, t);
