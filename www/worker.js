@@ -475,7 +475,8 @@ class Replay {
    *  does not wait for the read. Errors wait for the piece that needs the chunk. */
   readAhead() {
     const r = this.req;
-    const c = this.chunkFor(Math.max(r.from, this.next - 1)) + r.dir;
+    // Forward: the chunk after the one the request ended in; rewinding: the one before its start.
+    const c = r.dir < 0 ? this.chunkFor(r.from) - 1 : this.chunkFor(Math.max(r.from, this.next - 1)) + 1;
     if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c)) return;
     this.bytesOf(c).catch(() => {});
   }
