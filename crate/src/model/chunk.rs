@@ -65,7 +65,8 @@ pub struct Piece {
 impl DecodedChunk {
     /// The piece of this (whole) chunk that decoding range `r` gives: the same selection a `.flrep`
     /// range decode makes while rolling forward (`flrep::ChunkDecoder::decode_range`), for formats
-    /// decoded whole. Skipped events are counted in the piece that starts the chunk.
+    /// decoded whole. Skipped (unknown-kind) event records: a whole chunk knows only their total,
+    /// which goes to the piece that starts the chunk (a `.flrep` range decode counts each piece's own).
     pub fn range(&self, r: TickRange) -> Piece {
         let mut out = Piece::default();
         out.chunk.offsets.push(0);
