@@ -137,7 +137,7 @@ class Player {
     this.bindPointer();
 
     this.lastFrameTs = 0;
-    // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, chunk timings.
+    // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, piece timings.
     this.perfTotal = new Float64Array(PERF_FRAMES);
     this.perfRender = new Float64Array(PERF_FRAMES);
     this.perfTime = new Float64Array(PERF_FRAMES);
@@ -451,7 +451,7 @@ class Player {
         this.entityFaction.set(s.entity, p.faction);
       }
     }
-    // Entity types (for names of entities without callsigns) from the chunk's first tick.
+    // Entity types (for names of entities without callsigns) from the piece's first frame.
     const end = c.offsets.length > 1 ? c.offsets[1] : 0;
     for (let k = 0; k < end; k++) {
       const id = c.entities[k * STRIDE + F_ID] >>> 0;
@@ -557,7 +557,7 @@ class Player {
     this.emit('error', { message });
   }
 
-  // ------------------------------------------------------------ chunks and frames
+  // ------------------------------------------------------------ pieces and frames
 
   currentTickFloat() {
     return this.firstTick + this.time * this.tickRate;
@@ -765,15 +765,15 @@ class Player {
     }
   }
 
-  /** One step of the clock (the state machine), then the chunk window and the crossed events. */
+  /** One step of the clock (the state machine), then the frame window and the crossed events. */
   advance(dt) {
     const before = this.snap();
     const prev = this.time;
     const canReach = (t) => this.frameAvailable(t);
     let sig = this.pb.update(dt, canReach);
-    // A step longer than the chunks held reach (high speed and slow frames: 16× at 4 fps is 4 s, two
-    // chunks, a frame): go as far as they reach instead of waiting for a chunk never asked for (the
-    // page holds 2 chunks and asks by the playhead's position). Buffering changes nothing in pb.
+    // A step longer than the pieces held reach (high speed and slow frames: 16× at 4 fps is 4 s a
+    // frame): go as far as they reach instead of waiting for frames never asked for (the page asks
+    // by the playhead's position). Buffering changes nothing in pb.
     for (let d = dt / 2, i = 0; i < 5 && sig.includes('buffering') && this.frameAvailable(this.time); i++, d /= 2) {
       sig = this.pb.update(d, canReach);
     }
@@ -1145,7 +1145,7 @@ class Player {
     return this.jumped();
   }
 
-  /** Bookkeeping after the clock jumped (seek, stop, kill cam start): chunks, events, promise. */
+  /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
   jumped() {
     const target = this.time;
     this.lastFlashTime = target;
@@ -1408,7 +1408,7 @@ class Player {
    * the renderer's own work in the frame: `timeMs` in setTime (before render()) and `buildMs` in
    * its scene building (inside render(); the rest of render() is wgpu's)),
    * oldest first, since the first frame with entities or the last reset; `chunks`: timings of the
-   * chunks received (worker read/decode/extract/copy, transit, page handling, ms); the renderer's
+   * pieces received (worker read/decode/extract/copy, transit, page handling, ms); the renderer's
    * wasm memory. `reset` empties the buffers after reading them.
    */
   perf({ reset = false } = {}) {
