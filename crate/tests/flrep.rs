@@ -207,16 +207,16 @@ fn session_pieces_resume_and_rebuild_the_whole_chunk() {
     let chunk = src.read_at(offset, len).unwrap();
     let whole = s.decode_chunk(ci, &chunk).unwrap();
     let mut from = whole.ticks[0] + 17;
-    assert!(!s.resumable(ci, from), "a whole decode leaves nothing to resume");
+    // The whole decode left the chunk's checked payload in the decoder: no bytes needed.
+    assert!(s.resumable(ci, from));
     let mut rebuilt = whole.range(TickRange { from, to: from + 1, stride: 1, max_states: 1 }).chunk;
     rebuilt.ticks.clear();
     rebuilt.offsets.truncate(1);
     rebuilt.entities.clear();
     let mut pieces = 0;
     loop {
-        let resumable = s.resumable(ci, from);
-        assert_eq!(resumable, pieces > 0);
-        let p = s.decode_range(ci, if resumable { &[] } else { &chunk }, TickRange { from, to: u64::MAX, stride: 1, max_states: 24 * 10 }).unwrap();
+        assert!(s.resumable(ci, from));
+        let p = s.decode_range(ci, &[], TickRange { from, to: u64::MAX, stride: 1, max_states: 24 * 10 }).unwrap();
         pieces += 1;
         assert!(p.chunk.ticks.len() <= 11);
         for k in 0..p.chunk.ticks.len() {
@@ -236,8 +236,19 @@ fn session_pieces_resume_and_rebuild_the_whole_chunk() {
     assert_eq!(rebuilt.entities, cut.chunk.entities);
     assert_eq!(rebuilt.events, cut.chunk.events);
     assert_eq!(*rebuilt.ticks.last().unwrap(), *whole.ticks.last().unwrap());
-    // Another chunk's bytes are needed for another chunk.
+    // Back to an earlier tick of the same chunk (rewinding): rolled forward again from the
+    // keyframe, still without the bytes, and the same piece as cut from the whole chunk.
+    let back = TickRange { from: whole.ticks[0] + 5, to: whole.ticks[0] + 9, stride: 1, max_states: usize::MAX };
+    assert!(s.resumable(ci, back.from));
+    assert_eq!(s.decode_range(ci, &[], back).unwrap(), whole.range(back));
+    // Another chunk's bytes are needed for another chunk; decoding it lets go of this one.
     assert!(!s.resumable(ci + 1, from));
+    assert!(s.decode_range(ci + 1, &[], back).is_err());
+    let (o2, l2) = s.chunk_range(ci + 1).unwrap();
+    let next = src.read_at(o2, l2).unwrap();
+    let first2 = s.decode_chunk(ci + 1, &next).unwrap().ticks[0];
+    assert!(!s.resumable(ci, from));
+    assert!(s.resumable(ci + 1, first2));
 }
 
 #[test]

@@ -323,11 +323,13 @@ impl Session {
         }
     }
 
-    /// Whether [`decode_range`](Self::decode_range) of chunk `i` from tick `from` can resume where
-    /// the last range stopped (then it needs no bytes: pass an empty slice).
-    pub fn resumable(&self, i: usize, from: u64) -> bool {
+    /// Whether [`decode_range`](Self::decode_range) of chunk `i` from tick `from` needs no bytes
+    /// (pass an empty slice): the decoder holds the chunk's checked payload, and resumes where the
+    /// last range stopped when that was at or before `from`, or rolls forward again from the
+    /// keyframe without decompressing.
+    pub fn resumable(&self, i: usize, _from: u64) -> bool {
         match &self.inner {
-            Inner::Flrep { opened, dec } => opened.chunks.get(i).is_some_and(|c| dec.resumable(c.offset, from).is_some()),
+            Inner::Flrep { opened, dec } => opened.chunks.get(i).is_some_and(|c| dec.holds(c.offset).is_some()),
             _ => false,
         }
     }

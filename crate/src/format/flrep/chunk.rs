@@ -87,6 +87,10 @@ impl ChunkHeader {
 pub struct ChunkDecoder {
     z: Decompressor,
     t: TickDecoder,
+    /// The chunk whose decompressed, CRC-checked payload `z` holds (kept between ranges unless it
+    /// is large): a range of it that cannot resume rolls forward again from the keyframe without
+    /// decompressing (rewinding, a seek back within the chunk).
+    held: Option<ChunkHeader>,
 }
 
 /// Where the tick decoder stands in the chunk whose payload the decompressor holds.
@@ -117,7 +121,7 @@ fn whole(limits: &Limits) -> TickRange {
 
 impl ChunkDecoder {
     pub fn new(limits: Limits) -> Self {
-        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), records: Vec::new(), at: None } }
+        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), records: Vec::new(), at: None }, held: None }
     }
 
     /// Decompresses and decodes one whole chunk. `frame` is the compressed frame (the bytes after the
@@ -141,21 +145,38 @@ impl ChunkDecoder {
         self.t.at.filter(|p| p.header.offset == chunk_at && p.prev_tick.is_some_and(|t| t <= from)).map(|p| p.header)
     }
 
+    /// The header of the chunk at `chunk_at` when this decoder holds its checked payload: a range
+    /// of it needs no bytes (it resumes, or rolls forward again from the keyframe).
+    pub fn holds(&self, chunk_at: u64) -> Option<ChunkHeader> {
+        self.held.filter(|h| h.offset == chunk_at)
+    }
+
     /// Decodes the ticks of `r` from chunk `h`: resumes where the last range of the same chunk
-    /// stopped when it stopped at or before `r.from` (then `frame` is not read and may be empty),
-    /// otherwise decompresses `frame` (CRC-checked whole) and rolls forward from the keyframe. Every
-    /// tick read is checked as in a whole decode; the end of the chunk is checked when reached.
+    /// stopped when it stopped at or before `r.from`; otherwise rolls forward from the keyframe,
+    /// decompressing `frame` (CRC-checked whole) unless the payload is still held. `frame` is not
+    /// read when the chunk is held and may then be empty. Every tick read is checked as in a whole
+    /// decode; the end of the chunk is checked when reached.
     pub fn decode_range(&mut self, h: &ChunkHeader, frame: &[u8], r: TickRange) -> Result<Piece, Error> {
-        if self.resumable(h.offset, r.from).is_none_or(|held| held != *h) {
+        if self.resumable(h.offset, r.from).is_none_or(|at| at != *h) {
             self.t.at = None;
-            self.begin(h, frame)?;
+            if self.held == Some(*h) {
+                self.t.live.clear();
+                self.t.at = Some(Position { header: *h, pos: 0, i: 0, prev_tick: None });
+            } else {
+                self.begin(h, frame)?;
+            }
         }
-        let data = self.z.output(h.uncompressed_len as usize);
+        let len = h.uncompressed_len as usize;
+        let data = self.z.output(len);
         let out = self.t.range(data, r);
         if !matches!(out, Ok(Piece { end: Some(_), .. })) {
-            // Done with this chunk (its end, or an error): nothing to resume, release a large buffer.
+            // Done with this chunk (its end, or an error): nothing to resume; a large payload is
+            // released, a small one kept for a range that starts over.
             self.t.at = None;
             self.z.shrink(4 * 1024 * 1024);
+            if self.z.output(len).len() != len {
+                self.held = None;
+            }
         }
         out
     }
@@ -163,6 +184,7 @@ impl ChunkDecoder {
     /// Decompresses and checks the chunk's payload; positions the tick decoder at its start.
     fn begin(&mut self, h: &ChunkHeader, frame: &[u8]) -> Result<(), Error> {
         let at = h.offset;
+        self.held = None;
         if frame.len() as u64 != u64::from(h.compressed_len) {
             return Err(Error::ChunkSizeMismatch { chunk_at: at, declared: u64::from(h.compressed_len), actual: frame.len() as u64 });
         }
@@ -177,6 +199,7 @@ impl ChunkDecoder {
         }
         self.t.live.clear();
         self.t.at = Some(Position { header: *h, pos: 0, i: 0, prev_tick: None });
+        self.held = Some(*h);
         Ok(())
     }
 }

@@ -82,11 +82,11 @@ pub fn decode_chunk_bytes(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limi
 }
 
 /// Decodes the ticks `r` of chunk `i` (see [`ChunkDecoder::decode_range`]). `bytes` (header + frame)
-/// may be empty when the decoder can resume in that chunk ([`ChunkDecoder::resumable`]).
+/// may be empty when the decoder holds that chunk's payload ([`ChunkDecoder::holds`]).
 pub fn decode_chunk_range(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, Error> {
     let offset = opened.chunks.get(i).map(|c| c.offset).unwrap_or(0);
     if bytes.is_empty() {
-        if let Some(h) = dec.resumable(offset, r.from) {
+        if let Some(h) = dec.holds(offset) {
             return dec.decode_range(&h, &[], r);
         }
     }
