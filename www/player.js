@@ -626,13 +626,13 @@ class Player {
       for (let p = this.pieceAt(from, stride), k = 0; p && k < 10000; p = this.pieceAt(from, stride), k++) from = p.end;
       to = Math.min(end, tick + ahead);
     } else {
+      // The start of the covered run that holds the playhead's frames (tick + 1 back).
       let lo = tick + 2;
-      for (let p = this.pieceAt(lo - 1, stride), k = 0; p && lo > tick && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
+      for (let p = this.pieceAt(lo - 1, stride), k = 0; p && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
       if (lo > tick) {
         // The playhead's own frames are missing.
         to = Math.min(end, tick + 1);
       } else {
-        for (let p = this.pieceAt(lo - 1, stride), k = 0; p && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
         to = lo > tick - ahead / 2 ? lo : this.firstTick;
       }
       from = Math.max(this.firstTick, tick - ahead);

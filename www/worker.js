@@ -311,7 +311,6 @@ class Replay {
     this.cache = new BytesCache(CACHE_BYTES);
     this.closed = false;
     this.chunkCount = dec.chunkCount();
-    this.chunkFirstTicks = info.chunks.map((c) => c.firstTick);
     this.firstTick = info.info.first_tick;
     this.endTick = info.info.last_tick + 1;
     /** The latest request from the page ({gen, from, to, stride, dir}): superseded, never queued
@@ -322,20 +321,12 @@ class Replay {
     this.pumping = false;
     /** Reads in flight: chunk index → Promise<Uint8Array>. */
     this.reading = new Map();
-    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, pieces: 0, posted: 0, cacheHits: 0, dropped: 0 };
+    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0 };
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
   chunkFor(tick) {
-    const t = this.chunkFirstTicks;
-    let lo = 0;
-    let hi = t.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (t[mid] <= tick) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return this.dec.chunkForTick(tick);
   }
 
   /** Replaces the request: pieces covering ticks [from, to) thinned to `stride`, posted in order;
@@ -385,7 +376,7 @@ class Replay {
   async piece(index, from, gen) {
     const t0 = performance.now();
     let bytes = NO_BYTES;
-    let resumed = this.dec.resumable(index, from);
+    let resumed = this.dec.holdsChunk(index);
     if (!resumed) {
       bytes = await this.bytesOf(index);
       if (!bytes || this.closed) return;
@@ -394,7 +385,7 @@ class Replay {
         this.stats.dropped++;
         return;
       }
-      resumed = this.dec.resumable(index, from);
+      resumed = this.dec.holdsChunk(index);
       if (resumed) bytes = NO_BYTES;
     }
     const r = this.req;
@@ -411,7 +402,7 @@ class Replay {
       const offsets = d.offsets();
       const entities = d.entities();
       const eventTicks = d.eventTicks();
-      const end = d.end() ?? (index + 1 < this.chunkCount ? this.chunkFirstTicks[index + 1] : this.endTick);
+      const end = d.end() ?? (index + 1 < this.chunkCount ? this.dec.chunkFirstTick(index + 1) : this.endTick);
       msg = {
         type: 'piece',
         session: this.sessionId,
@@ -435,12 +426,11 @@ class Replay {
       d.free();
     }
     this.next = msg.end;
-    this.stats.pieces++;
     this.stats.posted++;
     const t3 = performance.now();
     // Diagnostics (ms): Blob/HTTP read (0 when resumed or cached), wasm decode, copy out of wasm;
     // `postedAt` is wall-clock ms (timeOrigin + now) so the page can tell the transit time.
-    msg.timing = { cached: resumed, resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, postedAt: performance.timeOrigin + performance.now() };
+    msg.timing = { resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, postedAt: performance.timeOrigin + performance.now() };
     post(msg, transfer);
   }
 

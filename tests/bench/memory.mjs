@@ -44,7 +44,6 @@ try {
         workerWasm: st?.wasmMemoryBytes ?? 0,
         workerCache: st?.cacheBytes ?? 0,
         cachedChunks: st?.cachedChunks?.length ?? 0,
-        pieces: st?.pieces ?? 0,
         decoded: st?.decoded ?? 0,
         rendererWasm: p.perf().rendererWasmBytes,
         pageHeap: performance.memory?.usedJSHeapSize ?? NaN,

@@ -147,7 +147,7 @@ function pieces(dec, buf, i, from, stride, maxStates) {
   const out = [];
   let withBytes = 0;
   for (let k = 0; k < 10000; k++) {
-    const resumable = dec.resumable(i, from);
+    const resumable = dec.holdsChunk(i);
     if (!resumable) withBytes++;
     const d = dec.decodeRange(i, resumable ? new Uint8Array(0) : buf.subarray(o, o + l), from, Infinity, stride, maxStates);
     const p = { from, ticks: [...d.ticks()], offsets: [...d.offsets()], entities: d.entities(), events: d.events(), end: d.end(), complete: d.complete() };

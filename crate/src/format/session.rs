@@ -323,11 +323,11 @@ impl Session {
         }
     }
 
-    /// Whether [`decode_range`](Self::decode_range) of chunk `i` from tick `from` needs no bytes
-    /// (pass an empty slice): the decoder holds the chunk's checked payload, and resumes where the
-    /// last range stopped when that was at or before `from`, or rolls forward again from the
+    /// Whether [`decode_range`](Self::decode_range) of chunk `i` needs no bytes (pass an empty
+    /// slice): the decoder holds the chunk's checked payload, and resumes where the last range
+    /// stopped when that was at or before the range's start, or rolls forward again from the
     /// keyframe without decompressing.
-    pub fn resumable(&self, i: usize, _from: u64) -> bool {
+    pub fn holds_chunk(&self, i: usize) -> bool {
         match &self.inner {
             Inner::Flrep { opened, dec } => opened.chunks.get(i).is_some_and(|c| dec.holds(c.offset).is_some()),
             _ => false,

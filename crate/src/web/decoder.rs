@@ -360,13 +360,14 @@ impl DecoderSession {
     pub fn decode_chunk(&mut self, i: f64, bytes: &[u8]) -> Result<DecodedChunkJs, JsValue> {
         let idx = usize_of(i, "chunk index")?;
         let c = self.session.decode_chunk(idx, bytes).map_err(js_error)?;
-        DecodedChunkJs::from_chunk(&c, true)
+        DecodedChunkJs::from_chunk(&c, None)
     }
 
-    /// Whether `decodeRange(i, …)` from tick `from` can resume where the last range stopped (pass
-    /// an empty array for the bytes then: the chunk is not decompressed again).
-    pub fn resumable(&self, i: f64, from: f64) -> Result<bool, JsValue> {
-        Ok(self.session.resumable(usize_of(i, "chunk index")?, tick_of(from)))
+    /// Whether `decodeRange(i, …)` needs no bytes (pass an empty array then): the decoder holds
+    /// chunk `i`'s checked payload and neither reads nor decompresses it again.
+    #[wasm_bindgen(js_name = holdsChunk)]
+    pub fn holds_chunk(&self, i: f64) -> Result<bool, JsValue> {
+        Ok(self.session.holds_chunk(usize_of(i, "chunk index")?))
     }
 
     /// `decodeRange(i, bytes, from, to, stride, maxStates)`: the ticks `[from, to)` of chunk `i`,
@@ -383,9 +384,7 @@ impl DecoderSession {
             max_states: if max_states.is_finite() && max_states >= 1.0 { max_states as usize } else { 1 },
         };
         let p = self.session.decode_range(idx, bytes, r).map_err(js_error)?;
-        let mut c = DecodedChunkJs::from_chunk(&p.chunk, p.end.is_none())?;
-        c.end = p.end.map(|e| e as f64);
-        Ok(c)
+        DecodedChunkJs::from_chunk(&p.chunk, p.end)
     }
 }
 
@@ -411,12 +410,12 @@ pub struct DecodedChunkJs {
     events: js_sys::Array,
     event_ticks: Vec<f64>,
     skipped_events: u32,
-    complete: bool,
-    end: Option<f64>,
+    /// Where a piece stopped (`None`: the chunk's end was reached).
+    end: Option<u64>,
 }
 
 impl DecodedChunkJs {
-    fn from_chunk(c: &DecodedChunk, complete: bool) -> Result<DecodedChunkJs, JsValue> {
+    fn from_chunk(c: &DecodedChunk, end: Option<u64>) -> Result<DecodedChunkJs, JsValue> {
         let mut entities = Vec::new();
         pack_entities(&c.entities, &mut entities);
         Ok(DecodedChunkJs {
@@ -426,8 +425,7 @@ impl DecodedChunkJs {
             events: events_js(&c.events),
             event_ticks: if c.event_ticks.len() == c.events.len() { c.event_ticks.iter().map(|&t| t as f64).collect() } else { c.events.iter().map(|e| e.tick as f64).collect() },
             skipped_events: c.skipped_events,
-            complete,
-            end: None,
+            end,
         })
     }
 }
@@ -462,12 +460,12 @@ impl DecodedChunkJs {
     }
     /// False for a piece from `decodeRange` that stopped before the chunk's end.
     pub fn complete(&self) -> bool {
-        self.complete
+        self.end.is_none()
     }
     /// Where a `decodeRange` piece stopped: the first tick it does not cover (the chunk's next
     /// tick); `undefined` when it reached the chunk's end (and for `decodeChunk`).
     pub fn end(&self) -> Option<f64> {
-        self.end
+        self.end.map(|e| e as f64)
     }
 }
 
