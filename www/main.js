@@ -11,7 +11,7 @@ const params = new URLSearchParams(location.search);
 const DEMO = 'demo/demo.flrep';
 
 const stage = $('stage');
-const player = create(null, stage, { forceWebgl: params.get('renderer') === 'webgl' });
+const player = create(null, stage, { forceWebgl: params.get('renderer') === 'webgl', renderInPage: params.get('render') === 'page' });
 window.__player = player;
 
 // Test / inspection hooks of the UI (marker positions, kill feed rows): window.__ui.

@@ -1,7 +1,7 @@
 // The player facade: one replay on one canvas. The embed API grows from this.
 //
 //   import { create } from './player.js';
-//   const p = create(srcOrNull, stageElement, { forceWebgl, autoplay });
+//   const p = create(srcOrNull, stageElement, { forceWebgl, autoplay, renderInPage });
 //   p.on('ready', (info) => ...); p.play(); p.seek(12.5); p.currentTime; p.duration;
 //   p.load(fileOrUrl); p.dispose();
 //
@@ -144,7 +144,6 @@ class Player {
     this.perfBuild = new Float64Array(PERF_FRAMES);
     this.perfN = 0;
     this.perfChunks = [];
-    this.rendererMemory = null;
     this.raf = requestAnimationFrame((ts) => this.frame(ts));
   }
 
@@ -172,12 +171,22 @@ class Player {
 
   async initRenderer() {
     try {
-      const r = await createRenderer(this.canvas, { forceWebgl: !!this.opts.forceWebgl });
+      const r = await createRenderer(this.canvas, {
+        forceWebgl: !!this.opts.forceWebgl,
+        inPage: !!this.opts.renderInPage,
+        onFatal: (message) => {
+          if (!this.disposed) this.fail(`Drawing failed: ${message}`);
+        },
+      });
+      if (this.disposed) {
+        r.renderer.free();
+        return null;
+      }
       if (r.canvas && r.canvas !== this.canvas) this.canvas = r.canvas;
       this.renderer = r.renderer;
-      this.rendererMemory = r.memory ?? null;
       this.backend = r.backend;
       this.rendererBuild = r.build;
+      this.renderInWorker = r.inWorker;
       this.resize();
       performance.mark('rp:renderer-ready');
       this.emit('backend', this.backend);
@@ -277,8 +286,12 @@ class Player {
       pointers.delete(e.pointerId);
       if (down && !down.moved && e.type === 'pointerup' && this.renderer) {
         const { x, y } = local(e);
-        const id = this.renderer.pick(x, y);
-        this.select(id, { follow: id >= 0 });
+        this.renderer.request('pick', x, y).then(
+          (id) => {
+            if (!this.disposed) this.select(id, { follow: id >= 0 });
+          },
+          () => {},
+        );
       }
       down = null;
     };
@@ -1370,6 +1383,7 @@ class Player {
       name: this.sourceName ?? '',
       backend: this.backend,
       rendererBuild: this.rendererBuild ?? '',
+      renderInWorker: !!this.renderInWorker,
       time: this.time,
       tick: this.tick,
       duration: this.duration,
@@ -1424,10 +1438,11 @@ class Player {
       timeMs.push(this.perfTime[j % PERF_FRAMES]);
       buildMs.push(this.perfBuild[j % PERF_FRAMES]);
     }
-    const out = { frames: n, totalMs, renderMs, timeMs, buildMs, chunks: this.perfChunks.slice(), rendererWasmBytes: this.rendererMemory?.buffer?.byteLength ?? 0 };
+    const out = { frames: n, totalMs, renderMs, timeMs, buildMs, chunks: this.perfChunks.slice(), rendererWasmBytes: this.renderer?.wasmBytes() ?? 0, renderInWorker: !!this.renderInWorker, renderStats: this.renderer?.stats ? { ...this.renderer.stats } : null };
     if (reset) {
       this.perfN = 0;
       this.perfChunks = [];
+      if (this.renderer?.stats) this.renderer.stats = { posted: 0, drawn: 0, skipped: 0 };
     }
     return out;
   }
@@ -1461,7 +1476,7 @@ class Player {
  * given (File/Blob or URL string), starts loading it.
  * @param {File|Blob|string|null} src
  * @param {HTMLElement} element
- * @param {{forceWebgl?: boolean, autoplay?: boolean}} [opts]
+ * @param {{forceWebgl?: boolean, autoplay?: boolean, renderInPage?: boolean}} [opts] renderInPage: draw on the page instead of in a render worker
  */
 export function create(src, element, opts = {}) {
   const p = new Player(element, opts);

@@ -1,8 +1,12 @@
 // Picks and loads the renderer wasm: the small WebGPU-only build when WebGPU gives an adapter,
 // otherwise (or with ?renderer=webgl) the larger build that also has the WebGL2 backend.
 // The renderer never sees the decoder: this module graph must not import ./pkg/decoder/.
+//
+// Where the browser can (OffscreenCanvas), the renderer runs in its own worker
+// (www/render-worker.js) and the page talks to it through a RenderProxy: the page's main thread
+// keeps only the clock, the labels and the input. Otherwise (or with `inPage`) it runs on the page.
+import { RenderProxy } from './render-proxy.js';
 
-const WEBGPU_BUILD = './pkg/renderer/renderer.js';
 const WEBGL_BUILD = './pkg/renderer_webgl/renderer_webgl.js';
 
 async function webgpuAdapterAvailable() {
@@ -25,29 +29,91 @@ async function loadModule(path) {
   return { mod, memory: exports?.memory ?? null };
 }
 
+/** Whether this browser can hand a canvas to a worker. */
+export function canRenderInWorker() {
+  return typeof HTMLCanvasElement !== 'undefined' && 'transferControlToOffscreen' in HTMLCanvasElement.prototype && typeof OffscreenCanvas !== 'undefined';
+}
+
+/** A fresh canvas in place of `canvas` (one that gave a context, or was transferred, cannot give another). */
+function replaceCanvas(canvas) {
+  const fresh = canvas.cloneNode(false);
+  canvas.replaceWith(fresh);
+  return fresh;
+}
+
+/** Starts a render worker on `canvas` with `build`; resolves with the proxy or rejects. */
+async function startWorker(canvas, build, preferWebgl, onFatal) {
+  const worker = new Worker(new URL('./render-worker.js', import.meta.url), { type: 'module', name: 'replay-renderer' });
+  const offscreen = canvas.transferControlToOffscreen();
+  const failed = new Promise((_, reject) => {
+    worker.addEventListener('error', (ev) => {
+      ev.preventDefault();
+      reject(new Error(ev.message || 'the render worker could not start'));
+    }, { once: true });
+  });
+  const reply = new Promise((resolve, reject) => {
+    worker.addEventListener('message', (ev) => {
+      if (ev.data?.id !== 0) return;
+      if (ev.data.error) reject(new Error(ev.data.error.message));
+      else resolve(ev.data.result);
+    });
+  });
+  worker.postMessage({ id: 0, type: 'init', params: { canvas: offscreen, build, preferWebgl } }, [offscreen]);
+  try {
+    const { backend } = await Promise.race([reply, failed]);
+    return new RenderProxy(worker, backend, onFatal);
+  } catch (e) {
+    worker.terminate();
+    throw e;
+  }
+}
+
 /**
- * Creates a Renderer on `canvas`.
+ * Creates a Renderer in a worker when the browser can: WebGPU build first when WebGPU gives an
+ * adapter, then the WebGL2 build (each on a fresh canvas); if neither starts in a worker, the
+ * renderer is created on the page as before. `onFatal(message)`: the worker died later.
+ * @returns {Promise<{renderer: any, backend: string, build: string, canvas: HTMLCanvasElement, memory: WebAssembly.Memory|null, inWorker: boolean}>}
+ */
+export async function createRenderer(canvas, { forceWebgl = false, inPage = false, onFatal = null } = {}) {
+  if (inPage || !canRenderInWorker()) return { ...(await createPageRenderer(canvas, { forceWebgl })), inWorker: false };
+  const useWebgpu = !forceWebgl && (await webgpuAdapterAvailable());
+  const errors = [];
+  for (const build of useWebgpu ? ['renderer', 'renderer_webgl'] : ['renderer_webgl']) {
+    try {
+      const renderer = await startWorker(canvas, build, build === 'renderer_webgl', onFatal);
+      return { renderer, backend: renderer.backend(), build, canvas, memory: null, inWorker: true };
+    } catch (e) {
+      errors.push(`${build}: ${e?.message ?? e}`);
+      canvas = replaceCanvas(canvas);
+    }
+  }
+  console.warn(`the renderer could not start in a worker (${errors.join('; ')}); drawing on the page`);
+  return { ...(await createPageRenderer(canvas, { forceWebgl })), inWorker: false };
+}
+
+/** The in-page renderer with the proxy's extra methods (`request`, `wasmBytes`). */
+function pageRenderer(renderer, memory) {
+  renderer.request = (name, ...args) => {
+    try {
+      const v = renderer[name](...args);
+      return Promise.resolve(ArrayBuffer.isView(v) ? Array.from(v) : v);
+    } catch (e) {
+      return Promise.reject(e);
+    }
+  };
+  renderer.wasmBytes = () => memory?.buffer?.byteLength ?? 0;
+  return renderer;
+}
+
+/**
+ * Creates a Renderer on the page on `canvas`: the WebGL2 build (it has the WebGPU backend too, and
+ * tries it first unless `forceWebgl`); only that build can draw on a page's canvas.
  * @param {HTMLCanvasElement} canvas
  * @param {{forceWebgl?: boolean}} opts
  * @returns {Promise<{renderer: any, backend: string, build: string, canvas: HTMLCanvasElement, memory: WebAssembly.Memory|null}>}
  */
-export async function createRenderer(canvas, { forceWebgl = false } = {}) {
-  const useWebgpu = !forceWebgl && (await webgpuAdapterAvailable());
-  if (useWebgpu) {
-    try {
-      const { mod, memory } = await loadModule(WEBGPU_BUILD);
-      const renderer = await mod.Renderer.create(canvas, false);
-      return { renderer, backend: renderer.backend(), build: 'renderer', canvas, memory };
-    } catch (e) {
-      // An adapter but no device (or a driver problem): WebGL2 may still work. A canvas that
-      // was configured for WebGPU cannot give a WebGL2 context, so the caller gives a new one.
-      console.warn(`WebGPU renderer failed (${e?.message ?? e}); trying WebGL2`);
-      const fresh = canvas.cloneNode(false);
-      canvas.replaceWith(fresh);
-      canvas = fresh;
-    }
-  }
+async function createPageRenderer(canvas, { forceWebgl = false } = {}) {
   const { mod, memory } = await loadModule(WEBGL_BUILD);
-  const renderer = await mod.Renderer.create(canvas, true);
+  const renderer = pageRenderer(await mod.Renderer.create(canvas, forceWebgl), memory);
   return { renderer, backend: renderer.backend(), build: 'renderer_webgl', canvas, memory };
 }

@@ -8,19 +8,30 @@
 // frames after a warm-up. Style/layout/paint of the page are NOT in these figures (see the
 // rendering pipeline line, from a CDP trace over the same frames).
 //
-//   node tests/bench/frame.mjs [frames=300] [entities=200,2000]
+// Two ways of drawing, side by side (alternating, same browser): "worker" (the default: the
+// renderer runs in the render worker; the main thread's callback only queues calls and posts them,
+// so "main thread" = the whole callback and scene/wgpu are the worker's times) and "page"
+// (`?render=page`: the renderer on the main thread, as before session 5). "drawn/s" = frames the
+// renderer drew per second of wall time (the worker skips none of its own; the page skips posting
+// while a frame is in flight, counted as "skipped").
+//
+//   node tests/bench/frame.mjs [frames=300] [entities=200,2000] [modes=worker,page] [rounds=1]
 import { launchBrowser, serveRoot, benchFile, openWithPicker, frames, percentile, median, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const FRAMES = Number(process.argv[2] ?? 300);
 const COUNTS = (process.argv[3] ?? '200,2000').split(',').map(Number);
+const MODES = (process.argv[4] ?? 'worker,page').split(',');
+const ROUNDS = Number(process.argv[5] ?? 1);
 
 const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 const rows = [];
 try {
-  const { page, log } = await openPlayerPage(browser, srv);
-  for (const n of COUNTS) {
+  // One player at a time (a second page would draw too, on the same two cores and software GPU).
+  const errors = [];
+  for (let round = 0; round < ROUNDS; round++) for (const n of COUNTS) for (const mode of MODES) {
+    const { page, log } = await openPlayerPage(browser, srv, mode === 'page' ? '?render=page' : '');
     const file = benchFile(`frame-${n}`, { entities: n, seconds: 60 });
     await openWithPicker(page, file);
     await page.evaluate(() => {
@@ -54,22 +65,34 @@ try {
     await cdp.detach();
     const p = await page.evaluate(() => ({ ...window.__player.perf(), entities: window.__player.entityCount ?? 0, labels: document.querySelectorAll('.rp-label:not([hidden])').length }));
     await page.evaluate(() => window.__player.pause());
-    const js = p.totalMs.map((t, i) => t - p.renderMs[i] - p.timeMs[i]);
+    errors.push(...log.errors);
+    await page.close();
+    if (p.renderInWorker !== (mode === 'worker')) throw new Error(`asked for ${mode}, got renderInWorker=${p.renderInWorker}`);
+    // In the worker the renderer's times are not the main thread's: the callback is all JS.
+    const js = p.renderInWorker ? p.totalMs : p.totalMs.map((t, i) => t - p.renderMs[i] - p.timeMs[i]);
+    const rs = p.renderStats;
+    const drawn = rs ? `${fmt(rs.drawn / wallS, 0)} (${rs.skipped} skipped)` : `${fmt(ivs.length / wallS, 0)}`;
     const scene = p.timeMs.map((t, i) => t + p.buildMs[i]);
     const wgpu = p.renderMs.map((t, i) => t - p.buildMs[i]);
     const pp = (v) => `${fmt(median(v))} / ${fmt(percentile(v, 0.95))}`;
     // Main-thread rendering pipeline per frame (style, layout, paint…) from the trace.
     const sum = (names) => events.filter((e) => e.ph === 'X' && names.includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
     const pipeline = sum(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'HitTest']);
+    // The rAF callbacks' CPU time on the main thread (trace thread time `tdur`, not wall time: on two
+    // cores shared with the render worker and the software GPU, wall time includes waiting for a
+    // core). Per animation frame (the bench's own rAF counter adds a callback of ~0.01 ms).
+    const rafs = events.filter((e) => e.ph === 'X' && e.name === 'FireAnimationFrame' && e.tdur !== undefined);
+    const cpuPerFrame = rafs.reduce((a, e) => a + e.tdur / 1000, 0) / Math.max(1, ivs.length);
+    const wallPerFrame = rafs.reduce((a, e) => a + e.dur / 1000, 0) / Math.max(1, ivs.length);
     rows.push(
-      `| ${n} (${p.entities} drawn, ${p.labels} labels) | ${p.frames} | **${fmt(median(p.totalMs))} / ${fmt(percentile(p.totalMs, 0.95))}** | ${pp(js)} | ${pp(scene)} | ${pp(wgpu)} | ${fmt(pipeline / Math.max(1, ivs.length))} | ${fmt(median(ivs), 1)} / ${fmt(percentile(ivs, 0.95), 1)} | ${fmt(wallS, 1)} |`,
+      `| ${n} (${p.entities} drawn, ${p.labels} labels) | ${mode} | ${p.frames} | ${drawn} | **${fmt(median(p.totalMs))} / ${fmt(percentile(p.totalMs, 0.95))}** | ${pp(js)} | ${pp(scene)} | ${pp(wgpu)} | ${fmt(cpuPerFrame)} / ${fmt(wallPerFrame)} | ${fmt(pipeline / Math.max(1, ivs.length))} | ${fmt(median(ivs), 1)} / ${fmt(percentile(ivs, 0.95), 1)} | ${fmt(wallS, 1)} |`,
     );
   }
   console.log('');
-  console.log('| entities | frames | main thread per frame ms, p50 / p95 | shell JS p50 / p95 | renderer scene (setTime + build) p50 / p95 | wgpu (render − build) p50 / p95 | style+layout+paint ms/frame (trace, mean) | rAF interval ms p50 / p95 | wall s |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| entities | renderer in | frames | drawn/s | main thread per frame ms, p50 / p95 | shell JS p50 / p95 | renderer scene (setTime + build) p50 / p95 | wgpu (render − build) p50 / p95 | rAF callbacks per frame, CPU / wall ms (trace) | style+layout+paint ms/frame (trace, mean) | rAF interval ms p50 / p95 | wall s |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
-  if (log.errors.length) console.error(log.errors.join('\n'));
+  if (errors.length) console.error(errors.join('\n'));
 } finally {
   await browser.close();
   await srv.close();

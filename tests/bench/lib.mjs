@@ -88,10 +88,10 @@ export async function frames(page, n) {
 }
 
 /** A new page on the player, ready (renderer and worker up), with its console collected. */
-export async function openPlayerPage(browser, srv) {
+export async function openPlayerPage(browser, srv, query = '') {
   const page = await browser.newPage();
   const log = collectConsole(page);
-  await page.goto(srv.page);
+  await page.goto(srv.page + query);
   await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
   return { page, log };
 }

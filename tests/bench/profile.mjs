@@ -2,6 +2,7 @@
 // function, top N. For finding what a frame spends its time on (frame.mjs gives the totals).
 //
 //   node tests/bench/profile.mjs [seconds=8] [entities=2000] [top=30]
+// (BENCH_WWW=www profiles the unminified source: readable function names and lines.)
 import { launchBrowser, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 8);
@@ -35,9 +36,26 @@ try {
     const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber}`;
     self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
   }
+  // Inclusive time: a function counts every sample it is on the stack of (once per sample).
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const incl = new Map();
+  for (let i = 0; i < profile.samples.length; i++) {
+    const seen = new Set();
+    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
+      const cf = byId.get(id).callFrame;
+      if (!cf.url) continue;
+      const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      incl.set(key, (incl.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
+    }
+  }
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`profile ${fmt(total, 0)} ms over ${SECONDS} s (${nFrames} frames recorded by perf())`);
   for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${fmt(v, 1).padStart(9)} ms  ${fmt((100 * v) / total, 1).padStart(5)} %  ${k}`);
+  console.log(`\ninclusive (ms per frame of perf(), top ${TOP}):`);
+  for (const [k, v] of [...incl.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${fmt(v / Math.max(1, nFrames), 2).padStart(9)} ms  ${k}`);
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();

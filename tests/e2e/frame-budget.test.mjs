@@ -117,9 +117,9 @@ test('the selected entity is always labelled, even when the label cap is full', 
     await page.waitForFunction(() => !window.__player.pendingSeek);
     await settle(page, 4);
     // A visible, named entity that is not labelled now (the cap or the declutter left it out).
-    const id = await page.evaluate(() => {
+    const id = await page.evaluate(async () => {
       const p = window.__player;
-      const L = p.renderer.labels();
+      const L = await p.renderer.request('labels');
       for (let i = 0; i < L.length; i += 4) {
         if (L[i + 3] === 1 && p.entityNames.has(L[i]) && !p.labelsShown.has(L[i])) return L[i];
       }

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startServer, launchBrowser, collectConsole, replayBinPath, ROOT } from './harness.mjs';
 import { fmtTime } from '../../www/ui/format.js';
-import { OUT, DEMO, fixture, waitReady, playerState, settle, decodePng, dist, timelineMarkers, killFeedRow } from './player-helpers.mjs';
+import { OUT, DEMO, fixture, waitReady, playerState, settle, decodePng, dist, timelineMarkers, killFeedRow, decoderWorker } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
 let srv;
@@ -245,7 +245,7 @@ test('camera modes: segmented control and keys 1–5, free camera flies with WAS
     assert.equal(await page.locator('.segmented button[data-mode="free"]').getAttribute('aria-checked'), 'true');
     // Hold W: the free camera flies forward (entities move on screen while the replay is paused).
     await page.locator('body').click({ position: { x: 5, y: 5 } });
-    const labelsAt = () => page.evaluate(() => Array.from(window.__player.renderer.labels()));
+    const labelsAt = () => page.evaluate(() => window.__player.renderer.request('labels'));
     await settle(page, 3);
     const before = await labelsAt();
     await page.keyboard.down('w');
@@ -466,7 +466,7 @@ test('a SparkEngine .replay dropped on the page plays, shows its map/mode and ki
     assert.ok(s.markers > 0, 'the deathmatch has kills');
     assert.equal((await timelineMarkers(page)).kills.length, s.markers);
     // The worker fetched the SparkEngine decoder build for it (by its magic), not the .foldback one.
-    const workerResources = await page.workers()[0].evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    const workerResources = await decoderWorker(page).evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
     assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder_spark/decoder_spark_bg.wasm')), `worker resources: ${workerResources.join(', ')}`);
     assert.ok(!workerResources.some((n) => /decoder_foldback/.test(n)), `worker resources: ${workerResources.join(', ')}`);
     // It plays.

@@ -192,14 +192,24 @@ export async function settle(page, frames = 8) {
   );
 }
 
+/** The decoder worker of `page` (the render worker, render-worker.js, is the other one). */
+export function decoderWorker(page) {
+  return page.workers().find((w) => /\/worker\.js$/.test(w.url()));
+}
+
+/** The render worker of `page`, or undefined when the page draws itself (?render=page). */
+export function renderWorker(page) {
+  return page.workers().find((w) => /\/render-worker\.js$/.test(w.url()));
+}
+
 /** Screenshot of the canvas (labels hidden) decoded to pixels, plus the entity label positions. */
 export async function canvasShot(page, file) {
   await page.evaluate(() => document.body.classList.add('test-hide-labels'));
   await page.addStyleTag({ content: '.test-hide-labels .rp-labels, .test-hide-labels .stage-hint { visibility: hidden !important; }' }).catch(() => {});
   await settle(page);
-  const points = await page.evaluate(() => {
+  const points = await page.evaluate(async () => {
     const p = window.__player;
-    const L = p.renderer.labels();
+    const L = await p.renderer.request('labels');
     const out = [];
     for (let i = 0; i < L.length; i += 4) if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
     return out;

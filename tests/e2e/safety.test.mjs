@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW, cargoTargetDir } from './harness.mjs';
-import { OUT, DEMO, BACKGROUND, waitReady, playerState, settle, decodePng, fractionNear, timelineMarkers } from './player-helpers.mjs';
+import { OUT, DEMO, BACKGROUND, waitReady, playerState, settle, decodePng, fractionNear, timelineMarkers, decoderWorker } from './player-helpers.mjs';
 
 const HOSTILE = path.join(ROOT, 'tests', 'fixtures', 'hostile');
 const EXAMPLE = path.join(ROOT, 'crate', 'examples', 'make_hostile_strings.rs');
@@ -282,7 +282,7 @@ for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_
       const s = await waitReady(page);
       assert.equal(s.name, 'demo/demo.flrep');
       // The worker got the same policy (its script's response header): watch it there too.
-      const [worker] = page.workers();
+      const worker = decoderWorker(page);
       assert.ok(worker, 'a decoder worker runs');
       await worker.evaluate(() => {
         self.__csp = [];

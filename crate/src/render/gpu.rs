@@ -6,7 +6,9 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+#[cfg(feature = "webgl")]
 use web_sys::HtmlCanvasElement;
+use web_sys::OffscreenCanvas;
 
 use super::mesh::{self, VERTEX_FLOATS};
 use super::scene::{
@@ -107,10 +109,57 @@ pub struct Gpu {
     lost: Arc<AtomicBool>,
 }
 
+/// What the renderer draws into: a page's `<canvas>`, or an `OffscreenCanvas` handed to a worker
+/// by `transferControlToOffscreen()` (the page shows what the worker draws). Only the WebGL2 build
+/// draws on a page's canvas (see `web::renderer::Renderer::create`).
+#[derive(Clone)]
+pub enum Canvas {
+    #[cfg(feature = "webgl")]
+    Html(HtmlCanvasElement),
+    Offscreen(OffscreenCanvas),
+}
+
+impl Canvas {
+    pub fn width(&self) -> u32 {
+        match self {
+            #[cfg(feature = "webgl")]
+            Canvas::Html(c) => c.width(),
+            Canvas::Offscreen(c) => c.width(),
+        }
+    }
+    pub fn height(&self) -> u32 {
+        match self {
+            #[cfg(feature = "webgl")]
+            Canvas::Html(c) => c.height(),
+            Canvas::Offscreen(c) => c.height(),
+        }
+    }
+    pub fn set_size(&self, w: u32, h: u32) {
+        match self {
+            #[cfg(feature = "webgl")]
+            Canvas::Html(c) => {
+                c.set_width(w);
+                c.set_height(h);
+            }
+            Canvas::Offscreen(c) => {
+                c.set_width(w);
+                c.set_height(h);
+            }
+        }
+    }
+    fn target(self) -> wgpu::SurfaceTarget<'static> {
+        match self {
+            #[cfg(feature = "webgl")]
+            Canvas::Html(c) => wgpu::SurfaceTarget::Canvas(c),
+            Canvas::Offscreen(c) => wgpu::SurfaceTarget::OffscreenCanvas(c),
+        }
+    }
+}
+
 /// Requests an adapter and device for `canvas`: WebGPU first (unless `prefer_webgl` and the build
 /// has WebGL), then WebGL2 when compiled in.
 pub async fn create(
-    canvas: HtmlCanvasElement,
+    canvas: Canvas,
     prefer_webgl: bool,
     width: u32,
     height: u32,
@@ -140,13 +189,16 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     })
 }
 
+/// `navigator.gpu` of the page or the worker (a worker has no `window`).
 fn browser_has_webgpu() -> bool {
-    web_sys::window()
-        .and_then(|w| js_sys::Reflect::get(&w.navigator(), &"gpu".into()).ok())
+    js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
+        .ok()
+        .filter(|n| n.is_object())
+        .and_then(|n| js_sys::Reflect::get(&n, &"gpu".into()).ok())
         .is_some_and(|g| !g.is_undefined() && !g.is_null())
 }
 
-async fn create_webgpu(canvas: HtmlCanvasElement, width: u32, height: u32) -> Result<Gpu, String> {
+async fn create_webgpu(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, String> {
     if !browser_has_webgpu() {
         return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
     }
@@ -163,16 +215,16 @@ async fn create_webgpu(canvas: HtmlCanvasElement, width: u32, height: u32) -> Re
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
     let surface = inst
-        .create_surface(wgpu::SurfaceTarget::Canvas(canvas))
+        .create_surface(canvas.target())
         .map_err(|e| e.to_string())?;
     finish(surface, adapter, device, queue, "webgpu", width, height)
 }
 
 #[cfg(feature = "webgl")]
-async fn create_webgl(canvas: HtmlCanvasElement, width: u32, height: u32) -> Result<Gpu, String> {
+async fn create_webgl(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, String> {
     let inst = instance(wgpu::Backends::GL);
     let surface = inst
-        .create_surface(wgpu::SurfaceTarget::Canvas(canvas))
+        .create_surface(canvas.target())
         .map_err(|e| e.to_string())?;
     let adapter = inst
         .request_adapter(&wgpu::RequestAdapterOptions {

@@ -26,16 +26,15 @@ pub fn px_in(device_px: f64, max: f64) -> f64 {
 }
 
 #[cfg(target_arch = "wasm32")]
-pub use web_renderer::Renderer;
+pub use web_renderer::{Canvas, Renderer};
 
 #[cfg(target_arch = "wasm32")]
 mod web_renderer {
     use std::cell::RefCell;
     use std::rc::Rc;
 
-    use web_sys::HtmlCanvasElement;
-
     use super::{gpu, px_in, FrameData, Scene};
+    pub use gpu::Canvas;
 
     enum Slot {
         Ready(Box<gpu::Gpu>),
@@ -49,7 +48,7 @@ mod web_renderer {
     pub struct Renderer {
         pub scene: Scene,
         slot: Rc<RefCell<Slot>>,
-        canvas: HtmlCanvasElement,
+        canvas: Canvas,
         prefer_webgl: bool,
         data: FrameData,
         backend: &'static str,
@@ -61,10 +60,7 @@ mod web_renderer {
 
     impl Renderer {
         /// Creates the GPU objects for `canvas`. Errors carry a readable reason ("no GPU adapter (...)").
-        pub async fn create(
-            canvas: HtmlCanvasElement,
-            prefer_webgl: bool,
-        ) -> Result<Renderer, String> {
+        pub async fn create(canvas: Canvas, prefer_webgl: bool) -> Result<Renderer, String> {
             let (w, h) = (canvas.width().max(1), canvas.height().max(1));
             let g = gpu::create(canvas.clone(), prefer_webgl, w, h).await?;
             let backend = g.backend;
@@ -112,8 +108,7 @@ mod web_renderer {
             self.scene.css_h = css_h;
             // If clamped, the effective ratio is what the surface really has.
             self.scene.dpr = (pw / css_w).min(ph / css_h);
-            self.canvas.set_width(pw as u32);
-            self.canvas.set_height(ph as u32);
+            self.canvas.set_size(pw as u32, ph as u32);
             if let Slot::Ready(g) = &mut *self.slot.borrow_mut() {
                 g.resize(pw as u32, ph as u32);
             }

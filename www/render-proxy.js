@@ -1,0 +1,217 @@
+// Page side of the render worker (www/render-worker.js): an object with the Renderer's methods
+// (docs/renderer.md) that the player uses exactly like the in-page wasm Renderer.
+//
+// - Calls that change the renderer (frames, time, camera input, selection, world...) are queued
+//   and sent together once per animation frame by `render()`; at most one frame is in flight, so a
+//   slow worker (or GPU) makes the page skip frames, never queue them. While one is in flight,
+//   queued frames and times that a later call replaces are dropped (`setFrames` replaces every
+//   frame and time queued before it; `setTime` the previous `setTime`).
+// - Reads the player makes every frame (label positions, camera mode, timings) answer from the
+//   worker's last reply: one frame late, never blocking. Reads that need an answer now (`pick`,
+//   every label) are `request(name, ...args)` → Promise, as they are for the in-page renderer.
+// - Frames are copied out of the page's pieces into buffers that are transferred (not cloned).
+
+const MODES = ['orbit', 'follow', 'first', 'free', 'kill'];
+
+/** Sentinel: the reply to a frame that is still being drawn. */
+const NO_REPLY = Object.freeze({ drawn: false, labels: new Float64Array(0), of: [], cameraMode: 'orbit', ready: false, frameMs: 0, timeMs: 0, buildMs: 0, wasmBytes: 0 });
+
+export class RenderProxy {
+  /**
+   * @param {Worker} worker a render worker that answered `init`
+   * @param {string} backend 'webgpu' | 'webgl2'
+   * @param {(message: string) => void} onFatal the worker died (trap or worker error)
+   */
+  constructor(worker, backend, onFatal) {
+    this.worker = worker;
+    this.backendName = backend;
+    this.onFatal = onFatal;
+    this.queue = [];
+    this.inFlight = false;
+    this.last = NO_REPLY;
+    this.mode = 'orbit';
+    this.modeSeq = 0;
+    this.error = null;
+    this.dead = false;
+    this.near = 0;
+    /** Ids whose label position `labelOf` was asked for since the last frame: sent with the next. */
+    this.idsAsked = new Set();
+    this.nextId = 1;
+    this.pending = new Map();
+    /** Frames the worker drew and frames the page skipped because one was still in flight. */
+    this.stats = { posted: 0, drawn: 0, skipped: 0 };
+    worker.addEventListener('message', (ev) => this.handle(ev.data));
+    worker.addEventListener('error', (ev) => {
+      ev.preventDefault();
+      this.die(ev.message ? `the renderer stopped: ${ev.message}` : 'the renderer worker failed');
+    });
+  }
+
+  handle(msg) {
+    if (!msg || this.dead) return;
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    if (msg.error) {
+      if (msg.error.fatal) this.die(msg.error.message);
+      p.reject(new Error(msg.error.message));
+    } else {
+      p.resolve(msg.result);
+    }
+  }
+
+  die(message) {
+    if (this.dead) return;
+    this.dead = true;
+    this.error = new Error(message);
+    for (const p of this.pending.values()) p.reject(this.error);
+    this.pending.clear();
+    try {
+      this.worker.terminate();
+    } catch {
+      /* ignore */
+    }
+    this.onFatal?.(message);
+  }
+
+  post(type, params, transfer = []) {
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      if (this.dead) {
+        reject(this.error);
+        return;
+      }
+      this.pending.set(id, { resolve, reject });
+      this.worker.postMessage({ id, type, params }, transfer);
+    });
+  }
+
+  push(cmd) {
+    this.queue.push(cmd);
+  }
+
+  // ---------------------------------------------------------------- calls that change the scene
+  // (the plain ones are queued as they are: see QUEUED below the class)
+
+  setFrames(a, ta, b, tb) {
+    // Replaces both frames: what was queued for frames and times before is moot.
+    this.queue = this.queue.filter((c) => c[0] !== 'setFrames' && c[0] !== 'pushFrame' && c[0] !== 'setTime');
+    const ca = a.slice();
+    this.push(['setFrames', ca, ta, b === a ? ca : b.slice(), tb]);
+  }
+  pushFrame(b, tb) {
+    this.push(['pushFrame', b.slice(), tb]);
+  }
+  setTime(t) {
+    const last = this.queue[this.queue.length - 1];
+    if (last?.[0] === 'setTime') last[1] = t;
+    else this.push(['setTime', t]);
+  }
+  /** Camera mode changes are mirrored here at once (the worker's answer confirms them). */
+  setMode(m, cmd) {
+    this.mode = m;
+    this.modeSeq++;
+    this.push(cmd);
+  }
+  follow(id) {
+    this.setMode(id >= 0 && this.mode === 'orbit' ? 'follow' : this.mode, ['follow', id]);
+  }
+  setCameraMode(mode) {
+    if (!MODES.includes(mode)) throw new Error(`unknown camera mode ${mode}`);
+    this.setMode(mode, ['setCameraMode', mode]);
+  }
+  killCam(killer, victim) {
+    this.setMode('kill', ['killCam', killer, victim]);
+  }
+
+  // ---------------------------------------------------------------- drawing
+
+  /**
+   * Sends what was queued and asks for a frame, unless one is still in flight (then the queue
+   * waits for the next call). Returns whether the worker has drawn the last frame it answered.
+   * Throws the worker's error (a failed draw) once it has answered with one.
+   */
+  render() {
+    if (this.error) throw this.error;
+    if (this.inFlight) {
+      this.stats.skipped++;
+      return this.last.drawn;
+    }
+    const cmds = this.queue;
+    const transfer = [];
+    for (const c of cmds) for (const v of c) if (ArrayBuffer.isView(v) && !transfer.includes(v.buffer)) transfer.push(v.buffer);
+    this.queue = [];
+    const ids = [...this.idsAsked];
+    this.idsAsked = new Set();
+    this.inFlight = true;
+    this.stats.posted++;
+    const seq = this.modeSeq;
+    this.post('frame', { cmds, near: this.near, ids }, transfer).then(
+      (reply) => {
+        this.inFlight = false;
+        this.last = reply;
+        // The renderer's own mode (it may refuse one), unless the page changed it since.
+        if (seq === this.modeSeq) this.mode = reply.cameraMode;
+        if (reply.drawn) this.stats.drawn++;
+      },
+      (e) => {
+        this.inFlight = false;
+        this.error = e;
+      },
+    );
+    return this.last.drawn;
+  }
+
+  // ---------------------------------------------------------------- reads (last reply)
+
+  backend() {
+    return this.backendName;
+  }
+  cameraMode() {
+    return this.mode;
+  }
+  ready() {
+    return this.last.ready;
+  }
+  frameMs() {
+    return this.last.frameMs;
+  }
+  timeMs() {
+    return this.last.timeMs;
+  }
+  buildMs() {
+    return this.last.buildMs;
+  }
+  wasmBytes() {
+    return this.last.wasmBytes;
+  }
+  /** `[id, x, y, 1]` × at most `max`, nearest first, as of the last frame drawn. */
+  labelsNear(max) {
+    this.near = max;
+    return this.last.labels;
+  }
+  /** `[id, x, y, visible]` of `id` as of the last frame drawn ([] when not drawn or not asked yet). */
+  labelOf(id) {
+    this.idsAsked.add(id);
+    for (const [k, l] of this.last.of) if (k === id) return l;
+    return [];
+  }
+
+  /** A read answered now: `pick(x, y)`, `labels()`, `labelOf(id)` → Promise. */
+  request(name, ...args) {
+    return this.post('call', { name, args });
+  }
+
+  /** Stops the worker (named like the wasm Renderer's `free()`, which the player calls). */
+  free() {
+    this.dead = true;
+    this.worker.terminate();
+  }
+}
+
+// The calls queued as they are (arguments copied by postMessage's structured clone).
+for (const name of ['setWorld', 'setTypeCategories', 'resize', 'setSelected', 'orbit', 'zoom', 'fly', 'resetCamera', 'flash', 'flashAt', 'setTrailSeconds', 'clearTrails', 'debugLoseDevice']) {
+  RenderProxy.prototype[name] = function (...args) {
+    this.push([name, ...args]);
+  };
+}
