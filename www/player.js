@@ -767,7 +767,8 @@ class Player {
         this.flyStep(dt);
       }
       const drawn = r.render();
-      if (drawn && this.firstFrameShown && !this.firstFrameMarked) {
+      // (The render worker answers a frame later: its reply says whether that frame had entities.)
+      if (drawn && this.firstFrameShown && !this.firstFrameMarked && (r.contentDrawn?.() ?? true)) {
         this.firstFrameMarked = true;
         performance.mark('rp:first-frame');
       }

@@ -146,10 +146,12 @@ export class RenderProxy {
     this.inFlight = true;
     this.stats.posted++;
     const seq = this.modeSeq;
+    const withFrames = (this.framesSent ||= cmds.some((c) => c[0] === 'setFrames'));
     this.post('frame', { cmds, near: this.near, ids }, transfer).then(
       (reply) => {
         this.inFlight = false;
         this.last = reply;
+        this.framesDrawn = withFrames && reply.drawn;
         // The renderer's own mode (it may refuse one), unless the page changed it since.
         if (seq === this.modeSeq) this.mode = reply.cameraMode;
         if (reply.drawn) this.stats.drawn++;
@@ -166,6 +168,10 @@ export class RenderProxy {
 
   backend() {
     return this.backendName;
+  }
+  /** Whether the last frame answered was drawn with entity frames in it (first-frame timing). */
+  contentDrawn() {
+    return !!this.framesDrawn;
   }
   cameraMode() {
     return this.mode;

@@ -23,7 +23,19 @@ function messageOf(e) {
   return e?.message ?? String(e);
 }
 
+/** Whether WebGPU gives this worker an adapter (asked here, not on the page: one request fewer on
+ *  the main thread while it is opening the file). */
+async function webgpuAdapter() {
+  try {
+    return !!(self.navigator?.gpu && (await self.navigator.gpu.requestAdapter()));
+  } catch {
+    return false;
+  }
+}
+
 async function init({ canvas, build, preferWebgl }) {
+  if (build === 'auto') build = (await webgpuAdapter()) ? 'renderer' : 'renderer_webgl';
+  preferWebgl ||= build === 'renderer_webgl';
   const path = BUILDS[build];
   if (!path) throw new Error(`unknown renderer build ${build}`);
   const mod = await import(path);
@@ -35,7 +47,7 @@ async function init({ canvas, build, preferWebgl }) {
   }
   memory = exports?.memory ?? null;
   renderer = await mod.Renderer.createOffscreen(canvas, !!preferWebgl);
-  return { backend: renderer.backend() };
+  return { backend: renderer.backend(), build };
 }
 
 /** Applies the queued calls, draws, and reads back what the page needs this frame. */

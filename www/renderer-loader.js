@@ -9,15 +9,6 @@ import { RenderProxy } from './render-proxy.js';
 
 const WEBGL_BUILD = './pkg/renderer_webgl/renderer_webgl.js';
 
-async function webgpuAdapterAvailable() {
-  if (!('gpu' in navigator) || !navigator.gpu) return false;
-  try {
-    return !!(await navigator.gpu.requestAdapter());
-  } catch {
-    return false;
-  }
-}
-
 async function loadModule(path) {
   const mod = await import(path);
   const exports = await mod.default();
@@ -41,8 +32,10 @@ function replaceCanvas(canvas) {
   return fresh;
 }
 
-/** Starts a render worker on `canvas` with `build`; resolves with the proxy or rejects. */
-async function startWorker(canvas, build, preferWebgl, onFatal) {
+/** Starts a render worker on `canvas` with `build` ('auto': the worker asks WebGPU for an adapter
+ *  and loads the WebGPU build when it gets one, else the WebGL2 build); resolves with
+ *  `{renderer, build}` or rejects. */
+async function startWorker(canvas, build, onFatal) {
   const worker = new Worker(new URL('./render-worker.js', import.meta.url), { type: 'module', name: 'replay-renderer' });
   const offscreen = canvas.transferControlToOffscreen();
   const failed = new Promise((_, reject) => {
@@ -58,10 +51,10 @@ async function startWorker(canvas, build, preferWebgl, onFatal) {
       else resolve(ev.data.result);
     });
   });
-  worker.postMessage({ id: 0, type: 'init', params: { canvas: offscreen, build, preferWebgl } }, [offscreen]);
+  worker.postMessage({ id: 0, type: 'init', params: { canvas: offscreen, build, preferWebgl: build === 'renderer_webgl' } }, [offscreen]);
   try {
-    const { backend } = await Promise.race([reply, failed]);
-    return new RenderProxy(worker, backend, onFatal);
+    const r = await Promise.race([reply, failed]);
+    return { renderer: new RenderProxy(worker, r.backend, onFatal), build: r.build };
   } catch (e) {
     worker.terminate();
     throw e;
@@ -69,21 +62,21 @@ async function startWorker(canvas, build, preferWebgl, onFatal) {
 }
 
 /**
- * Creates a Renderer in a worker when the browser can: WebGPU build first when WebGPU gives an
- * adapter, then the WebGL2 build (each on a fresh canvas); if neither starts in a worker, the
- * renderer is created on the page as before. `onFatal(message)`: the worker died later.
+ * Creates a Renderer in a worker when the browser can: the WebGPU build when WebGPU gives the
+ * worker an adapter, else the WebGL2 build; if the WebGPU build then fails to start, the WebGL2
+ * build on a fresh canvas; if nothing starts in a worker, the renderer is created on the page.
+ * `onFatal(message)`: the worker died later.
  * @returns {Promise<{renderer: any, backend: string, build: string, canvas: HTMLCanvasElement, memory: WebAssembly.Memory|null, inWorker: boolean}>}
  */
 export async function createRenderer(canvas, { forceWebgl = false, inPage = false, onFatal = null } = {}) {
   if (inPage || !canRenderInWorker()) return { ...(await createPageRenderer(canvas, { forceWebgl })), inWorker: false };
-  const useWebgpu = !forceWebgl && (await webgpuAdapterAvailable());
   const errors = [];
-  for (const build of useWebgpu ? ['renderer', 'renderer_webgl'] : ['renderer_webgl']) {
+  for (const want of forceWebgl ? ['renderer_webgl'] : ['auto', 'renderer_webgl']) {
     try {
-      const renderer = await startWorker(canvas, build, build === 'renderer_webgl', onFatal);
+      const { renderer, build } = await startWorker(canvas, want, onFatal);
       return { renderer, backend: renderer.backend(), build, canvas, memory: null, inWorker: true };
     } catch (e) {
-      errors.push(`${build}: ${e?.message ?? e}`);
+      errors.push(`${want}: ${e?.message ?? e}`);
       canvas = replaceCanvas(canvas);
     }
   }

@@ -19,7 +19,7 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true, args: ['--enable-precise-memory-info'] });
 console.log(machineLine());
 try {
-  const { page, log } = await openPlayerPage(browser, srv);
+  const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
   await openWithPicker(page, file);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
@@ -55,6 +55,8 @@ try {
     });
     const w = worker();
     s.workerHeap = w ? await w.evaluate(() => self.performance?.memory?.usedJSHeapSize ?? NaN).catch(() => NaN) : NaN;
+    const rw = page.workers().find((x) => x.url().endsWith('/render-worker.js'));
+    s.renderHeap = rw ? await rw.evaluate(() => self.performance?.memory?.usedJSHeapSize ?? NaN).catch(() => NaN) : NaN;
     const m = Object.fromEntries((await cdp.send('Performance.getMetrics')).metrics.map((x) => [x.name, x.value]));
     s.cdpHeap = m.JSHeapUsedSize;
     s.elapsed = el;
@@ -71,11 +73,11 @@ try {
   }
   await page.evaluate(() => window.__player.pause());
   console.log('');
-  console.log('| s | playhead s | worker wasm | worker cache: compressed chunks | renderer wasm | page JS heap (performance.memory) | page JS heap (CDP) | worker JS heap | page: pieces held |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| s | playhead s | worker wasm | worker cache: compressed chunks | renderer wasm | page JS heap (performance.memory) | page JS heap (CDP) | worker JS heap | render worker JS heap | page: pieces held |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const s of samples) {
     console.log(
-      `| ${fmt(s.elapsed, 0)} | ${fmt(s.time, 0)} | ${mib(s.workerWasm)} | ${mib(s.workerCache)} (${s.cachedChunks}) | ${mib(s.rendererWasm)} | ${mib(s.pageHeap)} | ${mib(s.cdpHeap)} | ${Number.isFinite(s.workerHeap) ? mib(s.workerHeap) : 'n/a'} | ${s.chunksHeld} (${mib(s.heldBytes)}) |`,
+      `| ${fmt(s.elapsed, 0)} | ${fmt(s.time, 0)} | ${mib(s.workerWasm)} | ${mib(s.workerCache)} (${s.cachedChunks}) | ${mib(s.rendererWasm)} | ${mib(s.pageHeap)} | ${mib(s.cdpHeap)} | ${Number.isFinite(s.workerHeap) ? mib(s.workerHeap) : 'n/a'} | ${Number.isFinite(s.renderHeap) ? mib(s.renderHeap) : 'n/a'} | ${s.chunksHeld} (${mib(s.heldBytes)}) |`,
     );
   }
   const max = (k) => Math.max(...samples.map((s) => s[k]));
@@ -83,10 +85,11 @@ try {
   // objects only) and the typed arrays of the pieces the page holds (external to that heap).
   // performance.memory's figure also counts transferred buffers not yet collected (it falls back
   // when the GC runs), so it is shown but not summed.
-  const live = samples.map((s) => s.workerWasm + s.workerCache + s.rendererWasm + s.cdpHeap + s.heldBytes);
+  // The render worker's JS heap (when the renderer runs there) is summed too: it exists because of it.
+  const live = samples.map((s) => s.workerWasm + s.workerCache + s.rendererWasm + s.cdpHeap + s.heldBytes + (Number.isFinite(s.renderHeap) ? s.renderHeap : 0));
   console.log('');
   console.log(`peaks: worker wasm ${mib(max('workerWasm'))}, worker cache ${mib(max('workerCache'))}, renderer wasm ${mib(max('rendererWasm'))}, page V8 heap (CDP) ${mib(max('cdpHeap'))}, page piece arrays ${mib(max('heldBytes'))}, performance.memory ${mib(max('pageHeap'))}`);
-  console.log(`live total (worker wasm + cache + renderer wasm + page V8 heap + page piece arrays): max ${mib(Math.max(...live))}, median ${mib([...live].sort((a, b) => a - b)[live.length >> 1])} (goal ≤ 64 MB)`);
+  console.log(`live total (worker wasm + cache + renderer wasm + page V8 heap + page piece arrays + render worker JS heap): max ${mib(Math.max(...live))}, median ${mib([...live].sort((a, b) => a - b)[live.length >> 1])} (goal ≤ 64 MB)`);
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();

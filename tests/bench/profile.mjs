@@ -13,7 +13,7 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
-  const { page, log } = await openPlayerPage(browser, srv);
+  const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
   await openWithPicker(page, benchFile(`frame-${N}`, { entities: N, seconds: 60 }));
   await page.evaluate(() => {
     window.__player.setSpeed(1);

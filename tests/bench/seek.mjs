@@ -9,7 +9,9 @@
 // With --bare the kill feed and the timeline's kill markers (one DOM element per kill: 7,449 on
 // this file) are hidden (display: none), which shows the decoder + player path without that UI.
 //
-//   node tests/bench/seek.mjs [seeks=100] [--bare]
+// --render=page draws on the page (the renderer on the main thread) instead of in the render worker.
+//
+//   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page]
 import { launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const args = process.argv.slice(2);
@@ -72,11 +74,11 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
-  const { page, log } = await openPlayerPage(browser, srv);
+  const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
   await openWithPicker(page, file);
   if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
   const { duration, chunks } = await page.evaluate(() => ({ duration: window.__player.duration, chunks: window.__player.info.chunks.length }));
-  console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}`);
+  console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}, renderer ${process.argv.includes('--render=page') ? 'on the page' : 'in the render worker'}`);
   const r = rng(42);
   for (let i = 0; i < 5; i++) await seekOnce(page, r() * duration); // warm-up (JIT, caches)
   await idle(page);

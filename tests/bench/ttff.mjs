@@ -4,10 +4,12 @@
 // reloads in one browser (warm). WebGPU (SwiftShader) and WebGL2 (a browser without navigator.gpu,
 // so it fetches the WebGL2 renderer build).
 //
-//   node tests/bench/ttff.mjs [loads=5]
+//   node tests/bench/ttff.mjs [loads=5] [--render=page]
 import { launchBrowser, collectConsole, serveRoot, median, fmt, machineLine } from './lib.mjs';
 
 const N = Number(process.argv[2] ?? 5);
+// --render=page: the renderer on the page instead of in the render worker.
+const QUERY = process.argv.includes('--render=page') ? '?render=page' : '';
 
 async function marks(page) {
   await page.waitForFunction(() => performance.getEntriesByName('rp:first-frame').length > 0 || window.__player?.state().error, null, { timeout: 120_000 });
@@ -46,7 +48,7 @@ try {
       try {
         const page = await browser.newPage();
         const log = collectConsole(page);
-        await page.goto(srv.page, { waitUntil: 'commit' });
+        await page.goto(srv.page + QUERY, { waitUntil: 'commit' });
         const m = await marks(page);
         if (m.error) throw new Error(m.error);
         if (!m.entities) throw new Error('first frame without entities');
@@ -61,7 +63,7 @@ try {
     const browser = await launchBrowser({ webgpu });
     try {
       const page = await browser.newPage();
-      await page.goto(srv.page, { waitUntil: 'commit' });
+      await page.goto(srv.page + QUERY, { waitUntil: 'commit' });
       await marks(page);
       for (let i = 0; i < N; i++) {
         await page.reload({ waitUntil: 'commit' });

@@ -157,3 +157,22 @@ test('request() answers a read now; a failed frame makes render() throw; a trap 
   assert.throws(() => p2.render(), /unreachable/);
   await assert.rejects(p2.request('pick', 0, 0), /unreachable/);
 });
+
+test('contentDrawn() turns true only once a frame that carried entity frames was drawn (first-frame timing)', async () => {
+  const { w, p } = proxy();
+  p.render(); // background only: no frames sent yet
+  w.answer({ id: w.posts[0].msg.id, result: reply() });
+  await tick();
+  assert.equal(p.render(), true);
+  assert.equal(p.contentDrawn(), false, 'drawn, but without entities');
+  p.setFrames(new Int32Array(16), 0, new Int32Array(16), 0);
+  assert.equal(p.render(), true, 'render() still answers for the frame before');
+  assert.equal(p.contentDrawn(), false);
+  w.answer({ id: w.posts[1].msg.id, result: reply({ drawn: false }) });
+  await tick();
+  assert.equal(p.contentDrawn(), false, 'not drawn (device being recreated)');
+  p.render();
+  w.answer({ id: w.posts[2].msg.id, result: reply() });
+  await tick();
+  assert.equal(p.contentDrawn(), true, 'frames were sent before this frame');
+});

@@ -99,10 +99,17 @@ export function createPanels(player, root = document) {
   }
 
   let aliveTimer = 0;
+  /** Roster item → whether it is shown dead: the DOM is touched only where that changes. */
+  const shownDead = new WeakMap();
   function refreshAlive() {
     const alive = player.aliveNow();
     if (!alive.size) return;
-    for (const [eid, li] of rosterItems) li.classList.toggle('dead', alive.get(eid) !== true);
+    for (const [eid, li] of rosterItems) {
+      const dead = alive.get(eid) !== true;
+      if (shownDead.get(li) === dead) continue;
+      shownDead.set(li, dead);
+      li.classList.toggle('dead', dead);
+    }
   }
 
   // ---------------------------------------------------------------- kill feed (www/ui/killfeed.js)
