@@ -171,11 +171,16 @@ class Player {
 
   async initRenderer() {
     try {
+      const token = (this.rendererToken = (this.rendererToken ?? 0) + 1);
       const r = await createRenderer(this.canvas, {
         forceWebgl: !!this.opts.forceWebgl,
         inPage: !!this.opts.renderInPage,
+        // The render worker died (a trap): say so; the next load starts a fresh one.
         onFatal: (message) => {
-          if (!this.disposed) this.fail(`Drawing failed: ${message}`);
+          if (this.disposed || token !== this.rendererToken) return;
+          this.renderer = null;
+          this.rendererDead = true;
+          this.fail(`Drawing failed: ${message}`);
         },
       });
       if (this.disposed) {
@@ -372,6 +377,15 @@ class Player {
     if (this.disposed) return;
     const sid = ++this.sessionId;
     if (this.info) this.client.notify('close', {});
+    if (this.rendererDead) {
+      // A canvas handed to a worker cannot be handed again: a fresh one for a fresh renderer.
+      this.rendererDead = false;
+      this.renderFailures = 0;
+      const fresh = this.canvas.cloneNode(false);
+      this.canvas.replaceWith(fresh);
+      this.canvas = fresh;
+      this.rendererReady = this.initRenderer();
+    }
     this.resetSession();
     this.clearScene();
     const isBlob = typeof Blob !== 'undefined' && src instanceof Blob;

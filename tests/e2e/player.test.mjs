@@ -322,6 +322,41 @@ test('a worker crash shows an error and the next file opens in a fresh worker', 
   }
 });
 
+test('the render worker: a lost GPU device recovers and draws again; a crash shows an error and the next file draws in a fresh worker', { timeout: 150_000 }, async () => {
+  const t10 = fixture('t10', { seconds: 10 });
+  const { page } = await openPage();
+  try {
+    await waitReady(page);
+    const before = renderWorker(page);
+    assert.ok(before, 'a render worker runs');
+    // Device loss: the renderer recreates its device in the worker; frames are drawn again.
+    await page.evaluate(() => window.__player.renderer.debugLoseDevice());
+    await page.waitForFunction(() => !window.__player.renderer.ready(), null, { timeout: 20_000 });
+    await page.waitForFunction(() => window.__player.renderer.ready() && window.__player.perf().renderStats.drawn > 0, null, { timeout: 30_000 });
+    await page.evaluate(() => window.__player.perf({ reset: true }));
+    await settle(page, 6);
+    assert.ok((await page.evaluate(() => window.__player.perf().renderStats.drawn)) > 0, 'frames drawn after the recovery');
+    assert.equal(await page.locator('#error').isHidden(), true, 'no error for a recovered loss');
+    // A crash of the worker itself.
+    await before.evaluate(() => {
+      setTimeout(() => {
+        throw new Error('simulated renderer crash');
+      }, 0);
+    });
+    await page.waitForSelector('#error:not([hidden])');
+    assert.match(await page.locator('#error-text').textContent(), /Drawing failed: .*simulated renderer crash/);
+    await page.setInputFiles('#file-input', t10);
+    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    const after = renderWorker(page);
+    assert.ok(after && after !== before, 'a fresh render worker');
+    assert.equal(page.workers().filter((w) => /render-worker\.js$/.test(w.url())).length, 1, 'the dead one is gone');
+    const shot = await canvasShot(page, path.join(SHOTS, 'render-worker-restarted.png'));
+    assertPicture(shot, 'after the restart');
+  } finally {
+    await page.close();
+  }
+});
+
 test('kill markers and the kill feed list the recorded kills; hovering a marker shows its text; clicking a marker or a row seeks to the kill', { timeout: 120_000 }, async () => {
   const expected = killCount(DEMO);
   assert.ok(expected > 0, 'the demo has kills');
