@@ -1457,7 +1457,7 @@ class Player {
     if (reset) {
       this.perfN = 0;
       this.perfChunks = [];
-      if (this.renderer?.stats) this.renderer.stats = { posted: 0, drawn: 0, skipped: 0 };
+      if (this.renderer?.stats) this.renderer.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
     }
     return out;
   }

@@ -12,6 +12,8 @@
 // - Frames are copied out of the page's pieces into buffers that are transferred (not cloned).
 
 const MODES = ['orbit', 'follow', 'first', 'free', 'kill'];
+/** An idle player (nothing changed) still draws one frame this often. */
+const IDLE_REDRAW_MS = 1000;
 
 /** Sentinel: the reply to a frame that is still being drawn. */
 const NO_REPLY = Object.freeze({ drawn: false, labels: new Float64Array(0), of: [], cameraMode: 'orbit', ready: false, frameMs: 0, timeMs: 0, buildMs: 0, wasmBytes: 0 });
@@ -38,8 +40,11 @@ export class RenderProxy {
     this.idsAsked = new Set();
     this.nextId = 1;
     this.pending = new Map();
-    /** Frames the worker drew and frames the page skipped because one was still in flight. */
-    this.stats = { posted: 0, drawn: 0, skipped: 0 };
+    /** Frames posted, drawn by the worker, skipped because one was still in flight, and idle (nothing changed). */
+    this.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
+    this.postedAt = -Infinity;
+    /** The last time sent (undefined after new frames: they need a time again). */
+    this.sentTime = undefined;
     worker.addEventListener('message', (ev) => this.handle(ev.data));
     worker.addEventListener('error', (ev) => {
       ev.preventDefault();
@@ -105,7 +110,8 @@ export class RenderProxy {
   setTime(t) {
     const last = this.queue[this.queue.length - 1];
     if (last?.[0] === 'setTime') last[1] = t;
-    else this.push(['setTime', t]);
+    // The time the worker has already (paused): nothing to send, so an idle frame stays idle.
+    else if (t !== this.sentTime || this.queue.length) this.push(['setTime', t]);
   }
   /** Camera mode changes are mirrored here at once (the worker's answer confirms them). */
   setMode(m, cmd) {
@@ -137,7 +143,17 @@ export class RenderProxy {
       this.stats.skipped++;
       return this.last.drawn;
     }
+    // Nothing changed since a frame that was drawn (paused, no input): the canvas already shows
+    // it, so the worker and the GPU rest. Once a second a frame is drawn anyway, so that a device
+    // lost while idle is noticed and recovered.
+    const now = performance.now();
+    if (!this.queue.length && this.last.drawn && this.last.ready && now - this.postedAt < IDLE_REDRAW_MS) {
+      this.stats.idle++;
+      return true;
+    }
+    this.postedAt = now;
     const cmds = this.queue;
+    for (const c of cmds) if (c[0] === 'setTime' || c[0] === 'setFrames') this.sentTime = c[0] === 'setTime' ? c[1] : undefined;
     const transfer = [];
     for (const c of cmds) for (const v of c) if (ArrayBuffer.isView(v) && !transfer.includes(v.buffer)) transfer.push(v.buffer);
     this.queue = [];

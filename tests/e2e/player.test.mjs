@@ -329,14 +329,20 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     await waitReady(page);
     const before = renderWorker(page);
     assert.ok(before, 'a render worker runs');
+    // Paused and untouched, the page posts no frames: the worker and the GPU rest.
+    await settle(page, 10);
+    await page.evaluate(() => window.__player.perf({ reset: true }));
+    await settle(page, 10);
+    const idle = await page.evaluate(() => window.__player.perf().renderStats);
+    assert.ok(idle.idle >= 8 && idle.posted <= 2, `idle while paused: ${JSON.stringify(idle)}`);
     // Device loss: the renderer recreates its device in the worker; frames are drawn again.
     await page.evaluate(() => window.__player.renderer.debugLoseDevice());
     await page.waitForFunction(() => !window.__player.renderer.ready(), null, { timeout: 20_000 });
-    await page.waitForFunction(() => window.__player.renderer.ready() && window.__player.perf().renderStats.drawn > 0, null, { timeout: 30_000 });
     await page.evaluate(() => window.__player.perf({ reset: true }));
-    await settle(page, 6);
-    assert.ok((await page.evaluate(() => window.__player.perf().renderStats.drawn)) > 0, 'frames drawn after the recovery');
+    await page.waitForFunction(() => window.__player.renderer.ready() && window.__player.perf().renderStats.drawn > 0, null, { timeout: 30_000 });
     assert.equal(await page.locator('#error').isHidden(), true, 'no error for a recovered loss');
+    const back = await canvasShot(page, path.join(SHOTS, 'render-worker-device-recovered.png'));
+    assertPicture(back, 'after the device loss');
     // A crash of the worker itself.
     await before.evaluate(() => {
       setTimeout(() => {

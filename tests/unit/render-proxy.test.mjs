@@ -176,3 +176,47 @@ test('contentDrawn() turns true only once a frame that carried entity frames was
   await tick();
   assert.equal(p.contentDrawn(), true, 'frames were sent before this frame');
 });
+
+test('idle: nothing changed since a drawn frame posts nothing (a paused player lets the worker and GPU rest), but once a second it redraws', async () => {
+  const { w, p } = proxy();
+  const f = new Int32Array(16).fill(1);
+  p.setFrames(f, 1, f, 1);
+  p.setTime(1.5);
+  p.render();
+  w.answer({ id: w.posts[0].msg.id, result: reply() });
+  await tick();
+  // Paused: the player sets the same time every frame.
+  for (let i = 0; i < 5; i++) {
+    p.setTime(1.5);
+    assert.equal(p.render(), true);
+  }
+  assert.equal(w.posts.length, 1, 'nothing posted while nothing changed');
+  assert.equal(p.stats.idle, 5);
+  // Input makes a frame.
+  p.orbit(3, 0);
+  p.setTime(1.5);
+  p.render();
+  assert.equal(w.posts.length, 2);
+  assert.deepEqual(w.posts[1].msg.params.cmds.map((c) => c[0]), ['orbit', 'setTime'], 'with other calls the time is sent again');
+  w.answer({ id: w.posts[1].msg.id, result: reply() });
+  await tick();
+  // A new time makes a frame.
+  p.setTime(1.6);
+  p.render();
+  assert.equal(w.posts.length, 3);
+  w.answer({ id: w.posts[2].msg.id, result: reply({ drawn: false, ready: false }) });
+  await tick();
+  // Not drawn (device being recreated): keep posting until a frame is drawn.
+  p.setTime(1.6);
+  p.render();
+  assert.equal(w.posts.length, 4, 'a frame that was not drawn is retried');
+  w.answer({ id: w.posts[3].msg.id, result: reply() });
+  await tick();
+  p.render();
+  assert.equal(w.posts.length, 4);
+  // A second later an idle frame is drawn anyway (a loss while idle is noticed).
+  p.postedAt -= 1001;
+  p.render();
+  assert.equal(w.posts.length, 5);
+  assert.deepEqual(w.posts[4].msg.params.cmds, []);
+});
