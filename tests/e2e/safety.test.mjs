@@ -17,7 +17,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW, cargoTargetDir } from './harness.mjs';
-import { OUT, DEMO, BACKGROUND, waitReady, playerState, settle, decodePng, fractionNear, timelineMarkers, decoderWorker } from './player-helpers.mjs';
+import { OUT, DEMO, BACKGROUND, waitReady, playerState, settle, decodePng, fractionNear, timelineMarkers, decoderWorker, renderWorker } from './player-helpers.mjs';
 
 const HOSTILE = path.join(ROOT, 'tests', 'fixtures', 'hostile');
 const EXAMPLE = path.join(ROOT, 'crate', 'examples', 'make_hostile_strings.rs');
@@ -284,10 +284,15 @@ for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_
       // The worker got the same policy (its script's response header): watch it there too.
       const worker = decoderWorker(page);
       assert.ok(worker, 'a decoder worker runs');
-      await worker.evaluate(() => {
-        self.__csp = [];
-        self.addEventListener('securitypolicyviolation', (e) => self.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
-      });
+      // And the render worker, which loads the renderer wasm (compiled under 'wasm-unsafe-eval').
+      const render = renderWorker(page);
+      assert.ok(render && s.renderInWorker, 'a render worker draws');
+      for (const w of [worker, render]) {
+        await w.evaluate(() => {
+          self.__csp = [];
+          self.addEventListener('securitypolicyviolation', (e) => self.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+        });
+      }
       await page.selectOption('#speed', '4');
       await page.locator('#play').click();
       await page.waitForFunction(() => window.__player.currentTime > 6, null, { timeout: 60_000 });
@@ -310,11 +315,11 @@ for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_
       assert.ok(bg < 0.999, 'the canvas is not blank');
 
       const w = await watch(page);
-      const workerCsp = await worker.evaluate(() => self.__csp);
+      const workerCsp = [...(await worker.evaluate(() => self.__csp)), ...(await render.evaluate(() => self.__csp))];
       const consoleCsp = log.messages.filter((m) => /Content Security Policy|Refused to/i.test(m));
       t.diagnostic(`CSP violations: page ${w.csp.length}, worker ${workerCsp.length}, console ${consoleCsp.length}`);
       assert.deepEqual(w.csp, [], 'securitypolicyviolation events on the page');
-      assert.deepEqual(workerCsp, [], 'securitypolicyviolation events in the worker');
+      assert.deepEqual(workerCsp, [], 'securitypolicyviolation events in the workers');
       assert.deepEqual(consoleCsp, [], 'console messages about the CSP');
       assertNothingRan(w, dialogs, 'CSP');
       log.assertClean();
