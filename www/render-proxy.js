@@ -147,7 +147,7 @@ export class RenderProxy {
     // it, so the worker and the GPU rest. Once a second a frame is drawn anyway, so that a device
     // lost while idle is noticed and recovered.
     const now = performance.now();
-    if (!this.queue.length && this.last.drawn && this.last.ready && now - this.postedAt < IDLE_REDRAW_MS) {
+    if (!this.queue.length && !this.newReads() && this.last.drawn && this.last.ready && now - this.postedAt < IDLE_REDRAW_MS) {
       this.stats.idle++;
       return true;
     }
@@ -163,6 +163,7 @@ export class RenderProxy {
     this.stats.posted++;
     const seq = this.modeSeq;
     const withFrames = (this.framesSent ||= cmds.some((c) => c[0] === 'setFrames'));
+    this.sentNear = this.near;
     this.post('frame', { cmds, near: this.near, ids }, transfer).then(
       (reply) => {
         this.inFlight = false;
@@ -181,6 +182,14 @@ export class RenderProxy {
   }
 
   // ---------------------------------------------------------------- reads (last reply)
+
+  /** Whether the page asked for label positions the last reply does not have (a newly selected
+   *  entity, more labels): an idle frame is posted for them. */
+  newReads() {
+    if (this.near !== this.sentNear) return true;
+    for (const id of this.idsAsked) if (!this.last.of.some(([k]) => k === id)) return true;
+    return false;
+  }
 
   backend() {
     return this.backendName;

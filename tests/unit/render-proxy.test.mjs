@@ -220,3 +220,27 @@ test('idle: nothing changed since a drawn frame posts nothing (a paused player l
   assert.equal(w.posts.length, 5);
   assert.deepEqual(w.posts[4].msg.params.cmds, []);
 });
+
+test('idle, but the page asks for a label the last reply lacks (a new selection) or for more labels: a frame is posted for it', async () => {
+  const { w, p } = proxy();
+  p.labelsNear(8);
+  p.render();
+  w.answer({ id: w.posts[0].msg.id, result: reply() });
+  await tick();
+  p.labelsNear(8);
+  p.render();
+  assert.equal(w.posts.length, 1, 'idle');
+  assert.deepEqual(p.labelOf(99), [], 'not known yet');
+  p.render();
+  assert.equal(w.posts.length, 2, 'posted for the new id');
+  assert.deepEqual(w.posts[1].msg.params.ids, [99]);
+  w.answer({ id: w.posts[1].msg.id, result: reply({ of: [[99, [99, 1, 2, 1]]] }) });
+  await tick();
+  assert.deepEqual(p.labelOf(99), [99, 1, 2, 1]);
+  p.render();
+  assert.equal(w.posts.length, 2, 'idle again once answered');
+  p.labelsNear(16);
+  p.render();
+  assert.equal(w.posts.length, 3, 'more labels asked for');
+  assert.equal(w.posts[2].msg.params.near, 16);
+});
