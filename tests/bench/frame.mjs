@@ -30,6 +30,7 @@ const rows = [];
 try {
   // One player at a time (a second page would draw too, on the same two cores and software GPU).
   const errors = [];
+  const steps = [];
   for (let round = 0; round < ROUNDS; round++) for (const n of COUNTS) for (const mode of MODES) {
     const { page, log } = await openPlayerPage(browser, srv, mode === 'page' ? '?render=page' : '');
     const file = benchFile(`frame-${n}`, { entities: n, seconds: 60 });
@@ -77,13 +78,16 @@ try {
     const pp = (v) => `${fmt(median(v))} / ${fmt(percentile(v, 0.95))}`;
     // Main-thread rendering pipeline per frame (style, layout, paint…) from the trace.
     const sum = (names) => events.filter((e) => e.ph === 'X' && names.includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
-    const pipeline = sum(['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'HitTest']);
+    const PIPELINE = ['UpdateLayoutTree', 'Layout', 'PrePaint', 'Paint', 'Layerize', 'Commit', 'HitTest'];
+    const pipeline = sum(PIPELINE);
+    const perStep = PIPELINE.map((name) => `${name} ${fmt(sum([name]) / Math.max(1, ivs.length))}`).join(', ');
     // The rAF callbacks' CPU time on the main thread (trace thread time `tdur`, not wall time: on two
     // cores shared with the render worker and the software GPU, wall time includes waiting for a
     // core). Per animation frame (the bench's own rAF counter adds a callback of ~0.01 ms).
     const rafs = events.filter((e) => e.ph === 'X' && e.name === 'FireAnimationFrame' && e.tdur !== undefined);
     const cpuPerFrame = rafs.reduce((a, e) => a + e.tdur / 1000, 0) / Math.max(1, ivs.length);
     const wallPerFrame = rafs.reduce((a, e) => a + e.dur / 1000, 0) / Math.max(1, ivs.length);
+    steps.push(`${n} ${mode}: ${perStep} ms/frame`);
     rows.push(
       `| ${n} (${p.entities} drawn, ${p.labels} labels) | ${mode} | ${p.frames} | ${drawn} | **${fmt(median(p.totalMs))} / ${fmt(percentile(p.totalMs, 0.95))}** | ${pp(js)} | ${pp(scene)} | ${pp(wgpu)} | ${fmt(cpuPerFrame)} / ${fmt(wallPerFrame)} | ${fmt(pipeline / Math.max(1, ivs.length))} | ${fmt(median(ivs), 1)} / ${fmt(percentile(ivs, 0.95), 1)} | ${fmt(wallS, 1)} |`,
     );
@@ -92,6 +96,8 @@ try {
   console.log('| entities | renderer in | frames | drawn/s | main thread per frame ms, p50 / p95 | shell JS p50 / p95 | renderer scene (setTime + build) p50 / p95 | wgpu (render − build) p50 / p95 | rAF callbacks per frame, CPU / wall ms (trace) | style+layout+paint ms/frame (trace, mean) | rAF interval ms p50 / p95 | wall s |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|');
   for (const r of rows) console.log(r);
+  console.log('\nstyle+layout+paint by step (trace, ms per animation frame):');
+  for (const l of steps) console.log(l);
   if (errors.length) console.error(errors.join('\n'));
 } finally {
   await browser.close();

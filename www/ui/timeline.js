@@ -35,7 +35,8 @@ export function createTimeline(player, root = document) {
 
   function update() {
     const f = fraction();
-    fill.style.width = `${(f * 100).toFixed(3)}%`;
+    // A transform, not a width: moving the fill lays nothing out.
+    fill.style.transform = `scaleX(${f.toFixed(5)})`;
     thumb.style.left = `${(f * 100).toFixed(3)}%`;
     timeEl.textContent = fmtTime(player.currentTime);
     tickEl.textContent = `tick ${player.tick}`;
@@ -186,15 +187,28 @@ export function createTimeline(player, root = document) {
       kindCounts.set(key, (kindCounts.get(key) ?? 0) + 1);
     }
   }
+  /** kind → its count element, while the legend shows the same kinds (events arrive with every
+   *  piece: only the counts that changed are written then, the items are not rebuilt). */
+  let legendCounts = new Map();
   function renderLegend() {
-    legend.replaceChildren();
     const keys = [...kindCounts.keys()].sort((a, b) => (a === 'kill' ? -1 : b === 'kill' ? 1 : a.localeCompare(b)));
     if (!keys.includes('kill')) keys.unshift('kill');
-    for (const key of keys) {
-      const item = el('span', 'legend-item');
-      item.dataset.kind = key;
-      item.append(el('span', `legend-shape ev-${key}`), el('span', 'legend-name', eventKindLabel(key)), el('span', 'legend-count', kindCounts.get(key) ?? 0));
-      legend.append(item);
+    if (keys.join('\n') === [...legendCounts.keys()].join('\n')) {
+      for (const [key, countEl] of legendCounts) {
+        const text = String(kindCounts.get(key) ?? 0);
+        if (countEl.textContent !== text) countEl.textContent = text;
+      }
+    } else {
+      legend.replaceChildren();
+      legendCounts = new Map();
+      for (const key of keys) {
+        const item = el('span', 'legend-item');
+        item.dataset.kind = key;
+        const countEl = el('span', 'legend-count', kindCounts.get(key) ?? 0);
+        item.append(el('span', `legend-shape ev-${key}`), el('span', 'legend-name', eventKindLabel(key)), countEl);
+        legend.append(item);
+        legendCounts.set(key, countEl);
+      }
     }
     legend.hidden = !player.info;
   }
