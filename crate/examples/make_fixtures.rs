@@ -14,11 +14,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut out = Vec::new();
         write_dump(&mut s, &mut src, &mut out).map_err(|e| e.to_string())?;
         std::fs::write(dir.join(name.replace(".flrep", ".jsonl")), &out)?;
-        println!(
-            "{name}: {} bytes, dump {} lines",
-            bytes.len(),
-            out.iter().filter(|b| **b == b'\n').count()
-        );
+        println!("{name}: {} bytes, dump {} lines", bytes.len(), out.iter().filter(|b| **b == b'\n').count());
     }
     Ok(())
 }

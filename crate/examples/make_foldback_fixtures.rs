@@ -38,13 +38,7 @@ fn file(parts: &[Vec<u8>]) -> Vec<u8> {
 
 /// (name, bytes): each must fail (or recover) in ONE specific way, asserted in tests/foldback.rs.
 pub fn hostile() -> Vec<(&'static str, Vec<u8>)> {
-    let ok = |tick: u64, peer: u16| {
-        frame(&Frame::TickHash {
-            tick,
-            peer,
-            hash: 0xABCD + tick,
-        })
-    };
+    let ok = |tick: u64, peer: u16| frame(&Frame::TickHash { tick, peer, hash: 0xABCD + tick });
     let eos = frame(&Frame::EndOfStream);
     // A FieldHash whose name length (5000) is over the 4096 limit, with the bytes present.
     let mut long_name = Vec::new();
@@ -81,87 +75,22 @@ pub fn hostile() -> Vec<(&'static str, Vec<u8>)> {
     snap.put_u16(0);
     snap.put_u32(bomb.len() as u32);
     snap.extend_from_slice(&bomb);
-    let corrupt_snapshot = frame(&Frame::Snapshot {
-        tick: 0,
-        peer: 0,
-        data: &[0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF],
-    });
+    let corrupt_snapshot = frame(&Frame::Snapshot { tick: 0, peer: 0, data: &[0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF] });
     vec![
-        (
-            "newer-version",
-            file(&[header(2, 0, 2), ok(0, 0), eos.clone()]),
-        ),
+        ("newer-version", file(&[header(2, 0, 2), ok(0, 0), eos.clone()])),
         ("version-zero", file(&[header(0, 0, 2), eos.clone()])),
         ("nonzero-flags", file(&[header(1, 4, 2), eos.clone()])),
         ("too-many-peers", file(&[header(1, 0, 5000), eos.clone()])),
-        (
-            "short-header",
-            header(1, 0, 2).get(..20).unwrap_or(&[]).to_vec(),
-        ),
-        (
-            "short-tickhash",
-            file(&[
-                header(1, 0, 2),
-                ok(0, 0),
-                raw(0x01, &[0u8; 10]),
-                ok(1, 0),
-                eos.clone(),
-            ]),
-        ),
-        (
-            "long-field-name",
-            file(&[
-                header(1, 0, 2),
-                ok(1, 0),
-                raw(0x03, &long_name),
-                eos.clone(),
-            ]),
-        ),
-        (
-            "bad-utf8-name",
-            file(&[header(1, 0, 2), ok(1, 0), raw(0x03, &bad_utf8), eos.clone()]),
-        ),
-        (
-            "value-overrun",
-            file(&[
-                header(1, 0, 2),
-                ok(1, 0),
-                raw(0x03, &value_overrun),
-                eos.clone(),
-            ]),
-        ),
-        (
-            "undeclared-peer",
-            file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), ok(0, 9), eos.clone()]),
-        ),
-        (
-            "impossible-length",
-            file(&[
-                header(1, 0, 2),
-                ok(0, 0),
-                ok(0, 1),
-                vec![0x01, 0xF0, 0xFF, 0xFF, 0xFF, 1, 2, 3],
-            ]),
-        ),
-        (
-            "snapshot-bomb",
-            file(&[header(1, 0, 2), ok(0, 0), raw(0x10, &snap), eos.clone()]),
-        ),
-        (
-            "snapshot-corrupt",
-            file(&[header(1, 0, 2), ok(0, 0), corrupt_snapshot, eos.clone()]),
-        ),
-        (
-            "frames-after-eos",
-            file(&[
-                header(1, 0, 2),
-                ok(0, 0),
-                ok(0, 1),
-                eos,
-                ok(1, 0),
-                vec![0xDE, 0xAD],
-            ]),
-        ),
+        ("short-header", header(1, 0, 2).get(..20).unwrap_or(&[]).to_vec()),
+        ("short-tickhash", file(&[header(1, 0, 2), ok(0, 0), raw(0x01, &[0u8; 10]), ok(1, 0), eos.clone()])),
+        ("long-field-name", file(&[header(1, 0, 2), ok(1, 0), raw(0x03, &long_name), eos.clone()])),
+        ("bad-utf8-name", file(&[header(1, 0, 2), ok(1, 0), raw(0x03, &bad_utf8), eos.clone()])),
+        ("value-overrun", file(&[header(1, 0, 2), ok(1, 0), raw(0x03, &value_overrun), eos.clone()])),
+        ("undeclared-peer", file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), ok(0, 9), eos.clone()])),
+        ("impossible-length", file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), vec![0x01, 0xF0, 0xFF, 0xFF, 0xFF, 1, 2, 3]])),
+        ("snapshot-bomb", file(&[header(1, 0, 2), ok(0, 0), raw(0x10, &snap), eos.clone()])),
+        ("snapshot-corrupt", file(&[header(1, 0, 2), ok(0, 0), corrupt_snapshot, eos.clone()])),
+        ("frames-after-eos", file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), eos, ok(1, 0), vec![0xDE, 0xAD]])),
     ]
 }
 
@@ -177,11 +106,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut out = Vec::new();
         write_dump(&mut s, &mut src, &mut out).map_err(|e| e.to_string())?;
         std::fs::write(dir.join(name.replace(".foldback", ".jsonl")), &out)?;
-        println!(
-            "{name}: {} bytes, dump {} lines",
-            bytes.len(),
-            out.iter().filter(|b| **b == b'\n').count()
-        );
+        println!("{name}: {} bytes, dump {} lines", bytes.len(), out.iter().filter(|b| **b == b'\n').count());
     }
     for (name, bytes) in hostile() {
         std::fs::write(dir.join("hostile").join(format!("{name}.foldback")), &bytes)?;

@@ -7,20 +7,11 @@
 //! Each hostile file is a small valid recording with one defect. What each must do (fail with which
 //! error, or recover with which warning) is asserted in crate/tests/hostile.rs; the threat model and
 //! the limits are in docs/security.md. A new reader adds its own cases in the same way.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    dead_code
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, dead_code)]
 
 use replay_player::bytes::PutLe;
 use replay_player::format::flrep::chunk::{ChunkHeader, CHUNK_HEADER_LEN, TICK_KEYFRAME};
-use replay_player::format::flrep::header::{
-    put_section, write_prefix, Header, Sections, SECTION_END, SECTION_FACTIONS, SECTION_METADATA,
-    SECTION_ROSTER, SECTION_TYPES,
-};
+use replay_player::format::flrep::header::{put_section, write_prefix, Header, Sections, SECTION_END, SECTION_FACTIONS, SECTION_METADATA, SECTION_ROSTER, SECTION_TYPES};
 use replay_player::format::flrep::trailer::{self, Trailer};
 use replay_player::format::flrep::{self, record, Limits};
 use replay_player::format::zstd;
@@ -30,14 +21,7 @@ use std::path::{Path, PathBuf};
 
 /// The small recording most cases start from: 6 aircraft, 31 ticks at 30 Hz, chunks of 15 ticks.
 pub fn base_config() -> DogfightConfig {
-    DogfightConfig {
-        seed: 7,
-        entities: 6,
-        seconds: 1.2,
-        tick_rate_hz: 30,
-        keyframe_interval_ticks: 15,
-        ..Default::default()
-    }
+    DogfightConfig { seed: 7, entities: 6, seconds: 1.2, tick_rate_hz: 30, keyframe_interval_ticks: 15, ..Default::default() }
 }
 
 pub fn base() -> Vec<u8> {
@@ -55,15 +39,7 @@ pub struct Layout {
 pub fn layout(file: &[u8]) -> Layout {
     let o = replay_player::io::open_flrep(&mut &file[..], &Limits::default()).expect("base opens");
     let table_offset = u64::from_le_bytes(file[file.len() - 8..].try_into().unwrap()) as usize;
-    Layout {
-        stream_start: o.stream_start as usize,
-        chunks: o
-            .chunks
-            .iter()
-            .map(|c| (c.offset as usize, c.len as usize))
-            .collect(),
-        table_offset,
-    }
+    Layout { stream_start: o.stream_start as usize, chunks: o.chunks.iter().map(|c| (c.offset as usize, c.len as usize)).collect(), table_offset }
 }
 
 fn header() -> Header {
@@ -148,10 +124,7 @@ fn roster_section(callsigns: &[&[u8]]) -> Vec<u8> {
 fn good_sections() -> Vec<(u16, Vec<u8>)> {
     vec![
         (SECTION_TYPES, types_section(&[("f16c", "F-16C Viper")])),
-        (
-            SECTION_FACTIONS,
-            factions_section(&[("blue", "Blue Force"), ("red", "Red Force")]),
-        ),
+        (SECTION_FACTIONS, factions_section(&[("blue", "Blue Force"), ("red", "Red Force")])),
         (SECTION_ROSTER, roster_section(&[b"Maverick", b"Iceman"])),
     ]
 }
@@ -160,11 +133,7 @@ fn good_sections() -> Vec<(u16, Vec<u8>)> {
 fn with_prefix(prefix: Vec<u8>) -> Vec<u8> {
     let b = base();
     let l = layout(&b);
-    let chunks: Vec<Vec<u8>> = l
-        .chunks
-        .iter()
-        .map(|&(o, n)| b[o..o + n].to_vec())
-        .collect();
+    let chunks: Vec<Vec<u8>> = l.chunks.iter().map(|&(o, n)| b[o..o + n].to_vec()).collect();
     assemble(prefix, &chunks, true)
 }
 
@@ -180,12 +149,7 @@ fn assemble(prefix: Vec<u8>, chunks: &[Vec<u8>], with_trailer: bool) -> Vec<u8> 
         out.extend_from_slice(c);
     }
     if with_trailer {
-        let t = Trailer {
-            first_tick: entries.first().map(|e| e.0).unwrap_or(0),
-            last_tick,
-            entries,
-            markers: Vec::new(),
-        };
+        let t = Trailer { first_tick: entries.first().map(|e| e.0).unwrap_or(0), last_tick, entries, markers: Vec::new() };
         let off = out.len() as u64;
         trailer::write(&mut out, off, &t);
     }
@@ -201,33 +165,11 @@ fn base_prefix() -> Vec<u8> {
 /// A chunk around an uncompressed payload, with a correct CRC and lengths.
 fn chunk(first_tick: u64, last_tick: u64, tick_count: u32, payload: &[u8]) -> Vec<u8> {
     let frame = zstd::compress(payload);
-    chunk_with_frame(
-        first_tick,
-        last_tick,
-        tick_count,
-        payload.len() as u32,
-        crc32fast::hash(payload),
-        &frame,
-    )
+    chunk_with_frame(first_tick, last_tick, tick_count, payload.len() as u32, crc32fast::hash(payload), &frame)
 }
 
-fn chunk_with_frame(
-    first_tick: u64,
-    last_tick: u64,
-    tick_count: u32,
-    uncompressed_len: u32,
-    crc32: u32,
-    frame: &[u8],
-) -> Vec<u8> {
-    let h = ChunkHeader {
-        offset: 0,
-        compressed_len: frame.len() as u32,
-        uncompressed_len,
-        first_tick,
-        last_tick,
-        tick_count,
-        crc32,
-    };
+fn chunk_with_frame(first_tick: u64, last_tick: u64, tick_count: u32, uncompressed_len: u32, crc32: u32, frame: &[u8]) -> Vec<u8> {
+    let h = ChunkHeader { offset: 0, compressed_len: frame.len() as u32, uncompressed_len, first_tick, last_tick, tick_count, crc32 };
     let mut out = Vec::new();
     h.write(&mut out);
     out.extend_from_slice(frame);
@@ -242,17 +184,7 @@ fn tick_header(p: &mut Vec<u8>, tick: u64, keyframe: bool, records: u16, events:
 }
 
 fn state(id: u32) -> EntityState {
-    EntityState {
-        id,
-        type_index: 0,
-        faction: 0,
-        pos: [100 * id as i32, 0, 8000],
-        orient: [0, 0, 0, 32767],
-        vel: [64, 0, 0],
-        health: 10000,
-        flags: 3,
-        anim: 0,
-    }
+    EntityState { id, type_index: 0, faction: 0, pos: [100 * id as i32, 0, 8000], orient: [0, 0, 0, 32767], vel: [64, 0, 0], health: 10000, flags: 3, anim: 0 }
 }
 
 /// A keyframe tick holding entities `ids`.
@@ -324,39 +256,27 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         roster.put_u32(0xFFFF_FFFF); // participants
         roster.put_u32(1);
         s[2].1 = roster;
-        v.push((
-            "roster_count_near_2_32",
-            with_prefix(prefix_raw(1, 0, &rem, &s)),
-        ));
+        v.push(("roster_count_near_2_32", with_prefix(prefix_raw(1, 0, &rem, &s))));
         let mut s = good_sections();
         let mut roster = Vec::new();
         roster.put_u32(0);
         roster.put_u32(0xFFFF_FFFE); // mission objects
         roster.put_u64(0);
         s[2].1 = roster;
-        v.push((
-            "mission_objects_count_near_2_32",
-            with_prefix(prefix_raw(1, 0, &rem, &s)),
-        ));
+        v.push(("mission_objects_count_near_2_32", with_prefix(prefix_raw(1, 0, &rem, &s))));
         let mut s = good_sections();
         let mut meta = Vec::new();
         meta.put_u32(0xFFFF_FFFF);
         meta.put_str16("k");
         meta.put_str16("v");
         s.push((SECTION_METADATA, meta));
-        v.push((
-            "metadata_count_near_2_32",
-            with_prefix(prefix_raw(1, 0, &rem, &s)),
-        ));
+        v.push(("metadata_count_near_2_32", with_prefix(prefix_raw(1, 0, &rem, &s))));
         let mut s = good_sections();
         let mut types = Vec::new();
         types.put_u16(0xFFFF);
         types.extend_from_slice(&[0; 16]);
         s[0].1 = types;
-        v.push((
-            "types_count_u16_max",
-            with_prefix(prefix_raw(1, 0, &rem, &s)),
-        ));
+        v.push(("types_count_u16_max", with_prefix(prefix_raw(1, 0, &rem, &s))));
 
         let mut s = good_sections();
         s.push((SECTION_TYPES, types_section(&[("x", "X")])));
@@ -376,10 +296,7 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         // Strings.
         let mut hs = h.clone();
         hs.engine_version = "9".repeat(5000);
-        v.push((
-            "string_oversized",
-            with_prefix(prefix_raw(1, 0, &remainder(&hs), &good_sections())),
-        ));
+        v.push(("string_oversized", with_prefix(prefix_raw(1, 0, &remainder(&hs), &good_sections()))));
         let mut s = good_sections();
         s[2].1 = roster_section(&[b"Maverick", b"Ice\xFF\xFEman"]);
         v.push(("string_not_utf8", with_prefix(prefix_raw(1, 0, &rem, &s))));
@@ -388,16 +305,10 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         v.push(("string_nul", with_prefix(prefix_raw(1, 0, &rem, &s))));
         let mut s = good_sections();
         s[2].1 = roster_section(&[b"Maverick", "\u{202E}nimda".as_bytes()]);
-        v.push((
-            "string_bidi_override",
-            with_prefix(prefix_raw(1, 0, &rem, &s)),
-        ));
+        v.push(("string_bidi_override", with_prefix(prefix_raw(1, 0, &rem, &s))));
         let mut s = good_sections();
         s[0].1 = types_section(&[("f16c", "F-16C \u{2066}Viper\u{2069}")]);
-        v.push((
-            "string_bidi_isolate_type_name",
-            with_prefix(prefix_raw(1, 0, &rem, &s)),
-        ));
+        v.push(("string_bidi_isolate_type_name", with_prefix(prefix_raw(1, 0, &rem, &s))));
 
         // Header fields.
         let field = |f: &dyn Fn(&mut Header)| {
@@ -406,77 +317,39 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
             with_prefix(prefix_raw(1, 0, &remainder(&hh), &good_sections()))
         };
         v.push(("tick_rate_zero", field(&|h| h.tick_rate_hz = 0)));
-        v.push((
-            "planet_radius_nan",
-            field(&|h| h.planet_radius_m = f64::NAN),
-        ));
-        v.push((
-            "position_quantum_zero",
-            field(&|h| h.position_quantum_m = 0.0),
-        ));
-        v.push((
-            "keyframe_interval_zero",
-            field(&|h| h.keyframe_interval_ticks = 0),
-        ));
+        v.push(("planet_radius_nan", field(&|h| h.planet_radius_m = f64::NAN)));
+        v.push(("position_quantum_zero", field(&|h| h.position_quantum_m = 0.0)));
+        v.push(("keyframe_interval_zero", field(&|h| h.keyframe_interval_ticks = 0)));
     }
 
     // --- index trailer ------------------------------------------------------------------------
     let (c0, c1, c2) = (l.chunks[0], l.chunks[1], l.chunks[2]);
-    let chunk_bytes: Vec<Vec<u8>> = l
-        .chunks
-        .iter()
-        .map(|&(o, n)| b[o..o + n].to_vec())
-        .collect();
-    let first_ticks: Vec<u64> = chunk_bytes
-        .iter()
-        .map(|c| u64::from_le_bytes(c[12..20].try_into().unwrap()))
-        .collect();
+    let chunk_bytes: Vec<Vec<u8>> = l.chunks.iter().map(|&(o, n)| b[o..o + n].to_vec()).collect();
+    let first_ticks: Vec<u64> = chunk_bytes.iter().map(|c| u64::from_le_bytes(c[12..20].try_into().unwrap())).collect();
     let last_tick = u64::from_le_bytes(chunk_bytes[2][20..28].try_into().unwrap());
     // A trailer written with the given entries (and a valid CRC) after the base file's chunks.
     let with_entries = |entries: Vec<(u64, u64)>| {
         let mut f = b[..l.table_offset].to_vec();
-        let t = Trailer {
-            first_tick: first_ticks[0],
-            last_tick,
-            entries,
-            markers: Vec::new(),
-        };
+        let t = Trailer { first_tick: first_ticks[0], last_tick, entries, markers: Vec::new() };
         trailer::write(&mut f, l.table_offset as u64, &t);
         f
     };
     v.push((
         "index_entry_past_end",
-        with_entries(vec![
-            (first_ticks[0], c0.0 as u64),
-            (first_ticks[1], c1.0 as u64),
-            (first_ticks[2], 1 << 40),
-        ]),
+        with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c1.0 as u64), (first_ticks[2], 1 << 40)]),
     ));
     v.push((
         "index_entry_mid_chunk",
-        with_entries(vec![
-            (first_ticks[0], c0.0 as u64),
-            (first_ticks[1], c1.0 as u64 + 10),
-            (first_ticks[2], c2.0 as u64),
-        ]),
+        with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c1.0 as u64 + 10), (first_ticks[2], c2.0 as u64)]),
     ));
-    v.push((
-        "index_entry_wrong_chunk",
-        with_entries(vec![
-            (first_ticks[0], c0.0 as u64),
-            (first_ticks[1], c2.0 as u64),
-        ]),
-    ));
+    v.push(("index_entry_wrong_chunk", with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c2.0 as u64)])));
     {
         let mut f = b.clone();
         let at = l.table_offset + 4 + 4 + 8 + 8 + 4 + 16 + 8; // entry 1's offset: CRC now wrong
         f[at] ^= 0x01;
         v.push(("index_crc_corrupt", f));
         let n = b.len();
-        v.push((
-            "index_table_offset_past_end",
-            patch(n - 8, &u64::MAX.to_le_bytes()),
-        ));
+        v.push(("index_table_offset_past_end", patch(n - 8, &u64::MAX.to_le_bytes())));
         v.push(("no_index_trailer", b[..l.table_offset].to_vec()));
         v.push(("cut_mid_chunk", b[..c2.0 - 20].to_vec()));
         v.push(("prefix_only", b[..l.stream_start].to_vec()));
@@ -484,37 +357,16 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
 
     // --- chunk headers and zstd frames ----------------------------------------------------------
     let ch = |i: usize, field_at: usize, bytes: &[u8]| patch(l.chunks[i].0 + field_at, bytes);
-    v.push((
-        "chunk_compressed_len_past_end",
-        ch(0, 4, &4_000_000u32.to_le_bytes()),
-    ));
-    v.push((
-        "chunk_compressed_len_over_cap",
-        ch(0, 4, &u32::MAX.to_le_bytes()),
-    ));
-    v.push((
-        "chunk_uncompressed_len_over_cap",
-        ch(0, 8, &0x7FFF_FFFFu32.to_le_bytes()),
-    ));
-    v.push((
-        "chunk_tick_count_cannot_fit",
-        ch(0, 28, &1_000_000u32.to_le_bytes()),
-    ));
+    v.push(("chunk_compressed_len_past_end", ch(0, 4, &4_000_000u32.to_le_bytes())));
+    v.push(("chunk_compressed_len_over_cap", ch(0, 4, &u32::MAX.to_le_bytes())));
+    v.push(("chunk_uncompressed_len_over_cap", ch(0, 8, &0x7FFF_FFFFu32.to_le_bytes())));
+    v.push(("chunk_tick_count_cannot_fit", ch(0, 28, &1_000_000u32.to_le_bytes())));
     {
         let uncompressed = u32::from_le_bytes(chunk_bytes[0][8..12].try_into().unwrap());
-        v.push((
-            "chunk_size_declared_larger",
-            ch(0, 8, &(uncompressed + 10).to_le_bytes()),
-        ));
-        v.push((
-            "chunk_size_declared_smaller",
-            ch(0, 8, &(uncompressed - 10).to_le_bytes()),
-        ));
+        v.push(("chunk_size_declared_larger", ch(0, 8, &(uncompressed + 10).to_le_bytes())));
+        v.push(("chunk_size_declared_smaller", ch(0, 8, &(uncompressed - 10).to_le_bytes())));
         let crc = u32::from_le_bytes(chunk_bytes[0][32..36].try_into().unwrap());
-        v.push((
-            "chunk_crc_mismatch",
-            ch(0, 32, &(crc ^ 0x8000_0000).to_le_bytes()),
-        ));
+        v.push(("chunk_crc_mismatch", ch(0, 32, &(crc ^ 0x8000_0000).to_le_bytes())));
     }
     {
         // A frame declaring a 1 GiB window (exponent 20 → 2^30): refused before any allocation.
@@ -580,9 +432,7 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         s.put_varint(0);
         s.put_u8(0);
         [0i64, 0, 0].iter().for_each(|x| s.put_svarint(*x));
-        [40_000i64, 0, 0, 32767]
-            .iter()
-            .for_each(|x| s.put_svarint(*x));
+        [40_000i64, 0, 0, 32767].iter().for_each(|x| s.put_svarint(*x));
         [0i64, 0, 0].iter().for_each(|x| s.put_svarint(*x));
         s.put_varint(100);
         s.put_varint(1);
@@ -645,21 +495,11 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         let mut p = Vec::new();
         tick_header(&mut p, 10, true, 1, 3);
         record::write_absolute(&mut p, &state(1), None);
-        p.extend_from_slice(&event_bytes(&Event {
-            tick: 10,
-            body: EventBody::AlertLevel { level: 2 },
-        }));
+        p.extend_from_slice(&event_bytes(&Event { tick: 10, body: EventBody::AlertLevel { level: 2 } }));
         p.put_u8(200); // a kind from the future: skipped by its length
         p.put_u16(5);
         p.extend_from_slice(b"later");
-        p.extend_from_slice(&event_bytes(&Event {
-            tick: 10,
-            body: EventBody::Chat {
-                participant: 1,
-                channel: 0,
-                text: "still here".into(),
-            },
-        }));
+        p.extend_from_slice(&event_bytes(&Event { tick: 10, body: EventBody::Chat { participant: 1, channel: 0, text: "still here".into() } }));
         v.push(("event_kind_unknown", one_chunk_file(10, 10, 1, &p)));
 
         // 50 entities at once: fine by default, refused under a 16-entity limit (the test sets it).
@@ -693,14 +533,8 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         tick_header(&mut p1, 11, false, 0, 0);
         tick_header(&mut p1, 12, false, 0, 0);
         let chunks = [chunk(0, 20, 21, &p0), chunk(10, 12, 3, &p1)];
-        v.push((
-            "chunks_overlap_indexed",
-            assemble(base_prefix(), &chunks, true),
-        ));
-        v.push((
-            "chunks_overlap_scanned",
-            assemble(base_prefix(), &chunks, false),
-        ));
+        v.push(("chunks_overlap_indexed", assemble(base_prefix(), &chunks, true)));
+        v.push(("chunks_overlap_scanned", assemble(base_prefix(), &chunks, false)));
     }
     v
 }
@@ -710,58 +544,22 @@ pub fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     let mut out = Vec::new();
     let files: Vec<(&str, Vec<u8>)> = vec![
         ("base", base()),
-        (
-            "flat_world",
-            dogfight_bytes(&DogfightConfig {
-                seed: 3,
-                entities: 4,
-                seconds: 1.0,
-                tick_rate_hz: 20,
-                planet_radius_m: 0.0,
-                keyframe_interval_ticks: 15,
-                ..Default::default()
-            })
-            .expect("gen"),
-        ),
-        (
-            "busy",
-            dogfight_bytes(&DogfightConfig {
-                seed: 11,
-                entities: 12,
-                seconds: 2.0,
-                tick_rate_hz: 30,
-                keyframe_interval_ticks: 20,
-                ..Default::default()
-            })
-            .expect("gen"),
-        ),
+        ("flat_world", dogfight_bytes(&DogfightConfig { seed: 3, entities: 4, seconds: 1.0, tick_rate_hz: 20, planet_radius_m: 0.0, keyframe_interval_ticks: 15, ..Default::default() }).expect("gen")),
+        ("busy", dogfight_bytes(&DogfightConfig { seed: 11, entities: 12, seconds: 2.0, tick_rate_hz: 30, keyframe_interval_ticks: 20, ..Default::default() }).expect("gen")),
     ];
     for (name, f) in &files {
         out.push(("flrep_open", format!("{name}.flrep"), f.clone()));
         out.push(("flrep_play", format!("{name}.flrep"), f.clone()));
         let l = layout(f);
-        out.push((
-            "flrep_open",
-            format!("{name}_no_index.flrep"),
-            f[..l.table_offset].to_vec(),
-        ));
+        out.push(("flrep_open", format!("{name}_no_index.flrep"), f[..l.table_offset].to_vec()));
         for (i, &(o, n)) in l.chunks.iter().enumerate() {
             let c = &f[o..o + n];
             let mut mode0 = vec![0u8];
             mode0.extend_from_slice(c);
             out.push(("flrep_chunk", format!("{name}_c{i}_raw.bin"), mode0));
             // Mode 2: the decompressed payload, behind tickCount u16, lastTick u64, limits byte, pad.
-            let h = ChunkHeader::parse(
-                &c[..CHUNK_HEADER_LEN],
-                0,
-                c.len() as u64,
-                &Limits::default(),
-            )
-            .expect("chunk");
-            let payload = zstd::Decompressor::new()
-                .decompress(&c[CHUNK_HEADER_LEN..], h.uncompressed_len as usize)
-                .expect("frame")
-                .to_vec();
+            let h = ChunkHeader::parse(&c[..CHUNK_HEADER_LEN], 0, c.len() as u64, &Limits::default()).expect("chunk");
+            let payload = zstd::Decompressor::new().decompress(&c[CHUNK_HEADER_LEN..], h.uncompressed_len as usize).expect("frame").to_vec();
             let mut mode2 = vec![2u8];
             mode2.put_u16(h.tick_count as u16);
             mode2.put_u64(h.last_tick);
@@ -791,10 +589,7 @@ pub fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
 
 fn root() -> PathBuf {
     // CARGO_MANIFEST_DIR is crate/; the repository root is its parent.
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(Path::to_path_buf)
-        .unwrap_or_default()
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().map(Path::to_path_buf).unwrap_or_default()
 }
 
 pub fn hostile_dir() -> PathBuf {
@@ -809,13 +604,7 @@ fn main() -> std::io::Result<()> {
         std::fs::write(dir.join(format!("{name}.flrep")), bytes)?;
     }
     let l = layout(&base());
-    println!(
-        "base: {} bytes, stream at {}, chunks {:?}, table at {}",
-        base().len(),
-        l.stream_start,
-        l.chunks,
-        l.table_offset
-    );
+    println!("base: {} bytes, stream at {}, chunks {:?}, table at {}", base().len(), l.stream_start, l.chunks, l.table_offset);
     println!("wrote {} hostile files to {}", cases.len(), dir.display());
     let seeds = seeds();
     for (target, name, bytes) in &seeds {
@@ -823,10 +612,6 @@ fn main() -> std::io::Result<()> {
         std::fs::create_dir_all(&d)?;
         std::fs::write(d.join(name), bytes)?;
     }
-    println!(
-        "wrote {} fuzz seeds to {}",
-        seeds.len(),
-        root().join("crate/fuzz/seeds").display()
-    );
+    println!("wrote {} fuzz seeds to {}", seeds.len(), root().join("crate/fuzz/seeds").display());
     Ok(())
 }

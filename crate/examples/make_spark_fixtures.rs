@@ -1,12 +1,7 @@
 //! Writes the SparkEngine golden fixtures (with their expected dumps) to tests/fixtures/spark/ and the
 //! hostile ones to tests/fixtures/hostile/spark/.
 //! Run: `cargo run -p replay-player --example make_spark_fixtures`
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 #[path = "../tests/spark_fixtures/mod.rs"]
 mod spark_fixtures;
@@ -25,21 +20,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let mut out = Vec::new();
         write_dump(&mut s, &mut src, &mut out).map_err(|e| e.to_string())?;
         std::fs::write(dir.join(name.replace(".replay", ".jsonl")), &out)?;
-        println!(
-            "{name}: {} bytes, dump {} lines",
-            bytes.len(),
-            out.iter().filter(|b| **b == b'\n').count()
-        );
+        println!("{name}: {} bytes, dump {} lines", bytes.len(), out.iter().filter(|b| **b == b'\n').count());
     }
     let hdir = root.join("hostile/spark");
     std::fs::create_dir_all(&hdir)?;
     for (name, bytes) in spark_fixtures::hostile() {
         std::fs::write(hdir.join(format!("{name}.replay")), &bytes)?;
     }
-    println!(
-        "{} hostile files in {}",
-        spark_fixtures::hostile().len(),
-        hdir.display()
-    );
+    println!("{} hostile files in {}", spark_fixtures::hostile().len(), hdir.display());
     Ok(())
 }

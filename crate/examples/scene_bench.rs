@@ -9,36 +9,25 @@
 //! playhead crosses them, the way `www/player.js` does) and prints p50 / p95 µs per frame, with trails on
 //! (the default 4 s) and off, side by side in one process.
 
-use replay_player::format::flrep::Limits;
 use replay_player::io::{FileSource, FlrepFile};
 use replay_player::model::{pack_entities, WorldKind};
 use replay_player::render::{FrameData, Scene};
+use replay_player::format::flrep::Limits;
 use std::time::Instant;
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
-    v.get(((v.len() as f64 - 1.0) * p).round() as usize)
-        .copied()
-        .unwrap_or(f64::NAN)
+    v.get(((v.len() as f64 - 1.0) * p).round() as usize).copied().unwrap_or(f64::NAN)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    let path = args
-        .get(1)
-        .ok_or("usage: scene_bench FILE.flrep [frames]")?;
+    let path = args.get(1).ok_or("usage: scene_bench FILE.flrep [frames]")?;
     let frames: usize = args.get(2).map(|s| s.parse()).transpose()?.unwrap_or(600);
-    let mut f = FlrepFile::open(
-        FileSource::open(std::path::Path::new(path))?,
-        Limits::default(),
-    )?;
+    let mut f = FlrepFile::open(FileSource::open(std::path::Path::new(path))?, Limits::default())?;
     let quantum = f.opened.header.position_quantum_m;
     let r = f.opened.header.planet_radius_m;
-    let world = if r > 0.0 {
-        WorldKind::Planet { radius_m: r }
-    } else {
-        WorldKind::Flat
-    };
+    let world = if r > 0.0 { WorldKind::Planet { radius_m: r } } else { WorldKind::Flat };
     let hz = f64::from(f.opened.header.tick_rate_hz.max(1));
     let c = f.chunk(0)?;
     let packed: Vec<Vec<i32>> = (0..c.ticks.len())
@@ -50,11 +39,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     let t0 = c.ticks[0] as f64 / hz;
-    println!(
-        "{path}: {} entities in the first tick, {} ticks in chunk 0, {frames} frames at 60 fps",
-        c.offsets[1],
-        c.ticks.len()
-    );
+    println!("{path}: {} entities in the first tick, {} ticks in chunk 0, {frames} frames at 60 fps", c.offsets[1], c.ticks.len());
     for trail_seconds in [4.0, 0.0] {
         let mut s = Scene::new();
         s.set_world(world, quantum);

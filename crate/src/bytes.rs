@@ -30,11 +30,7 @@ pub struct Cursor<'a> {
 
 impl<'a> Cursor<'a> {
     pub fn new(buf: &'a [u8]) -> Self {
-        Cursor {
-            buf,
-            pos: 0,
-            base: 0,
-        }
+        Cursor { buf, pos: 0, base: 0 }
     }
     pub fn at(buf: &'a [u8], base: u64) -> Self {
         Cursor { buf, pos: 0, base }
@@ -56,11 +52,7 @@ impl<'a> Cursor<'a> {
         self.buf.get(self.pos..).unwrap_or(&[])
     }
     fn short(&self, need: usize) -> Short {
-        Short {
-            at: self.offset(),
-            need: need as u64,
-            have: self.remaining() as u64,
-        }
+        Short { at: self.offset(), need: need as u64, have: self.remaining() as u64 }
     }
     pub fn take(&mut self, n: usize) -> Result<&'a [u8], Short> {
         let end = self.pos.checked_add(n).ok_or_else(|| self.short(n))?;
@@ -70,11 +62,7 @@ impl<'a> Cursor<'a> {
     }
     /// Takes `n` bytes where `n` came from the file: checked against what remains before any use.
     pub fn take_u64(&mut self, n: u64) -> Result<&'a [u8], Short> {
-        let n_usize = usize::try_from(n).map_err(|_| Short {
-            at: self.offset(),
-            need: n,
-            have: self.remaining() as u64,
-        })?;
+        let n_usize = usize::try_from(n).map_err(|_| Short { at: self.offset(), need: n, have: self.remaining() as u64 })?;
         self.take(n_usize).map_err(|mut s| {
             s.need = n;
             s
@@ -140,16 +128,10 @@ impl<'a> Cursor<'a> {
     }
     fn str_body(&mut self, at: u64, len: u64, max: usize) -> Result<String, StrError> {
         if len > max as u64 {
-            return Err(StrError::TooLong {
-                at,
-                len,
-                max: max as u64,
-            });
+            return Err(StrError::TooLong { at, len, max: max as u64 });
         }
         let bytes = self.take_u64(len).map_err(StrError::Short)?;
-        std::str::from_utf8(bytes)
-            .map(str::to_owned)
-            .map_err(|_| StrError::NotUtf8 { at })
+        std::str::from_utf8(bytes).map(str::to_owned).map_err(|_| StrError::NotUtf8 { at })
     }
 }
 
@@ -246,14 +228,7 @@ mod tests {
     fn short_reads_report_where() {
         let mut c = Cursor::at(&[1, 2, 3], 100);
         assert_eq!(c.u16().unwrap(), 0x0201);
-        assert_eq!(
-            c.u32(),
-            Err(Short {
-                at: 102,
-                need: 4,
-                have: 1
-            })
-        );
+        assert_eq!(c.u32(), Err(Short { at: 102, need: 4, have: 1 }));
         assert_eq!(c.take_u64(u64::MAX).unwrap_err().need, u64::MAX);
     }
 
@@ -270,15 +245,9 @@ mod tests {
         let mut v = Vec::new();
         v.put_str16("héllo");
         assert_eq!(Cursor::new(&v).str16(64).unwrap(), "héllo");
-        assert!(matches!(
-            Cursor::new(&v).str16(3),
-            Err(StrError::TooLong { len: 6, .. })
-        ));
+        assert!(matches!(Cursor::new(&v).str16(3), Err(StrError::TooLong { len: 6, .. })));
         let bad = [2u8, 0, 0xff, 0xfe];
-        assert!(matches!(
-            Cursor::new(&bad).str16(64),
-            Err(StrError::NotUtf8 { .. })
-        ));
+        assert!(matches!(Cursor::new(&bad).str16(64), Err(StrError::NotUtf8 { .. })));
         assert_eq!(truncate_utf8("héllo", 2), "h");
     }
 
@@ -320,35 +289,15 @@ pub fn is_bidi_control(c: char) -> bool {
 /// What a writer stores for a name: at most `max` bytes, with the characters readers refuse in names
 /// (see [`name_problem`]) replaced by U+FFFD, so a writer never produces a file its reader refuses.
 pub fn clean_name(s: &str, max: usize) -> String {
-    let cleaned: String = s
-        .chars()
-        .map(|c| {
-            if c.is_control() || is_bidi_control(c) {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect();
+    let cleaned: String = s.chars().map(|c| if c.is_control() || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect();
     truncate_utf8(&cleaned, max).to_owned()
 }
 
 /// Free text (chat, admin detail): keeps it, replacing NUL, control characters other than tab and
 /// bidi controls with U+FFFD so it cannot reorder or hide what the reader sees.
 pub fn sanitize_text(s: String) -> String {
-    if !s
-        .chars()
-        .any(|c| (c.is_control() && c != '\t') || is_bidi_control(c))
-    {
+    if !s.chars().any(|c| (c.is_control() && c != '\t') || is_bidi_control(c)) {
         return s;
     }
-    s.chars()
-        .map(|c| {
-            if (c.is_control() && c != '\t') || is_bidi_control(c) {
-                '\u{FFFD}'
-            } else {
-                c
-            }
-        })
-        .collect()
+    s.chars().map(|c| if (c.is_control() && c != '\t') || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect()
 }

@@ -9,26 +9,18 @@
 //! - [`player`]: playback clock, interpolation, cameras (no GPU, no JS).
 //! - `render`: wgpu renderer (web builds only).
 //! - `web`: the only module that knows wasm-bindgen / web-sys.
-#![cfg_attr(
-    test,
-    allow(
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic,
-        clippy::indexing_slicing
-    )
-)]
+#![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod bytes;
+pub mod model;
 #[cfg(feature = "flrep")]
 pub mod format;
 #[cfg(all(feature = "formats", not(target_arch = "wasm32")))]
 pub mod io;
-pub mod model;
+#[cfg(feature = "formats")]
+pub mod sim;
 pub mod player;
 #[cfg(feature = "render-web")]
 pub mod render;
-#[cfg(feature = "formats")]
-pub mod sim;
 #[cfg(feature = "wasm")]
 pub mod web;

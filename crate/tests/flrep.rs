@@ -1,10 +1,5 @@
 //! `.flrep` 1.0: golden fixtures, round trips, version rules, recovery, determinism, rotation.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 #[path = "common/dump.rs"]
 mod common_dump;
@@ -14,23 +9,18 @@ use proptest::prelude::*;
 use replay_player::bytes::PutLe;
 use replay_player::format::flrep::header::{self, Sections};
 use replay_player::format::flrep::open::IndexSource;
-use replay_player::format::flrep::writer::{
-    default_header, ChunkEncoder, EncodedChunk, WriterOptions,
-};
+use replay_player::format::flrep::writer::{default_header, ChunkEncoder, EncodedChunk, WriterOptions};
 use replay_player::format::flrep::{trailer, Error, Limits, Writer};
 use replay_player::format::{Session, SessionError};
-use replay_player::io::{
-    open_flrep, open_session, read_chunk, FlrepFile, RotatingWriter, RotationOptions,
-};
-use replay_player::model::{
-    Category, EntityState, EntityType, Event, EventBody, Faction, Participant,
-};
+use replay_player::io::{open_flrep, open_session, read_chunk, FlrepFile, RotatingWriter, RotationOptions};
+use replay_player::model::{EntityState, Event, EventBody, Faction, EntityType, Category, Participant};
 use replay_player::sim::{dogfight_bytes, fixtures, DogfightConfig};
 use std::path::PathBuf;
 
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden")
 }
+
 
 /// Every tick of every chunk: (tick, entities).
 fn all_ticks(bytes: &[u8]) -> Result<Vec<(u64, Vec<EntityState>)>, SessionError> {
@@ -47,14 +37,7 @@ fn all_ticks(bytes: &[u8]) -> Result<Vec<(u64, Vec<EntityState>)>, SessionError>
 }
 
 fn small(seed: u64) -> Vec<u8> {
-    dogfight_bytes(&DogfightConfig {
-        seed,
-        entities: 6,
-        seconds: 3.0,
-        keyframe_interval_ticks: 30,
-        ..Default::default()
-    })
-    .unwrap()
+    dogfight_bytes(&DogfightConfig { seed, entities: 6, seconds: 3.0, keyframe_interval_ticks: 30, ..Default::default() }).unwrap()
 }
 
 #[test]
@@ -63,15 +46,10 @@ fn golden_fixtures_read_as_recorded_and_regenerate_byte_for_byte() {
     let fresh = fixtures::golden().unwrap();
     assert_eq!(fresh.len(), 4);
     for (name, bytes) in fresh {
-        let committed = std::fs::read(dir.join(name))
-            .unwrap_or_else(|e| panic!("{name}: {e} (run cargo run --example make_fixtures)"));
+        let committed = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e} (run cargo run --example make_fixtures)"));
         let expected = std::fs::read_to_string(dir.join(name.replace(".flrep", ".jsonl"))).unwrap();
         // The reader gives the committed dump for the committed bytes...
-        assert_eq!(
-            dump(&committed),
-            expected,
-            "{name}: dump differs from the golden dump"
-        );
+        assert_eq!(dump(&committed), expected, "{name}: dump differs from the golden dump");
         // ...and the writer still produces exactly those bytes.
         assert_eq!(bytes, committed, "{name}: writer output changed; if intended, bump the format version rules and regenerate");
     }
@@ -80,15 +58,7 @@ fn golden_fixtures_read_as_recorded_and_regenerate_byte_for_byte() {
 #[test]
 fn golden_events_fixture_holds_every_event_kind_and_strings_verbatim() {
     let d = std::fs::read_to_string(golden_dir().join("events.jsonl")).unwrap();
-    for kind in [
-        "\"kill\"",
-        "\"spawn\"",
-        "\"despawn\"",
-        "\"chat\"",
-        "\"admin\"",
-        "\"alert_level\"",
-        "\"custom\"",
-    ] {
+    for kind in ["\"kill\"", "\"spawn\"", "\"despawn\"", "\"chat\"", "\"admin\"", "\"alert_level\"", "\"custom\""] {
         assert!(d.contains(&format!("\"kind\":{kind}")), "missing {kind}");
     }
     assert!(d.contains("<script>alert(1)</script> gg"));
@@ -97,36 +67,15 @@ fn golden_events_fixture_holds_every_event_kind_and_strings_verbatim() {
 
 #[test]
 fn determinism_two_writes_identical_bytes() {
-    let cfg = DogfightConfig {
-        seed: 9,
-        entities: 12,
-        seconds: 4.0,
-        ..Default::default()
-    };
+    let cfg = DogfightConfig { seed: 9, entities: 12, seconds: 4.0, ..Default::default() };
     assert_eq!(dogfight_bytes(&cfg).unwrap(), dogfight_bytes(&cfg).unwrap());
     let other = DogfightConfig { seed: 10, ..cfg };
-    assert_ne!(
-        dogfight_bytes(&other).unwrap(),
-        dogfight_bytes(&DogfightConfig {
-            seed: 9,
-            entities: 12,
-            seconds: 4.0,
-            ..Default::default()
-        })
-        .unwrap()
-    );
+    assert_ne!(dogfight_bytes(&other).unwrap(), dogfight_bytes(&DogfightConfig { seed: 9, entities: 12, seconds: 4.0, ..Default::default() }).unwrap());
 }
 
 #[test]
 fn indexed_open_reads_three_ranges_and_seek_matches_linear_decode() {
-    let bytes = dogfight_bytes(&DogfightConfig {
-        seed: 2,
-        entities: 10,
-        seconds: 10.0,
-        keyframe_interval_ticks: 60,
-        ..Default::default()
-    })
-    .unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 2, entities: 10, seconds: 10.0, keyframe_interval_ticks: 60, ..Default::default() }).unwrap();
     let linear = all_ticks(&bytes).unwrap();
     let mut f = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
     assert_eq!(f.opened.index_source, IndexSource::Trailer);
@@ -147,47 +96,20 @@ fn indexed_open_reads_three_ranges_and_seek_matches_linear_decode() {
 #[test]
 fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
     use replay_player::format::flrep::{ChunkDecoder, ChunkHeader, TickRange};
-    let mut enc = ChunkEncoder::new(WriterOptions {
-        keyframe_interval_ticks: 1_000,
-        ..Default::default()
-    })
-    .unwrap();
-    let ticks: Vec<u64> = vec![
-        10, 11, 12, 15, 16, 20, 21, 22, 23, 30, 31, 40, 41, 42, 43, 44, 50,
-    ];
+    let mut enc = ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: 1_000, ..Default::default() }).unwrap();
+    let ticks: Vec<u64> = vec![10, 11, 12, 15, 16, 20, 21, 22, 23, 30, 31, 40, 41, 42, 43, 44, 50];
     let mut chunks = Vec::new();
     for (k, &t) in ticks.iter().enumerate() {
         // 3 to 6 entities: ids come and go.
         let states: Vec<EntityState> = (1..=6u32)
             .filter(|id| (k as u32 + id) % 4 != 0 || *id <= 3)
-            .map(|id| EntityState {
-                id,
-                pos: [t as i32 * id as i32, 7, 100],
-                orient: [0, 0, 0, 32767],
-                health: 100,
-                flags: 3,
-                ..Default::default()
-            })
+            .map(|id| EntityState { id, pos: [t as i32 * id as i32, 7, 100], orient: [0, 0, 0, 32767], health: 100, flags: 3, ..Default::default() })
             .collect();
-        let mut ev = if k % 3 == 1 {
-            vec![Event {
-                tick: t,
-                body: EventBody::Kill {
-                    killer: 1,
-                    victim: 2,
-                    weapon_type: k as u16,
-                },
-            }]
-        } else {
-            vec![]
-        };
+        let mut ev = if k % 3 == 1 { vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 2, weapon_type: k as u16 } }] } else { vec![] };
         if k == 7 {
             // An event stamped with another tick than the one it is recorded in (000 §8 allows it):
             // ranges place it by the tick it is recorded in.
-            ev.push(Event {
-                tick: 3,
-                body: EventBody::AlertLevel { level: 2 },
-            });
+            ev.push(Event { tick: 3, body: EventBody::AlertLevel { level: 2 } });
         }
         chunks.extend(enc.push_tick(t, &states, &ev).unwrap());
     }
@@ -205,12 +127,7 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
         for to in [from + 1, from + 3, from + 12, u64::MAX] {
             for stride in [1u64, 2, 5] {
                 for max_states in [1usize, 10, 1_000_000] {
-                    let r = TickRange {
-                        from,
-                        to,
-                        stride,
-                        max_states,
-                    };
+                    let r = TickRange { from, to, stride, max_states };
                     let want = whole.range(r);
                     // Fresh (decompressed, rolled forward from the keyframe) ...
                     let mut fresh = ChunkDecoder::new(limits.clone());
@@ -219,22 +136,8 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
                     // ... and the same after a resume from an earlier range of the chunk.
                     if from > 12 {
                         // Ticks 10, 11 and the first at or past `to` (12); the next tick is 15.
-                        let early = dec
-                            .decode_range(
-                                &h,
-                                frame,
-                                TickRange {
-                                    from: 10,
-                                    to: 12,
-                                    stride: 1,
-                                    max_states: 100,
-                                },
-                            )
-                            .unwrap();
-                        assert_eq!(
-                            (early.chunk.ticks.clone(), early.end),
-                            (vec![10, 11, 12], Some(15))
-                        );
+                        let early = dec.decode_range(&h, frame, TickRange { from: 10, to: 12, stride: 1, max_states: 100 }).unwrap();
+                        assert_eq!((early.chunk.ticks.clone(), early.end), (vec![10, 11, 12], Some(15)));
                         assert!(dec.resumable(h.offset, from).is_some());
                         assert_eq!(dec.decode_range(&h, &[], r).unwrap(), want, "resumed {r:?}");
                     }
@@ -242,23 +145,12 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
                     // (unless its budget or the chunk ended it) holds the first tick at or past `to`.
                     assert!(want.end.is_none_or(|e| e > from), "{r:?}");
                     // (A range before the chunk starts at its first tick, and `to` is past `from`.)
-                    let past = ticks
-                        .iter()
-                        .copied()
-                        .find(|&t| t >= to.max(from.max(10) + 1));
+                    let past = ticks.iter().copied().find(|&t| t >= to.max(from.max(10) + 1));
                     if max_states == 1_000_000 {
-                        assert_eq!(
-                            want.chunk.ticks.last().copied(),
-                            past.or(ticks.last().copied()),
-                            "{r:?}"
-                        );
+                        assert_eq!(want.chunk.ticks.last().copied(), past.or(ticks.last().copied()), "{r:?}");
                     }
                     let first = *want.chunk.ticks.first().unwrap();
-                    assert_eq!(
-                        first,
-                        *ticks.iter().filter(|&&t| t <= from.max(10)).last().unwrap(),
-                        "{r:?}"
-                    );
+                    assert_eq!(first, *ticks.iter().filter(|&&t| t <= from.max(10)).last().unwrap(), "{r:?}");
                     checked += 1;
                 }
             }
@@ -272,18 +164,7 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
         let (mut kept, mut events, mut n) = (Vec::new(), Vec::new(), 0);
         loop {
             let input: &[u8] = if n == 0 { frame } else { &[] };
-            let p = dec
-                .decode_range(
-                    &h,
-                    input,
-                    TickRange {
-                        from,
-                        to: u64::MAX,
-                        stride,
-                        max_states,
-                    },
-                )
-                .unwrap();
+            let p = dec.decode_range(&h, input, TickRange { from, to: u64::MAX, stride, max_states }).unwrap();
             n += 1;
             assert_eq!(p.chunk.ticks[0], from, "a resumed piece starts on its tick");
             kept.extend(p.chunk.ticks.iter().copied());
@@ -295,10 +176,7 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
         }
         assert!(n > 1 || stride == 5);
         assert_eq!(events, whole.events, "stride {stride}, budget {max_states}");
-        assert!(
-            events.iter().any(|e| e.tick == 3),
-            "the event stamped tick 3 is in the piece holding tick 22"
-        );
+        assert!(events.iter().any(|e| e.tick == 3), "the event stamped tick 3 is in the piece holding tick 22");
         let mut sorted = kept.clone();
         sorted.dedup();
         assert_eq!(sorted, kept, "no tick twice");
@@ -310,31 +188,9 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
     let mut bad = frame.to_vec();
     let last = bad.len() - 1;
     bad[last] ^= 0x55;
-    assert!(ChunkDecoder::new(limits.clone())
-        .decode_range(
-            &h,
-            &bad,
-            TickRange {
-                from: 10,
-                to: 11,
-                stride: 1,
-                max_states: 10
-            }
-        )
-        .is_err());
+    assert!(ChunkDecoder::new(limits.clone()).decode_range(&h, &bad, TickRange { from: 10, to: 11, stride: 1, max_states: 10 }).is_err());
     // Without bytes and nothing to resume: refused, no panic.
-    assert!(ChunkDecoder::new(limits)
-        .decode_range(
-            &h,
-            &[],
-            TickRange {
-                from: 10,
-                to: 11,
-                stride: 1,
-                max_states: 10
-            }
-        )
-        .is_err());
+    assert!(ChunkDecoder::new(limits).decode_range(&h, &[], TickRange { from: 10, to: 11, stride: 1, max_states: 10 }).is_err());
 }
 
 /// Through the Session (as the worker calls it): the pieces of a real chunk, one after another,
@@ -343,14 +199,7 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
 fn session_pieces_resume_and_rebuild_the_whole_chunk() {
     use replay_player::io::ReadAt;
     use replay_player::model::TickRange;
-    let bytes = dogfight_bytes(&DogfightConfig {
-        seed: 4,
-        entities: 24,
-        seconds: 30.0,
-        keyframe_interval_ticks: 120,
-        ..Default::default()
-    })
-    .unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 4, entities: 24, seconds: 30.0, keyframe_interval_ticks: 120, ..Default::default() }).unwrap();
     let mut src = bytes.clone();
     let mut s = open_session(&mut src).unwrap();
     let ci = 3;
@@ -360,32 +209,14 @@ fn session_pieces_resume_and_rebuild_the_whole_chunk() {
     let mut from = whole.ticks[0] + 17;
     // The whole decode left the chunk's checked payload in the decoder: no bytes needed.
     assert!(s.holds_chunk(ci));
-    let mut rebuilt = whole
-        .range(TickRange {
-            from,
-            to: from + 1,
-            stride: 1,
-            max_states: 1,
-        })
-        .chunk;
+    let mut rebuilt = whole.range(TickRange { from, to: from + 1, stride: 1, max_states: 1 }).chunk;
     rebuilt.ticks.clear();
     rebuilt.offsets.truncate(1);
     rebuilt.entities.clear();
     let mut pieces = 0;
     loop {
         assert!(s.holds_chunk(ci));
-        let p = s
-            .decode_range(
-                ci,
-                &[],
-                TickRange {
-                    from,
-                    to: u64::MAX,
-                    stride: 1,
-                    max_states: 24 * 10,
-                },
-            )
-            .unwrap();
+        let p = s.decode_range(ci, &[], TickRange { from, to: u64::MAX, stride: 1, max_states: 24 * 10 }).unwrap();
         pieces += 1;
         assert!(p.chunk.ticks.len() <= 11);
         for k in 0..p.chunk.ticks.len() {
@@ -400,24 +231,14 @@ fn session_pieces_resume_and_rebuild_the_whole_chunk() {
         }
     }
     assert!(pieces >= 10, "{pieces} pieces");
-    let cut = whole.range(TickRange {
-        from: whole.ticks[0] + 17,
-        to: u64::MAX,
-        stride: 1,
-        max_states: usize::MAX,
-    });
+    let cut = whole.range(TickRange { from: whole.ticks[0] + 17, to: u64::MAX, stride: 1, max_states: usize::MAX });
     assert_eq!(rebuilt.ticks, cut.chunk.ticks);
     assert_eq!(rebuilt.entities, cut.chunk.entities);
     assert_eq!(rebuilt.events, cut.chunk.events);
     assert_eq!(*rebuilt.ticks.last().unwrap(), *whole.ticks.last().unwrap());
     // Back to an earlier tick of the same chunk (rewinding): rolled forward again from the
     // keyframe, still without the bytes, and the same piece as cut from the whole chunk.
-    let back = TickRange {
-        from: whole.ticks[0] + 5,
-        to: whole.ticks[0] + 9,
-        stride: 1,
-        max_states: usize::MAX,
-    };
+    let back = TickRange { from: whole.ticks[0] + 5, to: whole.ticks[0] + 9, stride: 1, max_states: usize::MAX };
     assert!(s.holds_chunk(ci));
     assert_eq!(s.decode_range(ci, &[], back).unwrap(), whole.range(back));
     // Another chunk's bytes are needed for another chunk; decoding it lets go of this one.
@@ -432,13 +253,7 @@ fn session_pieces_resume_and_rebuild_the_whole_chunk() {
 
 #[test]
 fn kill_markers_in_the_trailer_match_the_kill_events_in_the_chunks() {
-    let bytes = dogfight_bytes(&DogfightConfig {
-        seed: 1,
-        entities: 40,
-        seconds: 60.0,
-        ..Default::default()
-    })
-    .unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities: 40, seconds: 60.0, ..Default::default() }).unwrap();
     let mut src = bytes.clone();
     let mut s = open_session(&mut src).unwrap();
     let (markers, complete) = s.markers();
@@ -447,71 +262,27 @@ fn kill_markers_in_the_trailer_match_the_kill_events_in_the_chunks() {
     let mut kills = Vec::new();
     for i in 0..s.chunk_count() {
         let c = read_chunk(&mut s, &mut src, i).unwrap();
-        kills.extend(
-            c.events
-                .into_iter()
-                .filter(|e| matches!(e.body, EventBody::Kill { .. })),
-        );
+        kills.extend(c.events.into_iter().filter(|e| matches!(e.body, EventBody::Kill { .. })));
     }
-    assert!(
-        !kills.is_empty(),
-        "a 60 s 40-aircraft dogfight should have kills"
-    );
+    assert!(!kills.is_empty(), "a 60 s 40-aircraft dogfight should have kills");
     assert_eq!(markers, kills);
 }
 
 fn tiny_sections() -> Sections {
     Sections {
-        entity_types: vec![EntityType {
-            index: 0,
-            id: "jet".into(),
-            display_name: "Jet".into(),
-            category: Category::Aircraft,
-            projectile_kind: 0,
-        }],
-        factions: vec![Faction {
-            index: 0,
-            id: "a".into(),
-            display_name: "A".into(),
-        }],
-        participants: vec![Participant {
-            id: 1,
-            callsign: "Solo".into(),
-            entity: 1,
-            faction: 0,
-        }],
+        entity_types: vec![EntityType { index: 0, id: "jet".into(), display_name: "Jet".into(), category: Category::Aircraft, projectile_kind: 0 }],
+        factions: vec![Faction { index: 0, id: "a".into(), display_name: "A".into() }],
+        participants: vec![Participant { id: 1, callsign: "Solo".into(), entity: 1, faction: 0 }],
         ..Default::default()
     }
 }
 
 fn tiny_chunks() -> Vec<EncodedChunk> {
-    let mut enc = ChunkEncoder::new(WriterOptions {
-        keyframe_interval_ticks: 15,
-        ..Default::default()
-    })
-    .unwrap();
+    let mut enc = ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: 15, ..Default::default() }).unwrap();
     let mut chunks = Vec::new();
     for t in 0..40u64 {
-        let s = EntityState {
-            id: 1,
-            pos: [t as i32 * 10, 5, 100],
-            orient: [0, 0, 0, 32767],
-            health: 10_000,
-            flags: 3,
-            ..Default::default()
-        };
-        let ev = if t == 20 {
-            vec![Event {
-                tick: t,
-                body: EventBody::Kill {
-                    killer: 1,
-                    victim: 1,
-                    weapon_type: 0,
-                },
-            }]
-        } else {
-            vec![]
-        };
+        let s = EntityState { id: 1, pos: [t as i32 * 10, 5, 100], orient: [0, 0, 0, 32767], health: 10_000, flags: 3, ..Default::default() };
+        let ev = if t == 20 { vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 1, weapon_type: 0 } }] } else { vec![] };
         chunks.extend(enc.push_tick(t, &[s], &ev).unwrap());
     }
     chunks.extend(enc.flush());
@@ -521,12 +292,7 @@ fn tiny_chunks() -> Vec<EncodedChunk> {
 /// Builds a file from hand-made prefix bytes and real chunks, with a correct trailer.
 fn assemble(prefix: Vec<u8>, chunks: &[EncodedChunk], with_trailer: bool) -> Vec<u8> {
     let mut out = prefix;
-    let mut t = trailer::Trailer {
-        first_tick: chunks[0].first_tick,
-        last_tick: chunks.last().unwrap().last_tick,
-        entries: vec![],
-        markers: vec![],
-    };
+    let mut t = trailer::Trailer { first_tick: chunks[0].first_tick, last_tick: chunks.last().unwrap().last_tick, entries: vec![], markers: vec![] };
     for c in chunks {
         t.entries.push((c.first_tick, out.len() as u64));
         t.markers.extend(c.markers.clone());
@@ -540,12 +306,7 @@ fn assemble(prefix: Vec<u8>, chunks: &[EncodedChunk], with_trailer: bool) -> Vec
 }
 
 /// A 1.x prefix with an arbitrary minor, extra header bytes and extra sections before the end marker.
-fn custom_prefix(
-    major: u16,
-    minor: u16,
-    extra_header: &[u8],
-    extra_sections: &[(u16, Vec<u8>)],
-) -> Vec<u8> {
+fn custom_prefix(major: u16, minor: u16, extra_header: &[u8], extra_sections: &[(u16, Vec<u8>)]) -> Vec<u8> {
     let h = default_header("0.9.1", 60, 6_371_000.0);
     let mut std = Vec::new();
     header::write_prefix(&mut std, &h, &tiny_sections());
@@ -571,12 +332,7 @@ fn custom_prefix(
 #[test]
 fn newer_minor_with_unknown_section_and_appended_fields_still_reads() {
     let chunks = tiny_chunks();
-    let prefix = custom_prefix(
-        1,
-        7,
-        &[0xAB; 13],
-        &[(0x0077, vec![1, 2, 3, 4, 5]), (0x0004, vec![9; 40])],
-    );
+    let prefix = custom_prefix(1, 7, &[0xAB; 13], &[(0x0077, vec![1, 2, 3, 4, 5]), (0x0004, vec![9; 40])]);
     let bytes = assemble(prefix, &chunks, true);
     let ticks = all_ticks(&bytes).unwrap();
     assert_eq!(ticks.len(), 40);
@@ -584,41 +340,21 @@ fn newer_minor_with_unknown_section_and_appended_fields_still_reads() {
     assert_eq!(f.opened.header.format_minor, 7);
     assert_eq!(f.opened.header.engine_version, "0.9.1");
     assert_eq!(f.opened.sections.skipped, vec![0x0077, 0x0004]);
-    assert!(
-        f.opened.warnings.iter().any(|w| w.contains("0x0077")),
-        "{:?}",
-        f.opened.warnings
-    );
+    assert!(f.opened.warnings.iter().any(|w| w.contains("0x0077")), "{:?}", f.opened.warnings);
 }
 
 #[test]
 fn newer_major_is_refused_naming_both_versions_and_the_engine() {
     let bytes = assemble(custom_prefix(3, 2, &[], &[]), &tiny_chunks(), true);
     let err = open_flrep(&mut bytes.clone(), &Limits::default()).unwrap_err();
-    assert_eq!(
-        err,
-        Error::NewerMajor {
-            file_major: 3,
-            file_minor: 2,
-            engine_version: "0.9.1".into()
-        }
-    );
+    assert_eq!(err, Error::NewerMajor { file_major: 3, file_minor: 2, engine_version: "0.9.1".into() });
     let msg = err.to_string();
-    assert!(
-        msg.contains("engine version 0.9.1")
-            && msg.contains("format 3.2")
-            && msg.contains("reads format 1.x"),
-        "{msg}"
-    );
+    assert!(msg.contains("engine version 0.9.1") && msg.contains("format 3.2") && msg.contains("reads format 1.x"), "{msg}");
     // Through the format-agnostic session too (what the browser shows).
     let mut s = Session::new(bytes.len() as u64);
     let first = s.next(None).unwrap();
-    let replay_player::format::OpenStep::Need { offset, len } = first else {
-        panic!()
-    };
-    let e = s
-        .next(Some(&bytes[offset as usize..(offset + len) as usize]))
-        .unwrap_err();
+    let replay_player::format::OpenStep::Need { offset, len } = first else { panic!() };
+    let e = s.next(Some(&bytes[offset as usize..(offset + len) as usize])).unwrap_err();
     assert!(e.to_string().contains("format 3.2"), "{e}");
 }
 
@@ -629,14 +365,7 @@ fn missing_trailer_plays_via_forward_scan_with_a_warning() {
     let without = assemble(custom_prefix(1, 0, &[], &[]), &chunks, false);
     let f = FlrepFile::open(without.clone(), Limits::default()).unwrap();
     assert_eq!(f.opened.index_source, IndexSource::Scan);
-    assert!(
-        f.opened
-            .warnings
-            .iter()
-            .any(|w| w.starts_with("no index trailer: index rebuilt by scanning 3 chunks")),
-        "{:?}",
-        f.opened.warnings
-    );
+    assert!(f.opened.warnings.iter().any(|w| w.starts_with("no index trailer: index rebuilt by scanning 3 chunks")), "{:?}", f.opened.warnings);
     assert_eq!((f.opened.first_tick, f.opened.last_tick), (0, 39));
     assert_eq!(all_ticks(&with).unwrap(), all_ticks(&without).unwrap());
 }
@@ -650,41 +379,16 @@ fn corrupt_trailer_is_told_from_a_good_one_and_the_file_still_plays() {
     bytes[table + 30] ^= 0x40;
     let f = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
     assert_eq!(f.opened.index_source, IndexSource::Scan);
-    assert!(
-        f.opened.warnings[0].starts_with("index trailer corrupt (index checksum mismatch"),
-        "{:?}",
-        f.opened.warnings
-    );
+    assert!(f.opened.warnings[0].starts_with("index trailer corrupt (index checksum mismatch"), "{:?}", f.opened.warnings);
     assert_eq!(all_ticks(&bytes).unwrap(), all_ticks(&small(5)).unwrap());
 }
 
 #[test]
 fn cut_at_every_byte_offset_never_panics_and_keeps_every_complete_chunk() {
-    let bytes = dogfight_bytes(&DogfightConfig {
-        seed: 7,
-        entities: 3,
-        seconds: 1.0,
-        keyframe_interval_ticks: 15,
-        ..Default::default()
-    })
-    .unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 7, entities: 3, seconds: 1.0, keyframe_interval_ticks: 15, ..Default::default() }).unwrap();
     let full = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
-    let ends: Vec<u64> = full
-        .opened
-        .chunks
-        .iter()
-        .map(|c| c.offset + c.len)
-        .collect();
-    let per_chunk: Vec<usize> = (0..ends.len())
-        .map(|i| {
-            FlrepFile::open(bytes.clone(), Limits::default())
-                .unwrap()
-                .chunk(i)
-                .unwrap()
-                .ticks
-                .len()
-        })
-        .collect();
+    let ends: Vec<u64> = full.opened.chunks.iter().map(|c| c.offset + c.len).collect();
+    let per_chunk: Vec<usize> = (0..ends.len()).map(|i| FlrepFile::open(bytes.clone(), Limits::default()).unwrap().chunk(i).unwrap().ticks.len()).collect();
     let mut last_recovered = 0usize;
     for cut in 0..bytes.len() {
         let part = &bytes[..cut];
@@ -692,27 +396,14 @@ fn cut_at_every_byte_offset_never_panics_and_keeps_every_complete_chunk() {
         match all_ticks(part) {
             Ok(ticks) => {
                 let want: usize = per_chunk[..complete].iter().sum();
-                assert_eq!(
-                    ticks.len(),
-                    want,
-                    "cut at {cut}: {complete} complete chunks"
-                );
-                assert!(
-                    ticks.len() >= last_recovered,
-                    "recovered ticks went down at cut {cut}"
-                );
+                assert_eq!(ticks.len(), want, "cut at {cut}: {complete} complete chunks");
+                assert!(ticks.len() >= last_recovered, "recovered ticks went down at cut {cut}");
                 last_recovered = ticks.len();
             }
-            Err(e) => assert_eq!(
-                complete, 0,
-                "cut at {cut} lost {complete} complete chunks: {e}"
-            ),
+            Err(e) => assert_eq!(complete, 0, "cut at {cut} lost {complete} complete chunks: {e}"),
         }
     }
-    assert_eq!(
-        last_recovered,
-        per_chunk[..ends.len()].iter().sum::<usize>()
-    );
+    assert_eq!(last_recovered, per_chunk[..ends.len()].iter().sum::<usize>());
 }
 
 #[test]
@@ -721,25 +412,10 @@ fn rotation_at_chunk_boundaries_gives_independently_playable_files_with_non_asci
     let sub = dir.path().join("répertoire ✈ запись");
     std::fs::create_dir_all(&sub).unwrap();
     let path = sub.join("séance.flrep");
-    let cfg = DogfightConfig {
-        seed: 11,
-        entities: 300,
-        seconds: 30.0,
-        ..Default::default()
-    };
+    let cfg = DogfightConfig { seed: 11, entities: 300, seconds: 30.0, ..Default::default() };
     let mut sim = replay_player::sim::Dogfight::new(cfg.clone());
-    let rot = RotationOptions {
-        max_file_mb: 1,
-        max_files: 3,
-    };
-    let mut w = RotatingWriter::create(
-        &path,
-        &sim.header(),
-        &sim.sections(),
-        WriterOptions::default(),
-        rot,
-    )
-    .unwrap();
+    let rot = RotationOptions { max_file_mb: 1, max_files: 3 };
+    let mut w = RotatingWriter::create(&path, &sim.header(), &sim.sections(), WriterOptions::default(), rot).unwrap();
     while let Some((t, s, e)) = sim.step() {
         w.tick(t, s, &e).unwrap();
     }
@@ -750,19 +426,11 @@ fn rotation_at_chunk_boundaries_gives_independently_playable_files_with_non_asci
     let mut prev_last: Option<u64> = None;
     for p in &files {
         let bytes = std::fs::read(p).unwrap();
-        assert!(
-            bytes.len() <= 1024 * 1024,
-            "{} is {} bytes",
-            p.display(),
-            bytes.len()
-        );
+        assert!(bytes.len() <= 1024 * 1024, "{} is {} bytes", p.display(), bytes.len());
         let f = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
         assert_eq!(f.opened.index_source, IndexSource::Trailer);
         let ticks = all_ticks(&bytes).unwrap();
-        assert!(
-            ticks[0].1.len() >= 300,
-            "each file starts with a full keyframe"
-        );
+        assert!(ticks[0].1.len() >= 300, "each file starts with a full keyframe");
         if let Some(pl) = prev_last {
             assert_eq!(ticks[0].0, pl + 1, "files continue each other");
         }
@@ -774,34 +442,17 @@ fn rotation_at_chunk_boundaries_gives_independently_playable_files_with_non_asci
 #[test]
 fn keyframe_interval_is_bounded() {
     for bad in [0u32, 14, 3601] {
-        assert!(
-            ChunkEncoder::new(WriterOptions {
-                keyframe_interval_ticks: bad,
-                ..Default::default()
-            })
-            .is_err(),
-            "{bad}"
-        );
+        assert!(ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: bad, ..Default::default() }).is_err(), "{bad}");
     }
     for ok in [15u32, 120, 3600] {
-        assert!(ChunkEncoder::new(WriterOptions {
-            keyframe_interval_ticks: ok,
-            ..Default::default()
-        })
-        .is_ok());
+        assert!(ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: ok, ..Default::default() }).is_ok());
     }
 }
 
 #[test]
 fn seed_workload_is_under_350_bytes_per_tick() {
     // The seed's workload: 40 moving entities, 60 Hz, 25 s, keyframe cadence 120.
-    let bytes = dogfight_bytes(&DogfightConfig {
-        seed: 1,
-        entities: 40,
-        seconds: 25.0,
-        ..Default::default()
-    })
-    .unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities: 40, seconds: 25.0, ..Default::default() }).unwrap();
     let per_tick = bytes.len() as f64 / 1500.0;
     assert!(per_tick <= 350.0, "{per_tick:.1} bytes/tick");
 }
@@ -810,14 +461,7 @@ fn seed_workload_is_under_350_bytes_per_tick() {
 fn a_non_earth_planet_gives_right_altitudes() {
     use replay_player::model::{world_to_geodetic, WorldKind};
     let r = 600_000.0;
-    let bytes = dogfight_bytes(&DogfightConfig {
-        seed: 3,
-        entities: 4,
-        seconds: 1.0,
-        planet_radius_m: r,
-        ..Default::default()
-    })
-    .unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 3, entities: 4, seconds: 1.0, planet_radius_m: r, ..Default::default() }).unwrap();
     let f = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
     let info = f.opened.info();
     assert_eq!(info.world, WorldKind::Planet { radius_m: r });
@@ -825,11 +469,7 @@ fn a_non_earth_planet_gives_right_altitudes() {
         for e in ents.iter().filter(|e| e.id < 900_000) {
             let p = e.pos.map(|v| f64::from(v) * info.position_quantum_m);
             let alt = world_to_geodetic(p, r).alt_m;
-            assert!(
-                (250.0..15_000.0).contains(&alt),
-                "aircraft {} at {alt} m",
-                e.id
-            );
+            assert!((250.0..15_000.0).contains(&alt), "aircraft {} at {alt} m", e.id);
         }
     }
 }
@@ -846,79 +486,26 @@ fn arb_state() -> impl Strategy<Value = EntityState> {
         any::<u32>(),
         any::<i32>(),
     )
-        .prop_map(
-            |(id, type_index, faction, pos, orient, vel, health, flags, anim)| EntityState {
-                id,
-                type_index,
-                faction,
-                pos,
-                orient,
-                vel,
-                health,
-                flags,
-                anim,
-            },
-        )
+        .prop_map(|(id, type_index, faction, pos, orient, vel, health, flags, anim)| EntityState { id, type_index, faction, pos, orient, vel, health, flags, anim })
 }
 
 fn arb_event() -> impl Strategy<Value = EventBody> {
     prop_oneof![
-        (any::<u32>(), any::<u32>(), any::<u16>()).prop_map(|(killer, victim, weapon_type)| {
-            EventBody::Kill {
-                killer,
-                victim,
-                weapon_type,
-            }
-        }),
-        (any::<u32>(), any::<u32>()).prop_map(|(entity, participant)| EventBody::Spawn {
-            entity,
-            participant
-        }),
-        (any::<u32>(), any::<u8>())
-            .prop_map(|(entity, reason)| EventBody::Despawn { entity, reason }),
-        (any::<u32>(), any::<u8>(), "[a-zA-Z0-9 <>&é✈]{0,40}").prop_map(
-            |(participant, channel, text)| EventBody::Chat {
-                participant,
-                channel,
-                text
-            }
-        ),
-        (any::<u32>(), "[a-z]{0,10}", "[ -~]{0,20}").prop_map(|(participant, action, detail)| {
-            EventBody::Admin {
-                participant,
-                action,
-                detail,
-            }
-        }),
+        (any::<u32>(), any::<u32>(), any::<u16>()).prop_map(|(killer, victim, weapon_type)| EventBody::Kill { killer, victim, weapon_type }),
+        (any::<u32>(), any::<u32>()).prop_map(|(entity, participant)| EventBody::Spawn { entity, participant }),
+        (any::<u32>(), any::<u8>()).prop_map(|(entity, reason)| EventBody::Despawn { entity, reason }),
+        (any::<u32>(), any::<u8>(), "[a-zA-Z0-9 <>&é✈]{0,40}").prop_map(|(participant, channel, text)| EventBody::Chat { participant, channel, text }),
+        (any::<u32>(), "[a-z]{0,10}", "[ -~]{0,20}").prop_map(|(participant, action, detail)| EventBody::Admin { participant, action, detail }),
         any::<u8>().prop_map(|level| EventBody::AlertLevel { level }),
-        (
-            "[a-z_]{1,12}",
-            any::<u32>(),
-            any::<u32>(),
-            prop::array::uniform3(any::<i32>()),
-            "[ -~]{0,20}"
-        )
-            .prop_map(|(kind, source, target, pos, data)| EventBody::Custom {
-                kind,
-                source,
-                target,
-                pos,
-                data
-            }),
+        ("[a-z_]{1,12}", any::<u32>(), any::<u32>(), prop::array::uniform3(any::<i32>()), "[ -~]{0,20}")
+            .prop_map(|(kind, source, target, pos, data)| EventBody::Custom { kind, source, target, pos, data }),
     ]
 }
 
 /// Ticks of arbitrary states: entities come and go, values jump anywhere (including deltas that
 /// overflow i32 and must be restated as absolute records).
 fn arb_ticks() -> impl Strategy<Value = Vec<(Vec<EntityState>, Vec<EventBody>)>> {
-    prop::collection::vec(
-        (
-            prop::collection::vec(arb_state(), 0..8),
-            prop::collection::vec(arb_event(), 0..3),
-        ),
-        1..50,
-    )
-    .prop_map(|ticks| {
+    prop::collection::vec((prop::collection::vec(arb_state(), 0..8), prop::collection::vec(arb_event(), 0..3)), 1..50).prop_map(|ticks| {
         ticks
             .into_iter()
             .map(|(mut states, ev)| {
@@ -960,17 +547,9 @@ proptest! {
 #[test]
 fn unknown_format_gets_an_error_naming_the_formats() {
     let mut src = b"PK\x03\x04 this is a zip file".to_vec();
-    let Err(e) = open_session(&mut src) else {
-        panic!("a zip opened as a replay")
-    };
+    let Err(e) = open_session(&mut src) else { panic!("a zip opened as a replay") };
     let m = e.to_string();
-    assert!(
-        m.contains(".flrep")
-            && m.contains("SparkEngine")
-            && m.contains(".foldback")
-            && m.contains("50 4B 03 04"),
-        "{m}"
-    );
+    assert!(m.contains(".flrep") && m.contains("SparkEngine") && m.contains(".foldback") && m.contains("50 4B 03 04"), "{m}");
 }
 
 fn cli() -> std::process::Command {
@@ -983,31 +562,12 @@ fn cli_generate_info_validate_hash_diff() {
     let a = dir.path().join("a.flrep");
     let b = dir.path().join("b.flrep");
     for (p, seed) in [(&a, "1"), (&b, "2")] {
-        let o = cli()
-            .args(["generate", "--out"])
-            .arg(p)
-            .args([
-                "--seed",
-                seed,
-                "--entities",
-                "6",
-                "--seconds",
-                "2",
-                "--keyframe-interval",
-                "30",
-            ])
-            .output()
-            .unwrap();
+        let o = cli().args(["generate", "--out"]).arg(p).args(["--seed", seed, "--entities", "6", "--seconds", "2", "--keyframe-interval", "30"]).output().unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let info = cli().arg("info").arg(&a).output().unwrap();
     let text = String::from_utf8_lossy(&info.stdout);
-    assert!(
-        text.contains("format:            flrep 1.0")
-            && text.contains("keyframe interval: 30 ticks")
-            && text.contains("chunks:            4"),
-        "{text}"
-    );
+    assert!(text.contains("format:            flrep 1.0") && text.contains("keyframe interval: 30 ticks") && text.contains("chunks:            4"), "{text}");
     let v = cli().arg("validate").arg(&a).output().unwrap();
     assert!(v.status.success());
     let h = cli().arg("hash").arg(&a).output().unwrap();
@@ -1017,10 +577,7 @@ fn cli_generate_info_validate_hash_diff() {
     let d = cli().arg("diff").arg(&a).arg(&b).output().unwrap();
     assert_eq!(d.status.code(), Some(1));
     let out = String::from_utf8_lossy(&d.stdout);
-    assert!(
-        out.starts_with("first difference at tick 0 (A) / 0 (B)") && out.contains("entity 1: A"),
-        "{out}"
-    );
+    assert!(out.starts_with("first difference at tick 0 (A) / 0 (B)") && out.contains("entity 1: A"), "{out}");
 }
 
 #[test]
@@ -1035,15 +592,9 @@ fn cli_errors_are_one_line_and_never_a_panic() {
         assert_eq!(o.status.code(), Some(1), "{cmd}");
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(err.lines().count(), 1, "{cmd}: {err}");
-        assert!(
-            err.contains("this build reads format 1.x") && !err.contains("panicked"),
-            "{err}"
-        );
+        assert!(err.contains("this build reads format 1.x") && !err.contains("panicked"), "{err}");
     }
-    let missing = cli()
-        .args(["info", "/nonexistent/x.flrep"])
-        .output()
-        .unwrap();
+    let missing = cli().args(["info", "/nonexistent/x.flrep"]).output().unwrap();
     assert_eq!(missing.status.code(), Some(2));
     // A cut file still validates what it can? No: validate decodes every chunk the scan found.
     let cut = dir.path().join("cut.flrep");
@@ -1051,6 +602,5 @@ fn cli_errors_are_one_line_and_never_a_panic() {
     std::fs::write(&cut, &good[..good.len() * 2 / 3]).unwrap();
     let o = cli().arg("info").arg(&cut).output().unwrap();
     assert!(o.status.success());
-    assert!(String::from_utf8_lossy(&o.stdout)
-        .contains("warning:           no index trailer: index rebuilt by scanning"));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("warning:           no index trailer: index rebuilt by scanning"));
 }

@@ -2,12 +2,7 @@
 //! side, parsing with the same `parse_frame` as files): hello, frames, the desync found from live
 //! frames, reconnects, and a viewer that never reads not stalling the game loop.
 #![cfg(feature = "cli")]
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use replay_player::format::foldback::diverge::{Bytes, Comparison, Status};
 use replay_player::format::foldback::live::{Control, Hello, LiveRecording};
@@ -33,24 +28,11 @@ impl Drop for Demo {
 }
 
 fn start(args: &[&str]) -> Demo {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_replay"))
-        .arg("live-demo")
-        .args(["--port", "0"])
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_replay")).arg("live-demo").args(["--port", "0"]).args(args).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
-    let port = line
-        .trim()
-        .rsplit(':')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap_or_else(|_| panic!("no port in {line:?}"));
+    let port = line.trim().rsplit(':').next().unwrap().parse().unwrap_or_else(|_| panic!("no port in {line:?}"));
     Demo { child, port, out }
 }
 
@@ -60,25 +42,15 @@ fn connect(port: u16) -> WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream
 }
 
 /// Reads the hello (first message) and returns a recording for it.
-fn hello(
-    ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>,
-) -> (Hello, LiveRecording) {
-    let Message::Text(t) = ws.read().unwrap() else {
-        panic!("first message is not text")
-    };
-    let Control::Hello(h) = Control::parse(t.as_str()).unwrap() else {
-        panic!("first message is not hello: {t}")
-    };
+fn hello(ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>) -> (Hello, LiveRecording) {
+    let Message::Text(t) = ws.read().unwrap() else { panic!("first message is not text") };
+    let Control::Hello(h) = Control::parse(t.as_str()).unwrap() else { panic!("first message is not hello: {t}") };
     let rec = LiveRecording::from_hello(&h, Limits::default()).unwrap();
     (h, rec)
 }
 
 /// Reads until goodbye (or `stop(last tick)` says stop); returns the goodbye reason if one came.
-fn read_frames(
-    ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>,
-    rec: &mut LiveRecording,
-    mut stop: impl FnMut(u64) -> bool,
-) -> Option<String> {
+fn read_frames(ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>, rec: &mut LiveRecording, mut stop: impl FnMut(u64) -> bool) -> Option<String> {
     loop {
         match ws.read() {
             Ok(Message::Binary(b)) => {
@@ -102,18 +74,7 @@ fn read_frames(
 #[test]
 fn live_demo_end_to_end() {
     // 240 ticks at 60 Hz: 4 s. The desync is 2.5 s in.
-    let mut demo = start(&[
-        "--ticks",
-        "240",
-        "--tick-rate",
-        "60",
-        "--desync-tick",
-        "150",
-        "--desync-entity",
-        "101",
-        "--desync-field",
-        "position.x",
-    ]);
+    let mut demo = start(&["--ticks", "240", "--tick-rate", "60", "--desync-tick", "150", "--desync-entity", "101", "--desync-field", "position.x"]);
     let t0 = Instant::now();
 
     // A viewer that connects and never reads a byte.
@@ -124,20 +85,9 @@ fn live_demo_end_to_end() {
     // Viewer A: hello, metadata, some ticks, then it goes away.
     let mut a = connect(demo.port);
     let (ha, mut rec_a) = hello(&mut a);
-    assert_eq!(
-        (
-            ha.protocol_version,
-            ha.tick_rate_hz,
-            ha.peer_count,
-            ha.build_id.len()
-        ),
-        (1, 60, 2, 32)
-    );
+    assert_eq!((ha.protocol_version, ha.tick_rate_hz, ha.peer_count, ha.build_id.len()), (1, 60, 2, 32));
     read_frames(&mut a, &mut rec_a, |t| t >= 20);
-    assert!(
-        rec_a.index().metadata.iter().any(|(k, _)| k == "game"),
-        "a new viewer gets the metadata frames"
-    );
+    assert!(rec_a.index().metadata.iter().any(|(k, _)| k == "game"), "a new viewer gets the metadata frames");
     assert!(rec_a.index().counts.tick_hash >= 2);
     drop(a);
 
@@ -150,36 +100,16 @@ fn live_demo_end_to_end() {
     assert!(rec_b.index().metadata.iter().any(|(k, _)| k == "game"));
     let ix = rec_b.index();
     let first = ix.first_tick().unwrap();
-    assert!(
-        first > 20 && first < 150,
-        "B joined live (first tick {first}), before the desync"
-    );
+    assert!(first > 20 && first < 150, "B joined live (first tick {first}), before the desync");
     assert_eq!(ix.last_tick(), Some(239), "every tick was produced");
-    assert_eq!(
-        ix.ticks.len() as u64,
-        240 - first,
-        "B missed nothing after it joined"
-    );
+    assert_eq!(ix.ticks.len() as u64, 240 - first, "B missed nothing after it joined");
 
     // The divergence model finds the desync from live frames.
     let cmp = Comparison::single(ix);
     assert_eq!(cmp.first_divergence(), Some(150));
-    let data: Vec<Bytes<'_>> = cmp
-        .reads_for_tick(150)
-        .iter()
-        .map(|r| Bytes {
-            source: r.source,
-            offset: r.offset,
-            bytes: rec_b.read(r.offset, r.len).unwrap(),
-        })
-        .collect();
+    let data: Vec<Bytes<'_>> = cmp.reads_for_tick(150).iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: rec_b.read(r.offset, r.len).unwrap() }).collect();
     let e = cmp.entity_detail(150, 101, &data);
-    let diff: Vec<&str> = e
-        .fields
-        .iter()
-        .filter(|f| f.status == Status::Disagree)
-        .map(|f| f.name.as_str())
-        .collect();
+    let diff: Vec<&str> = e.fields.iter().filter(|f| f.status == Status::Disagree).map(|f| f.name.as_str()).collect();
     assert_eq!(diff, ["position.x"]);
 
     // The game loop ran on its own schedule despite the idle viewer.
@@ -190,41 +120,19 @@ fn live_demo_end_to_end() {
     assert!(st.success());
     assert!(rest.contains("live-demo: 240 ticks in"), "{rest}");
     assert!(elapsed < Duration::from_secs(9), "took {elapsed:?}");
-    let secs: f64 = rest
-        .split("240 ticks in ")
-        .nth(1)
-        .unwrap()
-        .split(' ')
-        .next()
-        .unwrap()
-        .parse()
-        .unwrap();
-    assert!(
-        (3.9..6.0).contains(&secs),
-        "240 ticks at 60 Hz took {secs} s: {rest}"
-    );
+    let secs: f64 = rest.split("240 ticks in ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!((3.9..6.0).contains(&secs), "240 ticks at 60 Hz took {secs} s: {rest}");
     drop(idle);
 }
 
 #[test]
 fn a_viewer_that_never_reads_is_disconnected_and_never_blocks_broadcast() {
-    let hello = Hello {
-        protocol_version: 1,
-        tick_rate_hz: 60,
-        peer_count: 2,
-        build_id: "ab".repeat(16),
-    };
-    let opts = LiveOptions {
-        queue_frames: 4,
-        write_timeout: Duration::from_millis(300),
-        ..LiveOptions::default()
-    };
+    let hello = Hello { protocol_version: 1, tick_rate_hz: 60, peer_count: 2, build_id: "ab".repeat(16) };
+    let opts = LiveOptions { queue_frames: 4, write_timeout: Duration::from_millis(300), ..LiveOptions::default() };
     let server = LiveServer::bind(0, &hello, opts).unwrap();
     // A WebSocket client that completes the handshake and then never reads.
     let (mut ws, _) = tungstenite::connect(format!("ws://127.0.0.1:{}", server.port())).unwrap();
-    let Message::Text(_) = ws.read().unwrap() else {
-        panic!()
-    };
+    let Message::Text(_) = ws.read().unwrap() else { panic!() };
     let deadline = Instant::now() + Duration::from_secs(5);
     while server.stats().viewers == 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
@@ -245,52 +153,22 @@ fn a_viewer_that_never_reads_is_disconnected_and_never_blocks_broadcast() {
         server.broadcast(frame.clone());
         slowest = slowest.max(t.elapsed());
     }
-    assert!(
-        slowest < Duration::from_millis(100),
-        "one broadcast took {slowest:?}"
-    );
-    assert!(
-        t0.elapsed() < Duration::from_secs(3),
-        "400 broadcasts took {:?}",
-        t0.elapsed()
-    );
+    assert!(slowest < Duration::from_millis(100), "one broadcast took {slowest:?}");
+    assert!(t0.elapsed() < Duration::from_secs(3), "400 broadcasts took {:?}", t0.elapsed());
     let st = server.stats();
     assert_eq!((st.dropped_slow, st.viewers), (1, 0), "{st:?}");
     // The same client reconnecting is served again from scratch.
     let (mut again, _) = tungstenite::connect(format!("ws://127.0.0.1:{}", server.port())).unwrap();
-    let Message::Text(t) = again.read().unwrap() else {
-        panic!()
-    };
-    assert!(matches!(
-        Control::parse(t.as_str()).unwrap(),
-        Control::Hello(_)
-    ));
+    let Message::Text(t) = again.read().unwrap() else { panic!() };
+    assert!(matches!(Control::parse(t.as_str()).unwrap(), Control::Hello(_)));
     while server.stats().viewers == 0 && Instant::now() < deadline {
         std::thread::sleep(Duration::from_millis(5));
     }
-    server.broadcast(vec![
-        0x01, 18, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 9, 9, 9, 9, 9, 9, 9, 9,
-    ]);
-    let Message::Binary(b) = again.read().unwrap() else {
-        panic!()
-    };
-    assert_eq!(
-        parse_frame(&b).unwrap(),
-        Frame::TickHash {
-            tick: 1,
-            peer: 1,
-            hash: 0x0909_0909_0909_0909
-        }
-    );
+    server.broadcast(vec![0x01, 18, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 9, 9, 9, 9, 9, 9, 9, 9]);
+    let Message::Binary(b) = again.read().unwrap() else { panic!() };
+    assert_eq!(parse_frame(&b).unwrap(), Frame::TickHash { tick: 1, peer: 1, hash: 0x0909_0909_0909_0909 });
     let st = server.finish("test_over");
     assert_eq!(st.connected, 2);
-    let Message::Text(t) = again.read().unwrap() else {
-        panic!()
-    };
-    assert_eq!(
-        Control::parse(t.as_str()).unwrap(),
-        Control::Goodbye {
-            reason: "test_over".into()
-        }
-    );
+    let Message::Text(t) = again.read().unwrap() else { panic!() };
+    assert_eq!(Control::parse(t.as_str()).unwrap(), Control::Goodbye { reason: "test_over".into() });
 }

@@ -4,12 +4,7 @@
 //!
 //! A crash found by `scripts/fuzz.sh` is fixed in the reader and its input committed under
 //! crate/fuzz/regressions/<target>/ (any file name); this test then keeps it fixed.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 #[path = "../fuzz/src/lib.rs"]
 mod harness;
@@ -22,40 +17,19 @@ fn fuzz_dir() -> PathBuf {
 
 /// Runs every file under `dir/<target>/` through its target; returns how many ran.
 fn replay_dir(dir: &Path) -> usize {
-    let Ok(rd) = std::fs::read_dir(dir) else {
-        return 0;
-    };
+    let Ok(rd) = std::fs::read_dir(dir) else { return 0 };
     let mut n = 0;
-    let mut targets: Vec<PathBuf> = rd
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| p.is_dir())
-        .collect();
+    let mut targets: Vec<PathBuf> = rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_dir()).collect();
     targets.sort();
     for t in targets {
-        let name = t
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default()
-            .to_string();
+        let name = t.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         let Some((_, f)) = harness::TARGETS.iter().find(|(n, _)| *n == name) else {
-            panic!(
-                "{}: no fuzz target named {name:?} (targets: {:?})",
-                t.display(),
-                harness::TARGETS.iter().map(|t| t.0).collect::<Vec<_>>()
-            );
+            panic!("{}: no fuzz target named {name:?} (targets: {:?})", t.display(), harness::TARGETS.iter().map(|t| t.0).collect::<Vec<_>>());
         };
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&t)
-            .expect("dir")
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| p.is_file())
-            .collect();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&t).expect("dir").filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
         files.sort();
         for file in files {
-            if file.file_name().is_some_and(|n| {
-                n.to_string_lossy().starts_with('.') || n.to_string_lossy().ends_with(".md")
-            }) {
+            if file.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.') || n.to_string_lossy().ends_with(".md")) {
                 continue;
             }
             let data = std::fs::read(&file).expect("read");
@@ -76,10 +50,7 @@ fn fuzz_regressions_replay() {
 #[test]
 fn fuzz_seeds_replay() {
     let n = replay_dir(&fuzz_dir().join("seeds"));
-    assert!(
-        n > 0,
-        "no seeds in crate/fuzz/seeds (run `cargo run --example make_hostile`)"
-    );
+    assert!(n > 0, "no seeds in crate/fuzz/seeds (run `cargo run --example make_hostile`)");
 }
 
 #[test]
@@ -88,13 +59,7 @@ fn every_target_has_seeds() {
         let d = fuzz_dir().join("seeds").join(name);
         let n = std::fs::read_dir(&d).map(|r| r.count()).unwrap_or(0);
         assert!(n > 0, "fuzz target {name} has no seeds in {}", d.display());
-        assert!(
-            fuzz_dir()
-                .join("fuzz_targets")
-                .join(format!("{name}.rs"))
-                .is_file(),
-            "no fuzz_targets/{name}.rs"
-        );
+        assert!(fuzz_dir().join("fuzz_targets").join(format!("{name}.rs")).is_file(), "no fuzz_targets/{name}.rs");
     }
 }
 
@@ -104,11 +69,7 @@ fn hostile_corpus_through_open_and_play() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hostile");
     let mut n = 0;
     // Per-format subdirectories (hostile/spark/, ...) hold other formats' files: not flrep inputs.
-    for e in std::fs::read_dir(&dir)
-        .expect("tests/fixtures/hostile")
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_file())
-    {
+    for e in std::fs::read_dir(&dir).expect("tests/fixtures/hostile").filter_map(|e| e.ok()).filter(|e| e.path().is_file()) {
         let data = std::fs::read(e.path()).expect("read");
         harness::flrep_open(&data);
         harness::flrep_play(&data);

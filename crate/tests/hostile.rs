@@ -4,12 +4,7 @@
 //!
 //! `peak_memory` re-runs this test binary once per file (a fresh process) and reads its peak RSS
 //! (VmHWM); run with `--nocapture` to see the table that docs/security.md quotes.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 #[path = "../examples/make_hostile.rs"]
 #[allow(dead_code)]
@@ -27,12 +22,7 @@ fn path(name: &str) -> PathBuf {
 }
 
 fn load(name: &str) -> Vec<u8> {
-    std::fs::read(path(name)).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e} (run `cargo run --example make_hostile`)",
-            path(name).display()
-        )
-    })
+    std::fs::read(path(name)).unwrap_or_else(|e| panic!("{}: {e} (run `cargo run --example make_hostile`)", path(name).display()))
 }
 
 /// Opens with `limits` and decodes every chunk (as the player does when it plays to the end).
@@ -45,36 +35,22 @@ impl Outcome {
     fn open_err(&self) -> &Error {
         match &self.open {
             Err(e) => e,
-            Ok(o) => panic!(
-                "opened (chunks {}, warnings {:?}); expected an error",
-                o.chunks.len(),
-                o.warnings
-            ),
+            Ok(o) => panic!("opened (chunks {}, warnings {:?}); expected an error", o.chunks.len(), o.warnings),
         }
     }
     fn opened(&self) -> &Opened {
-        self.open
-            .as_ref()
-            .unwrap_or_else(|e| panic!("open failed: {e}"))
+        self.open.as_ref().unwrap_or_else(|e| panic!("open failed: {e}"))
     }
     fn chunk_err(&self, i: usize) -> &Error {
         match self.chunks.get(i) {
             Some(Err(e)) => e,
             Some(Ok(_)) => panic!("chunk {i} decoded; expected an error"),
-            None => panic!(
-                "no chunk {i} (the file has {}); open: {:?}",
-                self.chunks.len(),
-                self.open.as_ref().err()
-            ),
+            None => panic!("no chunk {i} (the file has {}); open: {:?}", self.chunks.len(), self.open.as_ref().err()),
         }
     }
     /// Ticks of the chunks that decode, stopping at the first that fails (what plays from the start).
     fn ticks(&self) -> usize {
-        self.chunks
-            .iter()
-            .map_while(|c| c.as_ref().ok())
-            .map(|c| c.ticks.len())
-            .sum()
+        self.chunks.iter().map_while(|c| c.as_ref().ok()).map(|c| c.ticks.len()).sum()
     }
     fn warnings(&self) -> String {
         self.opened().warnings.join(" | ")
@@ -85,24 +61,14 @@ fn run_with(name: &str, limits: Limits) -> Outcome {
     let bytes = load(name);
     let t = Instant::now();
     let out = match FlrepFile::open(&bytes[..], limits) {
-        Err(e) => Outcome {
-            open: Err(e),
-            chunks: Vec::new(),
-        },
+        Err(e) => Outcome { open: Err(e), chunks: Vec::new() },
         Ok(mut f) => {
             let chunks = (0..f.opened.chunks.len()).map(|i| f.chunk(i)).collect();
-            Outcome {
-                open: Ok(f.opened.clone()),
-                chunks,
-            }
+            Outcome { open: Ok(f.opened.clone()), chunks }
         }
     };
     // Bounded time: every case is refused (or played) in well under a second even unoptimised.
-    assert!(
-        t.elapsed() < Duration::from_secs(5),
-        "{name} took {:?}",
-        t.elapsed()
-    );
+    assert!(t.elapsed() < Duration::from_secs(5), "{name} took {:?}", t.elapsed());
     out
 }
 
@@ -114,17 +80,8 @@ fn run(name: &str) -> Outcome {
 static BASE_TICKS: std::sync::LazyLock<usize> = std::sync::LazyLock::new(|| {
     let b = make_hostile::base();
     let mut f = FlrepFile::open(&b[..], Limits::default()).expect("base opens");
-    assert_eq!(
-        f.opened
-            .chunks
-            .iter()
-            .map(|c| c.first_tick)
-            .collect::<Vec<_>>(),
-        [0, 15, 30]
-    );
-    (0..3)
-        .map(|i| f.chunk(i).expect("base decodes").ticks.len())
-        .sum()
+    assert_eq!(f.opened.chunks.iter().map(|c| c.first_tick).collect::<Vec<_>>(), [0, 15, 30]);
+    (0..3).map(|i| f.chunk(i).expect("base decodes").ticks.len()).sum()
 });
 
 macro_rules! open_fails {
@@ -155,111 +112,40 @@ open_fails!(bad_magic, Error::BadMagic { found } if found == b"NOPE");
 open_fails!(empty, Error::TooShort { len: 0 });
 open_fails!(too_short, Error::TooShort { len: 6 });
 open_fails!(major_zero, Error::UnsupportedMajor { file_major: 0 });
-open_fails!(
-    header_len_beyond_file,
-    Error::Truncated { what: "header", .. }
-);
-open_fails!(
-    header_len_u32_max,
-    Error::HeaderTooLarge { len: u32::MAX, .. }
-);
-open_fails!(
-    section_len_beyond_file,
-    Error::SectionOverrun {
-        id: 1,
-        len: 1_000_000,
-        ..
-    }
-);
+open_fails!(header_len_beyond_file, Error::Truncated { what: "header", .. });
+open_fails!(header_len_u32_max, Error::HeaderTooLarge { len: u32::MAX, .. });
+open_fails!(section_len_beyond_file, Error::SectionOverrun { id: 1, len: 1_000_000, .. });
 open_fails!(section_len_u32_max, Error::PrefixTooLarge { .. });
-open_fails!(
-    roster_count_near_2_32,
-    Error::CountTooLarge {
-        what: "participant",
-        count: 0xFFFF_FFFF,
-        ..
-    }
-);
-open_fails!(
-    mission_objects_count_near_2_32,
-    Error::CountTooLarge {
-        what: "mission object",
-        count: 0xFFFF_FFFE,
-        ..
-    }
-);
-open_fails!(
-    metadata_count_near_2_32,
-    Error::CountTooLarge {
-        what: "metadata entry",
-        count: 0xFFFF_FFFF,
-        ..
-    }
-);
-open_fails!(
-    types_count_u16_max,
-    Error::CountTooLarge {
-        what: "entity type",
-        count: 0xFFFF,
-        ..
-    }
-);
+open_fails!(roster_count_near_2_32, Error::CountTooLarge { what: "participant", count: 0xFFFF_FFFF, .. });
+open_fails!(mission_objects_count_near_2_32, Error::CountTooLarge { what: "mission object", count: 0xFFFF_FFFE, .. });
+open_fails!(metadata_count_near_2_32, Error::CountTooLarge { what: "metadata entry", count: 0xFFFF_FFFF, .. });
+open_fails!(types_count_u16_max, Error::CountTooLarge { what: "entity type", count: 0xFFFF, .. });
 open_fails!(duplicate_section, Error::DuplicateSection { id: 1 });
 open_fails!(missing_roster, Error::MissingSection { id: 3, .. });
-open_fails!(
-    end_marker_nonzero,
-    Error::BadHeaderField {
-        field: "section end marker length",
-        ..
-    }
-);
+open_fails!(end_marker_nonzero, Error::BadHeaderField { field: "section end marker length", .. });
 open_fails!(string_oversized, Error::BadString { what: "engineVersion", reason, .. } if reason.contains("over the 4096-byte limit"));
 open_fails!(string_not_utf8, Error::BadString { what: "callsign", reason, .. } if reason == "not valid UTF-8");
 open_fails!(string_nul, Error::BadString { what: "faction name", reason, .. } if reason == "contains NUL");
 open_fails!(string_bidi_override, Error::BadString { what: "callsign", reason, .. } if reason.contains("bidirectional"));
 open_fails!(string_bidi_isolate_type_name, Error::BadString { what: "entity type name", reason, .. } if reason.contains("bidirectional"));
-open_fails!(
-    tick_rate_zero,
-    Error::BadHeaderField {
-        field: "tickRateHz",
-        ..
-    }
-);
+open_fails!(tick_rate_zero, Error::BadHeaderField { field: "tickRateHz", .. });
 open_fails!(planet_radius_nan, Error::BadHeaderField { field: "planetRadiusM", value } if value == "NaN");
-open_fails!(
-    position_quantum_zero,
-    Error::BadHeaderField {
-        field: "positionQuantumM",
-        ..
-    }
-);
-open_fails!(
-    keyframe_interval_zero,
-    Error::BadHeaderField {
-        field: "keyframeIntervalTicks",
-        ..
-    }
-);
+open_fails!(position_quantum_zero, Error::BadHeaderField { field: "positionQuantumM", .. });
+open_fails!(keyframe_interval_zero, Error::BadHeaderField { field: "keyframeIntervalTicks", .. });
 open_fails!(prefix_only, Error::NoChunks);
 
 #[test]
 fn newer_major() {
     let o = run("newer_major");
     let e = o.open_err();
-    assert!(
-        matches!(e, Error::NewerMajor { file_major: 3, file_minor: 0, engine_version } if engine_version == "0.7.0"),
-        "{e:?}"
-    );
+    assert!(matches!(e, Error::NewerMajor { file_major: 3, file_minor: 0, engine_version } if engine_version == "0.7.0"), "{e:?}");
     assert_eq!(e.to_string(), "this replay was recorded by engine version 0.7.0 (format 3.0); this build reads format 1.x");
 }
 
 #[test]
 fn bad_magic_and_empty_through_the_session() {
     // The session (what the worker drives) sniffs first: a file no reader knows is UnknownFormat.
-    for (name, shown) in [
-        ("bad_magic", "4E 4F 50 45"),
-        ("empty", "none: the file is empty"),
-    ] {
+    for (name, shown) in [("bad_magic", "4E 4F 50 45"), ("empty", "none: the file is empty")] {
         let bytes = load(name);
         match replay_player::io::open_session(&mut &bytes[..]) {
             Err(SessionError::UnknownFormat(m)) => assert!(m.contains(shown), "{name}: {m}"),
@@ -272,12 +158,7 @@ fn bad_magic_and_empty_through_the_session() {
 #[test]
 fn unknown_section() {
     let o = run("unknown_section");
-    assert!(
-        o.warnings()
-            .contains("skipped sections this build does not read: 0x0042"),
-        "{}",
-        o.warnings()
-    );
+    assert!(o.warnings().contains("skipped sections this build does not read: 0x0042"), "{}", o.warnings());
     assert_eq!(o.ticks(), *BASE_TICKS);
 }
 
@@ -296,23 +177,11 @@ fn index_entry_past_end() {
 fn index_entry_mid_chunk() {
     // A valid trailer whose entry for chunk 1 points 10 bytes into it: found when that chunk is read.
     let o = run("index_entry_mid_chunk");
-    assert_eq!(
-        o.opened().index_source,
-        replay_player::format::flrep::open::IndexSource::Trailer
-    );
+    assert_eq!(o.opened().index_source, replay_player::format::flrep::open::IndexSource::Trailer);
     let e = o.chunk_err(1);
-    assert!(
-        matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason.starts_with("no chunk starts there")),
-        "{e:?}"
-    );
+    assert!(matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason.starts_with("no chunk starts there")), "{e:?}");
     // Chunk 0 now ends where the index says chunk 1 starts, not where its header says.
-    assert!(matches!(
-        o.chunk_err(0),
-        Error::IndexEntryMismatch {
-            expected_tick: 0,
-            ..
-        }
-    ));
+    assert!(matches!(o.chunk_err(0), Error::IndexEntryMismatch { expected_tick: 0, .. }));
     assert!(o.chunks[2].is_ok());
 }
 
@@ -321,55 +190,29 @@ fn index_entry_wrong_chunk() {
     // A valid trailer whose entry for tick 15 points at the chunk of tick 30.
     let o = run("index_entry_wrong_chunk");
     let e = o.chunk_err(1);
-    assert!(
-        matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason == "the chunk there starts at tick 30"),
-        "{e:?}"
-    );
-    assert!(matches!(
-        o.chunk_err(0),
-        Error::IndexEntryMismatch {
-            expected_tick: 0,
-            ..
-        }
-    ));
+    assert!(matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason == "the chunk there starts at tick 30"), "{e:?}");
+    assert!(matches!(o.chunk_err(0), Error::IndexEntryMismatch { expected_tick: 0, .. }));
 }
 
 #[test]
 fn index_crc_corrupt() {
     let o = run("index_crc_corrupt");
-    assert!(
-        o.warnings()
-            .contains("index trailer corrupt (index checksum mismatch"),
-        "{}",
-        o.warnings()
-    );
-    assert!(
-        o.warnings().contains("index rebuilt by scanning 3 chunks"),
-        "{}",
-        o.warnings()
-    );
+    assert!(o.warnings().contains("index trailer corrupt (index checksum mismatch"), "{}", o.warnings());
+    assert!(o.warnings().contains("index rebuilt by scanning 3 chunks"), "{}", o.warnings());
     assert_eq!(o.ticks(), *BASE_TICKS);
 }
 
 #[test]
 fn index_table_offset_past_end() {
     let o = run("index_table_offset_past_end");
-    assert!(
-        o.warnings()
-            .starts_with("no index trailer: index rebuilt by scanning 3 chunks"),
-        "{}",
-        o.warnings()
-    );
+    assert!(o.warnings().starts_with("no index trailer: index rebuilt by scanning 3 chunks"), "{}", o.warnings());
     assert_eq!(o.ticks(), *BASE_TICKS);
 }
 
 #[test]
 fn no_index_trailer() {
     let o = run("no_index_trailer");
-    assert_eq!(
-        o.warnings(),
-        "no index trailer: index rebuilt by scanning 3 chunks"
-    );
+    assert_eq!(o.warnings(), "no index trailer: index rebuilt by scanning 3 chunks");
     assert_eq!(o.ticks(), *BASE_TICKS);
 }
 
@@ -377,88 +220,27 @@ fn no_index_trailer() {
 fn cut_mid_chunk() {
     // An interrupted recording: the last complete chunks play, the cut one is reported.
     let o = run("cut_mid_chunk");
-    assert!(
-        o.warnings()
-            .contains("the file ends inside the chunk at offset"),
-        "{}",
-        o.warnings()
-    );
+    assert!(o.warnings().contains("the file ends inside the chunk at offset"), "{}", o.warnings());
     assert_eq!(o.opened().chunks.len(), 1);
     assert_eq!(o.ticks(), 15);
 }
 
 // --- chunk headers and zstd frames --------------------------------------------------------------
 
-chunk_fails!(
-    chunk_compressed_len_past_end,
-    0,
-    Error::ChunkBeyondFile { .. }
-);
-chunk_fails!(
-    chunk_compressed_len_over_cap,
-    0,
-    Error::ChunkTooLarge {
-        field: "compressedLength",
-        len: 0xFFFF_FFFF,
-        ..
-    }
-);
-chunk_fails!(
-    chunk_uncompressed_len_over_cap,
-    0,
-    Error::ChunkTooLarge {
-        field: "uncompressedLength",
-        len: 0x7FFF_FFFF,
-        ..
-    }
-);
+chunk_fails!(chunk_compressed_len_past_end, 0, Error::ChunkBeyondFile { .. });
+chunk_fails!(chunk_compressed_len_over_cap, 0, Error::ChunkTooLarge { field: "compressedLength", len: 0xFFFF_FFFF, .. });
+chunk_fails!(chunk_uncompressed_len_over_cap, 0, Error::ChunkTooLarge { field: "uncompressedLength", len: 0x7FFF_FFFF, .. });
 chunk_fails!(chunk_tick_count_cannot_fit, 0, Error::ChunkTickMismatch { reason, .. } if reason.contains("cannot fit"));
-chunk_fails!(
-    chunk_size_declared_larger,
-    0,
-    Error::ChunkSizeMismatch { .. }
-);
-chunk_fails!(
-    chunk_size_declared_smaller,
-    0,
-    Error::Zstd {
-        err: ZstdError::TooLarge { .. },
-        ..
-    }
-);
+chunk_fails!(chunk_size_declared_larger, 0, Error::ChunkSizeMismatch { .. });
+chunk_fails!(chunk_size_declared_smaller, 0, Error::Zstd { err: ZstdError::TooLarge { .. }, .. });
 chunk_fails!(chunk_crc_mismatch, 0, Error::ChunkChecksum { .. });
-chunk_fails!(
-    zstd_window_1gib,
-    0,
-    Error::Zstd {
-        err: ZstdError::Window(_),
-        ..
-    }
-);
-chunk_fails!(
-    zstd_bomb_2gib,
-    0,
-    Error::Zstd {
-        err: ZstdError::TooLarge { cap: 65536 },
-        ..
-    }
-);
-chunk_fails!(
-    zstd_bomb_at_cap,
-    0,
-    Error::Zstd {
-        err: ZstdError::TooLarge { cap: 16777216 },
-        ..
-    }
-);
+chunk_fails!(zstd_window_1gib, 0, Error::Zstd { err: ZstdError::Window(_), .. });
+chunk_fails!(zstd_bomb_2gib, 0, Error::Zstd { err: ZstdError::TooLarge { cap: 65536 }, .. });
+chunk_fails!(zstd_bomb_at_cap, 0, Error::Zstd { err: ZstdError::TooLarge { cap: 16777216 }, .. });
 
 #[test]
 fn damaged_chunk_leaves_the_others_playable() {
-    for name in [
-        "chunk_crc_mismatch",
-        "chunk_size_declared_larger",
-        "chunk_compressed_len_over_cap",
-    ] {
+    for name in ["chunk_crc_mismatch", "chunk_size_declared_larger", "chunk_compressed_len_over_cap"] {
         let o = run(name);
         assert!(o.chunks[1].is_ok() && o.chunks[2].is_ok(), "{name}");
     }
@@ -478,11 +260,7 @@ chunk_fails!(bytes_after_last_tick, 0, Error::ChunkTickMismatch { reason, .. } i
 chunk_fails!(tick_flags_unknown, 0, Error::BadTick { tick: 11, reason, .. } if reason.contains("unknown tick flags 0x0100"));
 chunk_fails!(record_varint_overlong, 0, Error::BadRecord { tick: 11, reason, .. } if reason.contains("malformed varint"));
 chunk_fails!(event_len_beyond_payload, 0, Error::BadTick { tick: 10, reason, .. } if reason.contains("declares 1000 bytes"));
-chunk_fails!(
-    state_amplification,
-    0,
-    Error::TooManyStates { max: 2_000_000, .. }
-);
+chunk_fails!(state_amplification, 0, Error::TooManyStates { max: 2_000_000, .. });
 chunk_fails!(chunks_overlap_indexed, 0, Error::ChunkTickMismatch { reason, .. } if reason.contains("next chunk"));
 open_fails!(chunks_overlap_scanned, Error::ChunkTickMismatch { reason, .. } if reason.contains("not after the previous chunk's last tick 20"));
 
@@ -498,30 +276,10 @@ fn event_kind_unknown() {
 
 #[test]
 fn live_entities_over_limit() {
-    assert_eq!(
-        run("live_entities_50").ticks(),
-        1,
-        "50 entities are fine by default"
-    );
-    let o = run_with(
-        "live_entities_50",
-        Limits {
-            max_live_entities: 16,
-            ..Limits::default()
-        },
-    );
+    assert_eq!(run("live_entities_50").ticks(), 1, "50 entities are fine by default");
+    let o = run_with("live_entities_50", Limits { max_live_entities: 16, ..Limits::default() });
     let e = o.chunk_err(0);
-    assert!(
-        matches!(
-            e,
-            Error::TooManyEntities {
-                count: 50,
-                max: 16,
-                ..
-            }
-        ),
-        "{e:?}"
-    );
+    assert!(matches!(e, Error::TooManyEntities { count: 50, max: 16, .. }), "{e:?}");
 }
 
 // --- the corpus as a whole --------------------------------------------------------------------
@@ -539,25 +297,17 @@ fn committed_files_are_what_the_generator_writes() {
     let cases = make_hostile::cases();
     let mut names: Vec<String> = cases.iter().map(|(n, _)| format!("{n}.flrep")).collect();
     names.sort();
-    assert_eq!(
-        on_disk, names,
-        "run `cargo run --example make_hostile` and commit tests/fixtures/hostile/"
-    );
+    assert_eq!(on_disk, names, "run `cargo run --example make_hostile` and commit tests/fixtures/hostile/");
     assert!(cases.len() >= 30);
     for (name, bytes) in &cases {
-        assert!(
-            load(name) == *bytes,
-            "{name}.flrep differs from the generator: run `cargo run --example make_hostile`"
-        );
+        assert!(load(name) == *bytes, "{name}.flrep differs from the generator: run `cargo run --example make_hostile`");
     }
 }
 
 /// The child half of `peak_memory`: opens and decodes one file in a fresh process, prints VmHWM.
 #[test]
 fn peak_memory_child() {
-    let Ok(name) = std::env::var("HOSTILE_RSS_FILE") else {
-        return;
-    };
+    let Ok(name) = std::env::var("HOSTILE_RSS_FILE") else { return };
     if !name.is_empty() {
         let bytes = std::fs::read(&name).expect("file");
         if let Ok(mut f) = FlrepFile::open(&bytes[..], Limits::default()) {
@@ -567,46 +317,21 @@ fn peak_memory_child() {
         }
     }
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let hwm = status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .unwrap_or("VmHWM: 0 kB");
-    println!(
-        "@@{}",
-        hwm.trim_start_matches("VmHWM:")
-            .trim()
-            .trim_end_matches(" kB")
-    );
+    let hwm = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: 0 kB");
+    println!("@@{}", hwm.trim_start_matches("VmHWM:").trim().trim_end_matches(" kB"));
 }
 
 fn child_hwm_kb(file: &str) -> u64 {
     let exe = std::env::current_exe().expect("test binary");
     let out = std::process::Command::new(exe)
-        .args([
-            "peak_memory_child",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["peak_memory_child", "--exact", "--nocapture", "--test-threads=1"])
         .env("HOSTILE_RSS_FILE", file)
         .output()
         .expect("child runs");
-    assert!(
-        out.status.success(),
-        "child for {file} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "child for {file} failed: {}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8_lossy(&out.stdout);
     // The harness prints "test peak_memory_child ... " on the same line.
-    s.split("@@")
-        .nth(1)
-        .map(|v| {
-            v.chars()
-                .take_while(char::is_ascii_digit)
-                .collect::<String>()
-        })
-        .and_then(|v| v.parse().ok())
-        .expect("child printed VmHWM")
+    s.split("@@").nth(1).map(|v| v.chars().take_while(char::is_ascii_digit).collect::<String>()).and_then(|v| v.parse().ok()).expect("child printed VmHWM")
 }
 
 #[test]
@@ -619,14 +344,9 @@ fn peak_memory() {
         rows.push((name, bytes.len(), kb));
     }
     rows.sort_by_key(|r| std::cmp::Reverse(r.2));
-    eprintln!(
-        "peak RSS (VmHWM) opening + decoding each hostile file; the bare test process: {base} kB"
-    );
+    eprintln!("peak RSS (VmHWM) opening + decoding each hostile file; the bare test process: {base} kB");
     for (name, len, kb) in &rows {
-        eprintln!(
-            "  {name:<36} {len:>8} bytes  {kb:>7} kB  (+{} kB)",
-            kb.saturating_sub(base)
-        );
+        eprintln!("  {name:<36} {len:>8} bytes  {kb:>7} kB  (+{} kB)", kb.saturating_sub(base));
     }
     // The player's budget is 512 MiB; no hostile file may get anywhere near it. The largest uses the
     // limits allow: a decoded chunk of `max_chunk_states` (2M × 52 bytes ≈ 104 MiB, state_amplification

@@ -7,12 +7,7 @@
 //! chunks before the cut; and whatever decodes equals the original (no silent corruption).
 //!
 //! `cargo test --test sweeps -- --nocapture` prints the counts quoted in docs/security.md.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 use replay_player::format::SessionError;
 use replay_player::io::{open_session, read_chunk};
@@ -31,18 +26,9 @@ fn fixtures() -> Vec<(&'static str, Vec<u8>)> {
         ..Default::default()
     };
     vec![
-        (
-            "planet_6x2s",
-            dogfight_bytes(&cfg(7, 6, 2.0, 30, 6_371_000.0)).expect("gen"),
-        ),
-        (
-            "flat_4x2s",
-            dogfight_bytes(&cfg(3, 4, 2.0, 20, 0.0)).expect("gen"),
-        ),
-        (
-            "planet_8x1s_60hz",
-            dogfight_bytes(&cfg(11, 8, 1.0, 60, 6_371_000.0)).expect("gen"),
-        ),
+        ("planet_6x2s", dogfight_bytes(&cfg(7, 6, 2.0, 30, 6_371_000.0)).expect("gen")),
+        ("flat_4x2s", dogfight_bytes(&cfg(3, 4, 2.0, 20, 0.0)).expect("gen")),
+        ("planet_8x1s_60hz", dogfight_bytes(&cfg(11, 8, 1.0, 60, 6_371_000.0)).expect("gen")),
     ]
 }
 
@@ -116,33 +102,16 @@ fn cut_and_flip_every_byte() {
         let mut cut_points = offsets(file.len());
         cut_points.push(file.len());
         for cut in cut_points {
-            let r = std::panic::catch_unwind(|| play(&file[..cut]))
-                .unwrap_or_else(|_| panic!("{name}: cut at {cut} panics"));
+            let r = std::panic::catch_unwind(|| play(&file[..cut])).unwrap_or_else(|_| panic!("{name}: cut at {cut} panics"));
             cuts.add(&r, total);
             let got = r.as_ref().map(|c| ticks(c)).unwrap_or(0);
-            assert!(
-                got >= prev,
-                "{name}: cut at {cut} recovers {got} ticks, the cut before recovered {prev}"
-            );
+            assert!(got >= prev, "{name}: cut at {cut} recovers {got} ticks, the cut before recovered {prev}");
             prev = got;
             // Exactly the complete chunks before the cut (all of them once only the trailer is cut).
-            let complete: usize = ends
-                .iter()
-                .filter(|(end, _)| *end <= cut)
-                .map(|(_, n)| n)
-                .sum();
-            assert_eq!(
-                got,
-                complete,
-                "{name}: cut at {cut}: {got} ticks recovered, {complete} in complete chunks ({:?})",
-                r.as_ref().err()
-            );
+            let complete: usize = ends.iter().filter(|(end, _)| *end <= cut).map(|(_, n)| n).sum();
+            assert_eq!(got, complete, "{name}: cut at {cut}: {got} ticks recovered, {complete} in complete chunks ({:?})", r.as_ref().err());
             if let Ok(c) = &r {
-                assert_eq!(
-                    c[..],
-                    original[..c.len()],
-                    "{name}: cut at {cut} decodes differently"
-                );
+                assert_eq!(c[..], original[..c.len()], "{name}: cut at {cut} decodes differently");
             }
         }
         assert_eq!(prev, total);
@@ -152,19 +121,11 @@ fn cut_and_flip_every_byte() {
         for at in offsets(file.len()) {
             let mut f = file.clone();
             f[at] = !f[at];
-            let r = std::panic::catch_unwind(|| play(&f))
-                .unwrap_or_else(|_| panic!("{name}: flip at {at} panics"));
+            let r = std::panic::catch_unwind(|| play(&f)).unwrap_or_else(|_| panic!("{name}: flip at {at} panics"));
             flips.add(&r, total);
             if let Ok(c) = &r {
-                assert!(
-                    ticks(c) <= total,
-                    "{name}: flip at {at} gives more ticks than the original"
-                );
-                assert_eq!(
-                    c[..],
-                    original[..c.len()],
-                    "{name}: flip at {at} decodes to different states (silent corruption)"
-                );
+                assert!(ticks(c) <= total, "{name}: flip at {at} gives more ticks than the original");
+                assert_eq!(c[..], original[..c.len()], "{name}: flip at {at} decodes to different states (silent corruption)");
             }
         }
         eprintln!(

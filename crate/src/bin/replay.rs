@@ -95,32 +95,22 @@ struct Opened {
 }
 
 fn open(path: &Path) -> Result<Opened, Fail> {
-    let mut src =
-        FileSource::open(path).map_err(|e| Fail(format!("{}: {e}", path.display()), 2))?;
-    let session =
-        open_session(&mut src).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+    let mut src = FileSource::open(path).map_err(|e| Fail(format!("{}: {e}", path.display()), 2))?;
+    let session = open_session(&mut src).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
     Ok(Opened { src, session })
 }
 
 impl Opened {
     fn info(&self) -> Result<RecordingInfo, Fail> {
-        self.session
-            .info()
-            .ok_or_else(|| Fail("no recording info".into(), 1))
+        self.session.info().ok_or_else(|| Fail("no recording info".into(), 1))
     }
     fn chunk(&mut self, i: usize) -> Result<DecodedChunk, SessionError> {
         read_chunk(&mut self.session, &mut self.src, i)
     }
     /// Calls `f` with every tick of every chunk, in order.
-    fn each_tick(
-        &mut self,
-        path: &Path,
-        mut f: impl FnMut(u64, &[EntityState], &DecodedChunk, usize) -> Result<(), Fail>,
-    ) -> Result<(), Fail> {
+    fn each_tick(&mut self, path: &Path, mut f: impl FnMut(u64, &[EntityState], &DecodedChunk, usize) -> Result<(), Fail>) -> Result<(), Fail> {
         for i in 0..self.session.chunk_count() {
-            let c = self
-                .chunk(i)
-                .map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+            let c = self.chunk(i).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
             for (k, tick) in c.ticks.iter().enumerate() {
                 f(*tick, c.tick_entities(k), &c, k)?;
             }
@@ -140,73 +130,28 @@ fn info(path: &Path) -> Result<u8, Fail> {
     let mut out = String::new();
     use std::fmt::Write as _;
     let _ = writeln!(out, "file:              {}", path.display());
-    let _ = writeln!(
-        out,
-        "format:            {} {}.{}",
-        i.format.name(),
-        i.format_major,
-        i.format_minor
-    );
+    let _ = writeln!(out, "format:            {} {}.{}", i.format.name(), i.format_major, i.format_minor);
     let _ = writeln!(out, "engine version:    {}", i.engine_version);
     let _ = writeln!(out, "tick rate:         {} Hz", i.tick_rate_hz);
-    let _ = writeln!(
-        out,
-        "ticks:             {}..={} ({} ticks, {:.2} s)",
-        i.first_tick,
-        i.last_tick,
-        ticks,
-        i.duration_s()
-    );
-    let _ = writeln!(
-        out,
-        "keyframe interval: {} ticks",
-        i.keyframe_interval_ticks
-    );
+    let _ = writeln!(out, "ticks:             {}..={} ({} ticks, {:.2} s)", i.first_tick, i.last_tick, ticks, i.duration_s());
+    let _ = writeln!(out, "keyframe interval: {} ticks", i.keyframe_interval_ticks);
     let _ = writeln!(out, "chunks:            {chunks}");
-    let _ = writeln!(
-        out,
-        "file size:         {} bytes ({:.1} bytes/tick)",
-        o.src.len_bytes(),
-        o.src.len_bytes() as f64 / ticks as f64
-    );
+    let _ = writeln!(out, "file size:         {} bytes ({:.1} bytes/tick)", o.src.len_bytes(), o.src.len_bytes() as f64 / ticks as f64);
     let world = match i.world {
-        replay_player::model::WorldKind::Planet { radius_m } => {
-            format!("planet, radius {radius_m} m")
-        }
+        replay_player::model::WorldKind::Planet { radius_m } => format!("planet, radius {radius_m} m"),
         replay_player::model::WorldKind::Flat => "flat".to_string(),
     };
     let _ = writeln!(out, "world:             {world}");
     let _ = writeln!(out, "position quantum:  {} m", i.position_quantum_m);
-    let _ = writeln!(
-        out,
-        "start:             {} (unix seconds)",
-        i.start_unix_seconds
-    );
-    let _ = writeln!(
-        out,
-        "mission:           {}",
-        if i.mission_id.is_empty() {
-            "(none)"
-        } else {
-            &i.mission_id
-        }
-    );
+    let _ = writeln!(out, "start:             {} (unix seconds)", i.start_unix_seconds);
+    let _ = writeln!(out, "mission:           {}", if i.mission_id.is_empty() { "(none)" } else { &i.mission_id });
     let _ = writeln!(out, "session flags:     0x{:x}", i.session_flags);
     let _ = writeln!(out, "sections:          entity types {}, factions {}, participants {}, mission objects {}, metadata {}", i.entity_types.len(), i.factions.len(), i.participants.len(), i.mission_objects.len(), i.metadata.len());
     for (k, v) in &i.metadata {
         let _ = writeln!(out, "  {k}: {v}");
     }
     let (markers, complete) = o.session.markers();
-    let _ = writeln!(
-        out,
-        "kill markers:      {}{}",
-        markers.len(),
-        if complete {
-            ""
-        } else {
-            " (index missing: found while decoding)"
-        }
-    );
+    let _ = writeln!(out, "kill markers:      {}{}", markers.len(), if complete { "" } else { " (index missing: found while decoding)" });
     for w in &i.warnings {
         let _ = writeln!(out, "warning:           {w}");
     }
@@ -232,10 +177,7 @@ fn validate(path: &Path) -> Result<u8, Fail> {
     for w in &i.warnings {
         eprintln!("replay: warning: {w}");
     }
-    println!(
-        "ok: {} chunks, {ticks} ticks, {events} events",
-        o.session.chunk_count()
-    );
+    println!("ok: {} chunks, {ticks} ticks, {events} events", o.session.chunk_count());
     Ok(0)
 }
 
@@ -243,14 +185,10 @@ fn dump(path: &Path) -> Result<u8, Fail> {
     let mut o = open(path)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    replay_player::io::dump::write_dump(&mut o.session, &mut o.src, &mut w).map_err(
-        |e| match e {
-            replay_player::io::dump::DumpError::Read(e) => {
-                Fail(format!("{}: {e}", path.display()), 1)
-            }
-            replay_player::io::dump::DumpError::Write(e) => Fail(e.to_string(), 2),
-        },
-    )?;
+    replay_player::io::dump::write_dump(&mut o.session, &mut o.src, &mut w).map_err(|e| match e {
+        replay_player::io::dump::DumpError::Read(e) => Fail(format!("{}: {e}", path.display()), 1),
+        replay_player::io::dump::DumpError::Write(e) => Fail(e.to_string(), 2),
+    })?;
     w.flush()?;
     Ok(0)
 }
@@ -282,14 +220,9 @@ fn diff(a: &Path, b: &Path) -> Result<u8, Fail> {
     let hb = hashes(b)?;
     let n = ha.len().min(hb.len());
     for k in 0..n {
-        let (Some(x), Some(y)) = (ha.get(k), hb.get(k)) else {
-            break;
-        };
+        let (Some(x), Some(y)) = (ha.get(k), hb.get(k)) else { break };
         if x.1 != y.1 || x.0 != y.0 {
-            println!(
-                "first difference at tick {} (A) / {} (B): hash {:016x} vs {:016x}",
-                x.0, y.0, x.1, y.1
-            );
+            println!("first difference at tick {} (A) / {} (B): hash {:016x} vs {:016x}", x.0, y.0, x.1, y.1);
             let ea = states_at(a, x.0)?;
             let eb = states_at(b, y.0)?;
             report_entities(&ea, &eb);
@@ -297,11 +230,7 @@ fn diff(a: &Path, b: &Path) -> Result<u8, Fail> {
         }
     }
     if ha.len() != hb.len() {
-        println!(
-            "identical for {n} ticks; A has {} ticks, B has {}",
-            ha.len(),
-            hb.len()
-        );
+        println!("identical for {n} ticks; A has {} ticks, B has {}", ha.len(), hb.len());
         return Ok(1);
     }
     println!("identical: {n} ticks");
@@ -311,14 +240,8 @@ fn diff(a: &Path, b: &Path) -> Result<u8, Fail> {
 fn states_at(path: &Path, tick: u64) -> Result<Vec<EntityState>, Fail> {
     let mut o = open(path)?;
     let i = o.session.chunk_for_tick(tick);
-    let c = o
-        .chunk(i)
-        .map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
-    let k = c
-        .ticks
-        .iter()
-        .position(|t| *t == tick)
-        .ok_or_else(|| Fail(format!("tick {tick} not found"), 1))?;
+    let c = o.chunk(i).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+    let k = c.ticks.iter().position(|t| *t == tick).ok_or_else(|| Fail(format!("tick {tick} not found"), 1))?;
     Ok(c.tick_entities(k).to_vec())
 }
 
@@ -330,11 +253,7 @@ fn report_entities(a: &[EntityState], b: &[EntityState]) {
         let x = a.iter().find(|e| e.id == id);
         let y = b.iter().find(|e| e.id == id);
         match (x, y) {
-            (Some(x), Some(y)) if x != y => println!(
-                "  entity {id}: A {x:?}\n  {:width$}B {y:?}",
-                "",
-                width = 9 + id.to_string().len()
-            ),
+            (Some(x), Some(y)) if x != y => println!("  entity {id}: A {x:?}\n  {:width$}B {y:?}", "", width = 9 + id.to_string().len()),
             (Some(_), None) => println!("  entity {id}: only in A"),
             (None, Some(_)) => println!("  entity {id}: only in B"),
             _ => {}
@@ -348,22 +267,11 @@ fn generate(args: &[String]) -> Result<u8, Fail> {
     let mut rot = RotationOptions::default();
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let mut val = || {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Fail(format!("{flag} needs a value"), 2))
-        };
-        let num = |v: String| -> Result<f64, Fail> {
-            v.parse::<f64>()
-                .map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2))
-        };
+        let mut val = || it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2));
+        let num = |v: String| -> Result<f64, Fail> { v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2)) };
         match flag.as_str() {
             "--out" => out = Some(PathBuf::from(val()?)),
-            "--seed" => {
-                cfg.seed = val()?
-                    .parse()
-                    .map_err(|_| Fail("--seed: not an integer".into(), 2))?
-            }
+            "--seed" => cfg.seed = val()?.parse().map_err(|_| Fail("--seed: not an integer".into(), 2))?,
             "--entities" => cfg.entities = num(val()?)? as u32,
             "--seconds" => cfg.seconds = num(val()?)?,
             "--planet-radius" => cfg.planet_radius_m = num(val()?)?,
@@ -379,19 +287,13 @@ fn generate(args: &[String]) -> Result<u8, Fail> {
         return Err(Fail("--tick-rate and --seconds must be positive".into(), 2));
     }
     if !(cfg.planet_radius_m == 0.0 || cfg.planet_radius_m >= 1.0) {
-        return Err(Fail(
-            "--planet-radius must be 0 (flat) or at least 1 m".into(),
-            2,
-        ));
+        return Err(Fail("--planet-radius must be 0 (flat) or at least 1 m".into(), 2));
     }
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     let mut sim = Dogfight::new(cfg.clone());
-    let opts = replay_player::format::flrep::WriterOptions {
-        keyframe_interval_ticks: cfg.keyframe_interval_ticks,
-        ..Default::default()
-    };
+    let opts = replay_player::format::flrep::WriterOptions { keyframe_interval_ticks: cfg.keyframe_interval_ticks, ..Default::default() };
     let mut w = RotatingWriter::create(&out, &sim.header(), &sim.sections(), opts, rot)?;
     while let Some((tick, states, events)) = sim.step() {
         w.tick(tick, states, &events)?;

@@ -315,13 +315,7 @@ impl Session {
         match &mut self.inner {
             Inner::Flrep { opened, dec } => {
                 // Header check + decode, exactly as the native indexed reader does.
-                Ok(crate::format::flrep::decode_chunk_bytes(
-                    opened,
-                    dec,
-                    &self.limits,
-                    i,
-                    bytes,
-                )?)
+                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &self.limits, i, bytes)?)
             }
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
@@ -335,10 +329,7 @@ impl Session {
     /// keyframe without decompressing.
     pub fn holds_chunk(&self, i: usize) -> bool {
         match &self.inner {
-            Inner::Flrep { opened, dec } => opened
-                .chunks
-                .get(i)
-                .is_some_and(|c| dec.holds(c.offset).is_some()),
+            Inner::Flrep { opened, dec } => opened.chunks.get(i).is_some_and(|c| dec.holds(c.offset).is_some()),
             _ => false,
         }
     }
@@ -347,21 +338,9 @@ impl Session {
     /// to `r.stride` (see [`TickRange`]). `.flrep` rolls forward from the keyframe and stays there,
     /// so the next range of the same chunk resumes without the chunk's bytes; a SparkEngine chunk
     /// (full states, at most 64 frames) is decoded whole and cut.
-    pub fn decode_range(
-        &mut self,
-        i: usize,
-        bytes: &[u8],
-        r: TickRange,
-    ) -> Result<Piece, SessionError> {
+    pub fn decode_range(&mut self, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, SessionError> {
         match &mut self.inner {
-            Inner::Flrep { opened, dec } => Ok(crate::format::flrep::decode_chunk_range(
-                opened,
-                dec,
-                &self.limits,
-                i,
-                bytes,
-                r,
-            )?),
+            Inner::Flrep { opened, dec } => Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits, i, bytes, r)?),
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?.range(r)),
             _ => Err(self.no_chunks()),
@@ -371,9 +350,7 @@ impl Session {
     fn no_chunks(&self) -> SessionError {
         match &self.inner {
             #[cfg(feature = "foldback")]
-            Inner::Foldback(_) => SessionError::Usage(
-                "a .foldback recording has no chunks: read it through Session::foldback()".into(),
-            ),
+            Inner::Foldback(_) => SessionError::Usage("a .foldback recording has no chunks: read it through Session::foldback()".into()),
             _ => SessionError::Usage("decode_chunk before the session is open".into()),
         }
     }

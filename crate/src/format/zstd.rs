@@ -13,9 +13,7 @@ pub const MAX_WINDOW: u64 = 8 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ZstdError {
     /// The frame decoded to more than `cap` bytes.
-    TooLarge {
-        cap: usize,
-    },
+    TooLarge { cap: usize },
     /// The frame's window exceeds [`MAX_WINDOW`].
     Window(String),
     Corrupt(String),
@@ -24,15 +22,8 @@ pub enum ZstdError {
 impl std::fmt::Display for ZstdError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ZstdError::TooLarge { cap } => write!(
-                f,
-                "zstd frame decompresses to more than the declared {cap} bytes"
-            ),
-            ZstdError::Window(m) => write!(
-                f,
-                "zstd window too large (cap {} MiB): {m}",
-                MAX_WINDOW >> 20
-            ),
+            ZstdError::TooLarge { cap } => write!(f, "zstd frame decompresses to more than the declared {cap} bytes"),
+            ZstdError::Window(m) => write!(f, "zstd window too large (cap {} MiB): {m}", MAX_WINDOW >> 20),
             ZstdError::Corrupt(m) => write!(f, "corrupt zstd data: {m}"),
         }
     }
@@ -54,10 +45,7 @@ impl Decompressor {
     pub fn new() -> Self {
         let mut dec = FrameDecoder::new();
         dec.set_max_window_size(MAX_WINDOW);
-        Decompressor {
-            dec,
-            out: Vec::new(),
-        }
+        Decompressor { dec, out: Vec::new() }
     }
 
     /// Decompresses exactly one frame into an internal buffer of `expected` bytes (already checked
@@ -69,19 +57,13 @@ impl Decompressor {
         if self.out.len() < want {
             self.out.resize(want, 0);
         }
-        let out = self
-            .out
-            .get_mut(..want)
-            .ok_or(ZstdError::TooLarge { cap: expected })?;
+        let out = self.out.get_mut(..want).ok_or(ZstdError::TooLarge { cap: expected })?;
         match self.dec.decode_all(frame, out) {
             Ok(n) if n > expected => Err(ZstdError::TooLarge { cap: expected }),
             Ok(n) => Ok(self.out.get(..n).unwrap_or(&[])),
             Err(e) => {
                 let msg = e.to_string();
-                if matches!(
-                    e,
-                    ruzstd::decoding::errors::FrameDecoderError::TargetTooSmall
-                ) {
+                if matches!(e, ruzstd::decoding::errors::FrameDecoderError::TargetTooSmall) {
                     Err(ZstdError::TooLarge { cap: expected })
                 } else if msg.contains("indow") {
                     Err(ZstdError::Window(msg))
@@ -122,14 +104,8 @@ mod tests {
         let z = compress(&data);
         let mut d = Decompressor::new();
         assert_eq!(d.decompress(&z, data.len()).unwrap(), &data[..]);
-        assert_eq!(
-            d.decompress(&z, 1000),
-            Err(ZstdError::TooLarge { cap: 1000 })
-        );
-        assert!(matches!(
-            d.decompress(&[1, 2, 3, 4, 5], 10),
-            Err(ZstdError::Corrupt(_))
-        ));
+        assert_eq!(d.decompress(&z, 1000), Err(ZstdError::TooLarge { cap: 1000 }));
+        assert!(matches!(d.decompress(&[1, 2, 3, 4, 5], 10), Err(ZstdError::Corrupt(_))));
     }
 
     #[test]
@@ -137,10 +113,6 @@ mod tests {
         // A frame header declaring a 1 GiB window (Window_Descriptor exponent 30-10=20 → 0xA0).
         let frame = [0x28, 0xB5, 0x2F, 0xFD, 0x00, 0xA0, 0x01, 0x00, 0x00];
         let mut d = Decompressor::new();
-        assert!(
-            matches!(d.decompress(&frame, 10), Err(ZstdError::Window(_))),
-            "{:?}",
-            d.decompress(&frame, 10)
-        );
+        assert!(matches!(d.decompress(&frame, 10), Err(ZstdError::Window(_))), "{:?}", d.decompress(&frame, 10));
     }
 }

@@ -26,11 +26,7 @@ impl From<std::io::Error> for DumpError {
     }
 }
 
-pub fn write_dump<R: ReadAt, W: Write>(
-    s: &mut Session,
-    src: &mut R,
-    w: &mut W,
-) -> Result<(), DumpError> {
+pub fn write_dump<R: ReadAt, W: Write>(s: &mut Session, src: &mut R, w: &mut W) -> Result<(), DumpError> {
     if s.foldback().is_some() {
         // A .foldback dumps its frames (see io::foldback::write_dump).
         return super::foldback::write_dump(src, &crate::format::foldback::Limits::default(), w);
@@ -44,11 +40,7 @@ pub fn write_dump<R: ReadAt, W: Write>(
         // tick); any left at a chunk's end follow its last tick.
         let mut next_event = 0usize;
         for (k, tick) in c.ticks.iter().enumerate() {
-            writeln!(
-                w,
-                "{}",
-                serde_json::json!({"type": "tick", "tick": tick, "entities": c.tick_entities(k)})
-            )?;
+            writeln!(w, "{}", serde_json::json!({"type": "tick", "tick": tick, "entities": c.tick_entities(k)}))?;
             let last = k + 1 == c.ticks.len();
             while let Some(e) = c.events.get(next_event) {
                 if e.tick > *tick && !last {

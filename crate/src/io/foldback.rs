@@ -15,81 +15,49 @@ pub fn open_foldback<R: ReadAt>(src: &mut R, limits: &Limits) -> Result<Index, E
     let mut data: Option<Vec<u8>> = None;
     loop {
         match ix.next(data.as_deref())? {
-            IndexStep::Need { offset, len } => {
-                data = Some(src.read_at(offset, len).map_err(|e| io(offset, e))?)
-            }
+            IndexStep::Need { offset, len } => data = Some(src.read_at(offset, len).map_err(|e| io(offset, e))?),
             IndexStep::Ready(i) => return Ok(*i),
         }
     }
 }
 
 /// Visits every frame of a file in order (the `dump` walk), one window in memory at a time.
-pub fn for_each_item<R: ReadAt>(
-    src: &mut R,
-    limits: &Limits,
-    visit: &mut dyn FnMut(Item<'_>),
-) -> Result<Scanner, Error> {
+pub fn for_each_item<R: ReadAt>(src: &mut R, limits: &Limits, visit: &mut dyn FnMut(Item<'_>)) -> Result<Scanner, Error> {
     let mut sc = Scanner::new(src.len(), limits.clone());
     let mut data: Option<Vec<u8>> = None;
     loop {
         match sc.next(data.as_deref(), visit)? {
-            ScanStep::Need { offset, len } => {
-                data = Some(src.read_at(offset, len).map_err(|e| io(offset, e))?)
-            }
+            ScanStep::Need { offset, len } => data = Some(src.read_at(offset, len).map_err(|e| io(offset, e))?),
             ScanStep::Done => return Ok(sc),
         }
     }
 }
 
 /// Reads the ranges the divergence model asked for, source `i` from `srcs[i]`.
-pub fn read_ranges<R: ReadAt>(
-    srcs: &mut [R],
-    reads: &[Read],
-) -> Result<Vec<(usize, u64, Vec<u8>)>, Error> {
+pub fn read_ranges<R: ReadAt>(srcs: &mut [R], reads: &[Read]) -> Result<Vec<(usize, u64, Vec<u8>)>, Error> {
     let mut out = Vec::with_capacity(reads.len());
     for r in reads {
-        let src = srcs
-            .get_mut(r.source)
-            .ok_or_else(|| Error::Io(format!("no source {}", r.source)))?;
-        out.push((
-            r.source,
-            r.offset,
-            src.read_at(r.offset, r.len).map_err(|e| io(r.offset, e))?,
-        ));
+        let src = srcs.get_mut(r.source).ok_or_else(|| Error::Io(format!("no source {}", r.source)))?;
+        out.push((r.source, r.offset, src.read_at(r.offset, r.len).map_err(|e| io(r.offset, e))?));
     }
     Ok(out)
 }
 
 /// Borrows what [`read_ranges`] returned as the model's input.
 pub fn as_bytes(read: &[(usize, u64, Vec<u8>)]) -> Vec<Bytes<'_>> {
-    read.iter()
-        .map(|(source, offset, b)| Bytes {
-            source: *source,
-            offset: *offset,
-            bytes: b,
-        })
-        .collect()
+    read.iter().map(|(source, offset, b)| Bytes { source: *source, offset: *offset, bytes: b }).collect()
 }
 
 /// The JSON-lines dump of a `.foldback`: an info line, one line per frame (`{"type":"frame",
 /// "offset":…,"frame":{…}}`; refused frames as `"bad_frame"` with the error), then an `end` line
 /// saying whether the recording ended cleanly.
 #[cfg(feature = "json")]
-pub fn write_dump<R: ReadAt, W: std::io::Write>(
-    src: &mut R,
-    limits: &Limits,
-    w: &mut W,
-) -> Result<(), super::dump::DumpError> {
+pub fn write_dump<R: ReadAt, W: std::io::Write>(src: &mut R, limits: &Limits, w: &mut W) -> Result<(), super::dump::DumpError> {
     use super::dump::DumpError;
     use crate::format::foldback::frame_json;
     use crate::format::SessionError;
-    let index =
-        open_foldback(src, limits).map_err(|e| DumpError::Read(SessionError::Foldback(e)))?;
-    writeln!(
-        w,
-        "{}",
-        serde_json::json!({"type": "info", "info": index.info()})
-    )?;
+    let index = open_foldback(src, limits).map_err(|e| DumpError::Read(SessionError::Foldback(e)))?;
+    writeln!(w, "{}", serde_json::json!({"type": "info", "info": index.info()}))?;
     let mut werr: Option<std::io::Error> = None;
     let sc = for_each_item(src, limits, &mut |item| {
         if werr.is_some() {
@@ -111,11 +79,7 @@ pub fn write_dump<R: ReadAt, W: std::io::Write>(
         return Err(DumpError::Write(e));
     }
     if let Some(end) = sc.end() {
-        writeln!(
-            w,
-            "{}",
-            serde_json::json!({"type": "end", "clean": end.clean, "frames_end": end.frames_end, "trailing_bytes": end.trailing_bytes, "cut": end.cut, "oversized": end.oversized.as_ref().map(|e| e.to_string())})
-        )?;
+        writeln!(w, "{}", serde_json::json!({"type": "end", "clean": end.clean, "frames_end": end.frames_end, "trailing_bytes": end.trailing_bytes, "cut": end.cut, "oversized": end.oversized.as_ref().map(|e| e.to_string())}))?;
     }
     Ok(())
 }

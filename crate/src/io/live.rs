@@ -36,13 +36,7 @@ pub struct LiveOptions {
 
 impl Default for LiveOptions {
     fn default() -> Self {
-        LiveOptions {
-            queue_frames: 8192,
-            write_timeout: Duration::from_secs(2),
-            handshake_timeout: Duration::from_secs(5),
-            max_kept_bytes: 1 << 20,
-            linger: Duration::from_secs(2),
-        }
+        LiveOptions { queue_frames: 8192, write_timeout: Duration::from_secs(2), handshake_timeout: Duration::from_secs(5), max_kept_bytes: 1 << 20, linger: Duration::from_secs(2) }
     }
 }
 
@@ -107,14 +101,8 @@ impl LiveServer {
             frames: AtomicU64::new(0),
         });
         let sh = shared.clone();
-        let accept = std::thread::Builder::new()
-            .name("live-accept".into())
-            .spawn(move || accept_loop(listener, sh))?;
-        Ok(LiveServer {
-            port,
-            shared,
-            accept: Some(accept),
-        })
+        let accept = std::thread::Builder::new().name("live-accept".into()).spawn(move || accept_loop(listener, sh))?;
+        Ok(LiveServer { port, shared, accept: Some(accept) })
     }
 
     pub fn port(&self) -> u16 {
@@ -125,9 +113,7 @@ impl LiveServer {
     pub fn broadcast(&self, frame: Vec<u8>) {
         self.shared.frames.fetch_add(1, Ordering::Relaxed);
         let b = Bytes::from(frame);
-        let Ok(mut vs) = self.shared.viewers.lock() else {
-            return;
-        };
+        let Ok(mut vs) = self.shared.viewers.lock() else { return };
         vs.retain(|v| match v.tx.try_send(Msg::Frame(b.clone())) {
             Ok(()) => true,
             Err(TrySendError::Full(_)) => {
@@ -170,12 +156,7 @@ impl LiveServer {
         }
         self.shared.stop.store(true, Ordering::Relaxed);
         let deadline = Instant::now() + self.shared.opts.linger;
-        let threads: Vec<JoinHandle<()>> = self
-            .shared
-            .threads
-            .lock()
-            .map(|mut t| t.drain(..).collect())
-            .unwrap_or_default();
+        let threads: Vec<JoinHandle<()>> = self.shared.threads.lock().map(|mut t| t.drain(..).collect()).unwrap_or_default();
         for t in threads {
             while !t.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
@@ -202,19 +183,14 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         match listener.accept() {
             Ok((stream, _)) => {
                 let sh = shared.clone();
-                if let Ok(h) = std::thread::Builder::new()
-                    .name("live-viewer".into())
-                    .spawn(move || serve_viewer(stream, sh))
-                {
+                if let Ok(h) = std::thread::Builder::new().name("live-viewer".into()).spawn(move || serve_viewer(stream, sh)) {
                     if let Ok(mut t) = shared.threads.lock() {
                         t.retain(|h| !h.is_finished());
                         t.push(h);
                     }
                 }
             }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
-                std::thread::sleep(Duration::from_millis(10))
-            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(10)),
             Err(_) => std::thread::sleep(Duration::from_millis(50)),
         }
     }
@@ -230,9 +206,7 @@ fn serve_viewer(stream: TcpStream, shared: Arc<Shared>) {
     if setup.is_err() {
         return;
     }
-    let Ok(mut ws) = tungstenite::accept(stream) else {
-        return;
-    };
+    let Ok(mut ws) = tungstenite::accept(stream) else { return };
     if ws.send(Message::text(shared.hello.clone())).is_err() {
         shared.disconnected.fetch_add(1, Ordering::Relaxed);
         return;
@@ -240,9 +214,7 @@ fn serve_viewer(stream: TcpStream, shared: Arc<Shared>) {
     // Register, and take the kept Metadata, under the viewers lock so no frame falls between.
     let (tx, rx) = sync_channel(opts.queue_frames.max(1));
     let kept: Vec<Bytes> = {
-        let Ok(mut vs) = shared.viewers.lock() else {
-            return;
-        };
+        let Ok(mut vs) = shared.viewers.lock() else { return };
         if shared.stop.load(Ordering::Relaxed) {
             return;
         }
@@ -268,8 +240,7 @@ fn serve_viewer(stream: TcpStream, shared: Arc<Shared>) {
                     match m {
                         Msg::Frame(b) => ok = ws.write(Message::Binary(b)).is_ok(),
                         Msg::Goodbye(r) => {
-                            let _ =
-                                ws.write(Message::text(Control::Goodbye { reason: r }.to_json()));
+                            let _ = ws.write(Message::text(Control::Goodbye { reason: r }.to_json()));
                             let _ = ws.flush();
                             let _ = ws.close(None);
                             let _ = ws.flush();

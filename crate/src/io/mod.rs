@@ -30,12 +30,8 @@ impl ReadAt for &[u8] {
     }
     fn read_at(&mut self, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
         let start = usize::try_from(offset).map_err(|_| std::io::ErrorKind::InvalidInput)?;
-        let end = start
-            .checked_add(usize::try_from(len).map_err(|_| std::io::ErrorKind::InvalidInput)?)
-            .ok_or(std::io::ErrorKind::InvalidInput)?;
-        self.get(start..end)
-            .map(<[u8]>::to_vec)
-            .ok_or_else(|| std::io::ErrorKind::UnexpectedEof.into())
+        let end = start.checked_add(usize::try_from(len).map_err(|_| std::io::ErrorKind::InvalidInput)?).ok_or(std::io::ErrorKind::InvalidInput)?;
+        self.get(start..end).map(<[u8]>::to_vec).ok_or_else(|| std::io::ErrorKind::UnexpectedEof.into())
     }
 }
 
@@ -61,12 +57,7 @@ impl FileSource {
     pub fn open(path: &Path) -> std::io::Result<Self> {
         let file = File::open(path)?;
         let len = file.metadata()?.len();
-        Ok(FileSource {
-            file,
-            len,
-            bytes_read: 0,
-            reads: 0,
-        })
+        Ok(FileSource { file, len, bytes_read: 0, reads: 0 })
     }
 }
 
@@ -85,8 +76,7 @@ impl ReadAt for FileSource {
             return Err(std::io::ErrorKind::UnexpectedEof.into());
         }
         self.file.seek(SeekFrom::Start(offset))?;
-        let mut buf =
-            vec![0u8; usize::try_from(len).map_err(|_| std::io::ErrorKind::InvalidInput)?];
+        let mut buf = vec![0u8; usize::try_from(len).map_err(|_| std::io::ErrorKind::InvalidInput)?];
         self.file.read_exact(&mut buf)?;
         self.bytes_read += len;
         self.reads += 1;
@@ -100,12 +90,7 @@ pub fn open_flrep<R: ReadAt>(src: &mut R, limits: &Limits) -> Result<Opened, Err
     let mut data: Option<Vec<u8>> = None;
     loop {
         match op.next(data.as_deref())? {
-            Step::Need { offset, len } => {
-                data = Some(
-                    src.read_at(offset, len)
-                        .map_err(|e| Error::Io(e.to_string()))?,
-                )
-            }
+            Step::Need { offset, len } => data = Some(src.read_at(offset, len).map_err(|e| Error::Io(e.to_string()))?),
             Step::Ready(o) => return Ok(*o),
         }
     }
@@ -122,26 +107,15 @@ pub struct FlrepFile<R: ReadAt> {
 impl<R: ReadAt> FlrepFile<R> {
     pub fn open(mut src: R, limits: Limits) -> Result<Self, Error> {
         let opened = open_flrep(&mut src, &limits)?;
-        Ok(FlrepFile {
-            src,
-            opened,
-            dec: ChunkDecoder::new(limits.clone()),
-            limits,
-        })
+        Ok(FlrepFile { src, opened, dec: ChunkDecoder::new(limits.clone()), limits })
     }
 
     /// Reads and decodes chunk `i` (one read: header and frame together).
     pub fn chunk(&mut self, i: usize) -> Result<DecodedChunk, Error> {
         let Some(c) = self.opened.chunks.get(i).copied() else {
-            return Err(Error::Io(format!(
-                "no chunk {i} (the file has {})",
-                self.opened.chunks.len()
-            )));
+            return Err(Error::Io(format!("no chunk {i} (the file has {})", self.opened.chunks.len())));
         };
-        let bytes = self
-            .src
-            .read_at(c.offset, c.len)
-            .map_err(|e| Error::Io(e.to_string()))?;
+        let bytes = self.src.read_at(c.offset, c.len).map_err(|e| Error::Io(e.to_string()))?;
         flrep::decode_chunk_bytes(&self.opened, &mut self.dec, &self.limits, i, &bytes)
     }
 
@@ -155,19 +129,16 @@ impl<R: ReadAt> FlrepFile<R> {
     }
 }
 
+
 /// Opens a replay of any format over a [`ReadAt`] (the native twin of the worker's open loop).
-pub fn open_session<R: ReadAt>(
-    src: &mut R,
-) -> Result<crate::format::Session, crate::format::SessionError> {
+pub fn open_session<R: ReadAt>(src: &mut R) -> Result<crate::format::Session, crate::format::SessionError> {
     use crate::format::{OpenStep, Session, SessionError};
     let mut s = Session::new(src.len());
     let mut data: Option<Vec<u8>> = None;
     loop {
         match s.next(data.as_deref())? {
             OpenStep::Need { offset, len } => {
-                data = Some(src.read_at(offset, len).map_err(|e| {
-                    SessionError::Usage(format!("read error at offset {offset}: {e}"))
-                })?)
+                data = Some(src.read_at(offset, len).map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?)
             }
             OpenStep::Ready => return Ok(s),
         }
@@ -175,17 +146,9 @@ pub fn open_session<R: ReadAt>(
 }
 
 /// Reads and decodes chunk `i` of an open session.
-pub fn read_chunk<R: ReadAt>(
-    s: &mut crate::format::Session,
-    src: &mut R,
-    i: usize,
-) -> Result<DecodedChunk, crate::format::SessionError> {
+pub fn read_chunk<R: ReadAt>(s: &mut crate::format::Session, src: &mut R, i: usize) -> Result<DecodedChunk, crate::format::SessionError> {
     use crate::format::SessionError;
-    let (offset, len) = s
-        .chunk_range(i)
-        .ok_or_else(|| SessionError::Usage(format!("no chunk {i}")))?;
-    let bytes = src
-        .read_at(offset, len)
-        .map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?;
+    let (offset, len) = s.chunk_range(i).ok_or_else(|| SessionError::Usage(format!("no chunk {i}")))?;
+    let bytes = src.read_at(offset, len).map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?;
     s.decode_chunk(i, &bytes)
 }

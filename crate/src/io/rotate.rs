@@ -2,9 +2,7 @@
 //! would pass `max_file_mb`, and at most `max_files` files of a series kept on disk.
 
 use crate::format::flrep::header::{Header, Sections};
-use crate::format::flrep::writer::{
-    ChunkEncoder, EncodedChunk, FileAssembler, WriteError, WriterOptions,
-};
+use crate::format::flrep::writer::{ChunkEncoder, EncodedChunk, FileAssembler, WriteError, WriterOptions};
 use crate::model::{EntityState, Event};
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -20,10 +18,7 @@ pub struct RotationOptions {
 
 impl Default for RotationOptions {
     fn default() -> Self {
-        RotationOptions {
-            max_file_mb: 256,
-            max_files: 20,
-        }
+        RotationOptions { max_file_mb: 256, max_files: 20 }
     }
 }
 
@@ -43,30 +38,14 @@ fn io(e: std::io::Error) -> WriteError {
 }
 
 impl RotatingWriter {
-    pub fn create(
-        path: &Path,
-        header: &Header,
-        sections: &Sections,
-        opts: WriterOptions,
-        rot: RotationOptions,
-    ) -> Result<Self, WriteError> {
+    pub fn create(path: &Path, header: &Header, sections: &Sections, opts: WriterOptions, rot: RotationOptions) -> Result<Self, WriteError> {
         if rot.max_files == 0 || rot.max_file_mb == 0 {
-            return Err(WriteError::BadOption(
-                "max_files and max_file_mb must be at least 1".into(),
-            ));
+            return Err(WriteError::BadOption("max_files and max_file_mb must be at least 1".into()));
         }
         let mut header = header.clone();
         header.keyframe_interval_ticks = opts.keyframe_interval_ticks;
         let enc = ChunkEncoder::new(opts)?;
-        Ok(RotatingWriter {
-            base: path.to_path_buf(),
-            header,
-            sections: sections.clone(),
-            rot,
-            enc,
-            cur: None,
-            written: Vec::new(),
-        })
+        Ok(RotatingWriter { base: path.to_path_buf(), header, sections: sections.clone(), rot, enc, cur: None, written: Vec::new() })
     }
 
     /// The path of the `n`th file of the series (0 = the path given).
@@ -74,11 +53,7 @@ impl RotatingWriter {
         if n == 0 {
             return self.base.clone();
         }
-        let stem = self
-            .base
-            .file_stem()
-            .map(|s| s.to_os_string())
-            .unwrap_or_default();
+        let stem = self.base.file_stem().map(|s| s.to_os_string()).unwrap_or_default();
         let mut name = stem;
         name.push(format!(".{n:03}"));
         if let Some(ext) = self.base.extension() {
@@ -88,12 +63,7 @@ impl RotatingWriter {
         self.base.with_file_name(name)
     }
 
-    pub fn tick(
-        &mut self,
-        tick: u64,
-        states: &[EntityState],
-        events: &[Event],
-    ) -> Result<(), WriteError> {
+    pub fn tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> Result<(), WriteError> {
         if let Some(c) = self.enc.push_tick(tick, states, events)? {
             self.place(c)?;
         }
@@ -103,9 +73,7 @@ impl RotatingWriter {
     fn place(&mut self, c: EncodedChunk) -> Result<(), WriteError> {
         let limit = self.rot.max_file_mb.saturating_mul(1024 * 1024);
         let rotate = match &self.cur {
-            Some((_, asm)) => {
-                !asm.is_empty() && asm.len() + c.bytes.len() as u64 + 64 * 1024 > limit
-            }
+            Some((_, asm)) => !asm.is_empty() && asm.len() + c.bytes.len() as u64 + 64 * 1024 > limit,
             None => true,
         };
         if rotate {

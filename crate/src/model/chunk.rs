@@ -29,12 +29,10 @@ impl DecodedChunk {
     }
     /// Approximate heap bytes held (for byte-bounded caches).
     pub fn heap_bytes(&self) -> usize {
-        self.ticks.len() * 8
-            + self.offsets.len() * 4
-            + self.entities.len() * std::mem::size_of::<EntityState>()
-            + self.events.len() * 72
+        self.ticks.len() * 8 + self.offsets.len() * 4 + self.entities.len() * std::mem::size_of::<EntityState>() + self.events.len() * 72
     }
 }
+
 
 /// The ticks of one chunk to decode: `[from, to)` and the first tick at or past `to` (the frame a
 /// player interpolates towards), thinned to at most one tick every `stride` ticks, in pieces of at
@@ -72,9 +70,7 @@ impl DecodedChunk {
     pub fn range(&self, r: TickRange) -> Piece {
         let mut out = Piece::default();
         out.chunk.offsets.push(0);
-        let Some(&first) = self.ticks.first() else {
-            return out;
-        };
+        let Some(&first) = self.ticks.first() else { return out };
         let from = r.from.max(first);
         let to = r.to.max(from.saturating_add(1));
         let stride = r.stride.max(1);
@@ -83,9 +79,7 @@ impl DecodedChunk {
         let mut past_to = false;
         let keep = |out: &mut Piece, i: usize| {
             out.chunk.entities.extend_from_slice(self.tick_entities(i));
-            out.chunk
-                .ticks
-                .push(self.ticks.get(i).copied().unwrap_or(0));
+            out.chunk.ticks.push(self.ticks.get(i).copied().unwrap_or(0));
             out.chunk.offsets.push(out.chunk.entities.len() as u32);
         };
         for (i, &tick) in self.ticks.iter().enumerate() {
@@ -96,14 +90,8 @@ impl DecodedChunk {
                 }
             }
             let live = prev.map_or(0, |p| self.tick_entities(p).len());
-            let take = tick >= from
-                && (tick >= to || kept.is_none_or(|k| tick.saturating_sub(k) >= stride));
-            if past_to
-                || (kept.is_some()
-                    && tick < to
-                    && take
-                    && out.chunk.entities.len() + live > r.max_states)
-            {
+            let take = tick >= from && (tick >= to || kept.is_none_or(|k| tick.saturating_sub(k) >= stride));
+            if past_to || (kept.is_some() && tick < to && take && out.chunk.entities.len() + live > r.max_states) {
                 out.end = Some(tick);
                 break;
             }
@@ -129,12 +117,7 @@ impl DecodedChunk {
                 }
             }
         } else {
-            out.chunk.events = self
-                .events
-                .iter()
-                .filter(|e| inside(e.tick))
-                .cloned()
-                .collect();
+            out.chunk.events = self.events.iter().filter(|e| inside(e.tick)).cloned().collect();
         }
         if from == first {
             out.chunk.skipped_events = self.skipped_events;

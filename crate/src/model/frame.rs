@@ -53,12 +53,7 @@ pub fn unpack_entity(chunk: &[i32]) -> Option<EntityState> {
         type_index: c[F_TYPE] as u16,
         faction: c[F_FACTION] as u8,
         pos: [c[F_POS], c[F_POS + 1], c[F_POS + 2]],
-        orient: [
-            c[F_ORIENT] as i16,
-            c[F_ORIENT + 1] as i16,
-            c[F_ORIENT + 2] as i16,
-            c[F_ORIENT + 3] as i16,
-        ],
+        orient: [c[F_ORIENT] as i16, c[F_ORIENT + 1] as i16, c[F_ORIENT + 2] as i16, c[F_ORIENT + 3] as i16],
         vel: [c[F_VEL], c[F_VEL + 1], c[F_VEL + 2]],
         health: c[F_HEALTH] as u16,
         flags: c[F_FLAGS] as u32,

@@ -46,11 +46,7 @@ mod tests {
     #[test]
     fn empty_is_fnv_offset_and_any_field_changes_it() {
         assert_eq!(state_hash(&[]), FNV_OFFSET);
-        let a = EntityState {
-            id: 7,
-            pos: [1, 2, 3],
-            ..Default::default()
-        };
+        let a = EntityState { id: 7, pos: [1, 2, 3], ..Default::default() };
         let mut b = a;
         b.pos[2] = 4;
         assert_ne!(state_hash(&[a]), state_hash(&[b]));

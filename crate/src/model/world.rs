@@ -6,11 +6,7 @@
 //! `Flat`: a flat world, right-handed, +X east, +Y north, +Z up (metres; z = 0 is the ground).
 
 #[derive(Clone, Copy, Debug, PartialEq)]
-#[cfg_attr(
-    feature = "json",
-    derive(serde::Serialize),
-    serde(tag = "kind", rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "json", derive(serde::Serialize), serde(tag = "kind", rename_all = "snake_case"))]
 pub enum WorldKind {
     Planet { radius_m: f64 },
     Flat,
@@ -27,11 +23,7 @@ pub struct Geodetic {
 pub fn world_to_geodetic(p: [f64; 3], radius_m: f64) -> Geodetic {
     let r = (p[0] * p[0] + p[1] * p[1] + p[2] * p[2]).sqrt();
     if r == 0.0 {
-        return Geodetic {
-            lat_deg: 0.0,
-            lon_deg: 0.0,
-            alt_m: -radius_m,
-        };
+        return Geodetic { lat_deg: 0.0, lon_deg: 0.0, alt_m: -radius_m };
     }
     Geodetic {
         lat_deg: (p[2] / r).clamp(-1.0, 1.0).asin().to_degrees(),
@@ -44,11 +36,7 @@ pub fn world_to_geodetic(p: [f64; 3], radius_m: f64) -> Geodetic {
 pub fn geodetic_to_world(g: Geodetic, radius_m: f64) -> [f64; 3] {
     let r = radius_m + g.alt_m;
     let (lat, lon) = (g.lat_deg.to_radians(), g.lon_deg.to_radians());
-    [
-        r * lat.cos() * lon.cos(),
-        r * lat.cos() * lon.sin(),
-        r * lat.sin(),
-    ]
+    [r * lat.cos() * lon.cos(), r * lat.cos() * lon.sin(), r * lat.sin()]
 }
 
 #[cfg(test)]
@@ -68,11 +56,7 @@ mod tests {
 
     #[test]
     fn round_trip() {
-        let g = Geodetic {
-            lat_deg: 47.5,
-            lon_deg: -122.25,
-            alt_m: 3048.0,
-        };
+        let g = Geodetic { lat_deg: 47.5, lon_deg: -122.25, alt_m: 3048.0 };
         let back = world_to_geodetic(geodetic_to_world(g, 6_371_000.0), 6_371_000.0);
         assert!((back.lat_deg - g.lat_deg).abs() < 1e-9);
         assert!((back.lon_deg - g.lon_deg).abs() < 1e-9);

@@ -96,28 +96,12 @@ impl View {
         let mut right = norm_or(cross(forward, up_hint), [0.0, 0.0, 0.0]);
         if right == [0.0, 0.0, 0.0] {
             // Looking straight along the up hint: pick any perpendicular.
-            let alt = if forward[2].abs() < 0.9 {
-                [0.0, 0.0, 1.0]
-            } else {
-                [1.0, 0.0, 0.0]
-            };
+            let alt = if forward[2].abs() < 0.9 { [0.0, 0.0, 1.0] } else { [1.0, 0.0, 0.0] };
             right = norm_or(cross(forward, alt), [0.0, 1.0, 0.0]);
         }
         let up = cross(right, forward);
-        let aspect = if aspect > 0.0 && aspect.is_finite() {
-            aspect
-        } else {
-            1.0
-        };
-        View {
-            eye,
-            forward,
-            right,
-            up,
-            fov_y,
-            aspect,
-            near: near.max(1e-3),
-        }
+        let aspect = if aspect > 0.0 && aspect.is_finite() { aspect } else { 1.0 };
+        View { eye, forward, right, up, fov_y, aspect, near: near.max(1e-3) }
     }
 
     /// `p - eye` as f32: the only way a world position reaches the GPU.
@@ -135,12 +119,7 @@ impl View {
     pub fn view_proj_rel(&self) -> [f32; 16] {
         let f = self.focal();
         let rows: [[f64; 4]; 4] = [
-            [
-                self.right[0] * f / self.aspect,
-                self.right[1] * f / self.aspect,
-                self.right[2] * f / self.aspect,
-                0.0,
-            ],
+            [self.right[0] * f / self.aspect, self.right[1] * f / self.aspect, self.right[2] * f / self.aspect, 0.0],
             [self.up[0] * f, self.up[1] * f, self.up[2] * f, 0.0],
             [0.0, 0.0, 0.0, self.near],
             [self.forward[0], self.forward[1], self.forward[2], 0.0],
@@ -148,11 +127,7 @@ impl View {
         let mut m = [0.0f32; 16];
         for (col, chunk) in m.chunks_exact_mut(4).enumerate() {
             for (row, v) in chunk.iter_mut().enumerate() {
-                *v = rows
-                    .get(row)
-                    .and_then(|r| r.get(col))
-                    .copied()
-                    .unwrap_or(0.0) as f32;
+                *v = rows.get(row).and_then(|r| r.get(col)).copied().unwrap_or(0.0) as f32;
             }
         }
         m
@@ -177,11 +152,7 @@ impl View {
         let t = (self.fov_y * 0.5).tan();
         let xn = (x / w.max(1.0)) * 2.0 - 1.0;
         let yn = 1.0 - (y / h.max(1.0)) * 2.0;
-        let d = madd(
-            madd(self.forward, self.right, xn * t * self.aspect),
-            self.up,
-            yn * t,
-        );
+        let d = madd(madd(self.forward, self.right, xn * t * self.aspect), self.up, yn * t);
         norm_or(d, self.forward)
     }
 
@@ -273,16 +244,13 @@ impl Camera {
             let (fwd, _, _) = self.free_axes();
             self.free_pos = madd(self.free_pos, fwd, step);
         } else {
-            self.distance = (self.distance * (delta * 0.001).clamp(-5.0, 5.0).exp())
-                .clamp(MIN_DISTANCE_M, MAX_DISTANCE_M);
+            self.distance = (self.distance * (delta * 0.001).clamp(-5.0, 5.0).exp()).clamp(MIN_DISTANCE_M, MAX_DISTANCE_M);
         }
     }
 
     /// Free-camera movement in metres (forward, right, up). Ignored in other modes.
     pub fn fly(&mut self, forward: f64, right: f64, up: f64) {
-        if self.mode != CameraMode::Free
-            || !(forward.is_finite() && right.is_finite() && up.is_finite())
-        {
+        if self.mode != CameraMode::Free || !(forward.is_finite() && right.is_finite() && up.is_finite()) {
             return;
         }
         let (fwd, rt, _) = self.free_axes();
@@ -297,10 +265,7 @@ impl Camera {
                 self.free_pos = v.eye;
                 let (e, n, u) = local_frame(self.world, v.eye);
                 self.free_yaw = dot(v.forward, n).atan2(dot(v.forward, e));
-                self.free_pitch = dot(v.forward, u)
-                    .clamp(-1.0, 1.0)
-                    .asin()
-                    .clamp(-PITCH_LIMIT, PITCH_LIMIT);
+                self.free_pitch = dot(v.forward, u).clamp(-1.0, 1.0).asin().clamp(-PITCH_LIMIT, PITCH_LIMIT);
             }
         }
         if mode == CameraMode::FirstPerson {
@@ -316,14 +281,8 @@ impl Camera {
             return;
         }
         let n = instances.len() as f64;
-        let c = scale(
-            instances.iter().fold([0.0; 3], |acc, i| add(acc, i.pos)),
-            1.0 / n,
-        );
-        let r = instances
-            .iter()
-            .map(|i| len(sub(i.pos, c)))
-            .fold(0.0, f64::max);
+        let c = scale(instances.iter().fold([0.0; 3], |acc, i| add(acc, i.pos)), 1.0 / n);
+        let r = instances.iter().map(|i| len(sub(i.pos, c))).fold(0.0, f64::max);
         if !c.iter().all(|v| v.is_finite()) {
             return;
         }
@@ -356,14 +315,7 @@ impl Camera {
         let (sp, cp) = self.pitch.sin_cos();
         let dir = add(scale(add(scale(e, cy), scale(n, sy)), cp), scale(u, sp));
         let eye = madd(target, dir, self.distance);
-        View::look(
-            eye,
-            scale(dir, -1.0),
-            u,
-            self.fov_y,
-            aspect,
-            near_for(self.distance),
-        )
+        View::look(eye, scale(dir, -1.0), u, self.fov_y, aspect, near_for(self.distance))
     }
 
     /// Resolves the camera for this frame. `find` looks an entity up by id among the interpolated
@@ -383,10 +335,7 @@ impl Camera {
                     let body_up = qrot(i.orient, [0.0, 0.0, 1.0]);
                     let body_fwd = qrot(i.orient, [1.0, 0.0, 0.0]);
                     let eye = madd(i.pos, body_up, EYE_HEIGHT_M);
-                    let yawed = qrot(
-                        qaxis(norm_or(body_up, [0.0, 0.0, 1.0]), self.look_yaw),
-                        body_fwd,
-                    );
+                    let yawed = qrot(qaxis(norm_or(body_up, [0.0, 0.0, 1.0]), self.look_yaw), body_fwd);
                     let side = norm_or(cross(yawed, body_up), [0.0, 1.0, 0.0]);
                     let fwd = qrot(qaxis(side, self.look_pitch), yawed);
                     self.target = i.pos;
@@ -433,16 +382,7 @@ mod tests {
     use crate::player::vec::IDENTITY;
 
     fn inst(id: u32, pos: V3) -> Instance {
-        Instance {
-            id,
-            type_index: 0,
-            faction: 0,
-            pos,
-            orient: IDENTITY,
-            health: 0,
-            flags: 1,
-            anim: 0,
-        }
+        Instance { id, type_index: 0, faction: 0, pos, orient: IDENTITY, health: 0, flags: 1, anim: 0 }
     }
 
     #[test]
@@ -521,9 +461,7 @@ mod tests {
         // The matrix agrees with project().
         let m = v.view_proj_rel();
         let r = v.rel(target);
-        let clip: Vec<f32> = (0..4)
-            .map(|row| (0..3).map(|c| m[c * 4 + row] * r[c]).sum::<f32>() + m[12 + row])
-            .collect();
+        let clip: Vec<f32> = (0..4).map(|row| (0..3).map(|c| m[c * 4 + row] * r[c]).sum::<f32>() + m[12 + row]).collect();
         let xn = clip[0] / clip[3];
         assert!((((xn as f64) + 1.0) * 400.0 - p[0]).abs() < 1e-2);
         assert!(clip[2] / clip[3] > 0.0 && clip[2] / clip[3] < 1.0);

@@ -6,9 +6,7 @@
 //! only while `t` is on that frame's half of the interval: nothing teleports in early or lingers.
 
 use super::vec::{lerp, qnorm, slerp, Q, V3};
-use crate::model::{
-    ENTITY_STRIDE, F_ANIM, F_FACTION, F_FLAGS, F_HEALTH, F_ID, F_ORIENT, F_POS, F_TYPE,
-};
+use crate::model::{ENTITY_STRIDE, F_ANIM, F_FACTION, F_FLAGS, F_HEALTH, F_ID, F_ORIENT, F_POS, F_TYPE};
 
 /// One entity ready to draw: world position in metres (f64), unit orientation quaternion.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -91,15 +89,7 @@ fn blend(ca: &[i32], cb: &[i32], alpha: f64, quantum: f64) -> Instance {
 /// Interpolates frames `a` (time `ta`) and `b` (time `tb`) at time `t` into `out` (cleared first),
 /// in ascending id order. `quantum` is the world's `position_quantum_m`. Trailing words that do not
 /// fill a whole entity are ignored; unsorted input never panics (it just matches less).
-pub fn interpolate(
-    a: &[i32],
-    ta: f64,
-    b: &[i32],
-    tb: f64,
-    t: f64,
-    quantum: f64,
-    out: &mut Vec<Instance>,
-) {
+pub fn interpolate(a: &[i32], ta: f64, b: &[i32], tb: f64, t: f64, quantum: f64, out: &mut Vec<Instance>) {
     out.clear();
     let alpha = blend_factor(ta, tb, t);
     let on_a_side = alpha < 0.5;
@@ -149,15 +139,7 @@ mod tests {
     use crate::player::vec::{qaxis, qrot};
 
     fn ent(id: u32, x: i32, faction: u8, health: u16) -> EntityState {
-        EntityState {
-            id,
-            faction,
-            pos: [x, 0, 0],
-            orient: [0, 0, 0, 32767],
-            health,
-            flags: 1,
-            ..Default::default()
-        }
+        EntityState { id, faction, pos: [x, 0, 0], orient: [0, 0, 0, 32767], health, flags: 1, ..Default::default() }
     }
     fn pack(es: &[EntityState]) -> Vec<i32> {
         let mut v = Vec::new();
@@ -172,12 +154,7 @@ mod tests {
     fn matches_by_id_with_appearing_and_vanishing_entities() {
         // 1 and 3 in both; 2 only in A (vanishes); 4 only in B (appears); 0 only in B.
         let a = pack(&[ent(1, 0, 0, 100), ent(2, 50, 0, 100), ent(3, 100, 1, 100)]);
-        let b = pack(&[
-            ent(0, 7, 1, 100),
-            ent(1, 10, 0, 100),
-            ent(3, 200, 1, 100),
-            ent(4, 0, 1, 100),
-        ]);
+        let b = pack(&[ent(0, 7, 1, 100), ent(1, 10, 0, 100), ent(3, 200, 1, 100), ent(4, 0, 1, 100)]);
         let mut out = Vec::new();
         interpolate(&a, 0.0, &b, 1.0, 0.25, 0.5, &mut out);
         assert_eq!(ids(&out), vec![1, 2, 3]);
@@ -208,27 +185,9 @@ mod tests {
         let (a, b) = (pack(&[ea]), pack(&[eb]));
         let mut out = Vec::new();
         interpolate(&a, 10.0, &b, 12.0, 10.9, 1.0, &mut out);
-        assert_eq!(
-            (
-                out[0].health,
-                out[0].flags,
-                out[0].anim,
-                out[0].faction,
-                out[0].type_index
-            ),
-            (9000, 1, 3, 0, 0)
-        );
+        assert_eq!((out[0].health, out[0].flags, out[0].anim, out[0].faction, out[0].type_index), (9000, 1, 3, 0, 0));
         interpolate(&a, 10.0, &b, 12.0, 11.1, 1.0, &mut out);
-        assert_eq!(
-            (
-                out[0].health,
-                out[0].flags,
-                out[0].anim,
-                out[0].faction,
-                out[0].type_index
-            ),
-            (0, 0, 8, 2, 4)
-        );
+        assert_eq!((out[0].health, out[0].flags, out[0].anim, out[0].faction, out[0].type_index), (0, 0, 8, 2, 4));
     }
 
     #[test]
@@ -244,20 +203,14 @@ mod tests {
         interpolate(&pack(&[ea]), 0.0, &pack(&[eb]), 2.0, 1.0, 1.0, &mut out);
         let fwd = qrot(out[0].orient, [1.0, 0.0, 0.0]);
         let h = std::f64::consts::FRAC_1_SQRT_2;
-        assert!(
-            (fwd[0] - h).abs() < 1e-3 && (fwd[1] - h).abs() < 1e-3 && fwd[2].abs() < 1e-3,
-            "{fwd:?}"
-        );
+        assert!((fwd[0] - h).abs() < 1e-3 && (fwd[1] - h).abs() < 1e-3 && fwd[2].abs() < 1e-3, "{fwd:?}");
 
         // The same target written as -q must take the same short path (not the 270 degree way round).
         let mut eneg = eb;
         eneg.orient = to_i16(q90.map(|c| -c));
         interpolate(&pack(&[ea]), 0.0, &pack(&[eneg]), 2.0, 1.0, 1.0, &mut out);
         let fwd2 = qrot(out[0].orient, [1.0, 0.0, 0.0]);
-        assert!(
-            (fwd2[0] - h).abs() < 1e-3 && (fwd2[1] - h).abs() < 1e-3,
-            "{fwd2:?}"
-        );
+        assert!((fwd2[0] - h).abs() < 1e-3 && (fwd2[1] - h).abs() < 1e-3, "{fwd2:?}");
         // A quarter of the way: 22.5 degrees.
         interpolate(&pack(&[ea]), 0.0, &pack(&[eb]), 2.0, 0.5, 1.0, &mut out);
         let f = qrot(out[0].orient, [1.0, 0.0, 0.0]);

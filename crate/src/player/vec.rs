@@ -21,11 +21,7 @@ pub fn dot(a: V3, b: V3) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
 }
 pub fn cross(a: V3, b: V3) -> V3 {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 pub fn len(a: V3) -> f64 {
     dot(a, a).sqrt()
@@ -40,11 +36,7 @@ pub fn norm_or(a: V3, fallback: V3) -> V3 {
     }
 }
 pub fn lerp(a: V3, b: V3, t: f64) -> V3 {
-    [
-        a[0] + (b[0] - a[0]) * t,
-        a[1] + (b[1] - a[1]) * t,
-        a[2] + (b[2] - a[2]) * t,
-    ]
+    [a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t, a[2] + (b[2] - a[2]) * t]
 }
 
 pub const IDENTITY: Q = [0.0, 0.0, 0.0, 1.0];

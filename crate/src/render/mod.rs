@@ -60,7 +60,10 @@ mod web_renderer {
 
     impl Renderer {
         /// Creates the GPU objects for `canvas`. Errors carry a readable reason ("no GPU adapter (...)").
-        pub async fn create(canvas: Canvas, prefer_webgl: bool) -> Result<Renderer, String> {
+        pub async fn create(
+            canvas: Canvas,
+            prefer_webgl: bool,
+        ) -> Result<Renderer, String> {
             let (w, h) = (canvas.width().max(1), canvas.height().max(1));
             let g = gpu::create(canvas.clone(), prefer_webgl, w, h).await?;
             let backend = g.backend;

@@ -218,9 +218,7 @@ impl Scene {
     /// walking and skipping the samples never drawn (`examples/scene_bench.rs`, 2,000 entities: 1.9 →
     /// 0.83 ms a frame natively, p50).
     fn trail_interval(&self, trails: usize) -> f64 {
-        let per_trail = (TRAIL_SEGMENT_BUDGET / trails.max(1))
-            .saturating_sub(2)
-            .max(1);
+        let per_trail = (TRAIL_SEGMENT_BUDGET / trails.max(1)).saturating_sub(2).max(1);
         TRAIL_SAMPLE_S.max(self.trail_seconds / per_trail as f64)
     }
 
@@ -750,8 +748,7 @@ mod tests {
         s.css_h = 600.0;
         let n = 2_000u32;
         let at = |x: i32| {
-            let es: Vec<(u32, i32, u8, u32)> =
-                (1..=n).map(|id| (id, x + id as i32 * 10, 0, 1)).collect();
+            let es: Vec<(u32, i32, u8, u32)> = (1..=n).map(|id| (id, x + id as i32 * 10, 0, 1)).collect();
             frame(&es)
         };
         let (a, b) = (at(0), at(1_000));
@@ -762,10 +759,7 @@ mod tests {
         // Sampled sparsely: 5 s at 30 samples/s would be 150 samples per trail (300,000 in all).
         let samples: usize = s.trails.values().map(VecDeque::len).sum();
         assert!(samples <= TRAIL_SEGMENT_BUDGET, "{samples}");
-        assert!(
-            s.trails.values().all(|tr| tr.len() >= 8),
-            "each 4 s trail keeps ~10 samples"
-        );
+        assert!(s.trails.values().all(|tr| tr.len() >= 8), "each 4 s trail keeps ~10 samples");
         let mut out = FrameData::default();
         s.build(&mut out, false);
         let segments = out.lines.len() / LINE_FLOATS / 2;
@@ -802,11 +796,7 @@ mod tests {
         // push_frame: B becomes A, the new frame B.
         s.push_frame(&frame(&[(1, 300, 0, 1)]), 2.0);
         s.set_time(1.5);
-        assert!(
-            (s.instances[0].pos[0] - 200.0).abs() < 1e-9,
-            "{:?}",
-            s.instances[0].pos
-        );
+        assert!((s.instances[0].pos[0] - 200.0).abs() < 1e-9, "{:?}", s.instances[0].pos);
         let c = frame(&[(1, 200, 0, 1), (2, 0, 0, 1)]);
         s.set_frames(&c, 0.0, &c, 1.0);
         let mut out = FrameData::default();
@@ -832,22 +822,11 @@ mod tests {
         let mut near = Vec::new();
         s.labels_near(10, &mut near);
         assert_eq!(near.len(), 40);
-        let depth = |id: f64| {
-            s.projected
-                .iter()
-                .find(|p| f64::from(p.id) == id)
-                .map(|p| p.depth)
-                .unwrap_or(f64::NAN)
-        };
+        let depth = |id: f64| s.projected.iter().find(|p| f64::from(p.id) == id).map(|p| p.depth).unwrap_or(f64::NAN);
         let ds: Vec<f64> = near.chunks(4).map(|l| depth(l[0])).collect();
         assert!(ds.windows(2).all(|w| w[0] <= w[1]), "{ds:?}");
         // No visible entity left out is nearer than the 10th (ties allowed: a top-down camera).
-        let visible_depths: Vec<f64> = s
-            .projected
-            .iter()
-            .filter(|p| p.visible)
-            .map(|p| p.depth)
-            .collect();
+        let visible_depths: Vec<f64> = s.projected.iter().filter(|p| p.visible).map(|p| p.depth).collect();
         assert!(visible_depths.iter().filter(|&&d| d < ds[9]).count() <= 9);
         assert!(visible_depths.iter().filter(|&&d| d <= ds[9]).count() >= 10);
         // Same positions as labels().

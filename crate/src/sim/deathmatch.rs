@@ -26,14 +26,7 @@ pub struct DeathmatchConfig {
 
 impl Default for DeathmatchConfig {
     fn default() -> Self {
-        DeathmatchConfig {
-            seed: 1,
-            players: 10,
-            seconds: 300.0,
-            fps: 20,
-            map_name: "dm_warehouse".into(),
-            game_mode: "deathmatch".into(),
-        }
+        DeathmatchConfig { seed: 1, players: 10, seconds: 300.0, fps: 20, map_name: "dm_warehouse".into(), game_mode: "deathmatch".into() }
     }
 }
 
@@ -65,24 +58,9 @@ const WALLS: [(f64, f64, f64, f64); 12] = [
     (33.0, 48.0, 36.0, 51.0),
     (64.0, 49.0, 67.0, 52.0),
 ];
-const SPAWNS: [(f64, f64); 8] = [
-    (5.0, 5.0),
-    (95.0, 5.0),
-    (5.0, 95.0),
-    (95.0, 95.0),
-    (50.0, 5.0),
-    (50.0, 95.0),
-    (5.0, 50.0),
-    (95.0, 50.0),
-];
+const SPAWNS: [(f64, f64); 8] = [(5.0, 5.0), (95.0, 5.0), (5.0, 95.0), (95.0, 95.0), (50.0, 5.0), (50.0, 95.0), (5.0, 50.0), (95.0, 50.0)];
 /// (x, z, item)
-const PICKUPS: [(f64, f64, &str); 5] = [
-    (50.0, 25.0, "medkit"),
-    (50.0, 75.0, "medkit"),
-    (25.0, 50.0, "ammo_box"),
-    (75.0, 50.0, "grenade"),
-    (10.0, 90.0, "sniper"),
-];
+const PICKUPS: [(f64, f64, &str); 5] = [(50.0, 25.0, "medkit"), (50.0, 75.0, "medkit"), (25.0, 50.0, "ammo_box"), (75.0, 50.0, "grenade"), (10.0, 90.0, "sniper")];
 const FLAG: (f64, f64) = (50.0, 50.0);
 const OBJECTIVES: [(f64, f64); 3] = [(15.0, 15.0), (85.0, 85.0), (85.0, 15.0)];
 
@@ -95,46 +73,11 @@ struct Weapon {
     reload: f64,
 }
 const WEAPONS: [Weapon; 5] = [
-    Weapon {
-        name: "rifle",
-        range: 60.0,
-        damage: 25.0,
-        interval: 0.1,
-        magazine: 30,
-        reload: 2.0,
-    },
-    Weapon {
-        name: "smg",
-        range: 30.0,
-        damage: 18.0,
-        interval: 0.07,
-        magazine: 40,
-        reload: 1.6,
-    },
-    Weapon {
-        name: "shotgun",
-        range: 12.0,
-        damage: 60.0,
-        interval: 0.8,
-        magazine: 8,
-        reload: 2.5,
-    },
-    Weapon {
-        name: "sniper",
-        range: 100.0,
-        damage: 90.0,
-        interval: 1.2,
-        magazine: 5,
-        reload: 3.0,
-    },
-    Weapon {
-        name: "pistol",
-        range: 35.0,
-        damage: 20.0,
-        interval: 0.25,
-        magazine: 12,
-        reload: 1.2,
-    },
+    Weapon { name: "rifle", range: 60.0, damage: 25.0, interval: 0.1, magazine: 30, reload: 2.0 },
+    Weapon { name: "smg", range: 30.0, damage: 18.0, interval: 0.07, magazine: 40, reload: 1.6 },
+    Weapon { name: "shotgun", range: 12.0, damage: 60.0, interval: 0.8, magazine: 8, reload: 2.5 },
+    Weapon { name: "sniper", range: 100.0, damage: 90.0, interval: 1.2, magazine: 5, reload: 3.0 },
+    Weapon { name: "pistol", range: 35.0, damage: 20.0, interval: 0.25, magazine: 12, reload: 1.2 },
 ];
 
 fn weapon(i: usize) -> &'static Weapon {
@@ -193,9 +136,7 @@ pub struct Deathmatch {
 }
 
 fn in_wall(x: f64, z: f64, margin: f64) -> bool {
-    WALLS.iter().any(|&(x0, z0, x1, z1)| {
-        x > x0 - margin && x < x1 + margin && z > z0 - margin && z < z1 + margin
-    })
+    WALLS.iter().any(|&(x0, z0, x1, z1)| x > x0 - margin && x < x1 + margin && z > z0 - margin && z < z1 + margin)
 }
 
 /// Whether the segment a→b (x/z plane) crosses no wall (slab test).
@@ -240,10 +181,7 @@ impl Deathmatch {
         let n = cfg.players.clamp(1, 64);
         let players = (0..n)
             .map(|i| {
-                let (sx, sz) = SPAWNS
-                    .get(i as usize % SPAWNS.len())
-                    .copied()
-                    .unwrap_or((5.0, 5.0));
+                let (sx, sz) = SPAWNS.get(i as usize % SPAWNS.len()).copied().unwrap_or((5.0, 5.0));
                 let w = rng.below(WEAPONS.len());
                 Player {
                     id: i + 1,
@@ -308,13 +246,7 @@ impl Deathmatch {
         let ts = t as f32;
         let dt = 1.0 / fps;
         let mut events = Vec::new();
-        let ev = |kind: &str, source: u32, target: u32, x: f64, y: f64, z: f64| SparkEvent {
-            timestamp: ts,
-            kind: kind.into(),
-            source,
-            target,
-            position: [x as f32, y as f32, z as f32],
-        };
+        let ev = |kind: &str, source: u32, target: u32, x: f64, y: f64, z: f64| SparkEvent { timestamp: ts, kind: kind.into(), source, target, position: [x as f32, y as f32, z as f32] };
 
         if self.frame == 0 {
             for p in &self.players {
@@ -322,15 +254,8 @@ impl Deathmatch {
             }
         }
         // Respawns.
-        for p in self
-            .players
-            .iter_mut()
-            .filter(|p| !p.alive && t >= p.respawn_at)
-        {
-            let (sx, sz) = SPAWNS
-                .get(self.rng.below(SPAWNS.len()))
-                .copied()
-                .unwrap_or((5.0, 5.0));
+        for p in self.players.iter_mut().filter(|p| !p.alive && t >= p.respawn_at) {
+            let (sx, sz) = SPAWNS.get(self.rng.below(SPAWNS.len())).copied().unwrap_or((5.0, 5.0));
             p.x = sx;
             p.z = sz;
             p.health = 100.0;
@@ -338,19 +263,11 @@ impl Deathmatch {
             p.grenades = 2;
             p.ammo = weapon(p.weapon).magazine;
             p.reload_until = 0.0;
-            p.way = if self.rng.chance(0.35) {
-                FLAG
-            } else {
-                Self::waypoint(&mut self.rng)
-            };
+            p.way = if self.rng.chance(0.35) { FLAG } else { Self::waypoint(&mut self.rng) };
             events.push(ev("spawn", p.id, 0, p.x, 0.0, p.z));
         }
         // Who sees whom (from positions at the start of the frame).
-        let snapshot: Vec<(u32, f64, f64, bool, Gait)> = self
-            .players
-            .iter()
-            .map(|p| (p.id, p.x, p.z, p.alive, p.gait))
-            .collect();
+        let snapshot: Vec<(u32, f64, f64, bool, Gait)> = self.players.iter().map(|p| (p.id, p.x, p.z, p.alive, p.gait)).collect();
         let mut damage: Vec<(usize, u32, f64)> = Vec::new();
         for (i, p) in self.players.iter_mut().enumerate() {
             p.firing = false;
@@ -364,12 +281,7 @@ impl Deathmatch {
             let target = snapshot
                 .iter()
                 .enumerate()
-                .filter(|(j, s)| {
-                    *j != i
-                        && s.3
-                        && dist(me, (s.1, s.2)) <= w.range
-                        && line_of_sight(me, (s.1, s.2))
-                })
+                .filter(|(j, s)| *j != i && s.3 && dist(me, (s.1, s.2)) <= w.range && line_of_sight(me, (s.1, s.2)))
                 .min_by(|a, b| dist(me, (a.1 .1, a.1 .2)).total_cmp(&dist(me, (b.1 .1, b.1 .2))))
                 .map(|(j, s)| (j, *s));
             // Holding the centre flag: crouch and stay.
@@ -402,10 +314,7 @@ impl Deathmatch {
             if holding {
                 p.vx = 0.0;
                 p.vz = 0.0;
-            } else if in_wall(nx, nz, 0.4)
-                || !(0.5..MAP - 0.5).contains(&nx)
-                || !(0.5..MAP - 0.5).contains(&nz)
-            {
+            } else if in_wall(nx, nz, 0.4) || !(0.5..MAP - 0.5).contains(&nx) || !(0.5..MAP - 0.5).contains(&nz) {
                 p.way = Self::waypoint(&mut self.rng);
                 p.vx = 0.0;
                 p.vz = 0.0;
@@ -416,9 +325,7 @@ impl Deathmatch {
                 p.z = nz;
             }
             // Facing: the enemy, else where it walks.
-            let face = target
-                .map(|(_, s)| (s.1 - p.x, s.2 - p.z))
-                .unwrap_or((p.vx, p.vz));
+            let face = target.map(|(_, s)| (s.1 - p.x, s.2 - p.z)).unwrap_or((p.vx, p.vz));
             if face.0.abs() + face.1.abs() > 1e-6 {
                 p.yaw = face.0.atan2(face.1);
             }
@@ -457,13 +364,7 @@ impl Deathmatch {
                     p.grenades -= 1;
                     let (gx, gz) = ((s.1 - p.x) / td, (s.2 - p.z) / td);
                     let sp = td / 1.6;
-                    self.grenades.push(Grenade {
-                        id: self.next_grenade_id,
-                        owner: p.id,
-                        p: [p.x, 1.6, p.z],
-                        v: [gx * sp, 6.0, gz * sp],
-                        explode_at: t + 2.0,
-                    });
+                    self.grenades.push(Grenade { id: self.next_grenade_id, owner: p.id, p: [p.x, 1.6, p.z], v: [gx * sp, 6.0, gz * sp], explode_at: t + 2.0 });
                     self.next_grenade_id = self.next_grenade_id.wrapping_add(1).max(1000);
                 }
             }
@@ -475,9 +376,7 @@ impl Deathmatch {
             }
             // Pickups.
             for (k, &(px, pz, item)) in PICKUPS.iter().enumerate() {
-                let Some(ready) = self.pickup_ready_at.get_mut(k) else {
-                    continue;
-                };
+                let Some(ready) = self.pickup_ready_at.get_mut(k) else { continue };
                 if t >= *ready && dist((p.x, p.z), (px, pz)) < 1.5 {
                     *ready = t + 15.0;
                     events.push(ev("pickup", p.id, 0, px, 0.0, pz));
@@ -505,9 +404,7 @@ impl Deathmatch {
                 p.flag_hold = 0.0;
             }
             for (k, &(ox, oz)) in OBJECTIVES.iter().enumerate() {
-                let Some(ready) = self.objective_ready_at.get_mut(k) else {
-                    continue;
-                };
+                let Some(ready) = self.objective_ready_at.get_mut(k) else { continue };
                 if t >= *ready && dist((p.x, p.z), (ox, oz)) < 2.5 {
                     *ready = t + 30.0;
                     events.push(ev("objective", p.id, 0, ox, 0.0, oz));
@@ -522,15 +419,9 @@ impl Deathmatch {
         // Grenades fly, bounce and explode.
         let mut k = 0;
         while k < self.grenades.len() {
-            let Some(g) = self.grenades.get_mut(k) else {
-                break;
-            };
+            let Some(g) = self.grenades.get_mut(k) else { break };
             g.v[1] -= 9.81 * dt;
-            let mut np = [
-                g.p[0] + g.v[0] * dt,
-                g.p[1] + g.v[1] * dt,
-                g.p[2] + g.v[2] * dt,
-            ];
+            let mut np = [g.p[0] + g.v[0] * dt, g.p[1] + g.v[1] * dt, g.p[2] + g.v[2] * dt];
             if np[1] <= 0.05 {
                 np[1] = 0.05;
                 g.v[1] = -g.v[1] * 0.3;
@@ -559,9 +450,7 @@ impl Deathmatch {
         }
         // Damage and deaths.
         for (j, killer, dmg) in damage {
-            let Some(v) = self.players.get_mut(j) else {
-                continue;
-            };
+            let Some(v) = self.players.get_mut(j) else { continue };
             if !v.alive {
                 continue;
             }

@@ -5,10 +5,7 @@
 use super::Rng;
 use crate::format::flrep::header::{Header, Sections};
 use crate::format::flrep::writer::default_header;
-use crate::model::{
-    flags, geodetic_to_world, projectile_kind, Category, EntityState, EntityType, Event, EventBody,
-    Faction, Geodetic, MissionObject, Participant,
-};
+use crate::model::{flags, geodetic_to_world, projectile_kind, Category, EntityState, EntityType, Event, EventBody, Faction, Geodetic, MissionObject, Participant};
 use std::f64::consts::PI;
 
 #[derive(Clone, Debug)]
@@ -41,50 +38,13 @@ impl Default for DogfightConfig {
 }
 
 const CALLSIGNS: [&str; 32] = [
-    "Maverick",
-    "Iceman",
-    "Goose",
-    "Viper",
-    "Jester",
-    "Hollywood",
-    "Wolfman",
-    "Slider",
-    "Cougar",
-    "Merlin",
-    "Stinger",
-    "Sundown",
-    "Chipper",
-    "Rooster",
-    "Hangman",
-    "Phoenix",
-    "Bob",
-    "Payback",
-    "Fanboy",
-    "Coyote",
-    "Warlock",
-    "Cyclone",
-    "Hondo",
-    "Penny",
-    "Ghost",
-    "Raven",
-    "Talon",
-    "Havoc",
-    "Reaper",
-    "Saber",
-    "Nomad",
-    "Blaze",
+    "Maverick", "Iceman", "Goose", "Viper", "Jester", "Hollywood", "Wolfman", "Slider", "Cougar", "Merlin", "Stinger", "Sundown",
+    "Chipper", "Rooster", "Hangman", "Phoenix", "Bob", "Payback", "Fanboy", "Coyote", "Warlock", "Cyclone", "Hondo", "Penny", "Ghost",
+    "Raven", "Talon", "Havoc", "Reaper", "Saber", "Nomad", "Blaze",
 ];
 const CHAT: [&str; 10] = [
-    "Fox three!",
-    "Splash one.",
-    "Tally two, low.",
-    "Bingo fuel, RTB.",
-    "Engaged, defending.",
-    "Padlocked.",
-    "Break left!",
-    "Good kill, good kill.",
-    "Winchester.",
-    "Check six!",
+    "Fox three!", "Splash one.", "Tally two, low.", "Bingo fuel, RTB.", "Engaged, defending.", "Padlocked.", "Break left!",
+    "Good kill, good kill.", "Winchester.", "Check six!",
 ];
 
 const T_F16: u16 = 0;
@@ -187,8 +147,7 @@ impl Dogfight {
                 respawn_at: 0,
                 target: 0,
                 retarget_at: 0,
-                cooldown_until: (rng.range(3.0, 12.0) * f64::from(cfg.tick_rate_hz)) as u64
-                    + cfg.first_tick,
+                cooldown_until: (rng.range(3.0, 12.0) * f64::from(cfg.tick_rate_hz)) as u64 + cfg.first_tick,
                 firing_until: 0,
                 weave: rng.range(0.0, 2.0 * PI),
             });
@@ -211,10 +170,7 @@ impl Dogfight {
     }
 
     pub fn callsign(i: usize) -> String {
-        let base = CALLSIGNS
-            .get(i % CALLSIGNS.len())
-            .copied()
-            .unwrap_or("Pilot");
+        let base = CALLSIGNS.get(i % CALLSIGNS.len()).copied().unwrap_or("Pilot");
         if i < CALLSIGNS.len() {
             base.to_string()
         } else {
@@ -232,80 +188,26 @@ impl Dogfight {
     }
 
     pub fn sections(&self) -> Sections {
-        let t = |index, id: &str, name: &str, category, pk| EntityType {
-            index,
-            id: id.into(),
-            display_name: name.into(),
-            category,
-            projectile_kind: pk,
-        };
+        let t = |index, id: &str, name: &str, category, pk| EntityType { index, id: id.into(), display_name: name.into(), category, projectile_kind: pk };
         Sections {
             entity_types: vec![
-                t(
-                    T_F16,
-                    "f16c",
-                    "F-16C Viper",
-                    Category::Aircraft,
-                    projectile_kind::NONE,
-                ),
-                t(
-                    T_MIG29,
-                    "mig29a",
-                    "MiG-29A Fulcrum",
-                    Category::Aircraft,
-                    projectile_kind::NONE,
-                ),
-                t(
-                    T_AIM120,
-                    "aim120c",
-                    "AIM-120C AMRAAM",
-                    Category::Projectile,
-                    projectile_kind::MISSILE,
-                ),
-                t(
-                    T_R77,
-                    "r77",
-                    "R-77 Adder",
-                    Category::Projectile,
-                    projectile_kind::MISSILE,
-                ),
-                t(
-                    T_SAM,
-                    "sa10",
-                    "SA-10 launcher",
-                    Category::Ground,
-                    projectile_kind::NONE,
-                ),
+                t(T_F16, "f16c", "F-16C Viper", Category::Aircraft, projectile_kind::NONE),
+                t(T_MIG29, "mig29a", "MiG-29A Fulcrum", Category::Aircraft, projectile_kind::NONE),
+                t(T_AIM120, "aim120c", "AIM-120C AMRAAM", Category::Projectile, projectile_kind::MISSILE),
+                t(T_R77, "r77", "R-77 Adder", Category::Projectile, projectile_kind::MISSILE),
+                t(T_SAM, "sa10", "SA-10 launcher", Category::Ground, projectile_kind::NONE),
             ],
             factions: vec![
-                Faction {
-                    index: 0,
-                    id: "blue".into(),
-                    display_name: "Blue Force".into(),
-                },
-                Faction {
-                    index: 1,
-                    id: "red".into(),
-                    display_name: "Red Force".into(),
-                },
+                Faction { index: 0, id: "blue".into(), display_name: "Blue Force".into() },
+                Faction { index: 1, id: "red".into(), display_name: "Red Force".into() },
             ],
             participants: self
                 .ac
                 .iter()
                 .enumerate()
-                .map(|(i, a)| Participant {
-                    id: i as u32 + 1,
-                    callsign: Self::callsign(i),
-                    entity: a.id,
-                    faction: a.faction,
-                })
+                .map(|(i, a)| Participant { id: i as u32 + 1, callsign: Self::callsign(i), entity: a.id, faction: a.faction })
                 .collect(),
-            mission_objects: (0..4u32)
-                .map(|k| MissionObject {
-                    object_id: 500 + k,
-                    entity: GROUND_ID_BASE + k + 1,
-                })
-                .collect(),
+            mission_objects: (0..4u32).map(|k| MissionObject { object_id: 500 + k, entity: GROUND_ID_BASE + k + 1 }).collect(),
             metadata: Vec::new(),
             skipped: Vec::new(),
         }
@@ -343,13 +245,7 @@ impl Dogfight {
                 continue;
             }
             if first {
-                events.push(Event {
-                    tick,
-                    body: EventBody::Spawn {
-                        entity: i as u32 + 1,
-                        participant: i as u32 + 1,
-                    },
-                });
+                events.push(Event { tick, body: EventBody::Spawn { entity: i as u32 + 1, participant: i as u32 + 1 } });
             }
             self.fly_aircraft(i, tick, dt, &mut events);
         }
@@ -365,34 +261,14 @@ impl Dogfight {
         // Chat, admin, alert.
         if n > 0 && self.rng.chance(dt / 3.0) {
             let who = self.rng.below(n);
-            let text = CHAT
-                .get(self.rng.below(CHAT.len()))
-                .copied()
-                .unwrap_or("Copy.");
-            events.push(Event {
-                tick,
-                body: EventBody::Chat {
-                    participant: who as u32 + 1,
-                    channel: 0,
-                    text: text.into(),
-                },
-            });
+            let text = CHAT.get(self.rng.below(CHAT.len())).copied().unwrap_or("Copy.");
+            events.push(Event { tick, body: EventBody::Chat { participant: who as u32 + 1, channel: 0, text: text.into() } });
         }
         if tick == self.cfg.first_tick + (self.last_tick - self.cfg.first_tick) / 3 {
-            events.push(Event {
-                tick,
-                body: EventBody::Admin {
-                    participant: 0,
-                    action: "set-weather".into(),
-                    detail: "wind 270/15, visibility 10 km".into(),
-                },
-            });
+            events.push(Event { tick, body: EventBody::Admin { participant: 0, action: "set-weather".into(), detail: "wind 270/15, visibility 10 km".into() } });
         }
         if first {
-            events.push(Event {
-                tick,
-                body: EventBody::AlertLevel { level: self.alert },
-            });
+            events.push(Event { tick, body: EventBody::AlertLevel { level: self.alert } });
         }
         self.build_states(tick);
         self.tick += 1;
@@ -409,55 +285,23 @@ impl Dogfight {
         );
         if let Some(a) = self.ac.get_mut(i) {
             let side = if a.faction == 0 { -1.0 } else { 1.0 };
-            let heading = if a.faction == 0 {
-                PI / 2.0 + h
-            } else {
-                -PI / 2.0 + h
-            };
-            a.f = Flight {
-                x: side * x,
-                y,
-                alt,
-                heading,
-                pitch: 0.0,
-                roll: 0.0,
-                speed: sp,
-            };
+            let heading = if a.faction == 0 { PI / 2.0 + h } else { -PI / 2.0 + h };
+            a.f = Flight { x: side * x, y, alt, heading, pitch: 0.0, roll: 0.0, speed: sp };
             a.alive = true;
             a.health = 10_000;
             a.cooldown_until = tick + (4.0 * f64::from(self.cfg.tick_rate_hz)) as u64;
-            events.push(Event {
-                tick,
-                body: EventBody::Spawn {
-                    entity: a.id,
-                    participant: i as u32 + 1,
-                },
-            });
+            events.push(Event { tick, body: EventBody::Spawn { entity: a.id, participant: i as u32 + 1 } });
         }
     }
 
     fn fly_aircraft(&mut self, i: usize, tick: u64, dt: f64, events: &mut Vec<Event>) {
         let n = self.ac.len();
         // Retarget every few seconds to a random living enemy.
-        let needs = self
-            .ac
-            .get(i)
-            .map(|a| {
-                tick >= a.retarget_at
-                    || !self
-                        .ac
-                        .get(a.target)
-                        .is_some_and(|t| t.alive && t.faction != a.faction)
-            })
-            .unwrap_or(false);
+        let needs = self.ac.get(i).map(|a| tick >= a.retarget_at || !self.ac.get(a.target).is_some_and(|t| t.alive && t.faction != a.faction)).unwrap_or(false);
         if needs {
             let faction = self.ac.get(i).map(|a| a.faction).unwrap_or(0);
             let start = self.rng.below(n);
-            let pick = (0..n).map(|k| (start + k) % n).find(|&k| {
-                self.ac
-                    .get(k)
-                    .is_some_and(|t| t.alive && t.faction != faction)
-            });
+            let pick = (0..n).map(|k| (start + k) % n).find(|&k| self.ac.get(k).is_some_and(|t| t.alive && t.faction != faction));
             let secs = self.rng.range(2.0, 5.0);
             let next = self.secs(secs);
             if let Some(a) = self.ac.get_mut(i) {
@@ -467,11 +311,7 @@ impl Dogfight {
                 a.retarget_at = tick + next;
             }
         }
-        let tgt = self
-            .ac
-            .get(i)
-            .and_then(|a| self.ac.get(a.target))
-            .map(|t| (t.f.x, t.f.y, t.f.alt, t.alive, t.faction));
+        let tgt = self.ac.get(i).and_then(|a| self.ac.get(a.target)).map(|t| (t.f.x, t.f.y, t.f.alt, t.alive, t.faction));
         let fire_roll = self.rng.f64();
         let weave_noise = self.rng.range(-0.02, 0.02);
         let rate = f64::from(self.cfg.tick_rate_hz);
@@ -482,11 +322,7 @@ impl Dogfight {
             _ => (0.0, 0.0, 6000.0, false),
         };
         let dist_c = (f.x * f.x + f.y * f.y).sqrt();
-        let (dx, dy) = if dist_c > ARENA_M || !t_alive {
-            (-f.x, -f.y)
-        } else {
-            (tx - f.x, ty - f.y)
-        };
+        let (dx, dy) = if dist_c > ARENA_M || !t_alive { (-f.x, -f.y) } else { (tx - f.x, ty - f.y) };
         a.weave = wrap(a.weave + dt * 0.4 + weave_noise);
         let desired = dx.atan2(dy) + 0.35 * a.weave.sin();
         let err = wrap(desired - f.heading);
@@ -509,12 +345,7 @@ impl Dogfight {
 
         // Fire a missile at a target in front, within range.
         let range = (dx * dx + dy * dy + (talt - f.alt).powi(2)).sqrt();
-        if t_alive
-            && tick >= a.cooldown_until
-            && range < 9_000.0
-            && err.abs() < 0.5
-            && fire_roll < 0.02
-        {
+        if t_alive && tick >= a.cooldown_until && range < 9_000.0 && err.abs() < 0.5 && fire_roll < 0.02 {
             let (owner_faction, owner_flight, target) = (a.faction, a.f.clone(), a.target);
             a.cooldown_until = tick + (rate * 8.0) as u64;
             a.firing_until = tick + (rate * 0.5) as u64;
@@ -534,31 +365,16 @@ impl Dogfight {
                 expires: tick + (rate * 22.0) as u64,
                 max_turn: if hit { 0.6 } else { 0.12 },
             });
-            events.push(Event {
-                tick,
-                body: EventBody::Spawn {
-                    entity: id,
-                    participant: i as u32 + 1,
-                },
-            });
+            events.push(Event { tick, body: EventBody::Spawn { entity: id, participant: i as u32 + 1 } });
             if self.rng.chance(0.5) {
-                events.push(Event {
-                    tick,
-                    body: EventBody::Chat {
-                        participant: i as u32 + 1,
-                        channel: 0,
-                        text: "Fox three!".into(),
-                    },
-                });
+                events.push(Event { tick, body: EventBody::Chat { participant: i as u32 + 1, channel: 0, text: "Fox three!".into() } });
             }
         }
     }
 
     /// Moves missile `k`; true when it is gone.
     fn fly_missile(&mut self, k: usize, tick: u64, dt: f64, events: &mut Vec<Event>) -> bool {
-        let Some(m) = self.missiles.get(k).cloned() else {
-            return true;
-        };
+        let Some(m) = self.missiles.get(k).cloned() else { return true };
         let tgt = self.ac.get(m.target).map(|t| (t.f.clone(), t.alive));
         let mut m = m;
         let (tf, t_alive) = match tgt {
@@ -577,45 +393,16 @@ impl Dogfight {
                 v.alive = false;
                 v.health = 0;
                 v.respawn_at = respawn;
-                events.push(Event {
-                    tick,
-                    body: EventBody::Kill {
-                        killer,
-                        victim: v.id,
-                        weapon_type: weapon,
-                    },
-                });
-                events.push(Event {
-                    tick,
-                    body: EventBody::Despawn {
-                        entity: v.id,
-                        reason: 0,
-                    },
-                });
+                events.push(Event { tick, body: EventBody::Kill { killer, victim: v.id, weapon_type: weapon } });
+                events.push(Event { tick, body: EventBody::Despawn { entity: v.id, reason: 0 } });
             }
-            events.push(Event {
-                tick,
-                body: EventBody::Despawn {
-                    entity: m.id,
-                    reason: 2,
-                },
-            });
+            events.push(Event { tick, body: EventBody::Despawn { entity: m.id, reason: 2 } });
             if self.kills % 4 == 0 && self.alert < 5 {
                 self.alert += 1;
-                events.push(Event {
-                    tick,
-                    body: EventBody::AlertLevel { level: self.alert },
-                });
+                events.push(Event { tick, body: EventBody::AlertLevel { level: self.alert } });
             }
             if self.rng.chance(0.6) {
-                events.push(Event {
-                    tick,
-                    body: EventBody::Chat {
-                        participant: m.owner as u32 + 1,
-                        channel: 0,
-                        text: "Splash one.".into(),
-                    },
-                });
+                events.push(Event { tick, body: EventBody::Chat { participant: m.owner as u32 + 1, channel: 0, text: "Splash one.".into() } });
             }
             return true;
         }
@@ -625,13 +412,7 @@ impl Dogfight {
                     v.health = v.health.saturating_sub(3_000);
                 }
             }
-            events.push(Event {
-                tick,
-                body: EventBody::Despawn {
-                    entity: m.id,
-                    reason: 3,
-                },
-            });
+            events.push(Event { tick, body: EventBody::Despawn { entity: m.id, reason: 3 } });
             return true;
         }
         // Pure pursuit with a turn-rate limit.
@@ -670,33 +451,11 @@ impl Dogfight {
         for k in 0..4u32 {
             let faction = (k % 2) as u8;
             let side = if faction == 0 { -1.0 } else { 1.0 };
-            let f = Flight {
-                x: side * 26_000.0,
-                y: (f64::from(k) - 1.5) * 6_000.0,
-                alt: 0.0,
-                heading: 0.0,
-                pitch: 0.0,
-                roll: 0.0,
-                speed: 0.0,
-            };
-            states.push(self.quantize(
-                GROUND_ID_BASE + k + 1,
-                T_SAM,
-                faction,
-                &f,
-                10_000,
-                flags::ALIVE | flags::VISIBLE,
-            ));
+            let f = Flight { x: side * 26_000.0, y: (f64::from(k) - 1.5) * 6_000.0, alt: 0.0, heading: 0.0, pitch: 0.0, roll: 0.0, speed: 0.0 };
+            states.push(self.quantize(GROUND_ID_BASE + k + 1, T_SAM, faction, &f, 10_000, flags::ALIVE | flags::VISIBLE));
         }
         for m in &self.missiles {
-            states.push(self.quantize(
-                m.id,
-                m.type_index,
-                m.faction,
-                &m.f,
-                10_000,
-                flags::ALIVE | flags::VISIBLE,
-            ));
+            states.push(self.quantize(m.id, m.type_index, m.faction, &m.f, 10_000, flags::ALIVE | flags::VISIBLE));
         }
         states.sort_by_key(|s| s.id);
         self.scratch = std::mem::replace(&mut self.states, states);
@@ -706,14 +465,7 @@ impl Dogfight {
     fn to_world(&self, f: &Flight) -> ([f64; 3], [f64; 3], [[f64; 3]; 3]) {
         let r = self.cfg.planet_radius_m;
         // Body axes in local East-North-Up: forward, left, up (FLU).
-        let (sh, ch, sp, cp, sr, cr) = (
-            f.heading.sin(),
-            f.heading.cos(),
-            f.pitch.sin(),
-            f.pitch.cos(),
-            f.roll.sin(),
-            f.roll.cos(),
-        );
+        let (sh, ch, sp, cp, sr, cr) = (f.heading.sin(), f.heading.cos(), f.pitch.sin(), f.pitch.cos(), f.roll.sin(), f.roll.cos());
         let fwd = [sh * cp, ch * cp, sp];
         let l0 = [-ch, sh, 0.0];
         let u0 = cross(fwd, l0);
@@ -725,20 +477,8 @@ impl Dogfight {
         }
         let lat = self.ref_lat + (f.y / r).to_degrees();
         let lon = self.ref_lon + (f.x / (r * self.ref_lat.to_radians().cos())).to_degrees();
-        let p = geodetic_to_world(
-            Geodetic {
-                lat_deg: lat,
-                lon_deg: lon,
-                alt_m: f.alt,
-            },
-            r,
-        );
-        let (sla, cla, slo, clo) = (
-            lat.to_radians().sin(),
-            lat.to_radians().cos(),
-            lon.to_radians().sin(),
-            lon.to_radians().cos(),
-        );
+        let p = geodetic_to_world(Geodetic { lat_deg: lat, lon_deg: lon, alt_m: f.alt }, r);
+        let (sla, cla, slo, clo) = (lat.to_radians().sin(), lat.to_radians().cos(), lon.to_radians().sin(), lon.to_radians().cos());
         let e = [-slo, clo, 0.0];
         let nn = [-sla * clo, -sla * slo, cla];
         let u = [cla * clo, cla * slo, sla];
@@ -746,30 +486,15 @@ impl Dogfight {
         (p, w(v_enu), [w(fwd), w(left), w(up)])
     }
 
-    fn quantize(
-        &self,
-        id: u32,
-        type_index: u16,
-        faction: u8,
-        f: &Flight,
-        health: u16,
-        fl: u32,
-    ) -> EntityState {
+    fn quantize(&self, id: u32, type_index: u16, faction: u8, f: &Flight, health: u16, fl: u32) -> EntityState {
         let (p, v, axes) = self.to_world(f);
         let pq = 1.0 / crate::format::flrep::DEFAULT_POSITION_QUANTUM_M;
         let vq = 1.0 / crate::format::flrep::DEFAULT_VELOCITY_QUANTUM_MPS;
         let q = quat_from_axes(axes);
         let mut orient = q.map(|c| (c * 32767.0).round().clamp(-32767.0, 32767.0) as i16);
         // Keep sign continuity with the previous tick so deltas stay small (q and -q are the same rotation).
-        if let Some(prev) = self
-            .states
-            .binary_search_by_key(&id, |s| s.id)
-            .ok()
-            .and_then(|i| self.states.get(i))
-        {
-            let dot: i64 = (0..4)
-                .map(|k| i64::from(prev.orient[k]) * i64::from(orient[k]))
-                .sum();
+        if let Some(prev) = self.states.binary_search_by_key(&id, |s| s.id).ok().and_then(|i| self.states.get(i)) {
+            let dot: i64 = (0..4).map(|k| i64::from(prev.orient[k]) * i64::from(orient[k])).sum();
             if dot < 0 {
                 orient = orient.map(|c| -c);
             }
@@ -778,17 +503,9 @@ impl Dogfight {
             id,
             type_index,
             faction,
-            pos: p.map(|c| {
-                (c * pq)
-                    .round()
-                    .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
-            }),
+            pos: p.map(|c| (c * pq).round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
             orient,
-            vel: v.map(|c| {
-                (c * vq)
-                    .round()
-                    .clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32
-            }),
+            vel: v.map(|c| (c * vq).round().clamp(f64::from(i32::MIN), f64::from(i32::MAX)) as i32),
             health,
             flags: fl,
             anim: 0,
@@ -797,11 +514,7 @@ impl Dogfight {
 }
 
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
 /// Quaternion (x, y, z, w) of the rotation whose matrix has the given columns (body X, Y, Z in world).
@@ -810,39 +523,17 @@ pub fn quat_from_axes(c: [[f64; 3]; 3]) -> [f64; 4] {
     let tr = m(0, 0) + m(1, 1) + m(2, 2);
     let q = if tr > 0.0 {
         let s = (tr + 1.0).sqrt() * 2.0;
-        [
-            (m(2, 1) - m(1, 2)) / s,
-            (m(0, 2) - m(2, 0)) / s,
-            (m(1, 0) - m(0, 1)) / s,
-            0.25 * s,
-        ]
+        [(m(2, 1) - m(1, 2)) / s, (m(0, 2) - m(2, 0)) / s, (m(1, 0) - m(0, 1)) / s, 0.25 * s]
     } else if m(0, 0) > m(1, 1) && m(0, 0) > m(2, 2) {
         let s = (1.0 + m(0, 0) - m(1, 1) - m(2, 2)).sqrt() * 2.0;
-        [
-            0.25 * s,
-            (m(0, 1) + m(1, 0)) / s,
-            (m(0, 2) + m(2, 0)) / s,
-            (m(2, 1) - m(1, 2)) / s,
-        ]
+        [0.25 * s, (m(0, 1) + m(1, 0)) / s, (m(0, 2) + m(2, 0)) / s, (m(2, 1) - m(1, 2)) / s]
     } else if m(1, 1) > m(2, 2) {
         let s = (1.0 + m(1, 1) - m(0, 0) - m(2, 2)).sqrt() * 2.0;
-        [
-            (m(0, 1) + m(1, 0)) / s,
-            0.25 * s,
-            (m(1, 2) + m(2, 1)) / s,
-            (m(0, 2) - m(2, 0)) / s,
-        ]
+        [(m(0, 1) + m(1, 0)) / s, 0.25 * s, (m(1, 2) + m(2, 1)) / s, (m(0, 2) - m(2, 0)) / s]
     } else {
         let s = (1.0 + m(2, 2) - m(0, 0) - m(1, 1)).sqrt() * 2.0;
-        [
-            (m(0, 2) + m(2, 0)) / s,
-            (m(1, 2) + m(2, 1)) / s,
-            0.25 * s,
-            (m(1, 0) - m(0, 1)) / s,
-        ]
+        [(m(0, 2) + m(2, 0)) / s, (m(1, 2) + m(2, 1)) / s, 0.25 * s, (m(1, 0) - m(0, 1)) / s]
     };
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-        .sqrt()
-        .max(1e-12);
+    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt().max(1e-12);
     q.map(|v| v / n)
 }

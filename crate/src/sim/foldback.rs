@@ -12,14 +12,7 @@ use super::Rng;
 use crate::format::foldback::{encode_frame, Frame, Header, Limits, WriteError, Writer};
 
 /// The fields every entity has, in emission order.
-pub const FIELDS: [&str; 6] = [
-    "position.x",
-    "position.y",
-    "velocity.x",
-    "health",
-    "energy",
-    "name",
-];
+pub const FIELDS: [&str; 6] = ["position.x", "position.y", "velocity.x", "health", "energy", "name"];
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct Desync {
@@ -47,17 +40,7 @@ pub struct FoldbackConfig {
 
 impl Default for FoldbackConfig {
     fn default() -> Self {
-        FoldbackConfig {
-            seed: 1,
-            peers: 2,
-            ticks: 600,
-            first_tick: 0,
-            entities: 4,
-            tick_rate_hz: 60,
-            snapshot_every: 60,
-            detail: true,
-            desync: None,
-        }
+        FoldbackConfig { seed: 1, peers: 2, ticks: 600, first_tick: 0, entities: 4, tick_rate_hz: 60, snapshot_every: 60, detail: true, desync: None }
     }
 }
 
@@ -133,25 +116,13 @@ impl FoldbackSim {
         }
         if let Some(d) = &cfg.desync {
             if !FIELDS.contains(&d.field.as_str()) {
-                return Err(format!(
-                    "desync field {:?} is not one of {}",
-                    d.field,
-                    FIELDS.join(", ")
-                ));
+                return Err(format!("desync field {:?} is not one of {}", d.field, FIELDS.join(", ")));
             }
             if d.entity < entity_id(0) || d.entity >= entity_id(cfg.entities) {
-                return Err(format!(
-                    "desync entity {} is not one of {}..={}",
-                    d.entity,
-                    entity_id(0),
-                    entity_id(cfg.entities - 1)
-                ));
+                return Err(format!("desync entity {} is not one of {}..={}", d.entity, entity_id(0), entity_id(cfg.entities - 1)));
             }
             if d.peer >= cfg.peers {
-                return Err(format!(
-                    "desync peer {} is not one of 0..{}",
-                    d.peer, cfg.peers
-                ));
+                return Err(format!("desync peer {} is not one of 0..{}", d.peer, cfg.peers));
             }
         }
         let mut rng = Rng::new(cfg.seed);
@@ -163,21 +134,11 @@ impl FoldbackSim {
                 vx: rng.range(-2.0, 2.0) as f32,
                 health: 100,
                 energy: 0.0,
-                name: if k == 2 {
-                    format!("ünit-{k}")
-                } else {
-                    format!("unit-{k}")
-                },
+                name: if k == 2 { format!("ünit-{k}") } else { format!("unit-{k}") },
             })
             .collect();
         let worlds = vec![units; usize::from(cfg.peers)];
-        Ok(FoldbackSim {
-            tick: cfg.first_tick,
-            cfg,
-            worlds,
-            steps: 0,
-            limits: Limits::default(),
-        })
+        Ok(FoldbackSim { tick: cfg.first_tick, cfg, worlds, steps: 0, limits: Limits::default() })
     }
 
     pub fn config(&self) -> &FoldbackConfig {
@@ -189,21 +150,14 @@ impl FoldbackSim {
         let a = fnv1a(&[b"replay-player foldback toy simulation v1"]);
         let b = fnv1a(&[b"build", &a.to_le_bytes()]);
         let mut id = [0u8; 16];
-        for (o, x) in id
-            .iter_mut()
-            .zip(a.to_le_bytes().into_iter().chain(b.to_le_bytes()))
-        {
+        for (o, x) in id.iter_mut().zip(a.to_le_bytes().into_iter().chain(b.to_le_bytes())) {
             *o = x;
         }
         id
     }
 
     pub fn header(&self) -> Header {
-        Header::new(
-            self.cfg.tick_rate_hz,
-            u32::from(self.cfg.peers),
-            self.build_id(),
-        )
+        Header::new(self.cfg.tick_rate_hz, u32::from(self.cfg.peers), self.build_id())
     }
 
     pub fn metadata(&self) -> Vec<(String, String)> {
@@ -217,18 +171,7 @@ impl FoldbackSim {
 
     /// Encoded Metadata frames (written before the first tick).
     pub fn metadata_frames(&self) -> Result<Vec<Vec<u8>>, WriteError> {
-        self.metadata()
-            .iter()
-            .map(|(k, v)| {
-                encode_frame(
-                    &Frame::Metadata {
-                        key: k,
-                        value: v.as_bytes(),
-                    },
-                    &self.limits,
-                )
-            })
-            .collect()
+        self.metadata().iter().map(|(k, v)| encode_frame(&Frame::Metadata { key: k, value: v.as_bytes() }, &self.limits)).collect()
     }
 
     /// Advances every peer one tick; `None` after the last tick.
@@ -262,15 +205,8 @@ impl FoldbackSim {
 
     /// The frames `peer` emits for the tick just stepped, labelled `as_peer`: TickHash, then per
     /// entity EntityHash and its FieldHashes, then a Snapshot when one is due.
-    pub fn peer_frames(
-        &self,
-        tick: u64,
-        peer: u16,
-        as_peer: u16,
-    ) -> Result<Vec<Vec<u8>>, WriteError> {
-        let Some(world) = self.worlds.get(usize::from(peer)) else {
-            return Ok(Vec::new());
-        };
+    pub fn peer_frames(&self, tick: u64, peer: u16, as_peer: u16) -> Result<Vec<Vec<u8>>, WriteError> {
+        let Some(world) = self.worlds.get(usize::from(peer)) else { return Ok(Vec::new()) };
         let mut ent_hashes = Vec::with_capacity(world.len());
         let mut detail = Vec::new();
         for u in world {
@@ -280,62 +216,25 @@ impl FoldbackSim {
                 let value = u.value(name);
                 let hash = fnv1a(&[name.as_bytes(), &[0], &value]);
                 field_hashes.extend_from_slice(&hash.to_le_bytes());
-                fields.push(encode_frame(
-                    &Frame::FieldHash {
-                        tick,
-                        peer: as_peer,
-                        entity: u.id,
-                        name,
-                        hash,
-                        value: &value,
-                    },
-                    &self.limits,
-                )?);
+                fields.push(encode_frame(&Frame::FieldHash { tick, peer: as_peer, entity: u.id, name, hash, value: &value }, &self.limits)?);
             }
             let eh = fnv1a(&[&u.id.to_le_bytes(), &field_hashes]);
             ent_hashes.extend_from_slice(&eh.to_le_bytes());
             if self.cfg.detail {
-                detail.push(encode_frame(
-                    &Frame::EntityHash {
-                        tick,
-                        peer: as_peer,
-                        entity: u.id,
-                        hash: eh,
-                    },
-                    &self.limits,
-                )?);
+                detail.push(encode_frame(&Frame::EntityHash { tick, peer: as_peer, entity: u.id, hash: eh }, &self.limits)?);
                 detail.append(&mut fields);
             }
         }
         let th = fnv1a(&[&tick.to_le_bytes(), &ent_hashes]);
-        let mut out = vec![encode_frame(
-            &Frame::TickHash {
-                tick,
-                peer: as_peer,
-                hash: th,
-            },
-            &self.limits,
-        )?];
+        let mut out = vec![encode_frame(&Frame::TickHash { tick, peer: as_peer, hash: th }, &self.limits)?];
         out.append(&mut detail);
-        if self.cfg.snapshot_every > 0
-            && (tick - self.cfg.first_tick).is_multiple_of(self.cfg.snapshot_every)
-        {
+        if self.cfg.snapshot_every > 0 && (tick - self.cfg.first_tick).is_multiple_of(self.cfg.snapshot_every) {
             let mut text = String::new();
             for u in world {
-                text.push_str(&format!(
-                    "{} {} {} {} {} {} {}\n",
-                    u.id, u.px, u.py, u.vx, u.health, u.energy, u.name
-                ));
+                text.push_str(&format!("{} {} {} {} {} {} {}\n", u.id, u.px, u.py, u.vx, u.health, u.energy, u.name));
             }
             let z = crate::format::zstd::compress(text.as_bytes());
-            out.push(encode_frame(
-                &Frame::Snapshot {
-                    tick,
-                    peer: as_peer,
-                    data: &z,
-                },
-                &self.limits,
-            )?);
+            out.push(encode_frame(&Frame::Snapshot { tick, peer: as_peer, data: &z }, &self.limits)?);
         }
         Ok(out)
     }
@@ -377,11 +276,7 @@ pub fn foldback_per_peer(cfg: &FoldbackConfig) -> Result<Vec<Vec<u8>>, String> {
         for f in sim.metadata_frames().map_err(|e| e.to_string())? {
             w.raw(&f).map_err(|e| e.to_string())?;
         }
-        w.frame(&Frame::Metadata {
-            key: "recorded_peer",
-            value: p.to_string().as_bytes(),
-        })
-        .map_err(|e| e.to_string())?;
+        w.frame(&Frame::Metadata { key: "recorded_peer", value: p.to_string().as_bytes() }).map_err(|e| e.to_string())?;
         ws.push(w);
     }
     while let Some(t) = sim.step() {
@@ -391,43 +286,18 @@ pub fn foldback_per_peer(cfg: &FoldbackConfig) -> Result<Vec<Vec<u8>>, String> {
             }
         }
     }
-    ws.into_iter()
-        .map(|w| w.finish().map_err(|e| e.to_string()))
-        .collect()
+    ws.into_iter().map(|w| w.finish().map_err(|e| e.to_string())).collect()
 }
 
 /// The golden `.foldback` fixtures: (file name, bytes). `cargo run --example make_foldback_fixtures`
 /// writes them with their expected dumps to tests/fixtures/foldback/.
 pub fn golden() -> Result<Vec<(&'static str, Vec<u8>)>, String> {
-    let small = |desync: Option<Desync>| FoldbackConfig {
-        seed: 7,
-        peers: 2,
-        ticks: 12,
-        first_tick: 1000,
-        entities: 3,
-        tick_rate_hz: 30,
-        snapshot_every: 5,
-        detail: true,
-        desync,
-    };
+    let small = |desync: Option<Desync>| FoldbackConfig { seed: 7, peers: 2, ticks: 12, first_tick: 1000, entities: 3, tick_rate_hz: 30, snapshot_every: 5, detail: true, desync };
     let agree = foldback_bytes(&small(None))?;
-    let desync = foldback_bytes(&small(Some(Desync {
-        tick: 1006,
-        entity: entity_id(1),
-        field: "position.x".into(),
-        peer: 1,
-    })))?;
+    let desync = foldback_bytes(&small(Some(Desync { tick: 1006, entity: entity_id(1), field: "position.x".into(), peer: 1 })))?;
     // A crashed recording: the desync session cut inside its last frames (no EndOfStream).
-    let cut = desync
-        .get(..desync.len().saturating_sub(23))
-        .unwrap_or(&[])
-        .to_vec();
-    Ok(vec![
-        ("agree.foldback", agree),
-        ("desync.foldback", desync),
-        ("crashed.foldback", cut),
-        ("forward-compat.foldback", forward_compat()?),
-    ])
+    let cut = desync.get(..desync.len().saturating_sub(23)).unwrap_or(&[]).to_vec();
+    Ok(vec![("agree.foldback", agree), ("desync.foldback", desync), ("crashed.foldback", cut), ("forward-compat.foldback", forward_compat()?)])
 }
 
 /// Unknown frame types (small and larger than any window would need), a known frame with extra
@@ -436,49 +306,24 @@ pub fn forward_compat() -> Result<Vec<u8>, String> {
     let h = Header::new(60, 2, [0xAB; 16]);
     let mut w = Writer::new(Vec::new(), &h).map_err(|e| e.to_string())?;
     let e = |r: Result<(), WriteError>| r.map_err(|e| e.to_string());
-    e(w.frame(&Frame::Metadata {
-        key: "note",
-        value: b"frames of types 0x42 and 0x7F follow",
-    }))?;
-    e(w.frame(&Frame::Metadata {
-        key: "binary",
-        value: &[0xff, 0x00, 0x10],
-    }))?;
+    e(w.frame(&Frame::Metadata { key: "note", value: b"frames of types 0x42 and 0x7F follow" }))?;
+    e(w.frame(&Frame::Metadata { key: "binary", value: &[0xff, 0x00, 0x10] }))?;
     for tick in 0..3u64 {
-        e(w.frame(&Frame::Unknown {
-            frame_type: 0x42,
-            payload: &[1, 2, 3, 4, 5],
-        }))?;
+        e(w.frame(&Frame::Unknown { frame_type: 0x42, payload: &[1, 2, 3, 4, 5] }))?;
         for peer in 0..2u16 {
             let hash = 0x1111_0000 + tick;
             e(w.frame(&Frame::TickHash { tick, peer, hash }))?;
         }
         // A TickHash-like frame with 4 extra payload bytes: read, extra bytes ignored.
         let mut extended = Vec::new();
-        crate::format::foldback::frame::encode_unchecked(
-            &Frame::EntityHash {
-                tick,
-                peer: 0,
-                entity: 7,
-                hash: 9,
-            },
-            &mut extended,
-        );
+        crate::format::foldback::frame::encode_unchecked(&Frame::EntityHash { tick, peer: 0, entity: 7, hash: 9 }, &mut extended);
         extended.extend_from_slice(&[0xEE; 4]);
         if let Some(len) = extended.get_mut(1..5) {
             len.copy_from_slice(&(26u32 + 4).to_le_bytes());
         }
         e(w.raw(&extended))?;
-        e(w.frame(&Frame::EntityHash {
-            tick,
-            peer: 1,
-            entity: 7,
-            hash: 9,
-        }))?;
+        e(w.frame(&Frame::EntityHash { tick, peer: 1, entity: 7, hash: 9 }))?;
     }
-    e(w.frame(&Frame::Unknown {
-        frame_type: 0x7F,
-        payload: &[0u8; 300],
-    }))?;
+    e(w.frame(&Frame::Unknown { frame_type: 0x7F, payload: &[0u8; 300] }))?;
     w.finish().map_err(|e| e.to_string())
 }

@@ -3,8 +3,8 @@
 
 pub mod deathmatch;
 mod dogfight;
-pub mod fixtures;
 pub mod foldback;
+pub mod fixtures;
 mod rng;
 
 pub use deathmatch::{deathmatch_bytes, Deathmatch, DeathmatchConfig};
@@ -16,10 +16,7 @@ use crate::format::flrep::writer::{WriteError, Writer, WriterOptions};
 /// Generates a dogfight into an in-memory `.flrep`.
 pub fn dogfight_bytes(cfg: &DogfightConfig) -> Result<Vec<u8>, WriteError> {
     let mut sim = Dogfight::new(cfg.clone());
-    let opts = WriterOptions {
-        keyframe_interval_ticks: cfg.keyframe_interval_ticks,
-        ..Default::default()
-    };
+    let opts = WriterOptions { keyframe_interval_ticks: cfg.keyframe_interval_ticks, ..Default::default() };
     let mut w = Writer::new(Vec::new(), &sim.header(), &sim.sections(), opts)?;
     while let Some((tick, states, events)) = sim.step() {
         w.tick(tick, states, &events)?;

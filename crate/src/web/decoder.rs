@@ -13,9 +13,7 @@ use wasm_bindgen::prelude::*;
 
 use super::js_error;
 use crate::format::{OpenStep, Session};
-use crate::model::{
-    pack_entities, DecodedChunk, Event, EventBody, RecordingInfo, TickRange, WorldKind,
-};
+use crate::model::{pack_entities, DecodedChunk, Event, EventBody, RecordingInfo, TickRange, WorldKind};
 
 /// A replay being opened / played in the worker.
 #[wasm_bindgen]
@@ -377,29 +375,13 @@ impl DecoderSession {
     /// (docs/worker-protocol.md). `end()` of the result is where the piece stopped (the next
     /// range starts there); `complete()` is true when it reached the chunk's end.
     #[wasm_bindgen(js_name = decodeRange)]
-    pub fn decode_range(
-        &mut self,
-        i: f64,
-        bytes: &[u8],
-        from: f64,
-        to: f64,
-        stride: f64,
-        max_states: f64,
-    ) -> Result<DecodedChunkJs, JsValue> {
+    pub fn decode_range(&mut self, i: f64, bytes: &[u8], from: f64, to: f64, stride: f64, max_states: f64) -> Result<DecodedChunkJs, JsValue> {
         let idx = usize_of(i, "chunk index")?;
         let r = TickRange {
             from: tick_of(from),
-            to: if to.is_finite() {
-                tick_of(to)
-            } else {
-                u64::MAX
-            },
+            to: if to.is_finite() { tick_of(to) } else { u64::MAX },
             stride: tick_of(stride).max(1),
-            max_states: if max_states.is_finite() && max_states >= 1.0 {
-                max_states as usize
-            } else {
-                1
-            },
+            max_states: if max_states.is_finite() && max_states >= 1.0 { max_states as usize } else { 1 },
         };
         let p = self.session.decode_range(idx, bytes, r).map_err(js_error)?;
         DecodedChunkJs::from_chunk(&p.chunk, p.end)
@@ -441,11 +423,7 @@ impl DecodedChunkJs {
             offsets: c.offsets.clone(),
             entities,
             events: events_js(&c.events),
-            event_ticks: if c.event_ticks.len() == c.events.len() {
-                c.event_ticks.iter().map(|&t| t as f64).collect()
-            } else {
-                c.events.iter().map(|e| e.tick as f64).collect()
-            },
+            event_ticks: if c.event_ticks.len() == c.events.len() { c.event_ticks.iter().map(|&t| t as f64).collect() } else { c.events.iter().map(|e| e.tick as f64).collect() },
             skipped_events: c.skipped_events,
             end,
         })

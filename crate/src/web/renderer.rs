@@ -47,10 +47,7 @@ impl Renderer {
     /// WebGL2 build has it: the page draws itself only where it cannot hand the canvas to the render
     /// worker (no OffscreenCanvas) or is asked to (`?render=page`), and that build also has WebGPU.
     #[cfg(feature = "webgl")]
-    pub async fn create(
-        canvas: HtmlCanvasElement,
-        prefer_webgl: bool,
-    ) -> Result<Renderer, JsValue> {
+    pub async fn create(canvas: HtmlCanvasElement, prefer_webgl: bool) -> Result<Renderer, JsValue> {
         Self::on(render::Canvas::Html(canvas), prefer_webgl).await
     }
 
@@ -58,23 +55,13 @@ impl Renderer {
     /// canvas a worker got from `transferControlToOffscreen()` (docs/renderer.md, "Rendering in a
     /// worker").
     #[wasm_bindgen(js_name = createOffscreen)]
-    pub async fn create_offscreen(
-        canvas: OffscreenCanvas,
-        prefer_webgl: bool,
-    ) -> Result<Renderer, JsValue> {
+    pub async fn create_offscreen(canvas: OffscreenCanvas, prefer_webgl: bool) -> Result<Renderer, JsValue> {
         Self::on(render::Canvas::Offscreen(canvas), prefer_webgl).await
     }
 
     async fn on(canvas: render::Canvas, prefer_webgl: bool) -> Result<Renderer, JsValue> {
-        let inner = render::Renderer::create(canvas, prefer_webgl)
-            .await
-            .map_err(js_error)?;
-        Ok(Renderer {
-            inner,
-            frame_ms: 0.0,
-            time_ms: 0.0,
-            last_time_ms: 0.0,
-        })
+        let inner = render::Renderer::create(canvas, prefer_webgl).await.map_err(js_error)?;
+        Ok(Renderer { inner, frame_ms: 0.0, time_ms: 0.0, last_time_ms: 0.0 })
     }
 
     /// `"webgpu"` or `"webgl2"`.
@@ -83,32 +70,19 @@ impl Renderer {
     }
 
     #[wasm_bindgen(js_name = setWorld)]
-    pub fn set_world(
-        &mut self,
-        kind: &str,
-        radius_m: f64,
-        position_quantum_m: f64,
-    ) -> Result<(), JsValue> {
+    pub fn set_world(&mut self, kind: &str, radius_m: f64, position_quantum_m: f64) -> Result<(), JsValue> {
         if !(position_quantum_m > 0.0 && position_quantum_m.is_finite()) {
-            return Err(js_error(
-                "positionQuantumM must be a positive finite number",
-            ));
+            return Err(js_error("positionQuantumM must be a positive finite number"));
         }
         let world = match kind {
             "flat" => WorldKind::Flat,
             "planet" => {
                 if !(radius_m > 0.0 && radius_m.is_finite()) {
-                    return Err(js_error(
-                        "radiusM must be a positive finite number for a planet",
-                    ));
+                    return Err(js_error("radiusM must be a positive finite number for a planet"));
                 }
                 WorldKind::Planet { radius_m }
             }
-            other => {
-                return Err(js_error(format!(
-                    "unknown world kind {other:?} (expected \"planet\" or \"flat\")"
-                )))
-            }
+            other => return Err(js_error(format!("unknown world kind {other:?} (expected \"planet\" or \"flat\")"))),
         };
         self.inner.scene.set_world(world, position_quantum_m);
         Ok(())
@@ -157,11 +131,7 @@ impl Renderer {
 
     #[wasm_bindgen(js_name = setCameraMode)]
     pub fn set_camera_mode(&mut self, mode: &str) -> Result<(), JsValue> {
-        let m = CameraMode::parse(mode).ok_or_else(|| {
-            js_error(format!(
-                "unknown camera mode {mode:?} (expected orbit, follow, first, free or kill)"
-            ))
-        })?;
+        let m = CameraMode::parse(mode).ok_or_else(|| js_error(format!("unknown camera mode {mode:?} (expected orbit, follow, first, free or kill)")))?;
         self.inner.scene.set_camera_mode(m);
         Ok(())
     }
@@ -213,11 +183,7 @@ impl Renderer {
 
     #[wasm_bindgen(js_name = setTrailSeconds)]
     pub fn set_trail_seconds(&mut self, seconds: f64) {
-        self.inner.scene.trail_seconds = if seconds.is_finite() {
-            seconds.clamp(0.0, 600.0)
-        } else {
-            0.0
-        };
+        self.inner.scene.trail_seconds = if seconds.is_finite() { seconds.clamp(0.0, 600.0) } else { 0.0 };
     }
 
     #[wasm_bindgen(js_name = clearTrails)]
@@ -248,11 +214,7 @@ impl Renderer {
 
     /// Entity id under the CSS pixel (x, y), or -1.
     pub fn pick(&self, x_css: f64, y_css: f64) -> f64 {
-        self.inner
-            .scene
-            .pick(x_css, y_css)
-            .map(f64::from)
-            .unwrap_or(-1.0)
+        self.inner.scene.pick(x_css, y_css).map(f64::from).unwrap_or(-1.0)
     }
 
     /// `[id, xCss, yCss, visible]` per entity, from the last render.

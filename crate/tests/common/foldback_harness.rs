@@ -6,13 +6,7 @@
 //! scan window, then every tick range, the divergence model and every snapshot read on demand),
 //! odd = one live message (parse_frame, re-encode round trip, a LiveRecording). Errors are fine;
 //! panics, reads outside the file, unbounded loops and broken invariants are not.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing,
-    dead_code
-)]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing, dead_code)]
 
 use replay_player::format::foldback::diverge::{Bytes, Comparison};
 use replay_player::format::foldback::frame::encode_unchecked;
@@ -22,9 +16,7 @@ use replay_player::format::foldback::{parse_frame, Frame, Index, IndexStep, Inde
 use replay_player::format::zstd::Decompressor;
 
 pub fn foldback_frames(data: &[u8]) {
-    let Some((&mode, rest)) = data.split_first() else {
-        return;
-    };
+    let Some((&mode, rest)) = data.split_first() else { return };
     if mode & 1 == 0 {
         file(rest);
     } else {
@@ -41,10 +33,7 @@ pub fn open(bytes: &[u8], limits: &Limits) -> Option<Index> {
     let mut steps = 0;
     loop {
         steps += 1;
-        assert!(
-            steps <= max_steps,
-            "indexer took more than {max_steps} steps on {len} bytes"
-        );
+        assert!(steps <= max_steps, "indexer took more than {max_steps} steps on {len} bytes");
         match ix.next(input) {
             Err(e) => {
                 let _ = e.to_string();
@@ -53,13 +42,7 @@ pub fn open(bytes: &[u8], limits: &Limits) -> Option<Index> {
             Ok(IndexStep::Need { offset, len: n }) => {
                 let end = offset.checked_add(n).expect("range overflows");
                 assert!(end <= len, "asked for {offset}+{n} past the end {len}");
-                assert!(
-                    n <= u64::from(limits.max_frame_payload)
-                        + 5
-                        + u64::from(limits.scan_window)
-                        + 64 * 1024,
-                    "asked for {n} bytes at once"
-                );
+                assert!(n <= u64::from(limits.max_frame_payload) + 5 + u64::from(limits.scan_window) + 64 * 1024, "asked for {n} bytes at once");
                 input = Some(&bytes[offset as usize..end as usize]);
             }
             Ok(IndexStep::Ready(i)) => return Some(*i),
@@ -71,13 +54,7 @@ fn check(ix: &Index, bytes: &[u8], limits: &Limits) {
     let len = bytes.len() as u64;
     for (k, t) in &ix.ticks {
         assert_eq!(*k, t.tick);
-        assert!(
-            t.start <= t.end && t.end <= len,
-            "tick {} range {}..{} outside the file ({len})",
-            t.tick,
-            t.start,
-            t.end
-        );
+        assert!(t.start <= t.end && t.end <= len, "tick {} range {}..{} outside the file ({len})", t.tick, t.start, t.end);
         assert!(t.hashes.windows(2).all(|w| w[0].peer < w[1].peer));
     }
     let _ = ix.info();
@@ -86,22 +63,9 @@ fn check(ix: &Index, bytes: &[u8], limits: &Limits) {
     let s = cmp.summary();
     assert_eq!(s.ticks, ix.ticks.len());
     // Level-2/3 detail of a few ticks, as the divergence view would ask for them.
-    for t in ix
-        .ticks
-        .keys()
-        .take(8)
-        .copied()
-        .chain(s.first_divergent_tick)
-    {
+    for t in ix.ticks.keys().take(8).copied().chain(s.first_divergent_tick) {
         let reads = cmp.reads_for_tick(t);
-        let data: Vec<Bytes<'_>> = reads
-            .iter()
-            .map(|r| Bytes {
-                source: r.source,
-                offset: r.offset,
-                bytes: &bytes[r.offset as usize..(r.offset + r.len) as usize],
-            })
-            .collect();
+        let data: Vec<Bytes<'_>> = reads.iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: &bytes[r.offset as usize..(r.offset + r.len) as usize] }).collect();
         let d = cmp.tick_detail(t, &data);
         for e in d.entities.iter().take(4) {
             let ed = cmp.entity_detail(t, e.entity, &data);
@@ -111,47 +75,24 @@ fn check(ix: &Index, bytes: &[u8], limits: &Limits) {
         }
     }
     let mut dec = Decompressor::new();
-    let small = Limits {
-        max_snapshot_decompressed: 64 * 1024,
-        ..limits.clone()
-    };
+    let small = Limits { max_snapshot_decompressed: 64 * 1024, ..limits.clone() };
     for sn in ix.snapshots.iter().take(4) {
         assert!(sn.offset + sn.len <= len);
-        let _ = read_snapshot(
-            &mut dec,
-            &bytes[sn.offset as usize..(sn.offset + sn.len) as usize],
-            sn.offset,
-            &small,
-        );
+        let _ = read_snapshot(&mut dec, &bytes[sn.offset as usize..(sn.offset + sn.len) as usize], sn.offset, &small);
     }
 }
 
 fn file(bytes: &[u8]) {
     let limits = Limits::default();
     let a = open(bytes, &limits);
-    let tiny = Limits {
-        scan_window: 64,
-        ..Limits::default()
-    };
+    let tiny = Limits { scan_window: 64, ..Limits::default() };
     let b = open(bytes, &tiny);
     // The window size never changes what is read.
     match (&a, &b) {
         (Some(a), Some(b)) => {
-            assert_eq!(
-                a.ticks
-                    .values()
-                    .map(|t| (t.tick, t.hashes.clone()))
-                    .collect::<Vec<_>>(),
-                b.ticks
-                    .values()
-                    .map(|t| (t.tick, t.hashes.clone()))
-                    .collect::<Vec<_>>()
-            );
+            assert_eq!(a.ticks.values().map(|t| (t.tick, t.hashes.clone())).collect::<Vec<_>>(), b.ticks.values().map(|t| (t.tick, t.hashes.clone())).collect::<Vec<_>>());
             assert_eq!(a.counts.tick_hash, b.counts.tick_hash);
-            assert_eq!(
-                a.end.as_ref().map(|e| e.clean),
-                b.end.as_ref().map(|e| e.clean)
-            );
+            assert_eq!(a.end.as_ref().map(|e| e.clean), b.end.as_ref().map(|e| e.clean));
         }
         (None, None) => {}
         _ => panic!("the scan window changed whether the file opens"),
@@ -168,21 +109,13 @@ fn live(msg: &[u8]) {
     encode_unchecked(&f, &mut again);
     let g = parse_frame(&again).expect("re-encoded frame must parse");
     assert_eq!(f, g);
-    let hello = Hello {
-        protocol_version: 1,
-        tick_rate_hz: 60,
-        peer_count: 4,
-        build_id: "00".repeat(16),
-    };
+    let hello = Hello { protocol_version: 1, tick_rate_hz: 60, peer_count: 4, build_id: "00".repeat(16) };
     let mut rec = LiveRecording::from_hello(&hello, Limits::default()).unwrap();
     let _ = rec.push(msg);
     let _ = rec.push(&again);
     if let Frame::Snapshot { .. } = f {
         let mut dec = Decompressor::new();
-        let small = Limits {
-            max_snapshot_decompressed: 64 * 1024,
-            ..Limits::default()
-        };
+        let small = Limits { max_snapshot_decompressed: 64 * 1024, ..Limits::default() };
         let _ = read_snapshot(&mut dec, msg, 0, &small);
     }
     let cmp = Comparison::single(rec.index());

@@ -8,16 +8,13 @@ use replay_player::format::foldback::{hash_hex, Index, Limits, Writer};
 use replay_player::io::foldback::{as_bytes, open_foldback, read_ranges};
 use replay_player::io::live::{LiveOptions, LiveServer};
 use replay_player::io::FileSource;
-use replay_player::sim::foldback::{
-    entity_id, foldback_bytes, Desync, FoldbackConfig, FoldbackSim,
-};
+use replay_player::sim::foldback::{entity_id, foldback_bytes, Desync, FoldbackConfig, FoldbackSim};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 pub fn wants_foldback(args: &[String]) -> bool {
-    args.windows(2)
-        .any(|w| matches!(w, [f, v] if f == "--format" && v == "foldback"))
+    args.windows(2).any(|w| matches!(w, [f, v] if f == "--format" && v == "foldback"))
 }
 
 pub fn info(path: &Path, ix: &Index) -> Result<u8, Fail> {
@@ -32,11 +29,7 @@ pub fn info(path: &Path, ix: &Index) -> Result<u8, Fail> {
     let _ = writeln!(out, "peers:             {}", h.peer_count);
     match (ix.first_tick(), ix.last_tick()) {
         (Some(a), Some(b)) => {
-            let _ = writeln!(
-                out,
-                "ticks:             {a}..={b} ({} ticks with frames)",
-                ix.ticks.len()
-            );
+            let _ = writeln!(out, "ticks:             {a}..={b} ({} ticks with frames)", ix.ticks.len());
         }
         _ => {
             let _ = writeln!(out, "ticks:             none");
@@ -48,11 +41,7 @@ pub fn info(path: &Path, ix: &Index) -> Result<u8, Fail> {
         c.tick_hash, c.entity_hash, c.field_hash, c.snapshot, c.metadata, c.unknown, c.bad
     );
     let _ = writeln!(out, "file size:         {} bytes", ix.file_len);
-    let _ = writeln!(
-        out,
-        "ended cleanly:     {}",
-        if ix.ended_cleanly() { "yes" } else { "no" }
-    );
+    let _ = writeln!(out, "ended cleanly:     {}", if ix.ended_cleanly() { "yes" } else { "no" });
     for (k, v) in ix.metadata_text() {
         let _ = writeln!(out, "  {k}: {v}");
     }
@@ -76,26 +65,13 @@ pub fn validate(ix: &Index) -> Result<u8, Fail> {
         eprintln!("replay: {p}");
     }
     if !problems.is_empty() {
-        return Err(Fail(
-            format!("{} problem(s) in the frame stream", problems.len()),
-            1,
-        ));
+        return Err(Fail(format!("{} problem(s) in the frame stream", problems.len()), 1));
     }
     println!(
         "ok: {} ticks, {} frames{}",
         ix.ticks.len(),
-        ix.counts.tick_hash
-            + ix.counts.entity_hash
-            + ix.counts.field_hash
-            + ix.counts.snapshot
-            + ix.counts.metadata
-            + ix.counts.unknown
-            + ix.counts.end_of_stream,
-        if ix.ended_cleanly() {
-            ""
-        } else {
-            " (did not end cleanly)"
-        }
+        ix.counts.tick_hash + ix.counts.entity_hash + ix.counts.field_hash + ix.counts.snapshot + ix.counts.metadata + ix.counts.unknown + ix.counts.end_of_stream,
+        if ix.ended_cleanly() { "" } else { " (did not end cleanly)" }
     );
     Ok(0)
 }
@@ -114,24 +90,8 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
         srcs.push(src);
         indexes.push(ix);
     }
-    let label = |f: &String| {
-        Path::new(f)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| f.clone())
-    };
-    let sources: Vec<Source<'_>> = files
-        .iter()
-        .zip(&indexes)
-        .map(|(f, ix)| Source {
-            label: if files.len() > 1 {
-                label(f)
-            } else {
-                String::new()
-            },
-            index: ix,
-        })
-        .collect();
+    let label = |f: &String| Path::new(f).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| f.clone());
+    let sources: Vec<Source<'_>> = files.iter().zip(&indexes).map(|(f, ix)| Source { label: if files.len() > 1 { label(f) } else { String::new() }, index: ix }).collect();
     let cmp = Comparison::new(&sources);
     let s = cmp.summary();
     let stdout = std::io::stdout();
@@ -143,41 +103,22 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
         writeln!(w, "warning: {warn}")?;
     }
     match (s.first_tick, s.last_tick) {
-        (Some(a), Some(b)) => writeln!(
-            w,
-            "ticks {a}..={b}: {} agree, {} disagree, {} with a peer's hash missing",
-            s.agree, s.disagree, s.missing
-        )?,
+        (Some(a), Some(b)) => writeln!(w, "ticks {a}..={b}: {} agree, {} disagree, {} with a peer's hash missing", s.agree, s.disagree, s.missing)?,
         _ => writeln!(w, "no tick hashes")?,
     }
     let Some(tick) = s.first_divergent_tick else {
         match s.first_missing_tick {
-            Some(t) => writeln!(
-                w,
-                "no divergence (from tick {t} on, some peer has no hash at {} ticks)",
-                s.missing
-            )?,
+            Some(t) => writeln!(w, "no divergence (from tick {t} on, some peer has no hash at {} ticks)", s.missing)?,
             None => writeln!(w, "no divergence: every peer agrees at every tick")?,
         }
         w.flush()?;
         return Ok(0);
     };
     writeln!(w, "first divergent tick: {tick}")?;
-    for (p, h) in s.peers.iter().zip(
-        cmp.timeline(tick, tick, 1)
-            .first()
-            .map(|r| r.hashes.clone())
-            .unwrap_or_default(),
-    ) {
-        writeln!(
-            w,
-            "  {}: tick hash {}",
-            p.label,
-            h.map(hash_hex).unwrap_or_else(|| "(none)".into())
-        )?;
+    for (p, h) in s.peers.iter().zip(cmp.timeline(tick, tick, 1).first().map(|r| r.hashes.clone()).unwrap_or_default()) {
+        writeln!(w, "  {}: tick hash {}", p.label, h.map(hash_hex).unwrap_or_else(|| "(none)".into()))?;
     }
-    let data =
-        read_ranges(&mut srcs, &cmp.reads_for_tick(tick)).map_err(|e| Fail(e.to_string(), 2))?;
+    let data = read_ranges(&mut srcs, &cmp.reads_for_tick(tick)).map_err(|e| Fail(e.to_string(), 2))?;
     let bytes = as_bytes(&data);
     let detail = cmp.tick_detail(tick, &bytes);
     for e in &detail.errors {
@@ -186,22 +127,9 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
     if detail.entities.is_empty() {
         writeln!(w, "  (no Level-2/3 frames at this tick: record EntityHash/FieldHash frames to see which entity differs)")?;
     }
-    for ent in detail
-        .entities
-        .iter()
-        .filter(|e| e.status == Status::Disagree)
-    {
-        let hs: Vec<String> = ent
-            .hashes
-            .iter()
-            .map(|h| h.map(hash_hex).unwrap_or_else(|| "(none)".into()))
-            .collect();
-        writeln!(
-            w,
-            "  entity {} differs: hashes {}",
-            ent.entity,
-            hs.join(" / ")
-        )?;
+    for ent in detail.entities.iter().filter(|e| e.status == Status::Disagree) {
+        let hs: Vec<String> = ent.hashes.iter().map(|h| h.map(hash_hex).unwrap_or_else(|| "(none)".into())).collect();
+        writeln!(w, "  entity {} differs: hashes {}", ent.entity, hs.join(" / "))?;
         let ed = cmp.entity_detail(tick, ent.entity, &bytes);
         for f in ed.fields.iter().filter(|f| f.status == Status::Disagree) {
             writeln!(w, "    field {}:", f.name)?;
@@ -218,9 +146,7 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
 }
 
 fn desync_args(it: &mut std::slice::Iter<'_, String>, flag: &str) -> Result<String, Fail> {
-    it.next()
-        .cloned()
-        .ok_or_else(|| Fail(format!("{flag} needs a value"), 2))
+    it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2))
 }
 
 struct SimArgs {
@@ -236,91 +162,46 @@ fn parse_sim_args(args: &[String], live: bool) -> Result<SimArgs, Fail> {
     let (mut out, mut port, mut queue) = (None, None, None);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let int = |v: String| -> Result<u64, Fail> {
-            v.parse::<u64>()
-                .map_err(|_| Fail(format!("{flag}: not a non-negative integer: {v}"), 2))
-        };
+        let int = |v: String| -> Result<u64, Fail> { v.parse::<u64>().map_err(|_| Fail(format!("{flag}: not a non-negative integer: {v}"), 2)) };
         match flag.as_str() {
             "--format" => {
                 desync_args(&mut it, flag)?;
             }
             "--out" if !live => out = Some(PathBuf::from(desync_args(&mut it, flag)?)),
             "--record" if live => out = Some(PathBuf::from(desync_args(&mut it, flag)?)),
-            "--port" if live => {
-                port = Some(
-                    u16::try_from(int(desync_args(&mut it, flag)?)?)
-                        .map_err(|_| Fail("--port must be 0..65535".into(), 2))?,
-                )
-            }
+            "--port" if live => port = Some(u16::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--port must be 0..65535".into(), 2))?),
             "--queue" if live => queue = Some(int(desync_args(&mut it, flag)?)? as usize),
             "--seed" => cfg.seed = int(desync_args(&mut it, flag)?)?,
-            "--peers" => {
-                cfg.peers = u16::try_from(int(desync_args(&mut it, flag)?)?)
-                    .map_err(|_| Fail("--peers must be 1..=1024".into(), 2))?
-            }
+            "--peers" => cfg.peers = u16::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--peers must be 1..=1024".into(), 2))?,
             "--ticks" => cfg.ticks = int(desync_args(&mut it, flag)?)?,
             "--first-tick" => cfg.first_tick = int(desync_args(&mut it, flag)?)?,
-            "--entities" => {
-                cfg.entities = u32::try_from(int(desync_args(&mut it, flag)?)?)
-                    .map_err(|_| Fail("--entities too large".into(), 2))?
-            }
-            "--tick-rate" => {
-                cfg.tick_rate_hz = u32::try_from(int(desync_args(&mut it, flag)?)?)
-                    .map_err(|_| Fail("--tick-rate too large".into(), 2))?
-            }
+            "--entities" => cfg.entities = u32::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--entities too large".into(), 2))?,
+            "--tick-rate" => cfg.tick_rate_hz = u32::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--tick-rate too large".into(), 2))?,
             "--snapshot-every" => cfg.snapshot_every = int(desync_args(&mut it, flag)?)?,
             "--no-detail" => cfg.detail = false,
             "--desync-tick" => dtick = Some(int(desync_args(&mut it, flag)?)?),
             "--desync-entity" => dent = Some(int(desync_args(&mut it, flag)?)?),
             "--desync-field" => dfield = Some(desync_args(&mut it, flag)?),
-            "--desync-peer" => {
-                dpeer = Some(
-                    u16::try_from(int(desync_args(&mut it, flag)?)?)
-                        .map_err(|_| Fail("--desync-peer too large".into(), 2))?,
-                )
-            }
+            "--desync-peer" => dpeer = Some(u16::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--desync-peer too large".into(), 2))?),
             other => return Err(Fail(format!("unknown option {other}\n{USAGE}"), 2)),
         }
     }
-    if cfg.peers == 0
-        || cfg.peers > 1024
-        || cfg.tick_rate_hz == 0
-        || cfg.tick_rate_hz > 10_000
-        || cfg.ticks == 0
-    {
-        return Err(Fail(
-            "--peers must be 1..=1024, --tick-rate 1..=10000 and --ticks positive".into(),
-            2,
-        ));
+    if cfg.peers == 0 || cfg.peers > 1024 || cfg.tick_rate_hz == 0 || cfg.tick_rate_hz > 10_000 || cfg.ticks == 0 {
+        return Err(Fail("--peers must be 1..=1024, --tick-rate 1..=10000 and --ticks positive".into(), 2));
     }
     if dtick.is_none() && (dent.is_some() || dfield.is_some() || dpeer.is_some()) {
-        return Err(Fail(
-            "--desync-entity/--desync-field/--desync-peer need --desync-tick".into(),
-            2,
-        ));
+        return Err(Fail("--desync-entity/--desync-field/--desync-peer need --desync-tick".into(), 2));
     }
     if let Some(tick) = dtick {
-        cfg.desync = Some(Desync {
-            tick,
-            entity: dent.unwrap_or_else(|| entity_id(1)),
-            field: dfield.unwrap_or_else(|| "position.x".into()),
-            peer: dpeer.unwrap_or(cfg.peers - 1),
-        });
+        cfg.desync = Some(Desync { tick, entity: dent.unwrap_or_else(|| entity_id(1)), field: dfield.unwrap_or_else(|| "position.x".into()), peer: dpeer.unwrap_or(cfg.peers - 1) });
     }
-    Ok(SimArgs {
-        cfg,
-        out,
-        port,
-        queue,
-    })
+    Ok(SimArgs { cfg, out, port, queue })
 }
 
 /// `replay generate --format foldback --out FILE [--peers N --ticks N --desync-tick T ...]`
 pub fn generate(args: &[String]) -> Result<u8, Fail> {
     let a = parse_sim_args(args, false)?;
-    let out = a
-        .out
-        .ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
+    let out = a.out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
     let bytes = foldback_bytes(&a.cfg).map_err(|e| Fail(e, 2))?;
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
@@ -333,31 +214,16 @@ pub fn generate(args: &[String]) -> Result<u8, Fail> {
 /// `replay live-demo --port N [--ticks N --tick-rate HZ --desync-tick T ... --queue FRAMES --record FILE]`
 pub fn live_demo(args: &[String]) -> Result<u8, Fail> {
     let a = parse_sim_args(args, true)?;
-    let port = a.port.ok_or_else(|| {
-        Fail(
-            format!("live-demo needs --port N (0: any free port)\n{USAGE}"),
-            2,
-        )
-    })?;
+    let port = a.port.ok_or_else(|| Fail(format!("live-demo needs --port N (0: any free port)\n{USAGE}"), 2))?;
     let mut sim = FoldbackSim::new(a.cfg.clone()).map_err(|e| Fail(e, 2))?;
     let header = sim.header();
     let mut opts = LiveOptions::default();
     if let Some(q) = a.queue {
         opts.queue_frames = q.max(1);
     }
-    let server = LiveServer::bind(port, &Hello::for_header(&header), opts)
-        .map_err(|e| Fail(format!("cannot listen on 127.0.0.1:{port}: {e}"), 2))?;
+    let server = LiveServer::bind(port, &Hello::for_header(&header), opts).map_err(|e| Fail(format!("cannot listen on 127.0.0.1:{port}: {e}"), 2))?;
     let mut record = match &a.out {
-        Some(p) => Some(
-            Writer::new(
-                std::io::BufWriter::new(
-                    std::fs::File::create(p)
-                        .map_err(|e| Fail(format!("{}: {e}", p.display()), 2))?,
-                ),
-                &header,
-            )
-            .map_err(|e| Fail(e.to_string(), 2))?,
-        ),
+        Some(p) => Some(Writer::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| Fail(format!("{}: {e}", p.display()), 2))?), &header).map_err(|e| Fail(e.to_string(), 2))?),
         None => None,
     };
     println!("live-demo: listening on ws://127.0.0.1:{}", server.port());

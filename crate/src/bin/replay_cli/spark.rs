@@ -8,8 +8,7 @@ use replay_player::sim::deathmatch::{write_deathmatch, DeathmatchConfig};
 use std::path::PathBuf;
 
 pub fn wants_spark(args: &[String]) -> bool {
-    args.windows(2)
-        .any(|w| matches!(w, [f, v] if f == "--format" && v == "spark"))
+    args.windows(2).any(|w| matches!(w, [f, v] if f == "--format" && v == "spark"))
 }
 
 fn create(out: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Fail> {
@@ -25,46 +24,23 @@ pub fn generate(args: &[String]) -> Result<u8, Fail> {
     let mut out: Option<PathBuf> = None;
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let mut val = || {
-            it.next()
-                .cloned()
-                .ok_or_else(|| Fail(format!("{flag} needs a value"), 2))
-        };
-        let num = |v: String| -> Result<f64, Fail> {
-            v.parse::<f64>()
-                .map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2))
-        };
+        let mut val = || it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2));
+        let num = |v: String| -> Result<f64, Fail> { v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2)) };
         match flag.as_str() {
             "--format" => {
                 val()?;
             }
             "--out" => out = Some(PathBuf::from(val()?)),
-            "--seed" => {
-                cfg.seed = val()?
-                    .parse()
-                    .map_err(|_| Fail("--seed: not an integer".into(), 2))?
-            }
+            "--seed" => cfg.seed = val()?.parse().map_err(|_| Fail("--seed: not an integer".into(), 2))?,
             "--players" => cfg.players = num(val()?)? as u32,
             "--seconds" => cfg.seconds = num(val()?)?,
             "--fps" => cfg.fps = num(val()?)? as u32,
-            other => {
-                return Err(Fail(
-                    format!("unknown option {other} for --format spark\n{USAGE}"),
-                    2,
-                ))
-            }
+            other => return Err(Fail(format!("unknown option {other} for --format spark\n{USAGE}"), 2)),
         }
     }
     let out = out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
-    if !(1..=64).contains(&cfg.players)
-        || !(1..=1000).contains(&cfg.fps)
-        || cfg.seconds.is_nan()
-        || cfg.seconds <= 0.0
-    {
-        return Err(Fail(
-            "--players must be 1..64, --fps 1..1000 and --seconds positive".into(),
-            2,
-        ));
+    if !(1..=64).contains(&cfg.players) || !(1..=1000).contains(&cfg.fps) || cfg.seconds.is_nan() || cfg.seconds <= 0.0 {
+        return Err(Fail("--players must be 1..64, --fps 1..1000 and --seconds positive".into(), 2));
     }
     write_deathmatch(&cfg, create(&out)?)?;
     let len = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
@@ -76,18 +52,11 @@ pub fn convert(args: &[String]) -> Result<u8, Fail> {
     let (input, output, to) = match args {
         [i, o] => (i, o, None),
         [i, o, f, t] if f == "--to" => (i, o, Some(t.as_str())),
-        _ => {
-            return Err(Fail(
-                format!("convert takes IN OUT [--to flrep|spark]\n{USAGE}"),
-                2,
-            ))
-        }
+        _ => return Err(Fail(format!("convert takes IN OUT [--to flrep|spark]\n{USAGE}"), 2)),
     };
     let (input, output) = (PathBuf::from(input), PathBuf::from(output));
-    let mut src =
-        FileSource::open(&input).map_err(|e| Fail(format!("{}: {e}", input.display()), 2))?;
-    let mut session =
-        open_session(&mut src).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?;
+    let mut src = FileSource::open(&input).map_err(|e| Fail(format!("{}: {e}", input.display()), 2))?;
+    let mut session = open_session(&mut src).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?;
     let kind = session.info().map(|i| i.format);
     let to_spark_out = match to {
         Some("spark") => true,
@@ -96,24 +65,12 @@ pub fn convert(args: &[String]) -> Result<u8, Fail> {
         None => kind == Some(FormatKind::Flrep),
     };
     let notes = if to_spark_out {
-        to_spark(&mut session, &mut src, create(&output)?)
-            .map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?
-            .1
+        to_spark(&mut session, &mut src, create(&output)?).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?.1
     } else {
-        to_flrep(&mut session, &mut src, create(&output)?)
-            .map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?
-            .1
+        to_flrep(&mut session, &mut src, create(&output)?).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?.1
     };
-    let (a, b) = (
-        src.len_bytes(),
-        std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0),
-    );
-    eprintln!(
-        "wrote {} ({b} bytes; the input {} is {a} bytes: {a}/{b} = {:.2})",
-        output.display(),
-        input.display(),
-        if b > 0 { a as f64 / b as f64 } else { 0.0 }
-    );
+    let (a, b) = (src.len_bytes(), std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0));
+    eprintln!("wrote {} ({b} bytes; the input {} is {a} bytes: {a}/{b} = {:.2})", output.display(), input.display(), if b > 0 { a as f64 / b as f64 } else { 0.0 });
     for n in notes {
         eprintln!("lost: {n}");
     }

@@ -32,26 +32,15 @@ impl ChunkHeader {
     }
     /// File range of the compressed frame.
     pub fn frame_range(&self) -> (u64, u64) {
-        (
-            self.offset + CHUNK_HEADER_LEN as u64,
-            u64::from(self.compressed_len),
-        )
+        (self.offset + CHUNK_HEADER_LEN as u64, u64::from(self.compressed_len))
     }
 
     /// Parses and checks a chunk header read at `offset` of a file of `file_len` bytes.
-    pub fn parse(
-        bytes: &[u8],
-        offset: u64,
-        file_len: u64,
-        limits: &Limits,
-    ) -> Result<ChunkHeader, Error> {
+    pub fn parse(bytes: &[u8], offset: u64, file_len: u64, limits: &Limits) -> Result<ChunkHeader, Error> {
         let mut c = Cursor::at(bytes, offset);
         let magic: [u8; 4] = c.array().map_err(trunc("chunk header"))?;
         if &magic != CHUNK_MAGIC {
-            return Err(Error::NotAChunk {
-                at: offset,
-                found: magic,
-            });
+            return Err(Error::NotAChunk { at: offset, found: magic });
         }
         let h = ChunkHeader {
             offset,
@@ -63,46 +52,20 @@ impl ChunkHeader {
             crc32: c.u32().map_err(trunc("chunk header"))?,
         };
         if h.compressed_len > limits.max_chunk_compressed {
-            return Err(Error::ChunkTooLarge {
-                at: offset,
-                field: "compressedLength",
-                len: u64::from(h.compressed_len),
-                max: u64::from(limits.max_chunk_compressed),
-            });
+            return Err(Error::ChunkTooLarge { at: offset, field: "compressedLength", len: u64::from(h.compressed_len), max: u64::from(limits.max_chunk_compressed) });
         }
         if h.uncompressed_len > limits.max_chunk_uncompressed {
-            return Err(Error::ChunkTooLarge {
-                at: offset,
-                field: "uncompressedLength",
-                len: u64::from(h.uncompressed_len),
-                max: u64::from(limits.max_chunk_uncompressed),
-            });
+            return Err(Error::ChunkTooLarge { at: offset, field: "uncompressedLength", len: u64::from(h.uncompressed_len), max: u64::from(limits.max_chunk_uncompressed) });
         }
         if h.end() > file_len {
-            return Err(Error::ChunkBeyondFile {
-                at: offset,
-                end: h.end(),
-                file_len,
-            });
+            return Err(Error::ChunkBeyondFile { at: offset, end: h.end(), file_len });
         }
         if h.tick_count == 0 || h.last_tick < h.first_tick {
-            return Err(Error::ChunkTickMismatch {
-                chunk_at: offset,
-                reason: format!(
-                    "tickCount {} with ticks {}..={}",
-                    h.tick_count, h.first_tick, h.last_tick
-                ),
-            });
+            return Err(Error::ChunkTickMismatch { chunk_at: offset, reason: format!("tickCount {} with ticks {}..={}", h.tick_count, h.first_tick, h.last_tick) });
         }
         // Every tick costs at least TICK_HEADER_LEN decompressed bytes.
         if u64::from(h.tick_count) * TICK_HEADER_LEN as u64 > u64::from(h.uncompressed_len) {
-            return Err(Error::ChunkTickMismatch {
-                chunk_at: offset,
-                reason: format!(
-                    "tickCount {} cannot fit in {} bytes",
-                    h.tick_count, h.uncompressed_len
-                ),
-            });
+            return Err(Error::ChunkTickMismatch { chunk_at: offset, reason: format!("tickCount {} cannot fit in {} bytes", h.tick_count, h.uncompressed_len) });
         }
         Ok(h)
     }
@@ -153,27 +116,12 @@ struct TickDecoder {
 
 /// The range a whole decode asks for: every tick, up to the hard limit on states.
 fn whole(limits: &Limits) -> TickRange {
-    TickRange {
-        from: 0,
-        to: u64::MAX,
-        stride: 1,
-        max_states: limits.max_chunk_states,
-    }
+    TickRange { from: 0, to: u64::MAX, stride: 1, max_states: limits.max_chunk_states }
 }
 
 impl ChunkDecoder {
     pub fn new(limits: Limits) -> Self {
-        ChunkDecoder {
-            z: Decompressor::new(),
-            t: TickDecoder {
-                limits,
-                live: Vec::new(),
-                next: Vec::new(),
-                records: Vec::new(),
-                at: None,
-            },
-            held: None,
-        }
+        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), records: Vec::new(), at: None }, held: None }
     }
 
     /// Decompresses and decodes one whole chunk. `frame` is the compressed frame (the bytes after the
@@ -186,12 +134,7 @@ impl ChunkDecoder {
             Some(tick) => {
                 let count = p.chunk.entities.len() as u64 + self.t.live.len() as u64;
                 self.t.at = None;
-                Err(Error::TooManyStates {
-                    chunk_at: h.offset,
-                    tick,
-                    count,
-                    max: self.t.max_states(),
-                })
+                Err(Error::TooManyStates { chunk_at: h.offset, tick, count, max: self.t.max_states() })
             }
         }
     }
@@ -199,10 +142,7 @@ impl ChunkDecoder {
     /// The header of the chunk this decoder stands in, when it can resume there for a range
     /// starting at `from` (it has not gone past `from`).
     pub fn resumable(&self, chunk_at: u64, from: u64) -> Option<ChunkHeader> {
-        self.t
-            .at
-            .filter(|p| p.header.offset == chunk_at && p.prev_tick.is_some_and(|t| t <= from))
-            .map(|p| p.header)
+        self.t.at.filter(|p| p.header.offset == chunk_at && p.prev_tick.is_some_and(|t| t <= from)).map(|p| p.header)
     }
 
     /// The header of the chunk at `chunk_at` when this decoder holds its checked payload: a range
@@ -216,22 +156,12 @@ impl ChunkDecoder {
     /// decompressing `frame` (CRC-checked whole) unless the payload is still held. `frame` is not
     /// read when the chunk is held and may then be empty. Every tick read is checked as in a whole
     /// decode; the end of the chunk is checked when reached.
-    pub fn decode_range(
-        &mut self,
-        h: &ChunkHeader,
-        frame: &[u8],
-        r: TickRange,
-    ) -> Result<Piece, Error> {
+    pub fn decode_range(&mut self, h: &ChunkHeader, frame: &[u8], r: TickRange) -> Result<Piece, Error> {
         if self.resumable(h.offset, r.from).is_none_or(|at| at != *h) {
             self.t.at = None;
             if self.held == Some(*h) {
                 self.t.live.clear();
-                self.t.at = Some(Position {
-                    header: *h,
-                    pos: 0,
-                    i: 0,
-                    prev_tick: None,
-                });
+                self.t.at = Some(Position { header: *h, pos: 0, i: 0, prev_tick: None });
             } else {
                 self.begin(h, frame)?;
             }
@@ -256,39 +186,19 @@ impl ChunkDecoder {
         let at = h.offset;
         self.held = None;
         if frame.len() as u64 != u64::from(h.compressed_len) {
-            return Err(Error::ChunkSizeMismatch {
-                chunk_at: at,
-                declared: u64::from(h.compressed_len),
-                actual: frame.len() as u64,
-            });
+            return Err(Error::ChunkSizeMismatch { chunk_at: at, declared: u64::from(h.compressed_len), actual: frame.len() as u64 });
         }
         let expected = h.uncompressed_len as usize;
-        let data = self
-            .z
-            .decompress(frame, expected)
-            .map_err(|err| Error::Zstd { chunk_at: at, err })?;
+        let data = self.z.decompress(frame, expected).map_err(|err| Error::Zstd { chunk_at: at, err })?;
         if data.len() != expected {
-            return Err(Error::ChunkSizeMismatch {
-                chunk_at: at,
-                declared: expected as u64,
-                actual: data.len() as u64,
-            });
+            return Err(Error::ChunkSizeMismatch { chunk_at: at, declared: expected as u64, actual: data.len() as u64 });
         }
         let crc = crc32fast::hash(data);
         if crc != h.crc32 {
-            return Err(Error::ChunkChecksum {
-                chunk_at: at,
-                declared: h.crc32,
-                actual: crc,
-            });
+            return Err(Error::ChunkChecksum { chunk_at: at, declared: h.crc32, actual: crc });
         }
         self.t.live.clear();
-        self.t.at = Some(Position {
-            header: *h,
-            pos: 0,
-            i: 0,
-            prev_tick: None,
-        });
+        self.t.at = Some(Position { header: *h, pos: 0, i: 0, prev_tick: None });
         self.held = Some(*h);
         Ok(())
     }
@@ -298,10 +208,7 @@ impl TickDecoder {
     /// Decodes the range `r` from the current position (see [`ChunkDecoder::decode_range`]).
     fn range(&mut self, data: &[u8], r: TickRange) -> Result<Piece, Error> {
         let Some(mut p) = self.at else {
-            return Err(Error::ChunkTickMismatch {
-                chunk_at: 0,
-                reason: "no chunk to decode (internal)".into(),
-            });
+            return Err(Error::ChunkTickMismatch { chunk_at: 0, reason: "no chunk to decode (internal)".into() });
         };
         let h = p.header;
         let at = h.offset;
@@ -310,29 +217,18 @@ impl TickDecoder {
         let to = r.to.max(from.saturating_add(1));
         let stride = r.stride.max(1);
         let mut c = Cursor::at(data, 0);
-        c.skip(p.pos).map_err(|_| Error::ChunkTickMismatch {
-            chunk_at: at,
-            reason: "resume position past the payload (internal)".into(),
-        })?;
+        c.skip(p.pos).map_err(|_| Error::ChunkTickMismatch { chunk_at: at, reason: "resume position past the payload (internal)".into() })?;
         let mut out = Piece::default();
         out.chunk.offsets.push(0);
         let mut kept: Option<u64> = None;
         // The most ticks this piece can keep: those left (at most one per 14 bytes of tick header),
         // those in the range, thinned by the stride.
-        let ticks_hint = ((n - p.i.min(n)) as u64 + 1)
-            .min(c.remaining() as u64 / TICK_HEADER_LEN as u64 + 1)
-            .min(((to - from) / stride).saturating_add(2));
+        let ticks_hint = ((n - p.i.min(n)) as u64 + 1).min(c.remaining() as u64 / TICK_HEADER_LEN as u64 + 1).min(((to - from) / stride).saturating_add(2));
         let mut past_to = false;
         while p.i < n {
             let tick = match c.rest().get(..8) {
                 Some(b) => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
-                None => {
-                    return Err(Error::BadTick {
-                        chunk_at: at,
-                        tick: p.prev_tick.unwrap_or(h.first_tick),
-                        reason: "chunk data ends inside a tick header".into(),
-                    })
-                }
+                None => return Err(Error::BadTick { chunk_at: at, tick: p.prev_tick.unwrap_or(h.first_tick), reason: "chunk data ends inside a tick header".into() }),
             };
             // No tick falls on `from`: the piece starts with the world at the tick before it.
             if kept.is_none() && tick > from {
@@ -343,26 +239,14 @@ impl TickDecoder {
             }
             // The first tick at or past `to` is kept, whatever the stride: the frame after the
             // range's last, which the page interpolates towards. The piece stops after it.
-            let keep = tick >= from
-                && (tick >= to || kept.is_none_or(|k| tick.saturating_sub(k) >= stride));
-            if past_to
-                || (kept.is_some()
-                    && tick < to
-                    && keep
-                    && out.chunk.entities.len() + self.live.len() > r.max_states)
-            {
+            let keep = tick >= from && (tick >= to || kept.is_none_or(|k| tick.saturating_sub(k) >= stride));
+            if past_to || (kept.is_some() && tick < to && keep && out.chunk.entities.len() + self.live.len() > r.max_states) {
                 out.end = Some(tick);
                 self.at = Some(p);
                 return Ok(out);
             }
             past_to = tick >= to;
-            self.tick(
-                &mut c,
-                &h,
-                p.i,
-                p.prev_tick,
-                (tick >= from).then_some(&mut out.chunk),
-            )?;
+            self.tick(&mut c, &h, p.i, p.prev_tick, (tick >= from).then_some(&mut out.chunk))?;
             p.i += 1;
             p.prev_tick = Some(tick);
             p.pos = c.position();
@@ -378,20 +262,10 @@ impl TickDecoder {
             }
         }
         if !c.is_empty() {
-            return Err(Error::ChunkTickMismatch {
-                chunk_at: at,
-                reason: format!("{} bytes left after the last of {} ticks", c.remaining(), n),
-            });
+            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("{} bytes left after the last of {} ticks", c.remaining(), n) });
         }
         if p.prev_tick != Some(h.last_tick) {
-            return Err(Error::ChunkTickMismatch {
-                chunk_at: at,
-                reason: format!(
-                    "last tick {} does not match the header's {}",
-                    p.prev_tick.unwrap_or(0),
-                    h.last_tick
-                ),
-            });
+            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("last tick {} does not match the header's {}", p.prev_tick.unwrap_or(0), h.last_tick) });
         }
         self.at = None;
         Ok(out)
@@ -399,95 +273,46 @@ impl TickDecoder {
 
     /// Appends the live world as tick `tick` of `out`.
     /// `ticks_hint`: how many ticks the piece may keep at most (sizes its one reservation).
-    fn keep(
-        &self,
-        out: &mut DecodedChunk,
-        at: u64,
-        tick: u64,
-        max_states: usize,
-        ticks_hint: u64,
-    ) -> Result<(), Error> {
+    fn keep(&self, out: &mut DecodedChunk, at: u64, tick: u64, max_states: usize, ticks_hint: u64) -> Result<(), Error> {
         if out.ticks.is_empty() {
             // Room for every state this piece will hold, reserved once instead of doubling its way
             // up (12 MB of states for a whole chunk at 2,000 entities: doubling copies it ~20 times
             // and can leave the capacity at 2× the need). Bounded by the ticks the piece can still
             // keep, by its state budget and by the hard limit; entities that spawn later grow it.
-            let want = ticks_hint
-                .saturating_mul(self.live.len() as u64)
-                .min(max_states.saturating_add(self.live.len()) as u64)
-                .min(self.max_states());
-            out.entities
-                .reserve_exact(usize::try_from(want).unwrap_or(0));
-            out.ticks
-                .reserve_exact(usize::try_from(ticks_hint.min(4096)).unwrap_or(0));
+            let want = ticks_hint.saturating_mul(self.live.len() as u64).min(max_states.saturating_add(self.live.len()) as u64).min(self.max_states());
+            out.entities.reserve_exact(usize::try_from(want).unwrap_or(0));
+            out.ticks.reserve_exact(usize::try_from(ticks_hint.min(4096)).unwrap_or(0));
         }
         let states = out.entities.len() as u64 + self.live.len() as u64;
         if states > self.max_states() {
-            return Err(Error::TooManyStates {
-                chunk_at: at,
-                tick,
-                count: states,
-                max: self.max_states(),
-            });
+            return Err(Error::TooManyStates { chunk_at: at, tick, count: states, max: self.max_states() });
         }
         out.entities.extend(self.live.iter().map(|l| l.s));
         out.ticks.push(tick);
-        let len = u32::try_from(out.entities.len()).map_err(|_| Error::BadTick {
-            chunk_at: at,
-            tick,
-            reason: "chunk holds too many entity states".into(),
-        })?;
+        let len = u32::try_from(out.entities.len()).map_err(|_| Error::BadTick { chunk_at: at, tick, reason: "chunk holds too many entity states".into() })?;
         out.offsets.push(len);
         Ok(())
     }
 
     /// Reads tick number `i` of the chunk (header, records, events) and applies it to the live
     /// world. Its events go to `events` when given (ticks before a range are read, not kept).
-    fn tick(
-        &mut self,
-        c: &mut Cursor,
-        h: &ChunkHeader,
-        i: usize,
-        prev_tick: Option<u64>,
-        events: Option<&mut DecodedChunk>,
-    ) -> Result<(), Error> {
+    fn tick(&mut self, c: &mut Cursor, h: &ChunkHeader, i: usize, prev_tick: Option<u64>, events: Option<&mut DecodedChunk>) -> Result<(), Error> {
         let at = h.offset;
-        let bad = |tick: u64, reason: String| Error::BadTick {
-            chunk_at: at,
-            tick,
-            reason,
-        };
-        let tick = c.u64().map_err(|_| {
-            bad(
-                prev_tick.unwrap_or(h.first_tick),
-                "chunk data ends inside a tick header".into(),
-            )
-        })?;
-        let flags = c
-            .u16()
-            .map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
-        let record_count = c
-            .u16()
-            .map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
-        let event_count = c
-            .u16()
-            .map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
+        let bad = |tick: u64, reason: String| Error::BadTick { chunk_at: at, tick, reason };
+        let tick = c.u64().map_err(|_| bad(prev_tick.unwrap_or(h.first_tick), "chunk data ends inside a tick header".into()))?;
+        let flags = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
+        let record_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
+        let event_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
         let keyframe = flags & TICK_KEYFRAME != 0;
         if i == 0 && (!keyframe || tick != h.first_tick) {
             return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("first tick {tick} (keyframe: {keyframe}) does not match the header's keyframe tick {}", h.first_tick) });
         }
         if i > 0 && keyframe {
-            return Err(bad(
-                tick,
-                "a keyframe tick inside a chunk (keyframes start chunks)".into(),
-            ));
+            return Err(bad(tick, "a keyframe tick inside a chunk (keyframes start chunks)".into()));
         }
         if let Some(p) = prev_tick {
             if tick <= p {
-                return Err(bad(
-                    tick,
-                    format!("tick index does not increase (previous {p})"),
-                ));
+                return Err(bad(tick, format!("tick index does not increase (previous {p})")));
             }
         }
         if flags & !TICK_KEYFRAME != 0 {
@@ -497,21 +322,11 @@ impl TickDecoder {
         self.records.clear();
         let mut last_id: Option<u32> = None;
         for _ in 0..record_count {
-            let r = record::read(c, last_id).map_err(|(id, reason)| Error::BadRecord {
-                chunk_at: at,
-                tick,
-                entity: id.unwrap_or(u32::MAX),
-                reason,
-            })?;
+            let r = record::read(c, last_id).map_err(|(id, reason)| Error::BadRecord { chunk_at: at, tick, entity: id.unwrap_or(u32::MAX), reason })?;
             let id = r.id();
             last_id = Some(id);
             if keyframe && !matches!(r, Record::Absolute(_)) {
-                return Err(Error::BadRecord {
-                    chunk_at: at,
-                    tick,
-                    entity: id,
-                    reason: "a keyframe tick holds a non-absolute record".into(),
-                });
+                return Err(Error::BadRecord { chunk_at: at, tick, entity: id, reason: "a keyframe tick holds a non-absolute record".into() });
             }
             self.records.push(r);
         }
@@ -543,12 +358,7 @@ impl TickDecoder {
     /// Merges this tick's records (ascending ids) into the live set (ascending ids).
     fn apply(&mut self, at: u64, tick: u64, keyframe: bool) -> Result<(), Error> {
         self.next.clear();
-        let bad = |entity: u32, reason: String| Error::BadRecord {
-            chunk_at: at,
-            tick,
-            entity,
-            reason,
-        };
+        let bad = |entity: u32, reason: String| Error::BadRecord { chunk_at: at, tick, entity, reason };
         if keyframe {
             for r in &self.records {
                 if let Record::Absolute(s) = r {
@@ -562,25 +372,14 @@ impl TickDecoder {
                 match (li.peek(), ri.peek()) {
                     (None, None) => break,
                     (Some(l), r) if r.is_none_or(|r| l.s.id < r.id()) => {
-                        self.next
-                            .push(record::advance(l).map_err(|e| bad(l.s.id, e))?);
+                        self.next.push(record::advance(l).map_err(|e| bad(l.s.id, e))?);
                         li.next();
                     }
                     (l, Some(r)) if l.is_none_or(|l| r.id() < l.s.id) => {
                         match r {
                             Record::Absolute(s) => self.next.push(Live::absolute(*s)),
-                            Record::Remove { id } => {
-                                return Err(bad(
-                                    *id,
-                                    "remove record for an entity that is not in the world".into(),
-                                ))
-                            }
-                            Record::Delta(d) => {
-                                return Err(bad(
-                                    d.id,
-                                    "delta record for an entity that is not in the world".into(),
-                                ))
-                            }
+                            Record::Remove { id } => return Err(bad(*id, "remove record for an entity that is not in the world".into())),
+                            Record::Delta(d) => return Err(bad(d.id, "delta record for an entity that is not in the world".into())),
                         }
                         ri.next();
                     }
@@ -588,9 +387,7 @@ impl TickDecoder {
                         match r {
                             Record::Absolute(s) => self.next.push(Live::absolute(*s)),
                             Record::Remove { .. } => {}
-                            Record::Delta(d) => self
-                                .next
-                                .push(record::apply_delta(l, d).map_err(|e| bad(d.id, e))?),
+                            Record::Delta(d) => self.next.push(record::apply_delta(l, d).map_err(|e| bad(d.id, e))?),
                         }
                         li.next();
                         ri.next();
@@ -600,12 +397,7 @@ impl TickDecoder {
             }
         }
         if self.next.len() > self.limits.max_live_entities {
-            return Err(Error::TooManyEntities {
-                chunk_at: at,
-                tick,
-                count: self.next.len() as u64,
-                max: self.limits.max_live_entities as u64,
-            });
+            return Err(Error::TooManyEntities { chunk_at: at, tick, count: self.next.len() as u64, max: self.limits.max_live_entities as u64 });
         }
         std::mem::swap(&mut self.live, &mut self.next);
         Ok(())

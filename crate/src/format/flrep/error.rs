@@ -5,123 +5,34 @@ use crate::format::zstd::ZstdError;
 /// message says where (file offset, chunk) and the numbers involved.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
-    BadMagic {
-        found: [u8; 4],
-    },
+    BadMagic { found: [u8; 4] },
     /// `.flrep` shorter than its fixed header.
-    TooShort {
-        len: u64,
-    },
-    NewerMajor {
-        file_major: u16,
-        file_minor: u16,
-        engine_version: String,
-    },
-    UnsupportedMajor {
-        file_major: u16,
-    },
-    HeaderTooLarge {
-        len: u32,
-        max: u32,
-    },
-    PrefixTooLarge {
-        len: u64,
-        max: u64,
-    },
-    Truncated {
-        what: &'static str,
-        short: Short,
-    },
-    BadString {
-        what: &'static str,
-        at: u64,
-        reason: String,
-    },
-    BadHeaderField {
-        field: &'static str,
-        value: String,
-    },
-    SectionOverrun {
-        id: u16,
-        at: u64,
-        len: u64,
-        remaining: u64,
-    },
-    DuplicateSection {
-        id: u16,
-    },
-    MissingSection {
-        id: u16,
-        name: &'static str,
-    },
-    CountTooLarge {
-        what: &'static str,
-        count: u64,
-        max: u64,
-    },
+    TooShort { len: u64 },
+    NewerMajor { file_major: u16, file_minor: u16, engine_version: String },
+    UnsupportedMajor { file_major: u16 },
+    HeaderTooLarge { len: u32, max: u32 },
+    PrefixTooLarge { len: u64, max: u64 },
+    Truncated { what: &'static str, short: Short },
+    BadString { what: &'static str, at: u64, reason: String },
+    BadHeaderField { field: &'static str, value: String },
+    SectionOverrun { id: u16, at: u64, len: u64, remaining: u64 },
+    DuplicateSection { id: u16 },
+    MissingSection { id: u16, name: &'static str },
+    CountTooLarge { what: &'static str, count: u64, max: u64 },
     /// A chunk header where one was expected is not a chunk header.
-    NotAChunk {
-        at: u64,
-        found: [u8; 4],
-    },
-    ChunkTooLarge {
-        at: u64,
-        field: &'static str,
-        len: u64,
-        max: u64,
-    },
-    ChunkBeyondFile {
-        at: u64,
-        end: u64,
-        file_len: u64,
-    },
-    Zstd {
-        chunk_at: u64,
-        err: ZstdError,
-    },
-    ChunkSizeMismatch {
-        chunk_at: u64,
-        declared: u64,
-        actual: u64,
-    },
-    ChunkChecksum {
-        chunk_at: u64,
-        declared: u32,
-        actual: u32,
-    },
-    BadTick {
-        chunk_at: u64,
-        tick: u64,
-        reason: String,
-    },
-    BadRecord {
-        chunk_at: u64,
-        tick: u64,
-        entity: u32,
-        reason: String,
-    },
-    TooManyEntities {
-        chunk_at: u64,
-        tick: u64,
-        count: u64,
-        max: u64,
-    },
+    NotAChunk { at: u64, found: [u8; 4] },
+    ChunkTooLarge { at: u64, field: &'static str, len: u64, max: u64 },
+    ChunkBeyondFile { at: u64, end: u64, file_len: u64 },
+    Zstd { chunk_at: u64, err: ZstdError },
+    ChunkSizeMismatch { chunk_at: u64, declared: u64, actual: u64 },
+    ChunkChecksum { chunk_at: u64, declared: u32, actual: u32 },
+    BadTick { chunk_at: u64, tick: u64, reason: String },
+    BadRecord { chunk_at: u64, tick: u64, entity: u32, reason: String },
+    TooManyEntities { chunk_at: u64, tick: u64, count: u64, max: u64 },
     /// The chunk's ticks × live entities exceed [`super::Limits::max_chunk_states`].
-    TooManyStates {
-        chunk_at: u64,
-        tick: u64,
-        count: u64,
-        max: u64,
-    },
-    ChunkTickMismatch {
-        chunk_at: u64,
-        reason: String,
-    },
-    IndexEntryMismatch {
-        at: u64,
-        expected_tick: u64,
-        reason: String,
-    },
+    TooManyStates { chunk_at: u64, tick: u64, count: u64, max: u64 },
+    ChunkTickMismatch { chunk_at: u64, reason: String },
+    IndexEntryMismatch { at: u64, expected_tick: u64, reason: String },
     NoChunks,
     Io(String),
 }
@@ -183,15 +94,7 @@ pub(crate) fn trunc(what: &'static str) -> impl Fn(Short) -> Error {
 pub(crate) fn strerr(what: &'static str) -> impl Fn(StrError) -> Error {
     move |e| match e {
         StrError::Short(short) => Error::Truncated { what, short },
-        StrError::TooLong { at, len, max } => Error::BadString {
-            what,
-            at,
-            reason: format!("{len} bytes, over the {max}-byte limit"),
-        },
-        StrError::NotUtf8 { at } => Error::BadString {
-            what,
-            at,
-            reason: "not valid UTF-8".into(),
-        },
+        StrError::TooLong { at, len, max } => Error::BadString { what, at, reason: format!("{len} bytes, over the {max}-byte limit") },
+        StrError::NotUtf8 { at } => Error::BadString { what, at, reason: "not valid UTF-8".into() },
     }
 }

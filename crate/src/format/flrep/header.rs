@@ -47,22 +47,14 @@ pub struct Sections {
 pub enum Prefix {
     /// Need the first `n` bytes of the file (more than were given).
     NeedBytes(u64),
-    Done {
-        header: Header,
-        sections: Sections,
-        stream_start: u64,
-    },
+    Done { header: Header, sections: Sections, stream_start: u64 },
 }
 
 fn name(c: &mut Cursor, what: &'static str, max: usize) -> Result<String, Error> {
     let at = c.offset();
     let s = c.str16(max).map_err(strerr(what))?;
     if let Some(reason) = name_problem(&s) {
-        return Err(Error::BadString {
-            what,
-            at,
-            reason: reason.into(),
-        });
+        return Err(Error::BadString { what, at, reason: reason.into() });
     }
     Ok(s)
 }
@@ -106,36 +98,21 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
             }
             if let Ok(bytes) = probe.take(usize::from(len)) {
                 let s = String::from_utf8_lossy(bytes);
-                engine_version = s
-                    .chars()
-                    .filter(|c| !c.is_control() && !crate::bytes::is_bidi_control(*c))
-                    .take(64)
-                    .collect();
+                engine_version = s.chars().filter(|c| !c.is_control() && !crate::bytes::is_bidi_control(*c)).take(64).collect();
             }
         }
-        return Err(Error::NewerMajor {
-            file_major: major,
-            file_minor: minor,
-            engine_version,
-        });
+        return Err(Error::NewerMajor { file_major: major, file_minor: minor, engine_version });
     }
     if major < 1 {
         return Err(Error::UnsupportedMajor { file_major: major });
     }
     if header_len > limits.max_header_bytes {
-        return Err(Error::HeaderTooLarge {
-            len: header_len,
-            max: limits.max_header_bytes,
-        });
+        return Err(Error::HeaderTooLarge { len: header_len, max: limits.max_header_bytes });
     }
     if header_end > file_len {
         return Err(Error::Truncated {
             what: "header",
-            short: crate::bytes::Short {
-                at: PREFIX_LEN as u64,
-                need: u64::from(header_len),
-                have: file_len - PREFIX_LEN as u64,
-            },
+            short: crate::bytes::Short { at: PREFIX_LEN as u64, need: u64::from(header_len), have: file_len - PREFIX_LEN as u64 },
         });
     }
     if (buf.len() as u64) < header_end {
@@ -150,14 +127,7 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
     loop {
         let at = c.offset();
         if at + 6 > file_len {
-            return Err(Error::Truncated {
-                what: "section list",
-                short: crate::bytes::Short {
-                    at,
-                    need: 6,
-                    have: file_len - at,
-                },
-            });
+            return Err(Error::Truncated { what: "section list", short: crate::bytes::Short { at, need: 6, have: file_len - at } });
         }
         if c.remaining() < 6 {
             return Ok(Prefix::NeedBytes(at + 6));
@@ -166,27 +136,16 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
         let len = c.u32().map_err(trunc("section header"))?;
         if id == SECTION_END {
             if len != 0 {
-                return Err(Error::BadHeaderField {
-                    field: "section end marker length",
-                    value: len.to_string(),
-                });
+                return Err(Error::BadHeaderField { field: "section end marker length", value: len.to_string() });
             }
             break;
         }
         let end = c.offset() + u64::from(len);
         if end > limits.max_prefix_bytes {
-            return Err(Error::PrefixTooLarge {
-                len: end,
-                max: limits.max_prefix_bytes,
-            });
+            return Err(Error::PrefixTooLarge { len: end, max: limits.max_prefix_bytes });
         }
         if end > file_len {
-            return Err(Error::SectionOverrun {
-                id,
-                at,
-                len: u64::from(len),
-                remaining: file_len - c.offset(),
-            });
+            return Err(Error::SectionOverrun { id, at, len: u64::from(len), remaining: file_len - c.offset() });
         }
         let want = (end + 6).min(file_len);
         if (buf.len() as u64) < want {
@@ -211,20 +170,12 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
             _ => sections.skipped.push(id),
         }
     }
-    for (id, name) in [
-        (SECTION_TYPES, "entity-type manifest"),
-        (SECTION_FACTIONS, "faction table"),
-        (SECTION_ROSTER, "roster"),
-    ] {
+    for (id, name) in [(SECTION_TYPES, "entity-type manifest"), (SECTION_FACTIONS, "faction table"), (SECTION_ROSTER, "roster")] {
         if !seen.contains(&id) {
             return Err(Error::MissingSection { id, name });
         }
     }
-    Ok(Prefix::Done {
-        header,
-        sections,
-        stream_start: c.offset(),
-    })
+    Ok(Prefix::Done { header, sections, stream_start: c.offset() })
 }
 
 fn parse_header_body(rem: &[u8], major: u16, minor: u16, limits: &Limits) -> Result<Header, Error> {
@@ -240,34 +191,17 @@ fn parse_header_body(rem: &[u8], major: u16, minor: u16, limits: &Limits) -> Res
     let velocity_quantum_mps = c.f64().map_err(trunc("header"))?;
     // Anything after these is a field from a newer minor version: ignored.
     if tick_rate_hz == 0 || tick_rate_hz > 100_000 {
-        return Err(Error::BadHeaderField {
-            field: "tickRateHz",
-            value: tick_rate_hz.to_string(),
-        });
+        return Err(Error::BadHeaderField { field: "tickRateHz", value: tick_rate_hz.to_string() });
     }
-    if !(planet_radius_m == 0.0
-        || (planet_radius_m.is_finite() && (1.0..=1.0e10).contains(&planet_radius_m)))
-    {
-        return Err(Error::BadHeaderField {
-            field: "planetRadiusM",
-            value: planet_radius_m.to_string(),
-        });
+    if !(planet_radius_m == 0.0 || (planet_radius_m.is_finite() && (1.0..=1.0e10).contains(&planet_radius_m))) {
+        return Err(Error::BadHeaderField { field: "planetRadiusM", value: planet_radius_m.to_string() });
     }
     if keyframe_interval_ticks == 0 {
-        return Err(Error::BadHeaderField {
-            field: "keyframeIntervalTicks",
-            value: "0".into(),
-        });
+        return Err(Error::BadHeaderField { field: "keyframeIntervalTicks", value: "0".into() });
     }
-    for (field, q) in [
-        ("positionQuantumM", position_quantum_m),
-        ("velocityQuantumMps", velocity_quantum_mps),
-    ] {
+    for (field, q) in [("positionQuantumM", position_quantum_m), ("velocityQuantumMps", velocity_quantum_mps)] {
         if !(q.is_finite() && (1.0e-6..=1.0e3).contains(&q)) {
-            return Err(Error::BadHeaderField {
-                field,
-                value: q.to_string(),
-            });
+            return Err(Error::BadHeaderField { field, value: q.to_string() });
         }
     }
     Ok(Header {
@@ -304,13 +238,7 @@ fn parse_types(c: &mut Cursor, limits: &Limits) -> Result<Vec<EntityType>, Error
         let display_name = name(c, "entity type name", limits.max_string)?;
         let category = c.u8().map_err(trunc("entity-type manifest"))?;
         let projectile_kind = c.u8().map_err(trunc("entity-type manifest"))?;
-        v.push(EntityType {
-            index,
-            id,
-            display_name,
-            category: Category::from_u8(category),
-            projectile_kind,
-        });
+        v.push(EntityType { index, id, display_name, category: Category::from_u8(category), projectile_kind });
     }
     Ok(v)
 }
@@ -319,30 +247,19 @@ fn parse_factions(c: &mut Cursor, limits: &Limits) -> Result<Vec<Faction>, Error
     let count = c.u16().map_err(trunc("faction table"))?;
     let n = fits(c, "faction", u64::from(count), 5)?;
     if n > 256 {
-        return Err(Error::CountTooLarge {
-            what: "faction",
-            count: n as u64,
-            max: 256,
-        });
+        return Err(Error::CountTooLarge { what: "faction", count: n as u64, max: 256 });
     }
     let mut v = Vec::with_capacity(n);
     for _ in 0..n {
         let index = c.u8().map_err(trunc("faction table"))?;
         let id = name(c, "faction id", limits.max_string)?;
         let display_name = name(c, "faction name", limits.max_string)?;
-        v.push(Faction {
-            index,
-            id,
-            display_name,
-        });
+        v.push(Faction { index, id, display_name });
     }
     Ok(v)
 }
 
-fn parse_roster(
-    c: &mut Cursor,
-    limits: &Limits,
-) -> Result<(Vec<Participant>, Vec<MissionObject>), Error> {
+fn parse_roster(c: &mut Cursor, limits: &Limits) -> Result<(Vec<Participant>, Vec<MissionObject>), Error> {
     let count = c.u32().map_err(trunc("roster"))?;
     let n = fits(c, "participant", u64::from(count), 11)?;
     let mut parts = Vec::with_capacity(n);
@@ -351,12 +268,7 @@ fn parse_roster(
         let callsign = name(c, "callsign", limits.max_string)?;
         let entity = c.u32().map_err(trunc("roster"))?;
         let faction = c.u8().map_err(trunc("roster"))?;
-        parts.push(Participant {
-            id,
-            callsign,
-            entity,
-            faction,
-        });
+        parts.push(Participant { id, callsign, entity, faction });
     }
     let count = c.u32().map_err(trunc("roster"))?;
     let n = fits(c, "mission object", u64::from(count), 8)?;
@@ -376,10 +288,7 @@ fn parse_metadata(c: &mut Cursor, limits: &Limits) -> Result<Vec<(String, String
     for _ in 0..n {
         let k = name(c, "metadata key", limits.max_string)?;
         // Values are free text: kept, with control and bidi characters replaced.
-        let val = crate::bytes::sanitize_text(
-            c.str16(limits.max_string)
-                .map_err(strerr("metadata value"))?,
-        );
+        let val = crate::bytes::sanitize_text(c.str16(limits.max_string).map_err(strerr("metadata value"))?);
         v.push((k, val));
     }
     Ok(v)

@@ -58,48 +58,24 @@ pub struct Opened {
 impl Opened {
     /// Index of the chunk holding `tick` (the last chunk whose keyframe is at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
-        self.chunks
-            .partition_point(|c| c.first_tick <= tick)
-            .saturating_sub(1)
+        self.chunks.partition_point(|c| c.first_tick <= tick).saturating_sub(1)
     }
 
     /// Checks a chunk header read at a chunk's offset against what the index said.
     pub fn check_chunk(&self, i: usize, header: &ChunkHeader) -> Result<(), Error> {
         let Some(c) = self.chunks.get(i) else {
-            return Err(Error::IndexEntryMismatch {
-                at: header.offset,
-                expected_tick: 0,
-                reason: format!("no chunk {i}"),
-            });
+            return Err(Error::IndexEntryMismatch { at: header.offset, expected_tick: 0, reason: format!("no chunk {i}") });
         };
         if header.first_tick != c.first_tick {
-            return Err(Error::IndexEntryMismatch {
-                at: c.offset,
-                expected_tick: c.first_tick,
-                reason: format!("the chunk there starts at tick {}", header.first_tick),
-            });
+            return Err(Error::IndexEntryMismatch { at: c.offset, expected_tick: c.first_tick, reason: format!("the chunk there starts at tick {}", header.first_tick) });
         }
         if header.end() != c.offset + c.len {
-            return Err(Error::IndexEntryMismatch {
-                at: c.offset,
-                expected_tick: c.first_tick,
-                reason: format!(
-                    "the chunk there ends at {}, the index says {}",
-                    header.end(),
-                    c.offset + c.len
-                ),
-            });
+            return Err(Error::IndexEntryMismatch { at: c.offset, expected_tick: c.first_tick, reason: format!("the chunk there ends at {}, the index says {}", header.end(), c.offset + c.len) });
         }
         // The scan refuses overlapping chunks when it opens; an index cannot vouch for them either.
         if let Some(next) = self.chunks.get(i + 1) {
             if header.last_tick >= next.first_tick {
-                return Err(Error::ChunkTickMismatch {
-                    chunk_at: c.offset,
-                    reason: format!(
-                        "ends at tick {}, not before the next chunk's keyframe tick {}",
-                        header.last_tick, next.first_tick
-                    ),
-                });
+                return Err(Error::ChunkTickMismatch { chunk_at: c.offset, reason: format!("ends at tick {}, not before the next chunk's keyframe tick {}", header.last_tick, next.first_tick) });
             }
         }
         Ok(())
@@ -113,13 +89,7 @@ impl Opened {
             format_minor: h.format_minor,
             engine_version: h.engine_version.clone(),
             tick_rate_hz: h.tick_rate_hz,
-            world: if h.planet_radius_m == 0.0 {
-                WorldKind::Flat
-            } else {
-                WorldKind::Planet {
-                    radius_m: h.planet_radius_m,
-                }
-            },
+            world: if h.planet_radius_m == 0.0 { WorldKind::Flat } else { WorldKind::Planet { radius_m: h.planet_radius_m } },
             position_quantum_m: h.position_quantum_m,
             velocity_quantum_mps: h.velocity_quantum_mps,
             start_unix_seconds: h.start_unix_seconds,
@@ -159,15 +129,7 @@ pub struct Opener {
 
 impl Opener {
     pub fn new(file_len: u64, limits: Limits) -> Self {
-        Opener {
-            file_len,
-            limits,
-            state: State::Start,
-            prefix: None,
-            scanned: Vec::new(),
-            warnings: Vec::new(),
-            trailer_problem: None,
-        }
+        Opener { file_len, limits, state: State::Start, prefix: None, scanned: Vec::new(), warnings: Vec::new(), trailer_problem: None }
     }
 
     /// Advances with the bytes of the range asked for last (`None` on the first call).
@@ -181,55 +143,30 @@ impl Opener {
             }
             State::Prefix { asked } => {
                 if (input.len() as u64) < asked {
-                    return Err(Error::Io(format!(
-                        "asked for {asked} bytes at offset 0, got {}",
-                        input.len()
-                    )));
+                    return Err(Error::Io(format!("asked for {asked} bytes at offset 0, got {}", input.len())));
                 }
                 match parse_prefix(input, self.file_len, &self.limits)? {
                     Prefix::NeedBytes(n) => {
                         if n <= asked {
-                            return Err(Error::Io(
-                                "header parser asked for bytes it already had".into(),
-                            ));
+                            return Err(Error::Io("header parser asked for bytes it already had".into()));
                         }
                         if n > self.limits.max_prefix_bytes {
-                            return Err(Error::PrefixTooLarge {
-                                len: n,
-                                max: self.limits.max_prefix_bytes,
-                            });
+                            return Err(Error::PrefixTooLarge { len: n, max: self.limits.max_prefix_bytes });
                         }
                         // Grow geometrically so a large section list costs few reads.
-                        let len = n
-                            .max(asked.saturating_mul(2))
-                            .min(self.file_len)
-                            .min(self.limits.max_prefix_bytes);
+                        let len = n.max(asked.saturating_mul(2)).min(self.file_len).min(self.limits.max_prefix_bytes);
                         self.state = State::Prefix { asked: len };
                         Ok(Step::Need { offset: 0, len })
                     }
-                    Prefix::Done {
-                        header,
-                        sections,
-                        stream_start,
-                    } => {
+                    Prefix::Done { header, sections, stream_start } => {
                         if !sections.skipped.is_empty() {
-                            let ids: Vec<String> = sections
-                                .skipped
-                                .iter()
-                                .map(|i| format!("0x{i:04X}"))
-                                .collect();
-                            self.warnings.push(format!(
-                                "skipped sections this build does not read: {}",
-                                ids.join(", ")
-                            ));
+                            let ids: Vec<String> = sections.skipped.iter().map(|i| format!("0x{i:04X}")).collect();
+                            self.warnings.push(format!("skipped sections this build does not read: {}", ids.join(", ")));
                         }
                         self.prefix = Some((header, sections, stream_start));
                         if self.file_len >= stream_start + trailer::MIN_TRAILER_LEN {
                             self.state = State::Tail;
-                            Ok(Step::Need {
-                                offset: self.file_len - 8,
-                                len: 8,
-                            })
+                            Ok(Step::Need { offset: self.file_len - 8, len: 8 })
                         } else {
                             self.trailer_problem = Some("no index trailer".into());
                             self.scan_from(stream_start)
@@ -242,10 +179,7 @@ impl Opener {
                 match trailer::table_offset(input, self.file_len, stream_start, &self.limits) {
                     Ok(table_offset) => {
                         self.state = State::Trailer { table_offset };
-                        Ok(Step::Need {
-                            offset: table_offset,
-                            len: self.file_len - table_offset,
-                        })
+                        Ok(Step::Need { offset: table_offset, len: self.file_len - table_offset })
                     }
                     Err(_) => {
                         self.trailer_problem = Some("no index trailer".into());
@@ -304,31 +238,13 @@ impl Opener {
         let mut chunks = Vec::with_capacity(t.entries.len());
         for (i, &(first_tick, offset)) in t.entries.iter().enumerate() {
             let end = t.entries.get(i + 1).map(|e| e.1).unwrap_or(table_offset);
-            chunks.push(ChunkRef {
-                offset,
-                len: end - offset,
-                first_tick,
-            });
+            chunks.push(ChunkRef { offset, len: end - offset, first_tick });
         }
-        self.ready(
-            chunks,
-            t.first_tick,
-            t.last_tick,
-            IndexSource::Trailer,
-            t.markers,
-        )
+        self.ready(chunks, t.first_tick, t.last_tick, IndexSource::Trailer, t.markers)
     }
 
     fn finish_scan(&mut self, stop_reason: Option<String>) -> Result<Step, Error> {
-        let chunks: Vec<ChunkRef> = self
-            .scanned
-            .iter()
-            .map(|h| ChunkRef {
-                offset: h.offset,
-                len: h.end() - h.offset,
-                first_tick: h.first_tick,
-            })
-            .collect();
+        let chunks: Vec<ChunkRef> = self.scanned.iter().map(|h| ChunkRef { offset: h.offset, len: h.end() - h.offset, first_tick: h.first_tick }).collect();
         let (first, last) = match (self.scanned.first(), self.scanned.last()) {
             (Some(f), Some(l)) => (f.first_tick, l.last_tick),
             _ => return Err(Error::NoChunks),
@@ -336,38 +252,19 @@ impl Opener {
         for w in self.scanned.windows(2) {
             if let [a, b] = w {
                 if b.first_tick <= a.last_tick {
-                    return Err(Error::ChunkTickMismatch {
-                        chunk_at: b.offset,
-                        reason: format!(
-                            "starts at tick {}, not after the previous chunk's last tick {}",
-                            b.first_tick, a.last_tick
-                        ),
-                    });
+                    return Err(Error::ChunkTickMismatch { chunk_at: b.offset, reason: format!("starts at tick {}, not after the previous chunk's last tick {}", b.first_tick, a.last_tick) });
                 }
             }
         }
-        let problem = self
-            .trailer_problem
-            .take()
-            .unwrap_or_else(|| "no index trailer".into());
-        self.warnings.push(format!(
-            "{problem}: index rebuilt by scanning {} chunks",
-            chunks.len()
-        ));
+        let problem = self.trailer_problem.take().unwrap_or_else(|| "no index trailer".into());
+        self.warnings.push(format!("{problem}: index rebuilt by scanning {} chunks", chunks.len()));
         if let Some(r) = stop_reason.filter(|r| !r.is_empty()) {
             self.warnings.push(r);
         }
         self.ready(chunks, first, last, IndexSource::Scan, Vec::new())
     }
 
-    fn ready(
-        &mut self,
-        chunks: Vec<ChunkRef>,
-        first_tick: u64,
-        last_tick: u64,
-        index_source: IndexSource,
-        markers: Vec<Event>,
-    ) -> Result<Step, Error> {
+    fn ready(&mut self, chunks: Vec<ChunkRef>, first_tick: u64, last_tick: u64, index_source: IndexSource, markers: Vec<Event>) -> Result<Step, Error> {
         let Some((header, sections, stream_start)) = self.prefix.take() else {
             return Err(Error::Io("opener finished without a header".into()));
         };

@@ -26,8 +26,7 @@ pub const ORIENT_SMALL: u64 = 1 << 10;
 pub const VEL_SMALL: u64 = 1 << 11;
 /// The field bits an absolute record must carry.
 pub const ABSOLUTE_FIELDS: u64 = POS | ORIENT | VEL | HEALTH | FLAGS | TYPE_FACTION;
-pub const KNOWN_BITS: u64 =
-    ABSOLUTE | ABSOLUTE_FIELDS | REMOVE | ANIM | POS_SMALL | ORIENT_SMALL | VEL_SMALL;
+pub const KNOWN_BITS: u64 = ABSOLUTE | ABSOLUTE_FIELDS | REMOVE | ANIM | POS_SMALL | ORIENT_SMALL | VEL_SMALL;
 
 /// A live entity and its prediction state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -40,10 +39,7 @@ pub struct Live {
 
 impl Live {
     pub fn absolute(s: EntityState) -> Live {
-        Live {
-            s,
-            ..Default::default()
-        }
+        Live { s, ..Default::default() }
     }
 }
 
@@ -81,18 +77,12 @@ impl Record {
 pub type RecordError = String;
 
 fn vint<T: TryFrom<u64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
-    let v = c
-        .varint()
-        .map_err(|_| format!("record ends inside {what}"))?
-        .ok_or_else(|| format!("{what}: malformed varint"))?;
+    let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
 
 fn svint<T: TryFrom<i64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
-    let v = c
-        .varint()
-        .map_err(|_| format!("record ends inside {what}"))?
-        .ok_or_else(|| format!("{what}: malformed varint"))?;
+    let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
     let v = crate::bytes::unzigzag(v);
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
@@ -146,61 +136,35 @@ fn read_body(c: &mut Cursor, id: u32) -> Result<Record, RecordError> {
     }
     if mask & REMOVE != 0 {
         if mask != REMOVE {
-            return Err(format!(
-                "remove record with other bits set (mask 0x{mask:x})"
-            ));
+            return Err(format!("remove record with other bits set (mask 0x{mask:x})"));
         }
         return Ok(Record::Remove { id });
     }
     let absolute = mask & ABSOLUTE != 0;
     if absolute && mask & ABSOLUTE_FIELDS != ABSOLUTE_FIELDS {
-        return Err(format!(
-            "absolute record without every field (mask 0x{mask:x})"
-        ));
+        return Err(format!("absolute record without every field (mask 0x{mask:x})"));
     }
-    let mut d = Delta {
-        id,
-        ..Default::default()
-    };
+    let mut d = Delta { id, ..Default::default() };
     if mask & TYPE_FACTION != 0 {
-        d.type_faction = Some((
-            vint(c, "type index")?,
-            c.u8()
-                .map_err(|_| "record ends inside faction".to_string())?,
-        ));
+        d.type_faction = Some((vint(c, "type index")?, c.u8().map_err(|_| "record ends inside faction".to_string())?));
     }
     for (small_bit, field) in [(POS_SMALL, POS), (ORIENT_SMALL, ORIENT), (VEL_SMALL, VEL)] {
         if mask & small_bit != 0 && (absolute || mask & field == 0) {
-            return Err(format!(
-                "packed-residual bit without its delta field (mask 0x{mask:x})"
-            ));
+            return Err(format!("packed-residual bit without its delta field (mask 0x{mask:x})"));
         }
     }
     if mask & POS != 0 {
-        d.pos = Some(if mask & POS_SMALL != 0 {
-            small::<3>(c, "position")?
-        } else {
-            read3(c, "position")?
-        });
+        d.pos = Some(if mask & POS_SMALL != 0 { small::<3>(c, "position")? } else { read3(c, "position")? });
     }
     if mask & ORIENT != 0 {
         d.orient = Some(if mask & ORIENT_SMALL != 0 {
             small::<4>(c, "orientation")?
         } else {
-            [
-                svint(c, "orientation")?,
-                svint(c, "orientation")?,
-                svint(c, "orientation")?,
-                svint(c, "orientation")?,
-            ]
+            [svint(c, "orientation")?, svint(c, "orientation")?, svint(c, "orientation")?, svint(c, "orientation")?]
         });
     }
     if mask & VEL != 0 {
-        d.vel = Some(if mask & VEL_SMALL != 0 {
-            small::<3>(c, "velocity")?
-        } else {
-            read3(c, "velocity")?
-        });
+        d.vel = Some(if mask & VEL_SMALL != 0 { small::<3>(c, "velocity")? } else { read3(c, "velocity")? });
     }
     if mask & HEALTH != 0 {
         d.health = Some(vint(c, "health")?);
@@ -216,8 +180,7 @@ fn read_body(c: &mut Cursor, id: u32) -> Result<Record, RecordError> {
         let o = d.orient.unwrap_or_default();
         let mut orient = [0i16; 4];
         for (dst, v) in orient.iter_mut().zip(o) {
-            *dst =
-                i16::try_from(v).map_err(|_| format!("orientation component {v} out of range"))?;
+            *dst = i16::try_from(v).map_err(|_| format!("orientation component {v} out of range"))?;
         }
         return Ok(Record::Absolute(EntityState {
             id,
@@ -248,10 +211,7 @@ fn wide<const N: usize, T: Into<i64> + Copy>(v: [T; N]) -> [i64; N] {
 }
 
 /// Narrows every component, or describes the first that does not fit.
-fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(
-    v: [i64; N],
-    err: impl Fn(i64) -> String,
-) -> Result<[T; N], RecordError> {
+fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(v: [i64; N], err: impl Fn(i64) -> String) -> Result<[T; N], RecordError> {
     let mut out = [T::default(); N];
     for (o, x) in out.iter_mut().zip(v) {
         *o = T::try_from(x).map_err(|_| err(x))?;
@@ -260,48 +220,21 @@ fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(
 }
 
 /// One prediction step: `n = v + d + r`, `d' = n - v`.
-fn step<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(
-    v: [T; N],
-    d: [i32; N],
-    r: [i32; N],
-    what: &str,
-) -> Result<([T; N], [i32; N]), RecordError> {
+fn step<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(v: [T; N], d: [i32; N], r: [i32; N], what: &str) -> Result<([T; N], [i32; N]), RecordError> {
     let n = comb(comb(wide(v), wide(d), |a, b| a + b), wide(r), |a, b| a + b);
-    let value = narrow(n, |x| {
-        if what == "orientation" {
-            format!("orientation component {x} out of range")
-        } else {
-            format!("{what} overflows ({x})")
-        }
-    })?;
-    Ok((
-        value,
-        narrow(comb(n, wide(v), |a, b| a - b), |_| {
-            format!("{what} change overflows")
-        })?,
-    ))
+    let value = narrow(n, |x| if what == "orientation" { format!("orientation component {x} out of range") } else { format!("{what} overflows ({x})") })?;
+    Ok((value, narrow(comb(n, wide(v), |a, b| a - b), |_| format!("{what} change overflows"))?))
 }
 
 /// Advances an entity that has no record this tick (all residuals 0).
 pub fn advance(l: &Live) -> Result<Live, RecordError> {
-    apply_delta(
-        l,
-        &Delta {
-            id: l.s.id,
-            ..Default::default()
-        },
-    )
+    apply_delta(l, &Delta { id: l.s.id, ..Default::default() })
 }
 
 /// Applies a delta record to a live entity.
 pub fn apply_delta(l: &Live, d: &Delta) -> Result<Live, RecordError> {
     let (pos, dpos) = step(l.s.pos, l.dpos, d.pos.unwrap_or_default(), "position")?;
-    let (orient, dori) = step(
-        l.s.orient,
-        l.dori,
-        d.orient.unwrap_or_default(),
-        "orientation",
-    )?;
+    let (orient, dori) = step(l.s.orient, l.dori, d.orient.unwrap_or_default(), "orientation")?;
     let (vel, dvel) = step(l.s.vel, l.dvel, d.vel.unwrap_or_default(), "velocity")?;
     let (type_index, faction) = d.type_faction.unwrap_or((l.s.type_index, l.s.faction));
     Ok(Live {
@@ -359,34 +292,14 @@ pub fn write_remove(out: &mut Vec<u8>, id: u32, prev: Option<u32>) {
 
 /// Writes the delta record that turns `prev` (with its prediction) into `next`, or nothing when the
 /// prediction is already exact. Returns the live state the reader will hold afterwards.
-pub fn write_delta(
-    out: &mut Vec<u8>,
-    prev: &Live,
-    next: &EntityState,
-    prev_id: Option<u32>,
-) -> Live {
+pub fn write_delta(out: &mut Vec<u8>, prev: &Live, next: &EntityState, prev_id: Option<u32>) -> Live {
     let mut mask = 0u64;
     let sub = |a: i64, b: i64| a - b;
     // Changes since the previous tick, and residuals against the prediction.
-    let (cpos, cori, cvel) = (
-        comb(wide(next.pos), wide(prev.s.pos), sub),
-        comb(wide(next.orient), wide(prev.s.orient), sub),
-        comb(wide(next.vel), wide(prev.s.vel), sub),
-    );
-    let (rpos, rori, rvel) = (
-        comb(cpos, wide(prev.dpos), sub),
-        comb(cori, wide(prev.dori), sub),
-        comb(cvel, wide(prev.dvel), sub),
-    );
+    let (cpos, cori, cvel) = (comb(wide(next.pos), wide(prev.s.pos), sub), comb(wide(next.orient), wide(prev.s.orient), sub), comb(wide(next.vel), wide(prev.s.vel), sub));
+    let (rpos, rori, rvel) = (comb(cpos, wide(prev.dpos), sub), comb(cori, wide(prev.dori), sub), comb(cvel, wide(prev.dvel), sub));
     let fits = |v: &i64| i32::try_from(*v).is_ok();
-    if !(rpos
-        .iter()
-        .chain(&rvel)
-        .chain(&rori)
-        .chain(&cpos)
-        .chain(&cvel)
-        .all(fits))
-    {
+    if !(rpos.iter().chain(&rvel).chain(&rori).chain(&cpos).chain(&cvel).all(fits)) {
         // A jump too large for a delta (a teleport across the world): restate the entity.
         write_absolute(out, next, prev_id);
         return Live::absolute(*next);
@@ -413,12 +326,7 @@ pub fn write_delta(
         mask |= ANIM;
     }
     // Every change fits i32 (checked above; orientation changes are differences of i16s).
-    let live = Live {
-        s: *next,
-        dpos: cpos.map(|v| v as i32),
-        dori: cori.map(|v| v as i32),
-        dvel: cvel.map(|v| v as i32),
-    };
+    let live = Live { s: *next, dpos: cpos.map(|v| v as i32), dori: cori.map(|v| v as i32), dvel: cvel.map(|v| v as i32) };
     if mask == 0 {
         return live;
     }
@@ -437,11 +345,7 @@ pub fn write_delta(
         out.put_varint(u64::from(next.type_index));
         out.put_u8(next.faction);
     }
-    for (bit, small_bit, r) in [
-        (POS, POS_SMALL, &rpos[..]),
-        (ORIENT, ORIENT_SMALL, &rori[..]),
-        (VEL, VEL_SMALL, &rvel[..]),
-    ] {
+    for (bit, small_bit, r) in [(POS, POS_SMALL, &rpos[..]), (ORIENT, ORIENT_SMALL, &rori[..]), (VEL, VEL_SMALL, &rvel[..])] {
         if mask & small_bit != 0 {
             put_small(out, r);
         } else if mask & bit != 0 {

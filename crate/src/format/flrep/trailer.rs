@@ -23,45 +23,27 @@ pub struct Trailer {
 }
 
 /// Reads the table offset from the file's last 8 bytes and checks it could be a trailer.
-pub fn table_offset(
-    last8: &[u8],
-    file_len: u64,
-    stream_start: u64,
-    limits: &Limits,
-) -> Result<u64, String> {
-    let off = Cursor::new(last8)
-        .u64()
-        .map_err(|_| "file too short for an index trailer".to_string())?;
+pub fn table_offset(last8: &[u8], file_len: u64, stream_start: u64, limits: &Limits) -> Result<u64, String> {
+    let off = Cursor::new(last8).u64().map_err(|_| "file too short for an index trailer".to_string())?;
     if off < stream_start || off > file_len.saturating_sub(MIN_TRAILER_LEN) {
         return Err(format!("the last 8 bytes give table offset {off}, outside the stream ({stream_start}..{file_len})"));
     }
     if file_len - off > limits.max_trailer_bytes {
-        return Err(format!(
-            "index of {} bytes exceeds the {}-byte limit",
-            file_len - off,
-            limits.max_trailer_bytes
-        ));
+        return Err(format!("index of {} bytes exceeds the {}-byte limit", file_len - off, limits.max_trailer_bytes));
     }
     Ok(off)
 }
 
 /// Parses the trailer (`bytes` = file[table_offset..file_len]) and checks it against the file.
 /// An `Err` means "missing or corrupt": the caller rebuilds the index by scanning.
-pub fn parse(
-    bytes: &[u8],
-    table_offset: u64,
-    stream_start: u64,
-    limits: &Limits,
-) -> Result<Trailer, String> {
+pub fn parse(bytes: &[u8], table_offset: u64, stream_start: u64, limits: &Limits) -> Result<Trailer, String> {
     let body_len = bytes.len().checked_sub(12).ok_or("trailer too short")?;
     let body = bytes.get(..body_len).ok_or("trailer too short")?;
     let mut tail = Cursor::new(bytes.get(body_len..).unwrap_or(&[]));
     let crc = tail.u32().map_err(|_| "trailer too short")?;
     let actual = crc32fast::hash(body);
     if crc != actual {
-        return Err(format!(
-            "index checksum mismatch (stored {crc:08x}, computed {actual:08x})"
-        ));
+        return Err(format!("index checksum mismatch (stored {crc:08x}, computed {actual:08x})"));
     }
     let mut c = Cursor::at(body, table_offset);
     let magic: [u8; 4] = c.array().map_err(|_| "trailer too short")?;
@@ -73,10 +55,7 @@ pub fn parse(
     let last_tick = c.u64().map_err(|_| "trailer too short")?;
     let m = c.u32().map_err(|_| "trailer too short")?;
     if u64::from(n) * 16 > c.remaining() as u64 {
-        return Err(format!(
-            "index declares {n} entries but holds room for {}",
-            c.remaining() / 16
-        ));
+        return Err(format!("index declares {n} entries but holds room for {}", c.remaining() / 16));
     }
     if u64::from(m) * 3 > c.remaining() as u64 {
         return Err(format!("index declares {m} markers, more than fit"));
@@ -90,12 +69,8 @@ pub fn parse(
                 return Err(format!("index entries out of order at keyframe tick {t}"));
             }
         }
-        if o < stream_start
-            || o.saturating_add(super::chunk::CHUNK_HEADER_LEN as u64) > table_offset
-        {
-            return Err(format!(
-                "index entry for tick {t} points at offset {o}, outside the frame stream"
-            ));
+        if o < stream_start || o.saturating_add(super::chunk::CHUNK_HEADER_LEN as u64) > table_offset {
+            return Err(format!("index entry for tick {t} points at offset {o}, outside the frame stream"));
         }
         entries.push((t, o));
     }
@@ -106,9 +81,7 @@ pub fn parse(
                 return Err(format!("first index entry points at {o}, not at the start of the frame stream ({stream_start})"));
             }
             if t != first_tick {
-                return Err(format!(
-                    "first keyframe tick {t} differs from the index's first tick {first_tick}"
-                ));
+                return Err(format!("first keyframe tick {t} differs from the index's first tick {first_tick}"));
             }
         }
     }
@@ -124,12 +97,7 @@ pub fn parse(
     if !c.is_empty() {
         return Err(format!("{} unexpected bytes in the index", c.remaining()));
     }
-    Ok(Trailer {
-        first_tick,
-        last_tick,
-        entries,
-        markers,
-    })
+    Ok(Trailer { first_tick, last_tick, entries, markers })
 }
 
 pub fn write(out: &mut Vec<u8>, table_offset: u64, t: &Trailer) {

@@ -31,10 +31,7 @@ pub struct WriterOptions {
 
 impl Default for WriterOptions {
     fn default() -> Self {
-        WriterOptions {
-            keyframe_interval_ticks: DEFAULT_KEYFRAME_INTERVAL,
-            soft_chunk_bytes: 4 * 1024 * 1024,
-        }
+        WriterOptions { keyframe_interval_ticks: DEFAULT_KEYFRAME_INTERVAL, soft_chunk_bytes: 4 * 1024 * 1024 }
     }
 }
 
@@ -58,8 +55,7 @@ impl std::error::Error for WriteError {}
 
 impl WriterOptions {
     pub fn check(&self) -> Result<(), WriteError> {
-        if !(MIN_KEYFRAME_INTERVAL..=MAX_KEYFRAME_INTERVAL).contains(&self.keyframe_interval_ticks)
-        {
+        if !(MIN_KEYFRAME_INTERVAL..=MAX_KEYFRAME_INTERVAL).contains(&self.keyframe_interval_ticks) {
             return Err(WriteError::BadOption(format!(
                 "keyframe_interval_ticks {} is outside [{MIN_KEYFRAME_INTERVAL}, {MAX_KEYFRAME_INTERVAL}]",
                 self.keyframe_interval_ticks
@@ -95,63 +91,33 @@ pub struct ChunkEncoder {
 impl ChunkEncoder {
     pub fn new(opts: WriterOptions) -> Result<Self, WriteError> {
         opts.check()?;
-        Ok(ChunkEncoder {
-            opts,
-            live: Vec::new(),
-            next: Vec::new(),
-            buf: Vec::new(),
-            ticks: 0,
-            first_tick: 0,
-            last_tick: None,
-            markers: Vec::new(),
-            states: 0,
-        })
+        Ok(ChunkEncoder { opts, live: Vec::new(), next: Vec::new(), buf: Vec::new(), ticks: 0, first_tick: 0, last_tick: None, markers: Vec::new(), states: 0 })
     }
 
     /// Adds one tick. `states` are the entities alive at this tick, sorted by ascending, unique id.
     /// Returns the previous chunk when this tick starts a new one.
-    pub fn push_tick(
-        &mut self,
-        tick: u64,
-        states: &[EntityState],
-        events: &[Event],
-    ) -> Result<Option<EncodedChunk>, WriteError> {
+    pub fn push_tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> Result<Option<EncodedChunk>, WriteError> {
         if let Some(last) = self.last_tick {
             if tick <= last {
-                return Err(WriteError::BadInput(format!(
-                    "tick {tick} does not follow tick {last}"
-                )));
+                return Err(WriteError::BadInput(format!("tick {tick} does not follow tick {last}")));
             }
         }
-        if states
-            .windows(2)
-            .any(|w| w.first().map(|a| a.id) >= w.get(1).map(|b| b.id))
-        {
-            return Err(WriteError::BadInput(format!(
-                "tick {tick}: entity states are not sorted by unique id"
-            )));
+        if states.windows(2).any(|w| w.first().map(|a| a.id) >= w.get(1).map(|b| b.id)) {
+            return Err(WriteError::BadInput(format!("tick {tick}: entity states are not sorted by unique id")));
         }
         if states.len() > usize::from(u16::MAX) || events.len() > usize::from(u16::MAX) {
-            return Err(WriteError::BadInput(format!(
-                "tick {tick}: over 65,535 entities or events"
-            )));
+            return Err(WriteError::BadInput(format!("tick {tick}: over 65,535 entities or events")));
         }
         // Removals + new states bound the record count: refuse before anything is written.
-        if states.len() + self.live.len() > usize::from(u16::MAX)
-            && states.len() + self.live.len() > 0
-        {
+        if states.len() + self.live.len() > usize::from(u16::MAX) && states.len() + self.live.len() > 0 {
             let bound = states.len() + self.live.len();
             if bound > usize::from(u16::MAX) {
-                return Err(WriteError::BadInput(format!(
-                    "tick {tick}: up to {bound} records (removals included) may exceed 65,535"
-                )));
+                return Err(WriteError::BadInput(format!("tick {tick}: up to {bound} records (removals included) may exceed 65,535")));
             }
         }
         let mut closed = None;
         if self.ticks >= self.opts.keyframe_interval_ticks
-            || (self.ticks > 0
-                && (self.buf.len() >= self.opts.soft_chunk_bytes
-                    || self.states + states.len() > super::MAX_CHUNK_STATES))
+            || (self.ticks > 0 && (self.buf.len() >= self.opts.soft_chunk_bytes || self.states + states.len() > super::MAX_CHUNK_STATES))
         {
             closed = self.flush();
         }
@@ -212,9 +178,7 @@ impl ChunkEncoder {
             }
         }
         if records > u32::from(u16::MAX) {
-            return Err(WriteError::BadInput(format!(
-                "tick {tick}: {records} records (removals included) exceed 65,535"
-            )));
+            return Err(WriteError::BadInput(format!("tick {tick}: {records} records (removals included) exceed 65,535")));
         }
         let rc = (records as u16).to_le_bytes();
         if let Some(dst) = self.buf.get_mut(count_at..count_at + 2) {
@@ -256,12 +220,7 @@ impl ChunkEncoder {
         self.ticks = 0;
         self.states = 0;
         self.live.clear();
-        Some(EncodedChunk {
-            bytes,
-            first_tick: self.first_tick,
-            last_tick,
-            markers: std::mem::take(&mut self.markers),
-        })
+        Some(EncodedChunk { bytes, first_tick: self.first_tick, last_tick, markers: std::mem::take(&mut self.markers) })
     }
 }
 
@@ -282,16 +241,7 @@ impl FileAssembler {
         h.format_minor = FORMAT_MINOR;
         let mut prefix = Vec::new();
         write_prefix(&mut prefix, &h, sections);
-        (
-            FileAssembler {
-                offset: prefix.len() as u64,
-                entries: Vec::new(),
-                markers: Vec::new(),
-                first_tick: None,
-                last_tick: 0,
-            },
-            prefix,
-        )
+        (FileAssembler { offset: prefix.len() as u64, entries: Vec::new(), markers: Vec::new(), first_tick: None, last_tick: 0 }, prefix)
     }
 
     /// Bytes written so far (prefix + chunks).
@@ -313,12 +263,7 @@ impl FileAssembler {
 
     /// The trailer bytes that end the file.
     pub fn finish(self) -> Vec<u8> {
-        let t = Trailer {
-            first_tick: self.first_tick.unwrap_or(0),
-            last_tick: self.last_tick,
-            entries: self.entries,
-            markers: self.markers,
-        };
+        let t = Trailer { first_tick: self.first_tick.unwrap_or(0), last_tick: self.last_tick, entries: self.entries, markers: self.markers };
         let mut out = Vec::new();
         if !t.entries.is_empty() {
             trailer::write(&mut out, self.offset, &t);
@@ -335,27 +280,16 @@ pub struct Writer<W: std::io::Write> {
 }
 
 impl<W: std::io::Write> Writer<W> {
-    pub fn new(
-        mut sink: W,
-        header: &Header,
-        sections: &Sections,
-        opts: WriterOptions,
-    ) -> Result<Self, WriteError> {
+    pub fn new(mut sink: W, header: &Header, sections: &Sections, opts: WriterOptions) -> Result<Self, WriteError> {
         let mut h = header.clone();
         h.keyframe_interval_ticks = opts.keyframe_interval_ticks;
         let enc = ChunkEncoder::new(opts)?;
         let (asm, prefix) = FileAssembler::new(&h, sections);
-        sink.write_all(&prefix)
-            .map_err(|e| WriteError::Io(e.to_string()))?;
+        sink.write_all(&prefix).map_err(|e| WriteError::Io(e.to_string()))?;
         Ok(Writer { sink, enc, asm })
     }
 
-    pub fn tick(
-        &mut self,
-        tick: u64,
-        states: &[EntityState],
-        events: &[Event],
-    ) -> Result<(), WriteError> {
+    pub fn tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> Result<(), WriteError> {
         if let Some(c) = self.enc.push_tick(tick, states, events)? {
             self.put(&c)?;
         }
@@ -364,9 +298,7 @@ impl<W: std::io::Write> Writer<W> {
 
     fn put(&mut self, c: &EncodedChunk) -> Result<(), WriteError> {
         self.asm.add(c);
-        self.sink
-            .write_all(&c.bytes)
-            .map_err(|e| WriteError::Io(e.to_string()))
+        self.sink.write_all(&c.bytes).map_err(|e| WriteError::Io(e.to_string()))
     }
 
     /// Writes the last chunk and the trailer; returns the sink.
@@ -375,12 +307,8 @@ impl<W: std::io::Write> Writer<W> {
             self.put(&c)?;
         }
         let t = self.asm.finish();
-        self.sink
-            .write_all(&t)
-            .map_err(|e| WriteError::Io(e.to_string()))?;
-        self.sink
-            .flush()
-            .map_err(|e| WriteError::Io(e.to_string()))?;
+        self.sink.write_all(&t).map_err(|e| WriteError::Io(e.to_string()))?;
+        self.sink.flush().map_err(|e| WriteError::Io(e.to_string()))?;
         Ok(self.sink)
     }
 }

@@ -33,11 +33,7 @@ mod ser {
 
 /// Agreement among peers at one tick (or for one entity or field).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(
-    feature = "json",
-    derive(serde::Serialize),
-    serde(rename_all = "snake_case")
-)]
+#[cfg_attr(feature = "json", derive(serde::Serialize), serde(rename_all = "snake_case"))]
 pub enum Status {
     /// Every peer has a hash and they are all equal.
     Agree,
@@ -265,10 +261,7 @@ pub struct Comparison {
 impl Comparison {
     /// One recording holding every peer.
     pub fn single(index: &Index) -> Comparison {
-        Self::new(&[Source {
-            label: String::new(),
-            index,
-        }])
+        Self::new(&[Source { label: String::new(), index }])
     }
 
     pub fn new(sources: &[Source<'_>]) -> Comparison {
@@ -279,11 +272,7 @@ impl Comparison {
         let mut warnings = Vec::new();
         for (s, src) in sources.iter().enumerate() {
             let h = &src.index.header;
-            let label = if src.label.is_empty() && multi {
-                format!("file {}", s + 1)
-            } else {
-                src.label.clone()
-            };
+            let label = if src.label.is_empty() && multi { format!("file {}", s + 1) } else { src.label.clone() };
             infos.push(SourceInfo {
                 source: s,
                 label: label.clone(),
@@ -298,24 +287,11 @@ impl Comparison {
             for p in 0..count {
                 let id = p as u16;
                 let g = peers.len();
-                peers.push(PeerInfo {
-                    peer: g,
-                    source: s,
-                    peer_id: id,
-                    label: if multi {
-                        format!("{label} peer {id}")
-                    } else {
-                        format!("peer {id}")
-                    },
-                });
+                peers.push(PeerInfo { peer: g, source: s, peer_id: id, label: if multi { format!("{label} peer {id}") } else { format!("peer {id}") } });
                 peer_map.push(((s, id), g));
             }
             for w in src.index.warnings() {
-                warnings.push(if multi || !label.is_empty() {
-                    format!("{label}: {w}")
-                } else {
-                    w
-                });
+                warnings.push(if multi || !label.is_empty() { format!("{label}: {w}") } else { w });
             }
         }
         if let Some(first) = infos.first() {
@@ -327,19 +303,12 @@ impl Comparison {
                     ));
                 }
                 if o.tick_rate_hz != first.tick_rate_hz {
-                    warnings.push(format!(
-                        "{} runs at {} Hz, {} at {} Hz: ticks are compared by number",
-                        o.label, o.tick_rate_hz, first.label, first.tick_rate_hz
-                    ));
+                    warnings.push(format!("{} runs at {} Hz, {} at {} Hz: ticks are compared by number", o.label, o.tick_rate_hz, first.label, first.tick_rate_hz));
                 }
             }
         }
         if peers.len() < 2 {
-            warnings.push(format!(
-                "{} peer{} in all: nothing to compare",
-                peers.len(),
-                if peers.len() == 1 { "" } else { "s" }
-            ));
+            warnings.push(format!("{} peer{} in all: nothing to compare", peers.len(), if peers.len() == 1 { "" } else { "s" }));
         }
         // Merge the sources' ticks (each index is sorted by tick).
         let mut merged: BTreeMap<u64, Vec<(u32, u64)>> = BTreeMap::new();
@@ -367,17 +336,7 @@ impl Comparison {
             ticks.push(t);
             hashes.push(row);
         }
-        Comparison {
-            sources: infos,
-            peers,
-            peer_map,
-            ticks,
-            hashes,
-            status,
-            ranges,
-            warnings,
-            limits: Limits::default(),
-        }
+        Comparison { sources: infos, peers, peer_map, ticks, hashes, status, ranges, warnings, limits: Limits::default() }
     }
 
     pub fn peers(&self) -> &[PeerInfo] {
@@ -417,10 +376,7 @@ impl Comparison {
     }
 
     fn first_with(&self, s: Status) -> Option<u64> {
-        self.status
-            .iter()
-            .position(|x| *x == s)
-            .and_then(|r| self.ticks.get(r).copied())
+        self.status.iter().position(|x| *x == s).and_then(|r| self.ticks.get(r).copied())
     }
 
     pub fn summary(&self) -> Summary {
@@ -446,13 +402,7 @@ impl Comparison {
         let hi = self.ticks.partition_point(|t| *t <= to);
         (lo..hi)
             .take(limit)
-            .filter_map(|r| {
-                Some(TickRow {
-                    tick: *self.ticks.get(r)?,
-                    status: *self.status.get(r)?,
-                    hashes: self.row_hashes(r),
-                })
-            })
+            .filter_map(|r| Some(TickRow { tick: *self.ticks.get(r)?, status: *self.status.get(r)?, hashes: self.row_hashes(r) }))
             .collect()
     }
 
@@ -462,11 +412,7 @@ impl Comparison {
         for (t, s) in self.ticks.iter().zip(&self.status) {
             match out.last_mut() {
                 Some(l) if l.status == *s && l.to.checked_add(1) == Some(*t) => l.to = *t,
-                _ => out.push(Segment {
-                    from: *t,
-                    to: *t,
-                    status: *s,
-                }),
+                _ => out.push(Segment { from: *t, to: *t, status: *s }),
             }
         }
         out
@@ -484,16 +430,9 @@ impl Comparison {
             let lo = r.partition_point(|e| e.0 < from);
             let hi = r.partition_point(|e| e.0 <= to);
             let Some(span) = r.get(lo..hi) else { continue };
-            if let (Some(start), Some(end)) = (
-                span.iter().map(|e| e.1).min(),
-                span.iter().map(|e| e.2).max(),
-            ) {
+            if let (Some(start), Some(end)) = (span.iter().map(|e| e.1).min(), span.iter().map(|e| e.2).max()) {
                 if end > start {
-                    out.push(Read {
-                        source: s,
-                        offset: start,
-                        len: end - start,
-                    });
+                    out.push(Read { source: s, offset: start, len: end - start });
                 }
             }
         }
@@ -505,21 +444,12 @@ impl Comparison {
     }
 
     /// Calls `f(global_peer, frame)` for each Level-2/3 frame in `data` whose tick is in `from..=to`.
-    fn each_frame<'d>(
-        &self,
-        data: &[Bytes<'d>],
-        from: u64,
-        to: u64,
-        errors: &mut Vec<String>,
-        mut f: impl FnMut(usize, Frame<'d>),
-    ) {
+    fn each_frame<'d>(&self, data: &[Bytes<'d>], from: u64, to: u64, errors: &mut Vec<String>, mut f: impl FnMut(usize, Frame<'d>)) {
         for b in data {
             for (_, r) in frames_in(b.bytes, b.offset, &self.limits) {
                 match r {
                     Ok(frame) => {
-                        let (Some(t), Some(p)) = (frame.tick(), frame.peer()) else {
-                            continue;
-                        };
+                        let (Some(t), Some(p)) = (frame.tick(), frame.peer()) else { continue };
                         if t < from || t > to {
                             continue;
                         }
@@ -563,48 +493,25 @@ impl Comparison {
         type Sparse = Vec<(u32, u64)>;
         let mut ents: BTreeMap<u64, (Sparse, BTreeMap<&str, Sparse>)> = BTreeMap::new();
         self.each_frame(data, tick, tick, &mut errors, |g, f| match f {
-            Frame::EntityHash { entity, hash, .. } => {
-                set_first(&mut ents.entry(entity).or_default().0, g, hash)
-            }
-            Frame::FieldHash {
-                entity, name, hash, ..
-            } => set_first(
-                ents.entry(entity).or_default().1.entry(name).or_default(),
-                g,
-                hash,
-            ),
+            Frame::EntityHash { entity, hash, .. } => set_first(&mut ents.entry(entity).or_default().0, g, hash),
+            Frame::FieldHash { entity, name, hash, .. } => set_first(ents.entry(entity).or_default().1.entry(name).or_default(), g, hash),
             _ => {}
         });
         let mut rows: Vec<(bool, EntityRow)> = Vec::with_capacity(ents.len());
         for (entity, (hashes, fields)) in ents {
-            let fields_differing = fields
-                .values()
-                .filter(|h| sparse_status(h, np) == Status::Disagree)
-                .count();
+            let fields_differing = fields.values().filter(|h| sparse_status(h, np) == Status::Disagree).count();
             let mut status = sparse_status(&hashes, np);
             // Without Level-2 frames, Level 3 decides.
             if hashes.is_empty() && !fields.is_empty() {
                 status = if fields_differing > 0 {
                     Status::Disagree
-                } else if fields
-                    .values()
-                    .all(|h| sparse_status(h, np) == Status::Agree)
-                {
+                } else if fields.values().all(|h| sparse_status(h, np) == Status::Agree) {
                     Status::Agree
                 } else {
                     Status::Missing
                 };
             }
-            rows.push((
-                status == Status::Disagree,
-                EntityRow {
-                    entity,
-                    status,
-                    hashes: Vec::new(),
-                    fields: fields.len(),
-                    fields_differing,
-                },
-            ));
+            rows.push((status == Status::Disagree, EntityRow { entity, status, hashes: Vec::new(), fields: fields.len(), fields_differing }));
         }
         let entities_differing = rows.iter().filter(|r| r.0).count();
         let truncated = rows.len() > self.max_rows();
@@ -617,8 +524,7 @@ impl Comparison {
         let mut entities: Vec<EntityRow> = rows.into_iter().map(|r| r.1).collect();
         // Dense per-peer hashes only for the rows returned (second pass over the same bytes).
         if !entities.is_empty() {
-            let mut dense: BTreeMap<u64, Sparse> =
-                entities.iter().map(|e| (e.entity, Vec::new())).collect();
+            let mut dense: BTreeMap<u64, Sparse> = entities.iter().map(|e| (e.entity, Vec::new())).collect();
             let mut ignore = Vec::new();
             self.each_frame(data, tick, tick, &mut ignore, |g, f| {
                 if let Frame::EntityHash { entity, hash, .. } = f {
@@ -635,9 +541,7 @@ impl Comparison {
         TickDetail {
             tick,
             status: row.and_then(|r| self.status.get(r).copied()),
-            hashes: row
-                .map(|r| self.row_hashes(r))
-                .unwrap_or_else(|| vec![None; np]),
+            hashes: row.map(|r| self.row_hashes(r)).unwrap_or_else(|| vec![None; np]),
             entities_differing,
             entities,
             truncated,
@@ -652,21 +556,11 @@ impl Comparison {
         let mut hashes = Vec::new();
         let mut fields: BTreeMap<&str, Vec<(u32, u64)>> = BTreeMap::new();
         self.each_frame(data, tick, tick, &mut errors, |g, f| match f {
-            Frame::EntityHash {
-                entity: e, hash, ..
-            } if e == entity => set_first(&mut hashes, g, hash),
-            Frame::FieldHash {
-                entity: e,
-                name,
-                hash,
-                ..
-            } if e == entity => set_first(fields.entry(name).or_default(), g, hash),
+            Frame::EntityHash { entity: e, hash, .. } if e == entity => set_first(&mut hashes, g, hash),
+            Frame::FieldHash { entity: e, name, hash, .. } if e == entity => set_first(fields.entry(name).or_default(), g, hash),
             _ => {}
         });
-        let mut rows: Vec<(&str, Status)> = fields
-            .iter()
-            .map(|(n, h)| (*n, sparse_status(h, np)))
-            .collect();
+        let mut rows: Vec<(&str, Status)> = fields.iter().map(|(n, h)| (*n, sparse_status(h, np))).collect();
         let fields_differing = rows.iter().filter(|r| r.1 == Status::Disagree).count();
         let truncated = rows.len() > self.max_rows();
         if truncated {
@@ -675,79 +569,34 @@ impl Comparison {
             rows.sort_by_key(|r| r.0);
         }
         // Values only for the rows returned.
-        let mut values: BTreeMap<&str, Vec<Option<PeerValue>>> =
-            rows.iter().map(|r| (r.0, vec![None; np])).collect();
+        let mut values: BTreeMap<&str, Vec<Option<PeerValue>>> = rows.iter().map(|r| (r.0, vec![None; np])).collect();
         let mut ignore = Vec::new();
         self.each_frame(data, tick, tick, &mut ignore, |g, f| {
-            if let Frame::FieldHash {
-                entity: e,
-                name,
-                hash,
-                value,
-                ..
-            } = f
-            {
+            if let Frame::FieldHash { entity: e, name, hash, value, .. } = f {
                 if e == entity {
                     if let Some(Some(s @ None)) = values.get_mut(name).map(|v| v.get_mut(g)) {
-                        *s = Some(PeerValue {
-                            hash,
-                            value: ValueView::of(value),
-                        });
+                        *s = Some(PeerValue { hash, value: ValueView::of(value) });
                     }
                 }
             }
         });
-        let fields: Vec<FieldRow> = rows
-            .into_iter()
-            .map(|(name, status)| FieldRow {
-                name: name.to_owned(),
-                status,
-                peers: values.remove(name).unwrap_or_default(),
-            })
-            .collect();
+        let fields: Vec<FieldRow> = rows.into_iter().map(|(name, status)| FieldRow { name: name.to_owned(), status, peers: values.remove(name).unwrap_or_default() }).collect();
         let mut status = sparse_status(&hashes, np);
         if hashes.is_empty() && !fields.is_empty() {
-            status = if fields_differing > 0 {
-                Status::Disagree
-            } else {
-                Status::Missing
-            };
+            status = if fields_differing > 0 { Status::Disagree } else { Status::Missing };
         }
-        EntityDetail {
-            tick,
-            entity,
-            status,
-            hashes: self.dense(&hashes),
-            fields,
-            fields_differing,
-            truncated,
-            errors,
-        }
+        EntityDetail { tick, entity, status, hashes: self.dense(&hashes), fields, fields_differing, truncated, errors }
     }
 
     /// Where `entity`'s `field` starts to differ within `from..=to`, from the bytes of
     /// [`Self::reads_for_span`]. For long recordings call it span by span (e.g. from
     /// [`Self::first_divergence`] on) and stop at the first span that finds a difference.
-    pub fn field_history(
-        &self,
-        entity: u64,
-        field: &str,
-        from: u64,
-        to: u64,
-        data: &[Bytes<'_>],
-    ) -> FieldHistory {
+    pub fn field_history(&self, entity: u64, field: &str, from: u64, to: u64, data: &[Bytes<'_>]) -> FieldHistory {
         let np = self.peers.len();
         let mut errors = Vec::new();
         let mut per_tick: BTreeMap<u64, Vec<(u32, u64)>> = BTreeMap::new();
         self.each_frame(data, from, to, &mut errors, |g, f| {
-            if let Frame::FieldHash {
-                tick,
-                entity: e,
-                name,
-                hash,
-                ..
-            } = f
-            {
+            if let Frame::FieldHash { tick, entity: e, name, hash, .. } = f {
                 if e == entity && name == field {
                     set_first(per_tick.entry(tick).or_default(), g, hash);
                 }
@@ -769,36 +618,16 @@ impl Comparison {
         if let Some(ft) = first {
             let mut ignore = Vec::new();
             self.each_frame(data, ft, ft, &mut ignore, |g, f| {
-                if let Frame::FieldHash {
-                    entity: e,
-                    name,
-                    hash,
-                    value,
-                    ..
-                } = f
-                {
+                if let Frame::FieldHash { entity: e, name, hash, value, .. } = f {
                     if e == entity && name == field {
                         if let Some(s @ None) = values.get_mut(g) {
-                            *s = Some(PeerValue {
-                                hash,
-                                value: ValueView::of(value),
-                            });
+                            *s = Some(PeerValue { hash, value: ValueView::of(value) });
                         }
                     }
                 }
             });
         }
-        FieldHistory {
-            entity,
-            field: field.to_owned(),
-            from,
-            to,
-            ticks_seen: per_tick.len(),
-            first_differing_tick: first,
-            last_agreeing_tick: last_agree,
-            values,
-            errors,
-        }
+        FieldHistory { entity, field: field.to_owned(), from, to, ticks_seen: per_tick.len(), first_differing_tick: first, last_agreeing_tick: last_agree, values, errors }
     }
 }
 
@@ -817,10 +646,7 @@ fn sparse_status(row: &[(u32, u64)], peers: usize) -> Status {
 }
 
 fn lookup(map: &[((usize, u16), usize)], source: usize, peer: u16) -> Option<usize> {
-    map.binary_search_by_key(&(source, peer), |e| e.0)
-        .ok()
-        .and_then(|i| map.get(i))
-        .map(|e| e.1)
+    map.binary_search_by_key(&(source, peer), |e| e.0).ok().and_then(|i| map.get(i)).map(|e| e.1)
 }
 
 /// Records `peer`'s hash unless it already has one (the first frame wins).

@@ -16,13 +16,7 @@ pub struct Header {
 
 impl Header {
     pub fn new(tick_rate_hz: u32, peer_count: u32, build_id: [u8; 16]) -> Self {
-        Header {
-            format_version: FORMAT_VERSION,
-            flags: 0,
-            tick_rate_hz,
-            peer_count,
-            build_id,
-        }
+        Header { format_version: FORMAT_VERSION, flags: 0, tick_rate_hz, peer_count, build_id }
     }
 
     /// Parses the header from the first bytes of a file of `file_len` bytes.
@@ -36,9 +30,7 @@ impl Header {
             }
         }
         if file_len < HEADER_LEN as u64 || head.len() < HEADER_LEN {
-            return Err(Error::TooShort {
-                len: file_len.min(head.len() as u64),
-            });
+            return Err(Error::TooShort { len: file_len.min(head.len() as u64) });
         }
         let mut c = Cursor::new(head);
         let short = |_: Short| Error::TooShort { len: file_len };
@@ -52,27 +44,15 @@ impl Header {
             return Err(Error::BadVersion { version: 0 });
         }
         if format_version > FORMAT_VERSION {
-            return Err(Error::NewerVersion {
-                file_version: format_version,
-                supported: FORMAT_VERSION,
-            });
+            return Err(Error::NewerVersion { file_version: format_version, supported: FORMAT_VERSION });
         }
         if flags != 0 {
             return Err(Error::BadFlags { flags });
         }
         if peer_count > limits.max_peers {
-            return Err(Error::TooManyPeers {
-                count: peer_count,
-                max: limits.max_peers,
-            });
+            return Err(Error::TooManyPeers { count: peer_count, max: limits.max_peers });
         }
-        Ok(Header {
-            format_version,
-            flags,
-            tick_rate_hz,
-            peer_count,
-            build_id,
-        })
+        Ok(Header { format_version, flags, tick_rate_hz, peer_count, build_id })
     }
 
     pub fn encode(&self) -> Vec<u8> {
@@ -95,44 +75,18 @@ impl Header {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Frame<'a> {
     /// Level 1: one peer's hash of its whole state at a tick.
-    TickHash {
-        tick: u64,
-        peer: u16,
-        hash: u64,
-    },
+    TickHash { tick: u64, peer: u16, hash: u64 },
     /// Level 2: one peer's hash of one entity at a tick.
-    EntityHash {
-        tick: u64,
-        peer: u16,
-        entity: u64,
-        hash: u64,
-    },
+    EntityHash { tick: u64, peer: u16, entity: u64, hash: u64 },
     /// Level 3: one peer's hash of one field of one entity, with the value itself.
-    FieldHash {
-        tick: u64,
-        peer: u16,
-        entity: u64,
-        name: &'a str,
-        hash: u64,
-        value: &'a [u8],
-    },
+    FieldHash { tick: u64, peer: u16, entity: u64, name: &'a str, hash: u64, value: &'a [u8] },
     /// A zstd-compressed, game-defined snapshot (decompressed only on demand).
-    Snapshot {
-        tick: u64,
-        peer: u16,
-        data: &'a [u8],
-    },
+    Snapshot { tick: u64, peer: u16, data: &'a [u8] },
     /// A free-form annotation (the key is UTF-8; the value is bytes, shown as text when it is UTF-8).
-    Metadata {
-        key: &'a str,
-        value: &'a [u8],
-    },
+    Metadata { key: &'a str, value: &'a [u8] },
     EndOfStream,
     /// A frame type this build does not read (skipped by length).
-    Unknown {
-        frame_type: u8,
-        payload: &'a [u8],
-    },
+    Unknown { frame_type: u8, payload: &'a [u8] },
 }
 
 impl<'a> Frame<'a> {
@@ -151,20 +105,14 @@ impl<'a> Frame<'a> {
     /// The tick a frame belongs to (Metadata, EndOfStream and unknown frames have none).
     pub fn tick(&self) -> Option<u64> {
         match self {
-            Frame::TickHash { tick, .. }
-            | Frame::EntityHash { tick, .. }
-            | Frame::FieldHash { tick, .. }
-            | Frame::Snapshot { tick, .. } => Some(*tick),
+            Frame::TickHash { tick, .. } | Frame::EntityHash { tick, .. } | Frame::FieldHash { tick, .. } | Frame::Snapshot { tick, .. } => Some(*tick),
             _ => None,
         }
     }
 
     pub fn peer(&self) -> Option<u16> {
         match self {
-            Frame::TickHash { peer, .. }
-            | Frame::EntityHash { peer, .. }
-            | Frame::FieldHash { peer, .. }
-            | Frame::Snapshot { peer, .. } => Some(*peer),
+            Frame::TickHash { peer, .. } | Frame::EntityHash { peer, .. } | Frame::FieldHash { peer, .. } | Frame::Snapshot { peer, .. } => Some(*peer),
             _ => None,
         }
     }
@@ -172,39 +120,10 @@ impl<'a> Frame<'a> {
     /// The same frame with another peer id (used when per-peer files are merged or re-labelled).
     pub fn with_peer(self, new_peer: u16) -> Frame<'a> {
         match self {
-            Frame::TickHash { tick, hash, .. } => Frame::TickHash {
-                tick,
-                peer: new_peer,
-                hash,
-            },
-            Frame::EntityHash {
-                tick, entity, hash, ..
-            } => Frame::EntityHash {
-                tick,
-                peer: new_peer,
-                entity,
-                hash,
-            },
-            Frame::FieldHash {
-                tick,
-                entity,
-                name,
-                hash,
-                value,
-                ..
-            } => Frame::FieldHash {
-                tick,
-                peer: new_peer,
-                entity,
-                name,
-                hash,
-                value,
-            },
-            Frame::Snapshot { tick, data, .. } => Frame::Snapshot {
-                tick,
-                peer: new_peer,
-                data,
-            },
+            Frame::TickHash { tick, hash, .. } => Frame::TickHash { tick, peer: new_peer, hash },
+            Frame::EntityHash { tick, entity, hash, .. } => Frame::EntityHash { tick, peer: new_peer, entity, hash },
+            Frame::FieldHash { tick, entity, name, hash, value, .. } => Frame::FieldHash { tick, peer: new_peer, entity, name, hash, value },
+            Frame::Snapshot { tick, data, .. } => Frame::Snapshot { tick, peer: new_peer, data },
             other => other,
         }
     }
@@ -228,55 +147,29 @@ pub fn parse_frame(bytes: &[u8]) -> Result<Frame<'_>, Error> {
 
 /// [`parse_frame`] with limits; `base` is the offset of `bytes[0]` (a file offset, or 0 for a live
 /// message) so errors name it. The bytes must hold exactly one frame.
-pub fn parse_frame_with<'a>(
-    bytes: &'a [u8],
-    base: u64,
-    limits: &Limits,
-) -> Result<Frame<'a>, Error> {
+pub fn parse_frame_with<'a>(bytes: &'a [u8], base: u64, limits: &Limits) -> Result<Frame<'a>, Error> {
     let (frame, used) = parse_frame_prefix(bytes, base, limits)?;
     let extra = bytes.len().saturating_sub(used);
     if extra > 0 {
-        return Err(Error::TrailingBytes {
-            at: base + used as u64,
-            extra: extra as u64,
-        });
+        return Err(Error::TrailingBytes { at: base + used as u64, extra: extra as u64 });
     }
     Ok(frame)
 }
 
 /// Parses the frame at the start of `bytes` (more bytes may follow); returns it and its total length.
-pub fn parse_frame_prefix<'a>(
-    bytes: &'a [u8],
-    base: u64,
-    limits: &Limits,
-) -> Result<(Frame<'a>, usize), Error> {
+pub fn parse_frame_prefix<'a>(bytes: &'a [u8], base: u64, limits: &Limits) -> Result<(Frame<'a>, usize), Error> {
     let Some((t, len)) = frame_header(bytes) else {
         if bytes.is_empty() {
             return Err(Error::EmptyMessage);
         }
-        return Err(Error::FrameTruncated {
-            at: base,
-            frame_type: bytes.first().copied().unwrap_or(0),
-            need: FRAME_HEADER_LEN as u64,
-            have: bytes.len() as u64,
-        });
+        return Err(Error::FrameTruncated { at: base, frame_type: bytes.first().copied().unwrap_or(0), need: FRAME_HEADER_LEN as u64, have: bytes.len() as u64 });
     };
     if len > limits.max_frame_payload {
-        return Err(Error::FrameTooLarge {
-            at: base,
-            frame_type: t,
-            len: u64::from(len),
-            max: u64::from(limits.max_frame_payload),
-        });
+        return Err(Error::FrameTooLarge { at: base, frame_type: t, len: u64::from(len), max: u64::from(limits.max_frame_payload) });
     }
     let total = FRAME_HEADER_LEN + len as usize;
     let Some(payload) = bytes.get(FRAME_HEADER_LEN..total) else {
-        return Err(Error::FrameTruncated {
-            at: base,
-            frame_type: t,
-            need: total as u64,
-            have: bytes.len() as u64,
-        });
+        return Err(Error::FrameTruncated { at: base, frame_type: t, need: total as u64, have: bytes.len() as u64 });
     };
     Ok((parse_payload(t, payload, base, limits)?, total))
 }
@@ -286,29 +179,11 @@ pub fn parse_frame_prefix<'a>(
 ///
 /// Forward compatibility: bytes after the last field a type defines are ignored (a later minor
 /// revision may append fields); a payload shorter than its fields is [`Error::PayloadTooShort`].
-pub fn parse_payload<'a>(
-    t: u8,
-    payload: &'a [u8],
-    frame_at: u64,
-    limits: &Limits,
-) -> Result<Frame<'a>, Error> {
-    let mut p = P {
-        c: Cursor::at(payload, frame_at + FRAME_HEADER_LEN as u64),
-        t,
-        frame_at,
-    };
+pub fn parse_payload<'a>(t: u8, payload: &'a [u8], frame_at: u64, limits: &Limits) -> Result<Frame<'a>, Error> {
+    let mut p = P { c: Cursor::at(payload, frame_at + FRAME_HEADER_LEN as u64), t, frame_at };
     Ok(match t {
-        ft::TICK_HASH => Frame::TickHash {
-            tick: p.u64("tick")?,
-            peer: p.u16("peer_id")?,
-            hash: p.u64("hash")?,
-        },
-        ft::ENTITY_HASH => Frame::EntityHash {
-            tick: p.u64("tick")?,
-            peer: p.u16("peer_id")?,
-            entity: p.u64("entity_id")?,
-            hash: p.u64("hash")?,
-        },
+        ft::TICK_HASH => Frame::TickHash { tick: p.u64("tick")?, peer: p.u16("peer_id")?, hash: p.u64("hash")? },
+        ft::ENTITY_HASH => Frame::EntityHash { tick: p.u64("tick")?, peer: p.u16("peer_id")?, entity: p.u64("entity_id")?, hash: p.u64("hash")? },
         ft::FIELD_HASH => {
             let tick = p.u64("tick")?;
             let peer = p.u16("peer_id")?;
@@ -316,14 +191,7 @@ pub fn parse_payload<'a>(
             let name = p.str("field name", limits.max_name)?;
             let hash = p.u64("hash")?;
             let value = p.bytes("value", limits.max_value)?;
-            Frame::FieldHash {
-                tick,
-                peer,
-                entity,
-                name,
-                hash,
-                value,
-            }
+            Frame::FieldHash { tick, peer, entity, name, hash, value }
         }
         ft::SNAPSHOT => {
             let tick = p.u64("tick")?;
@@ -338,10 +206,7 @@ pub fn parse_payload<'a>(
             Frame::Metadata { key, value }
         }
         ft::END_OF_STREAM => Frame::EndOfStream,
-        other => Frame::Unknown {
-            frame_type: other,
-            payload,
-        },
+        other => Frame::Unknown { frame_type: other, payload },
     })
 }
 
@@ -350,29 +215,15 @@ pub const SNAPSHOT_PREFIX_LEN: usize = 14;
 
 /// Reads a snapshot frame's fixed prefix (from at least [`SNAPSHOT_PREFIX_LEN`] payload bytes) and
 /// checks `compressed_len` against `payload_len`: `(tick, peer, compressed_len)`.
-pub fn snapshot_prefix(
-    prefix: &[u8],
-    payload_len: u32,
-    frame_at: u64,
-) -> Result<(u64, u16, u32), Error> {
-    let mut p = P {
-        c: Cursor::at(prefix, frame_at + FRAME_HEADER_LEN as u64),
-        t: ft::SNAPSHOT,
-        frame_at,
-    };
+pub fn snapshot_prefix(prefix: &[u8], payload_len: u32, frame_at: u64) -> Result<(u64, u16, u32), Error> {
+    let mut p = P { c: Cursor::at(prefix, frame_at + FRAME_HEADER_LEN as u64), t: ft::SNAPSHOT, frame_at };
     let tick = p.u64("tick")?;
     let peer = p.u16("peer_id")?;
     let at = frame_at;
     let clen = p.u32("compressed_len")?;
     let room = u64::from(payload_len).saturating_sub(SNAPSHOT_PREFIX_LEN as u64);
     if u64::from(clen) > room {
-        return Err(Error::PayloadTooShort {
-            at,
-            frame_type: ft::SNAPSHOT,
-            field: "snapshot data",
-            need: u64::from(clen),
-            have: room,
-        });
+        return Err(Error::PayloadTooShort { at, frame_type: ft::SNAPSHOT, field: "snapshot data", need: u64::from(clen), have: room });
     }
     Ok((tick, peer, clen))
 }
@@ -385,13 +236,7 @@ struct P<'a> {
 
 impl<'a> P<'a> {
     fn short(&self, field: &'static str) -> impl Fn(Short) -> Error + '_ {
-        move |s| Error::PayloadTooShort {
-            at: self.frame_at,
-            frame_type: self.t,
-            field,
-            need: s.need,
-            have: s.have,
-        }
+        move |s| Error::PayloadTooShort { at: self.frame_at, frame_type: self.t, field, need: s.need, have: s.have }
     }
     fn u16(&mut self, field: &'static str) -> Result<u16, Error> {
         let r = self.c.u16();
@@ -410,13 +255,7 @@ impl<'a> P<'a> {
         let at = self.frame_at;
         let len = self.u32(field)?;
         if len > max {
-            return Err(Error::FieldTooLong {
-                at,
-                frame_type: self.t,
-                field,
-                len: u64::from(len),
-                max: u64::from(max),
-            });
+            return Err(Error::FieldTooLong { at, frame_type: self.t, field, len: u64::from(len), max: u64::from(max) });
         }
         let r = self.c.take_u64(u64::from(len));
         r.map_err(self.short(field))
@@ -424,11 +263,7 @@ impl<'a> P<'a> {
     fn str(&mut self, field: &'static str, max: u32) -> Result<&'a str, Error> {
         let at = self.frame_at;
         let b = self.bytes(field, max)?;
-        std::str::from_utf8(b).map_err(|_| Error::NotUtf8 {
-            at,
-            frame_type: self.t,
-            field,
-        })
+        std::str::from_utf8(b).map_err(|_| Error::NotUtf8 { at, frame_type: self.t, field })
     }
 }
 
@@ -444,25 +279,13 @@ pub fn encode_unchecked(f: &Frame<'_>, out: &mut Vec<u8>) {
             out.put_u16(*peer);
             out.put_u64(*hash);
         }
-        Frame::EntityHash {
-            tick,
-            peer,
-            entity,
-            hash,
-        } => {
+        Frame::EntityHash { tick, peer, entity, hash } => {
             out.put_u64(*tick);
             out.put_u16(*peer);
             out.put_u64(*entity);
             out.put_u64(*hash);
         }
-        Frame::FieldHash {
-            tick,
-            peer,
-            entity,
-            name,
-            hash,
-            value,
-        } => {
+        Frame::FieldHash { tick, peer, entity, name, hash, value } => {
             out.put_u64(*tick);
             out.put_u16(*peer);
             out.put_u64(*entity);
@@ -501,38 +324,15 @@ pub fn frame_json(f: &Frame<'_>) -> serde_json::Value {
     use serde_json::json;
     let h = super::hash_hex;
     match *f {
-        Frame::TickHash { tick, peer, hash } => {
-            json!({"kind": "tick_hash", "tick": tick, "peer": peer, "hash": h(hash)})
-        }
-        Frame::EntityHash {
-            tick,
-            peer,
-            entity,
-            hash,
-        } => {
-            json!({"kind": "entity_hash", "tick": tick, "peer": peer, "entity": entity.to_string(), "hash": h(hash)})
-        }
-        Frame::FieldHash {
-            tick,
-            peer,
-            entity,
-            name,
-            hash,
-            value,
-        } => json!({
+        Frame::TickHash { tick, peer, hash } => json!({"kind": "tick_hash", "tick": tick, "peer": peer, "hash": h(hash)}),
+        Frame::EntityHash { tick, peer, entity, hash } => json!({"kind": "entity_hash", "tick": tick, "peer": peer, "entity": entity.to_string(), "hash": h(hash)}),
+        Frame::FieldHash { tick, peer, entity, name, hash, value } => json!({
             "kind": "field_hash", "tick": tick, "peer": peer, "entity": entity.to_string(), "field": name, "hash": h(hash),
             "value": super::value::ValueView::of(value),
         }),
-        Frame::Snapshot { tick, peer, data } => {
-            json!({"kind": "snapshot", "tick": tick, "peer": peer, "compressed_len": data.len()})
-        }
-        Frame::Metadata { key, value } => {
-            json!({"kind": "metadata", "key": key, "value": super::index::value_text(value)})
-        }
+        Frame::Snapshot { tick, peer, data } => json!({"kind": "snapshot", "tick": tick, "peer": peer, "compressed_len": data.len()}),
+        Frame::Metadata { key, value } => json!({"kind": "metadata", "key": key, "value": super::index::value_text(value)}),
         Frame::EndOfStream => json!({"kind": "end_of_stream"}),
-        Frame::Unknown {
-            frame_type,
-            payload,
-        } => json!({"kind": "unknown", "frame_type": frame_type, "payload_len": payload.len()}),
+        Frame::Unknown { frame_type, payload } => json!({"kind": "unknown", "frame_type": frame_type, "payload_len": payload.len()}),
     }
 }

@@ -36,11 +36,7 @@ pub struct TickEntry {
 
 impl TickEntry {
     pub fn hash_of(&self, peer: u16) -> Option<u64> {
-        self.hashes
-            .binary_search_by_key(&peer, |h| h.peer)
-            .ok()
-            .and_then(|i| self.hashes.get(i))
-            .map(|h| h.hash)
+        self.hashes.binary_search_by_key(&peer, |h| h.peer).ok().and_then(|i| self.hashes.get(i)).map(|h| h.hash)
     }
 }
 
@@ -121,14 +117,7 @@ impl Index {
         match item {
             Item::Header(_) => {}
             Item::Frame { offset, len, frame } => self.add_frame(*offset, *len, frame),
-            Item::SnapshotRef {
-                offset,
-                len,
-                tick,
-                peer,
-                compressed_len,
-                ..
-            } => {
+            Item::SnapshotRef { offset, len, tick, peer, compressed_len, .. } => {
                 if self.peer_ok(*offset, ft::SNAPSHOT, *peer) {
                     self.add_snapshot(*offset, *len, *tick, *peer, *compressed_len);
                 }
@@ -172,9 +161,7 @@ impl Index {
                     e.field_hashes = e.field_hashes.saturating_add(1);
                 }
             }
-            Frame::Snapshot { tick, peer, data } => {
-                self.add_snapshot(offset, len, tick, peer, data.len() as u32)
-            }
+            Frame::Snapshot { tick, peer, data } => self.add_snapshot(offset, len, tick, peer, data.len() as u32),
             Frame::Metadata { key, value } => {
                 self.counts.metadata += 1;
                 let size = (key.len() + value.len()) as u64;
@@ -196,13 +183,7 @@ impl Index {
         if let Some(e) = self.entry(tick, offset, len) {
             e.snapshots = e.snapshots.saturating_add(1);
         }
-        self.snapshots.push(SnapshotRef {
-            tick,
-            peer,
-            offset,
-            len,
-            compressed_len,
-        });
+        self.snapshots.push(SnapshotRef { tick, peer, offset, len, compressed_len });
     }
 
     fn unknown(&mut self, t: u8) {
@@ -223,28 +204,12 @@ impl Index {
         if u32::from(peer) < self.header.peer_count {
             return true;
         }
-        self.bad(
-            Error::PeerOutOfRange {
-                at: offset,
-                frame_type: t,
-                peer,
-                peer_count: self.header.peer_count,
-            }
-            .to_string(),
-        );
+        self.bad(Error::PeerOutOfRange { at: offset, frame_type: t, peer, peer_count: self.header.peer_count }.to_string());
         false
     }
 
     fn entry(&mut self, tick: u64, offset: u64, len: u64) -> Option<&mut TickEntry> {
-        let e = self.ticks.entry(tick).or_insert_with(|| TickEntry {
-            tick,
-            start: offset,
-            end: offset,
-            hashes: Vec::new(),
-            entity_hashes: 0,
-            field_hashes: 0,
-            snapshots: 0,
-        });
+        let e = self.ticks.entry(tick).or_insert_with(|| TickEntry { tick, start: offset, end: offset, hashes: Vec::new(), entity_hashes: 0, field_hashes: 0, snapshots: 0 });
         e.start = e.start.min(offset);
         e.end = e.end.max(offset + len);
         Some(e)
@@ -287,25 +252,17 @@ impl Index {
     }
 
     pub fn snapshot(&self, tick: u64, peer: u16) -> Option<&SnapshotRef> {
-        self.snapshots
-            .iter()
-            .find(|s| s.tick == tick && s.peer == peer)
+        self.snapshots.iter().find(|s| s.tick == tick && s.peer == peer)
     }
 
     /// The latest snapshot of `peer` at or before `tick`.
     pub fn snapshot_before(&self, tick: u64, peer: u16) -> Option<&SnapshotRef> {
-        self.snapshots
-            .iter()
-            .filter(|s| s.peer == peer && s.tick <= tick)
-            .max_by_key(|s| s.tick)
+        self.snapshots.iter().filter(|s| s.peer == peer && s.tick <= tick).max_by_key(|s| s.tick)
     }
 
     /// Metadata as text: values that are UTF-8 verbatim, others as `0x` + hex.
     pub fn metadata_text(&self) -> Vec<(String, String)> {
-        self.metadata
-            .iter()
-            .map(|(k, v)| (k.clone(), value_text(v)))
-            .collect()
+        self.metadata.iter().map(|(k, v)| (k.clone(), value_text(v))).collect()
     }
 
     /// Recoverable conditions: a recording that did not end cleanly, unknown frame types, dropped metadata.
@@ -313,43 +270,24 @@ impl Index {
         let mut w = Vec::new();
         match &self.end {
             Some(e) if !e.clean => {
-                let why = e
-                    .cut
-                    .clone()
-                    .unwrap_or_else(|| "no EndOfStream frame".into());
-                w.push(format!(
-                    "did not end cleanly: {why}; every complete frame before it was read"
-                ));
+                let why = e.cut.clone().unwrap_or_else(|| "no EndOfStream frame".into());
+                w.push(format!("did not end cleanly: {why}; every complete frame before it was read"));
             }
-            Some(e) if e.trailing_bytes > 0 => w.push(format!(
-                "{} bytes after EndOfStream ignored",
-                e.trailing_bytes
-            )),
+            Some(e) if e.trailing_bytes > 0 => w.push(format!("{} bytes after EndOfStream ignored", e.trailing_bytes)),
             _ => {}
         }
         if self.header.tick_rate_hz == 0 {
             w.push("tick rate is 0: times are not known".into());
         }
         if !self.unknown_types.is_empty() {
-            let t: Vec<String> = self
-                .unknown_types
-                .iter()
-                .map(|t| format!("0x{t:02X}"))
-                .collect();
-            w.push(format!(
-                "skipped {} frames of types this build does not read: {}",
-                self.counts.unknown,
-                t.join(", ")
-            ));
+            let t: Vec<String> = self.unknown_types.iter().map(|t| format!("0x{t:02X}")).collect();
+            w.push(format!("skipped {} frames of types this build does not read: {}", self.counts.unknown, t.join(", ")));
         }
         if self.counts.duplicate_tick_hash > 0 {
             w.push(format!("{} duplicate TickHash frames for a tick and peer already seen (the first was kept)", self.counts.duplicate_tick_hash));
         }
         if self.counts.metadata_dropped > 0 {
-            w.push(format!(
-                "{} Metadata frames not kept (over {} bytes of metadata)",
-                self.counts.metadata_dropped, self.max_metadata_bytes
-            ));
+            w.push(format!("{} Metadata frames not kept (over {} bytes of metadata)", self.counts.metadata_dropped, self.max_metadata_bytes));
         }
         w
     }
@@ -389,12 +327,7 @@ impl Index {
             entity_types: Vec::new(),
             factions: Vec::new(),
             participants: (0..h.peer_count.min(u32::from(u16::MAX) + 1))
-                .map(|p| Participant {
-                    id: p,
-                    callsign: format!("peer {p}"),
-                    entity: NO_ENTITY,
-                    faction: 0,
-                })
+                .map(|p| Participant { id: p, callsign: format!("peer {p}"), entity: NO_ENTITY, faction: 0 })
                 .collect(),
             mission_objects: Vec::new(),
             metadata,
@@ -427,30 +360,22 @@ pub struct Indexer {
 
 impl Indexer {
     pub fn new(file_len: u64, limits: Limits) -> Self {
-        Indexer {
-            scanner: Scanner::new(file_len, limits),
-            index: None,
-        }
+        Indexer { scanner: Scanner::new(file_len, limits), index: None }
     }
 
     /// Advances with the bytes of the range asked for last (`None` on the first call).
     pub fn next(&mut self, input: Option<&[u8]>) -> Result<IndexStep, Error> {
         let limits = self.scanner.limits().clone();
         let index = &mut self.index;
-        let step = self
-            .scanner
-            .next(input, &mut |item| match (&item, index.as_mut()) {
-                (Item::Header(h), _) => *index = Some(Index::new(*h, &limits)),
-                (_, Some(ix)) => ix.add(&item),
-                (_, None) => {}
-            })?;
+        let step = self.scanner.next(input, &mut |item| match (&item, index.as_mut()) {
+            (Item::Header(h), _) => *index = Some(Index::new(*h, &limits)),
+            (_, Some(ix)) => ix.add(&item),
+            (_, None) => {}
+        })?;
         match step {
             ScanStep::Need { offset, len } => Ok(IndexStep::Need { offset, len }),
             ScanStep::Done => {
-                let mut ix = self
-                    .index
-                    .take()
-                    .ok_or_else(|| Error::Io("the scan ended without a header".into()))?;
+                let mut ix = self.index.take().ok_or_else(|| Error::Io("the scan ended without a header".into()))?;
                 if let Some(end) = self.scanner.end() {
                     ix.file_len = ix.file_len.max(end.frames_end);
                     ix.finish(end.clone());
@@ -463,25 +388,14 @@ impl Indexer {
 
 /// Decompresses a snapshot from its whole frame (`frame` = the bytes of [`SnapshotRef::offset`] ..
 /// `+ len`), capped at [`Limits::max_snapshot_decompressed`].
-pub fn read_snapshot(
-    dec: &mut Decompressor,
-    frame: &[u8],
-    frame_at: u64,
-    limits: &Limits,
-) -> Result<Vec<u8>, Error> {
+pub fn read_snapshot(dec: &mut Decompressor, frame: &[u8], frame_at: u64, limits: &Limits) -> Result<Vec<u8>, Error> {
     let f = parse_frame_with(frame, frame_at, limits)?;
     let Frame::Snapshot { tick, peer, data } = f else {
-        return Err(Error::Io(format!(
-            "no Snapshot frame at offset {frame_at} (found a {} frame)",
-            ft::name(f.frame_type())
-        )));
+        return Err(Error::Io(format!("no Snapshot frame at offset {frame_at} (found a {} frame)", ft::name(f.frame_type()))));
     };
     let cap = limits.max_snapshot_decompressed as usize;
     // Allocate what the zstd frame declares (when it does and it is under the cap), else the cap.
-    let expected = zstd_content_size(data)
-        .and_then(|n| usize::try_from(n).ok())
-        .filter(|n| *n <= cap)
-        .unwrap_or(cap);
+    let expected = zstd_content_size(data).and_then(|n| usize::try_from(n).ok()).filter(|n| *n <= cap).unwrap_or(cap);
     match dec.decompress(data, expected) {
         Ok(out) => {
             let v = out.to_vec();
@@ -489,21 +403,9 @@ pub fn read_snapshot(
             Ok(v)
         }
         Err(crate::format::zstd::ZstdError::TooLarge { .. }) if expected < cap => {
-            Err(Error::Snapshot {
-                at: frame_at,
-                tick,
-                peer,
-                err: crate::format::zstd::ZstdError::Corrupt(format!(
-                    "decodes to more than the {expected} bytes its frame header declares"
-                )),
-            })
+            Err(Error::Snapshot { at: frame_at, tick, peer, err: crate::format::zstd::ZstdError::Corrupt(format!("decodes to more than the {expected} bytes its frame header declares")) })
         }
-        Err(err) => Err(Error::Snapshot {
-            at: frame_at,
-            tick,
-            peer,
-            err,
-        }),
+        Err(err) => Err(Error::Snapshot { at: frame_at, tick, peer, err }),
     }
 }
 

@@ -24,9 +24,9 @@ pub mod value;
 pub mod writer;
 
 pub use error::Error;
+pub use frame::{parse_frame, parse_frame_with, Frame, Header};
 #[cfg(feature = "json")]
 pub use frame::frame_json;
-pub use frame::{parse_frame, parse_frame_with, Frame, Header};
 pub use index::{Index, IndexStep, Indexer};
 pub use scan::{Item, ScanEnd, ScanStep, Scanner};
 pub use writer::{encode_frame, WriteError, Writer};
@@ -100,12 +100,8 @@ impl Default for Limits {
 pub fn hex(bytes: &[u8]) -> String {
     let mut s = String::with_capacity(bytes.len() * 2);
     for b in bytes {
-        s.push(char::from(
-            HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0'),
-        ));
-        s.push(char::from(
-            HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0'),
-        ));
+        s.push(char::from(HEX.get(usize::from(b >> 4)).copied().unwrap_or(b'0')));
+        s.push(char::from(HEX.get(usize::from(b & 15)).copied().unwrap_or(b'0')));
     }
     s
 }

@@ -21,10 +21,7 @@ pub const FIRST_READ: u64 = 64 * 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScanStep {
     /// Hand over `file[offset .. offset + len]` with the next call.
-    Need {
-        offset: u64,
-        len: u64,
-    },
+    Need { offset: u64, len: u64 },
     Done,
 }
 
@@ -33,34 +30,14 @@ pub enum ScanStep {
 pub enum Item<'a> {
     /// The file header, visited once before any frame.
     Header(Header),
-    Frame {
-        offset: u64,
-        len: u64,
-        frame: Frame<'a>,
-    },
+    Frame { offset: u64, len: u64, frame: Frame<'a> },
     /// A Snapshot larger than the scan window: indexed from its prefix, bytes not read.
-    SnapshotRef {
-        offset: u64,
-        len: u64,
-        tick: u64,
-        peer: u16,
-        data_offset: u64,
-        compressed_len: u32,
-    },
+    SnapshotRef { offset: u64, len: u64, tick: u64, peer: u16, data_offset: u64, compressed_len: u32 },
     /// An unknown frame type larger than the scan window, skipped by length.
-    Skipped {
-        offset: u64,
-        len: u64,
-        frame_type: u8,
-    },
+    Skipped { offset: u64, len: u64, frame_type: u8 },
     /// A frame whose outer length is sound but whose payload is not (too short, a field over its
     /// limit, bad UTF-8): refused, and the scan goes on after it.
-    Bad {
-        offset: u64,
-        len: u64,
-        frame_type: u8,
-        error: Error,
-    },
+    Bad { offset: u64, len: u64, frame_type: u8, error: Error },
 }
 
 /// How the frame stream ended.
@@ -96,14 +73,7 @@ pub struct Scanner {
 
 impl Scanner {
     pub fn new(file_len: u64, limits: Limits) -> Self {
-        Scanner {
-            file_len,
-            limits,
-            state: State::Start,
-            pos: 0,
-            header: None,
-            end: None,
-        }
+        Scanner { file_len, limits, state: State::Start, pos: 0, header: None, end: None }
     }
 
     pub fn header(&self) -> Option<&Header> {
@@ -123,11 +93,7 @@ impl Scanner {
     /// Advances with the bytes of the range asked for last (`None` on the first call); every
     /// complete frame in them goes to `visit`. Errors are header defects and driver mistakes only:
     /// frame defects are [`Item::Bad`] or end the scan ([`ScanEnd`]).
-    pub fn next(
-        &mut self,
-        input: Option<&[u8]>,
-        visit: &mut dyn FnMut(Item<'_>),
-    ) -> Result<ScanStep, Error> {
+    pub fn next(&mut self, input: Option<&[u8]>, visit: &mut dyn FnMut(Item<'_>)) -> Result<ScanStep, Error> {
         match std::mem::replace(&mut self.state, State::Done) {
             State::Start => {
                 let len = self.file_len.min(FIRST_READ);
@@ -152,49 +118,21 @@ impl Scanner {
         }
     }
 
-    fn finish(
-        &mut self,
-        clean: bool,
-        cut: Option<String>,
-        oversized: Option<Error>,
-    ) -> Result<ScanStep, Error> {
-        let trailing_bytes = if clean {
-            self.file_len.saturating_sub(self.pos)
-        } else {
-            0
-        };
-        self.end = Some(ScanEnd {
-            clean,
-            frames_end: self.pos,
-            trailing_bytes,
-            cut,
-            oversized,
-        });
+    fn finish(&mut self, clean: bool, cut: Option<String>, oversized: Option<Error>) -> Result<ScanStep, Error> {
+        let trailing_bytes = if clean { self.file_len.saturating_sub(self.pos) } else { 0 };
+        self.end = Some(ScanEnd { clean, frames_end: self.pos, trailing_bytes, cut, oversized });
         self.state = State::Done;
         Ok(ScanStep::Done)
     }
 
     /// Visits the frames of `win` (which starts at file offset `base`), from `self.pos` on.
-    fn frames(
-        &mut self,
-        win: &[u8],
-        base: u64,
-        visit: &mut dyn FnMut(Item<'_>),
-    ) -> Result<ScanStep, Error> {
+    fn frames(&mut self, win: &[u8], base: u64, visit: &mut dyn FnMut(Item<'_>)) -> Result<ScanStep, Error> {
         loop {
             let remaining_file = self.file_len.saturating_sub(self.pos);
             if remaining_file == 0 {
-                return self.finish(
-                    false,
-                    Some(format!(
-                        "the file ends at offset {} without an EndOfStream frame",
-                        self.pos
-                    )),
-                    None,
-                );
+                return self.finish(false, Some(format!("the file ends at offset {} without an EndOfStream frame", self.pos)), None);
             }
-            let rel = usize::try_from(self.pos - base)
-                .map_err(|_| Error::Io("window offset overflow".into()))?;
+            let rel = usize::try_from(self.pos - base).map_err(|_| Error::Io("window offset overflow".into()))?;
             let here = win.get(rel..).unwrap_or(&[]);
             if remaining_file < FRAME_HEADER_LEN as u64 {
                 return self.finish(false, Some(format!("the file ends inside the frame header at offset {} ({remaining_file} of 5 bytes)", self.pos)), None);
@@ -211,53 +149,28 @@ impl Scanner {
                 );
             }
             if plen > self.limits.max_frame_payload {
-                let e = Error::FrameTooLarge {
-                    at: self.pos,
-                    frame_type: t,
-                    len: u64::from(plen),
-                    max: u64::from(self.limits.max_frame_payload),
-                };
-                return self.finish(
-                    false,
-                    Some(format!("stopped at offset {}: {e}", self.pos)),
-                    Some(e),
-                );
+                let e = Error::FrameTooLarge { at: self.pos, frame_type: t, len: u64::from(plen), max: u64::from(self.limits.max_frame_payload) };
+                return self.finish(false, Some(format!("stopped at offset {}: {e}", self.pos)), Some(e));
             }
             let offset = self.pos;
-            let total_us =
-                usize::try_from(total).map_err(|_| Error::Io("frame length overflow".into()))?;
+            let total_us = usize::try_from(total).map_err(|_| Error::Io("frame length overflow".into()))?;
             if let Some(bytes) = here.get(..total_us) {
                 let payload = bytes.get(FRAME_HEADER_LEN..).unwrap_or(&[]);
                 self.pos += total;
                 match parse_payload(t, payload, offset, &self.limits) {
                     Ok(Frame::EndOfStream) => {
-                        visit(Item::Frame {
-                            offset,
-                            len: total,
-                            frame: Frame::EndOfStream,
-                        });
+                        visit(Item::Frame { offset, len: total, frame: Frame::EndOfStream });
                         return self.finish(true, None, None);
                     }
-                    Ok(frame) => visit(Item::Frame {
-                        offset,
-                        len: total,
-                        frame,
-                    }),
-                    Err(error) => visit(Item::Bad {
-                        offset,
-                        len: total,
-                        frame_type: t,
-                        error,
-                    }),
+                    Ok(frame) => visit(Item::Frame { offset, len: total, frame }),
+                    Err(error) => visit(Item::Bad { offset, len: total, frame_type: t, error }),
                 }
                 continue;
             }
             // The frame does not fit what we hold.
             let window = u64::from(self.limits.scan_window).max(64);
             if total > window && t == ft::SNAPSHOT {
-                if let Some(prefix) =
-                    here.get(FRAME_HEADER_LEN..FRAME_HEADER_LEN + SNAPSHOT_PREFIX_LEN)
-                {
+                if let Some(prefix) = here.get(FRAME_HEADER_LEN..FRAME_HEADER_LEN + SNAPSHOT_PREFIX_LEN) {
                     self.pos += total;
                     match snapshot_prefix(prefix, plen, offset) {
                         Ok((tick, peer, compressed_len)) => visit(Item::SnapshotRef {
@@ -268,12 +181,7 @@ impl Scanner {
                             data_offset: offset + (FRAME_HEADER_LEN + SNAPSHOT_PREFIX_LEN) as u64,
                             compressed_len,
                         }),
-                        Err(error) => visit(Item::Bad {
-                            offset,
-                            len: total,
-                            frame_type: t,
-                            error,
-                        }),
+                        Err(error) => visit(Item::Bad { offset, len: total, frame_type: t, error }),
                     }
                     continue;
                 }
@@ -283,11 +191,7 @@ impl Scanner {
                 }
             } else if total > window && !is_known(t) {
                 self.pos += total;
-                visit(Item::Skipped {
-                    offset,
-                    len: total,
-                    frame_type: t,
-                });
+                visit(Item::Skipped { offset, len: total, frame_type: t });
                 continue;
             }
             return self.ask_at_least(total);
@@ -301,35 +205,18 @@ impl Scanner {
     fn ask_at_least(&mut self, need: u64) -> Result<ScanStep, Error> {
         let window = u64::from(self.limits.scan_window).max(64);
         let len = window.max(need).min(self.file_len.saturating_sub(self.pos));
-        self.state = State::Frames {
-            asked_at: self.pos,
-            asked: len,
-        };
-        Ok(ScanStep::Need {
-            offset: self.pos,
-            len,
-        })
+        self.state = State::Frames { asked_at: self.pos, asked: len };
+        Ok(ScanStep::Need { offset: self.pos, len })
     }
 }
 
 fn is_known(t: u8) -> bool {
-    matches!(
-        t,
-        ft::TICK_HASH
-            | ft::ENTITY_HASH
-            | ft::FIELD_HASH
-            | ft::SNAPSHOT
-            | ft::METADATA
-            | ft::END_OF_STREAM
-    )
+    matches!(t, ft::TICK_HASH | ft::ENTITY_HASH | ft::FIELD_HASH | ft::SNAPSHOT | ft::METADATA | ft::END_OF_STREAM)
 }
 
 fn check_len(input: &[u8], offset: u64, asked: u64) -> Result<(), Error> {
     if input.len() as u64 != asked {
-        return Err(Error::Io(format!(
-            "asked for {asked} bytes at offset {offset}, got {}",
-            input.len()
-        )));
+        return Err(Error::Io(format!("asked for {asked} bytes at offset {offset}, got {}", input.len())));
     }
     Ok(())
 }
@@ -338,13 +225,7 @@ fn check_len(input: &[u8], offset: u64, asked: u64) -> Result<(), Error> {
 /// the file offset of `bytes[0]`, which must be a frame boundary. Stops at the first frame the range
 /// cuts (an error item), never panics.
 pub fn frames_in<'a>(bytes: &'a [u8], base: u64, limits: &Limits) -> FramesIn<'a> {
-    FramesIn {
-        bytes,
-        pos: 0,
-        base,
-        limits: limits.clone(),
-        done: false,
-    }
+    FramesIn { bytes, pos: 0, base, limits: limits.clone(), done: false }
 }
 
 pub struct FramesIn<'a> {
@@ -372,19 +253,13 @@ impl<'a> Iterator for FramesIn<'a> {
                 self.pos += used;
                 Some((at, Ok(f)))
             }
-            Err(
-                e @ (Error::FrameTruncated { .. }
-                | Error::FrameTooLarge { .. }
-                | Error::EmptyMessage),
-            ) => {
+            Err(e @ (Error::FrameTruncated { .. } | Error::FrameTooLarge { .. } | Error::EmptyMessage)) => {
                 self.done = true;
                 Some((at, Err(e)))
             }
             Err(e) => {
                 // The outer length is sound: skip the bad frame.
-                let skip = frame_header(here)
-                    .map(|(_, l)| FRAME_HEADER_LEN + l as usize)
-                    .unwrap_or(here.len());
+                let skip = frame_header(here).map(|(_, l)| FRAME_HEADER_LEN + l as usize).unwrap_or(here.len());
                 self.pos += skip.max(1);
                 Some((at, Err(e)))
             }

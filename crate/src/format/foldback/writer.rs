@@ -10,11 +10,7 @@ use std::io::Write;
 pub enum WriteError {
     Io(std::io::Error),
     /// A field or frame over a limit (the writer refuses it before writing anything of the frame).
-    TooLarge {
-        what: &'static str,
-        len: u64,
-        max: u64,
-    },
+    TooLarge { what: &'static str, len: u64, max: u64 },
     /// EndOfStream is written by [`Writer::finish`], not as a frame.
     Misuse(&'static str),
 }
@@ -23,9 +19,7 @@ impl std::fmt::Display for WriteError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             WriteError::Io(e) => write!(f, "write error: {e}"),
-            WriteError::TooLarge { what, len, max } => {
-                write!(f, "{what} of {len} bytes exceeds the limit of {max}")
-            }
+            WriteError::TooLarge { what, len, max } => write!(f, "{what} of {len} bytes exceeds the limit of {max}"),
             WriteError::Misuse(m) => f.write_str(m),
         }
     }
@@ -42,11 +36,7 @@ impl From<std::io::Error> for WriteError {
 pub fn encode_frame(f: &Frame<'_>, limits: &Limits) -> Result<Vec<u8>, WriteError> {
     let check = |what: &'static str, len: usize, max: u32| {
         if len as u64 > u64::from(max) {
-            Err(WriteError::TooLarge {
-                what,
-                len: len as u64,
-                max: u64::from(max),
-            })
+            Err(WriteError::TooLarge { what, len: len as u64, max: u64::from(max) })
         } else {
             Ok(())
         }
@@ -60,14 +50,8 @@ pub fn encode_frame(f: &Frame<'_>, limits: &Limits) -> Result<Vec<u8>, WriteErro
             check("metadata key", key.len(), limits.max_name)?;
             check("metadata value", value.len(), limits.max_value)?;
         }
-        Frame::Snapshot { data, .. } => check(
-            "snapshot",
-            data.len(),
-            limits.max_frame_payload.saturating_sub(14),
-        )?,
-        Frame::Unknown { payload, .. } => {
-            check("payload", payload.len(), limits.max_frame_payload)?
-        }
+        Frame::Snapshot { data, .. } => check("snapshot", data.len(), limits.max_frame_payload.saturating_sub(14))?,
+        Frame::Unknown { payload, .. } => check("payload", payload.len(), limits.max_frame_payload)?,
         _ => {}
     }
     let mut out = Vec::new();
@@ -86,11 +70,7 @@ impl<W: Write> Writer<W> {
     pub fn new(mut w: W, header: &Header) -> Result<Self, WriteError> {
         let h = header.encode();
         w.write_all(&h)?;
-        Ok(Writer {
-            w,
-            limits: Limits::default(),
-            bytes: h.len() as u64,
-        })
+        Ok(Writer { w, limits: Limits::default(), bytes: h.len() as u64 })
     }
 
     pub fn frame(&mut self, f: &Frame<'_>) -> Result<(), WriteError> {

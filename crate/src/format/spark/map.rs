@@ -51,10 +51,7 @@ pub fn quat_mul(a: [f64; 4], b: [f64; 4]) -> [f64; 4] {
 
 /// Rotates `v` by the unit quaternion `q` (q v q*).
 pub fn quat_rotate(q: [f64; 4], v: [f64; 3]) -> [f64; 3] {
-    let p = quat_mul(
-        quat_mul(q, [v[0], v[1], v[2], 0.0]),
-        [-q[0], -q[1], -q[2], q[3]],
-    );
+    let p = quat_mul(quat_mul(q, [v[0], v[1], v[2], 0.0]), [-q[0], -q[1], -q[2], q[3]]);
     [p[0], p[1], p[2]]
 }
 
@@ -68,9 +65,7 @@ pub fn timestamp_to_tick(t: f32) -> Result<u64, String> {
         return Err(format!("timestamp {t} s is negative"));
     }
     if t > MAX_TIMESTAMP_S {
-        return Err(format!(
-            "timestamp {t} s is over the {MAX_TIMESTAMP_S} s limit"
-        ));
+        return Err(format!("timestamp {t} s is over the {MAX_TIMESTAMP_S} s limit"));
     }
     Ok((t * 1000.0).round() as u64)
 }
@@ -88,30 +83,19 @@ fn quantize(field: &'static str, v: f32, quantum: f64) -> Result<i32, MapError> 
     let q = (v / quantum).round();
     if q < f64::from(i32::MIN) || q > f64::from(i32::MAX) {
         let lim = f64::from(i32::MAX) * quantum;
-        return Err(bad(
-            field,
-            format!("{v} is outside ±{lim:.0} (the {quantum} quantum in 32 bits)"),
-        ));
+        return Err(bad(field, format!("{v} is outside ±{lim:.0} (the {quantum} quantum in 32 bits)")));
     }
     Ok(q as i32)
 }
 
 /// SparkEngine position (metres) → model position in [`POSITION_QUANTUM_M`] steps.
 pub fn position_to_model(p: [f32; 3]) -> Result<[i32; 3], MapError> {
-    Ok([
-        quantize("position", p[0], POSITION_QUANTUM_M)?,
-        quantize("position", p[2], POSITION_QUANTUM_M)?,
-        quantize("position", p[1], POSITION_QUANTUM_M)?,
-    ])
+    Ok([quantize("position", p[0], POSITION_QUANTUM_M)?, quantize("position", p[2], POSITION_QUANTUM_M)?, quantize("position", p[1], POSITION_QUANTUM_M)?])
 }
 
 /// SparkEngine velocity (m/s) → model velocity in [`VELOCITY_QUANTUM_MPS`] steps.
 pub fn velocity_to_model(v: [f32; 3]) -> Result<[i32; 3], MapError> {
-    Ok([
-        quantize("velocity", v[0], VELOCITY_QUANTUM_MPS)?,
-        quantize("velocity", v[2], VELOCITY_QUANTUM_MPS)?,
-        quantize("velocity", v[1], VELOCITY_QUANTUM_MPS)?,
-    ])
+    Ok([quantize("velocity", v[0], VELOCITY_QUANTUM_MPS)?, quantize("velocity", v[2], VELOCITY_QUANTUM_MPS)?, quantize("velocity", v[1], VELOCITY_QUANTUM_MPS)?])
 }
 
 /// Model position (in `quantum` steps) → SparkEngine position.
@@ -132,20 +116,10 @@ pub fn velocity_to_spark(v: [i32; 3], quantum: f64) -> [f32; 3] {
 pub fn rotation_to_model(q: [f32; 4]) -> Result<[i16; 4], MapError> {
     let q = q.map(f64::from);
     if q.iter().any(|c| !c.is_finite()) {
-        return Err(bad(
-            "rotation",
-            format!(
-                "({}, {}, {}, {}) has a component that is not a finite number",
-                q[0], q[1], q[2], q[3]
-            ),
-        ));
+        return Err(bad("rotation", format!("({}, {}, {}, {}) has a component that is not a finite number", q[0], q[1], q[2], q[3])));
     }
     let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    let q = if n < 1e-12 || !n.is_finite() {
-        [0.0, 0.0, 0.0, 1.0]
-    } else {
-        q.map(|c| c / n)
-    };
+    let q = if n < 1e-12 || !n.is_finite() { [0.0, 0.0, 0.0, 1.0] } else { q.map(|c| c / n) };
     let world = [-q[0], -q[2], -q[1], q[3]];
     let m = quat_mul(world, BODY_FIX);
     Ok(m.map(|c| (c.clamp(-1.0, 1.0) * 32767.0).round() as i16))
@@ -155,11 +129,7 @@ pub fn rotation_to_model(q: [f32; 4]) -> Result<[i16; 4], MapError> {
 pub fn rotation_to_spark(o: [i16; 4]) -> [f32; 4] {
     let q = o.map(|c| f64::from(c) / 32767.0);
     let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    let q = if n < 1e-9 {
-        [0.0, 0.0, 0.0, 1.0]
-    } else {
-        q.map(|c| c / n)
-    };
+    let q = if n < 1e-9 { [0.0, 0.0, 0.0, 1.0] } else { q.map(|c| c / n) };
     let world = quat_mul(q, BODY_FIX_INV);
     [-world[0], -world[2], -world[1], world[3]].map(|c| c as f32)
 }
@@ -197,11 +167,7 @@ pub fn entity_to_model(e: &super::SparkEntity) -> Result<crate::model::EntitySta
 }
 
 /// A model entity state (with its recording's quanta) → SparkEngine. Type and faction are dropped.
-pub fn entity_to_spark(
-    s: &crate::model::EntityState,
-    position_quantum_m: f64,
-    velocity_quantum_mps: f64,
-) -> super::SparkEntity {
+pub fn entity_to_spark(s: &crate::model::EntityState, position_quantum_m: f64, velocity_quantum_mps: f64) -> super::SparkEntity {
     super::SparkEntity {
         id: s.id,
         position: position_to_spark(s.pos, position_quantum_m),
@@ -231,32 +197,20 @@ mod tests {
     fn body_axes_map_consistently() {
         let mut rng = crate::sim::Rng::new(7);
         for _ in 0..500 {
-            let q = [
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-                rng.range(-1.0, 1.0),
-            ];
+            let q = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)];
             let n = q.iter().map(|c| c * c).sum::<f64>().sqrt();
             let q = q.map(|c| c / n);
             let m = unq(rotation_to_model(q.map(|c| c as f32)).unwrap());
             // spark forward +Z → model body +X; spark up +Y → model body +Z; spark right +X → model body −Y.
-            for (spark_body, model_body) in [
-                ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]),
-                ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]),
-                ([1.0, 0.0, 0.0], [0.0, -1.0, 0.0]),
-            ] {
+            for (spark_body, model_body) in [([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]), ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]), ([1.0, 0.0, 0.0], [0.0, -1.0, 0.0])] {
                 let want = swap(quat_rotate(q, spark_body));
                 let got = quat_rotate(m, model_body);
                 assert!(close(want, got, 2e-4), "q {q:?}: {want:?} vs {got:?}");
             }
             // And back.
-            let back =
-                rotation_to_spark(rotation_to_model(q.map(|c| c as f32)).unwrap()).map(f64::from);
-            let same = close([back[0], back[1], back[2]], [q[0], q[1], q[2]], 1e-4)
-                && (back[3] - q[3]).abs() < 1e-4;
-            let neg = close([back[0], back[1], back[2]], [-q[0], -q[1], -q[2]], 1e-4)
-                && (back[3] + q[3]).abs() < 1e-4;
+            let back = rotation_to_spark(rotation_to_model(q.map(|c| c as f32)).unwrap()).map(f64::from);
+            let same = close([back[0], back[1], back[2]], [q[0], q[1], q[2]], 1e-4) && (back[3] - q[3]).abs() < 1e-4;
+            let neg = close([back[0], back[1], back[2]], [-q[0], -q[1], -q[2]], 1e-4) && (back[3] + q[3]).abs() < 1e-4;
             assert!(same || neg, "{q:?} → {back:?}");
         }
     }
@@ -266,39 +220,19 @@ mod tests {
         // +90° about spark +Y turns forward (+Z, north) to +X (east): the model's body +X points east.
         let s = std::f32::consts::FRAC_1_SQRT_2;
         let m = unq(rotation_to_model([0.0, s, 0.0, s]).unwrap());
-        assert!(close(
-            quat_rotate(m, [1.0, 0.0, 0.0]),
-            [1.0, 0.0, 0.0],
-            1e-4
-        ));
+        assert!(close(quat_rotate(m, [1.0, 0.0, 0.0]), [1.0, 0.0, 0.0], 1e-4));
         // Identity faces north.
         let id = unq(rotation_to_model([0.0, 0.0, 0.0, 1.0]).unwrap());
-        assert!(close(
-            quat_rotate(id, [1.0, 0.0, 0.0]),
-            [0.0, 1.0, 0.0],
-            1e-4
-        ));
+        assert!(close(quat_rotate(id, [1.0, 0.0, 0.0]), [0.0, 1.0, 0.0], 1e-4));
         // Zero quaternion reads as identity.
-        assert_eq!(
-            rotation_to_model([0.0; 4]).unwrap(),
-            rotation_to_model([0.0, 0.0, 0.0, 1.0]).unwrap()
-        );
+        assert_eq!(rotation_to_model([0.0; 4]).unwrap(), rotation_to_model([0.0, 0.0, 0.0, 1.0]).unwrap());
     }
 
     #[test]
     fn positions_swap_y_and_z_and_quantize() {
-        assert_eq!(
-            position_to_model([1.0, 2.0, 3.0]).unwrap(),
-            [1024, 3072, 2048]
-        );
-        assert_eq!(
-            position_to_spark([1024, 3072, 2048], POSITION_QUANTUM_M),
-            [1.0, 2.0, 3.0]
-        );
-        assert_eq!(
-            velocity_to_model([0.5, -1.0, 2.0]).unwrap(),
-            [128, 512, -256]
-        );
+        assert_eq!(position_to_model([1.0, 2.0, 3.0]).unwrap(), [1024, 3072, 2048]);
+        assert_eq!(position_to_spark([1024, 3072, 2048], POSITION_QUANTUM_M), [1.0, 2.0, 3.0]);
+        assert_eq!(velocity_to_model([0.5, -1.0, 2.0]).unwrap(), [128, 512, -256]);
         assert!(position_to_model([f32::NAN, 0.0, 0.0]).is_err());
         assert!(position_to_model([3.0e6, 0.0, 0.0]).is_err());
         assert_eq!(health_to_model(-5.0).unwrap(), 0);

@@ -16,13 +16,10 @@
 //! frame 0 or the header it is refused. Opening never reads an entity state except those of frame 0
 //! (for the participant list, when they lie in a read already made).
 
-use super::map::{self, ALL_FACTION, PLAYER_TYPE};
+use super::map::{self, PLAYER_TYPE, ALL_FACTION};
 use super::{Error, Limits, ENTITY_LEN, FRAME_HEADER_LEN, MAGIC, MAGIC_BIG_ENDIAN, VERSION};
 use crate::bytes::{Cursor, Short};
-use crate::model::{
-    Category, DecodedChunk, EntityType, Event, EventBody, Faction, FormatKind, Participant,
-    RecordingInfo, WorldKind, NO_WEAPON,
-};
+use crate::model::{Category, DecodedChunk, EntityType, Event, EventBody, Faction, FormatKind, Participant, RecordingInfo, WorldKind, NO_WEAPON};
 
 /// The first read (the same as the session's, so the session can replay it).
 pub const FIRST_READ: u64 = 64 * 1024;
@@ -91,17 +88,11 @@ impl Opened {
 
     /// Index of the chunk holding `tick` (the last chunk starting at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
-        self.chunks
-            .partition_point(|c| c.first_tick <= tick)
-            .saturating_sub(1)
+        self.chunks.partition_point(|c| c.first_tick <= tick).saturating_sub(1)
     }
 
     pub fn info(&self) -> RecordingInfo {
-        let span = self
-            .chunks
-            .first()
-            .map(|c| c.last_tick.saturating_sub(c.first_tick))
-            .unwrap_or(0);
+        let span = self.chunks.first().map(|c| c.last_tick.saturating_sub(c.first_tick)).unwrap_or(0);
         RecordingInfo {
             format: FormatKind::SparkReplay,
             format_major: u16::try_from(self.version).unwrap_or(u16::MAX),
@@ -117,25 +108,11 @@ impl Opened {
             keyframe_interval_ticks: u32::try_from(span.max(1)).unwrap_or(u32::MAX),
             first_tick: self.first_tick(),
             last_tick: self.last_tick(),
-            entity_types: vec![EntityType {
-                index: PLAYER_TYPE,
-                id: "player".into(),
-                display_name: "Player".into(),
-                category: Category::Character,
-                projectile_kind: 0,
-            }],
-            factions: vec![Faction {
-                index: ALL_FACTION,
-                id: "all".into(),
-                display_name: "All".into(),
-            }],
+            entity_types: vec![EntityType { index: PLAYER_TYPE, id: "player".into(), display_name: "Player".into(), category: Category::Character, projectile_kind: 0 }],
+            factions: vec![Faction { index: ALL_FACTION, id: "all".into(), display_name: "All".into() }],
             participants: self.participants.clone(),
             mission_objects: Vec::new(),
-            metadata: vec![
-                ("map".into(), self.map_name.clone()),
-                ("mode".into(), self.game_mode.clone()),
-                ("duration".into(), format!("{}", self.duration)),
-            ],
+            metadata: vec![("map".into(), self.map_name.clone()), ("mode".into(), self.game_mode.clone()), ("duration".into(), format!("{}", self.duration))],
             warnings: self.warnings.clone(),
         }
     }
@@ -143,34 +120,17 @@ impl Opened {
     /// Decodes chunk `i` from the bytes of its range.
     pub fn decode_chunk(&self, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
         let Some(r) = self.chunks.get(i).copied() else {
-            return Err(Error::ChunkMismatch {
-                chunk: i,
-                at: 0,
-                reason: format!("no chunk {i} (the file has {})", self.chunks.len()),
-            });
+            return Err(Error::ChunkMismatch { chunk: i, at: 0, reason: format!("no chunk {i} (the file has {})", self.chunks.len()) });
         };
-        let mismatch = |reason: String| Error::ChunkMismatch {
-            chunk: i,
-            at: r.offset,
-            reason,
-        };
+        let mismatch = |reason: String| Error::ChunkMismatch { chunk: i, at: r.offset, reason };
         if bytes.len() as u64 != r.len {
-            return Err(mismatch(format!(
-                "{} bytes handed over, the chunk is {}",
-                bytes.len(),
-                r.len
-            )));
+            return Err(mismatch(format!("{} bytes handed over, the chunk is {}", bytes.len(), r.len)));
         }
         let mut c = Cursor::at(bytes, r.offset);
         let mut out = DecodedChunk::default();
         out.offsets.push(0);
         let mut last = r.prev_tick;
-        let short = |s: Short| {
-            mismatch(format!(
-                "the chunk ends inside a frame at offset {} ({} bytes needed, {} left)",
-                s.at, s.need, s.have
-            ))
-        };
+        let short = |s: Short| mismatch(format!("the chunk ends inside a frame at offset {} ({} bytes needed, {} left)", s.at, s.need, s.have));
         for k in 0..u64::from(r.frames) {
             let frame = r.first_frame + k;
             let at = c.offset();
@@ -178,20 +138,10 @@ impl Opened {
             let _frame_number = c.u32().map_err(short)?;
             let count = c.u32().map_err(short)?;
             if count > self.limits.max_entities {
-                return Err(Error::TooManyEntities {
-                    frame,
-                    at,
-                    count: u64::from(count),
-                    max: u64::from(self.limits.max_entities),
-                });
+                return Err(Error::TooManyEntities { frame, at, count: u64::from(count), max: u64::from(self.limits.max_entities) });
             }
             let body = c.take_u64(u64::from(count) * ENTITY_LEN).map_err(short)?;
-            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp {
-                what: "frame",
-                index: frame,
-                at,
-                reason,
-            })?;
+            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp { what: "frame", index: frame, at, reason })?;
             if last.is_some_and(|l| tick <= l) {
                 continue;
             }
@@ -201,43 +151,21 @@ impl Opened {
             while !e.is_empty() {
                 let eat = e.offset();
                 let raw = super::read_entity(&mut e).map_err(short)?;
-                let s = map::entity_to_model(&raw).map_err(|m| Error::BadEntity {
-                    frame,
-                    at: eat,
-                    entity: raw.id,
-                    field: m.field,
-                    reason: m.reason,
-                })?;
+                let s = map::entity_to_model(&raw).map_err(|m| Error::BadEntity { frame, at: eat, entity: raw.id, field: m.field, reason: m.reason })?;
                 out.entities.push(s);
             }
             let states = out.entities.get_mut(start..).unwrap_or(&mut []);
             states.sort_unstable_by_key(|s| s.id);
-            if let Some(w) = states
-                .windows(2)
-                .find(|w| w.first().map(|a| a.id) == w.get(1).map(|b| b.id))
-            {
-                return Err(Error::DuplicateEntity {
-                    frame,
-                    at,
-                    entity: w.first().map(|a| a.id).unwrap_or(0),
-                });
+            if let Some(w) = states.windows(2).find(|w| w.first().map(|a| a.id) == w.get(1).map(|b| b.id)) {
+                return Err(Error::DuplicateEntity { frame, at, entity: w.first().map(|a| a.id).unwrap_or(0) });
             }
             out.ticks.push(tick);
-            out.offsets.push(
-                u32::try_from(out.entities.len())
-                    .map_err(|_| mismatch("over 2^32 entity states in one chunk".into()))?,
-            );
+            out.offsets.push(u32::try_from(out.entities.len()).map_err(|_| mismatch("over 2^32 entity states in one chunk".into()))?);
         }
         if !c.is_empty() {
-            return Err(mismatch(format!(
-                "{} bytes after its last frame",
-                c.remaining()
-            )));
+            return Err(mismatch(format!("{} bytes after its last frame", c.remaining())));
         }
-        if out.ticks.len() != r.kept as usize
-            || out.ticks.first() != Some(&r.first_tick)
-            || out.ticks.last() != Some(&r.last_tick)
-        {
+        if out.ticks.len() != r.kept as usize || out.ticks.first() != Some(&r.first_tick) || out.ticks.last() != Some(&r.last_tick) {
             return Err(mismatch(format!(
                 "holds {} frames over ticks {:?}..{:?}; the open scan found {} over {}..{}",
                 out.ticks.len(),
@@ -250,11 +178,7 @@ impl Opened {
         }
         // Events: those of this chunk's span (the first chunk also takes any before it, the last any after).
         let lo = if i == 0 { 0 } else { r.first_tick };
-        let hi = self
-            .chunks
-            .get(i + 1)
-            .map(|n| n.first_tick)
-            .unwrap_or(u64::MAX);
+        let hi = self.chunks.get(i + 1).map(|n| n.first_tick).unwrap_or(u64::MAX);
         let a = self.events.partition_point(|e| e.tick < lo);
         let b = self.events.partition_point(|e| e.tick < hi);
         out.events = self.events.get(a..b).unwrap_or(&[]).to_vec();
@@ -298,30 +222,16 @@ pub struct Opener {
 
 /// Reads a length-prefixed string: lossy UTF-8, control and bidi characters replaced with U+FFFD.
 /// Returns the raw bytes too (event types are matched on them) and whether anything was replaced.
-fn string<'a>(
-    c: &mut Cursor<'a>,
-    what: &'static str,
-    max: u32,
-) -> Result<(&'a [u8], String, bool), Result<Short, Error>> {
+fn string<'a>(c: &mut Cursor<'a>, what: &'static str, max: u32) -> Result<(&'a [u8], String, bool), Result<Short, Error>> {
     let at = c.offset();
     let len = c.u32().map_err(Ok)?;
     if len > max {
-        return Err(Err(Error::StringTooLong {
-            what,
-            at,
-            len: u64::from(len),
-            max: u64::from(max),
-        }));
+        return Err(Err(Error::StringTooLong { what, at, len: u64::from(len), max: u64::from(max) }));
     }
     let raw = c.take_u64(u64::from(len)).map_err(Ok)?;
     let lossy = String::from_utf8_lossy(raw);
-    let changed =
-        matches!(lossy, std::borrow::Cow::Owned(_)) || crate::bytes::name_problem(&lossy).is_some();
-    let clean = if changed {
-        crate::bytes::clean_name(&lossy, usize::MAX)
-    } else {
-        lossy.into_owned()
-    };
+    let changed = matches!(lossy, std::borrow::Cow::Owned(_)) || crate::bytes::name_problem(&lossy).is_some();
+    let clean = if changed { crate::bytes::clean_name(&lossy, usize::MAX) } else { lossy.into_owned() };
     Ok((raw, clean, changed))
 }
 
@@ -359,18 +269,11 @@ impl Opener {
         match std::mem::replace(&mut self.state, State::Done) {
             State::Start => {
                 self.state = State::Head;
-                Ok(Step::Need {
-                    offset: 0,
-                    len: self.file_len.min(FIRST_READ),
-                })
+                Ok(Step::Need { offset: 0, len: self.file_len.min(FIRST_READ) })
             }
             State::Head => {
                 if (input.len() as u64) < self.file_len.min(FIRST_READ) {
-                    return Err(Error::Io(format!(
-                        "asked for {} bytes at offset 0, got {}",
-                        self.file_len.min(FIRST_READ),
-                        input.len()
-                    )));
+                    return Err(Error::Io(format!("asked for {} bytes at offset 0, got {}", self.file_len.min(FIRST_READ), input.len())));
                 }
                 self.head(input)?;
                 self.frames_from(self.pos)
@@ -390,33 +293,19 @@ impl Opener {
     fn check_read(&self, at: u64, input: &[u8]) -> Result<(), Error> {
         let want = self.window(at);
         if (input.len() as u64) < want {
-            return Err(Error::Io(format!(
-                "asked for {want} bytes at offset {at}, got {}",
-                input.len()
-            )));
+            return Err(Error::Io(format!("asked for {want} bytes at offset {at}, got {}", input.len())));
         }
         Ok(())
     }
 
     fn window(&self, at: u64) -> u64 {
-        let w = if self.big_frames && self.event_count.is_none() {
-            SMALL_WINDOW
-        } else {
-            SCAN_WINDOW
-        };
+        let w = if self.big_frames && self.event_count.is_none() { SMALL_WINDOW } else { SCAN_WINDOW };
         w.min(self.file_len.saturating_sub(at))
     }
 
     fn head(&mut self, buf: &[u8]) -> Result<(), Error> {
         let mut c = Cursor::new(buf);
-        let trunc = |what: &'static str| {
-            move |s: Short| Error::Truncated {
-                what,
-                at: s.at,
-                need: s.need,
-                have: s.have,
-            }
-        };
+        let trunc = |what: &'static str| move |s: Short| Error::Truncated { what, at: s.at, need: s.need, have: s.have };
         let magic: [u8; 4] = c.array().map_err(trunc("magic"))?;
         if &magic == MAGIC_BIG_ENDIAN {
             return Err(Error::BigEndian);
@@ -426,23 +315,16 @@ impl Opener {
         }
         let version = c.u32().map_err(trunc("version"))?;
         if version > VERSION {
-            return Err(Error::NewerVersion {
-                version,
-                supported: VERSION,
-            });
+            return Err(Error::NewerVersion { version, supported: VERSION });
         }
         if version < 1 {
             return Err(Error::UnsupportedVersion { version });
         }
         self.version = version;
         let max = self.limits.max_string;
-        let str_err = |what: &'static str| {
-            move |e: Result<Short, Error>| e.map(trunc(what)).unwrap_or_else(|e| e)
-        };
-        let (_, map_name, odd_map) =
-            string(&mut c, "map name", max).map_err(str_err("map name"))?;
-        let (_, game_mode, odd_mode) =
-            string(&mut c, "game mode", max).map_err(str_err("game mode"))?;
+        let str_err = |what: &'static str| move |e: Result<Short, Error>| e.map(trunc(what)).unwrap_or_else(|e| e);
+        let (_, map_name, odd_map) = string(&mut c, "map name", max).map_err(str_err("map name"))?;
+        let (_, game_mode, odd_mode) = string(&mut c, "game mode", max).map_err(str_err("game mode"))?;
         for (odd, what) in [(odd_map, "map name"), (odd_mode, "game mode")] {
             if odd {
                 self.warnings.push(format!("the {what} held invalid UTF-8 or control/bidirectional characters: replaced with U+FFFD"));
@@ -450,17 +332,11 @@ impl Opener {
         }
         self.duration = c.f32().map_err(trunc("duration"))?;
         if !self.duration.is_finite() {
-            self.warnings.push(format!(
-                "the header's duration is {} (ignored: the frames' timestamps are used)",
-                self.duration
-            ));
+            self.warnings.push(format!("the header's duration is {} (ignored: the frames' timestamps are used)", self.duration));
         }
         let frame_count = c.u32().map_err(trunc("frame count"))?;
         if frame_count > self.limits.max_frames {
-            return Err(Error::TooManyFrames {
-                count: u64::from(frame_count),
-                max: u64::from(self.limits.max_frames),
-            });
+            return Err(Error::TooManyFrames { count: u64::from(frame_count), max: u64::from(self.limits.max_frames) });
         }
         if frame_count == 0 {
             return Err(Error::NoFrames);
@@ -480,20 +356,10 @@ impl Opener {
         }
         if at + FRAME_HEADER_LEN > self.file_len {
             let have = self.file_len.saturating_sub(at);
-            return self.cut(
-                "frame header",
-                Short {
-                    at,
-                    need: FRAME_HEADER_LEN,
-                    have,
-                },
-            );
+            return self.cut("frame header", Short { at, need: FRAME_HEADER_LEN, have });
         }
         self.state = State::Frames { at };
-        Ok(Step::Need {
-            offset: at,
-            len: self.window(at),
-        })
+        Ok(Step::Need { offset: at, len: self.window(at) })
     }
 
     fn frames(&mut self, at: u64, input: &[u8]) -> Result<Step, Error> {
@@ -506,9 +372,7 @@ impl Opener {
             let fat = c.offset();
             if c.remaining() < FRAME_HEADER_LEN as usize {
                 if !progressed && fat + FRAME_HEADER_LEN <= self.file_len {
-                    return Err(Error::Io(format!(
-                        "the read at offset {fat} did not hold a frame header"
-                    )));
+                    return Err(Error::Io(format!("the read at offset {fat} did not hold a frame header")));
                 }
                 return self.frames_from(fat);
             }
@@ -519,32 +383,15 @@ impl Opener {
             let count = c.u32().map_err(short)?;
             let frame = u64::from(self.frames_read);
             if count > self.limits.max_entities {
-                return Err(Error::TooManyEntities {
-                    frame,
-                    at: fat,
-                    count: u64::from(count),
-                    max: u64::from(self.limits.max_entities),
-                });
+                return Err(Error::TooManyEntities { frame, at: fat, count: u64::from(count), max: u64::from(self.limits.max_entities) });
             }
             let body = u64::from(count) * ENTITY_LEN;
             let end = fat + FRAME_HEADER_LEN + body;
             if end > self.file_len {
                 let at = fat + FRAME_HEADER_LEN;
-                return self.cut(
-                    "entity states",
-                    Short {
-                        at,
-                        need: body,
-                        have: self.file_len - at,
-                    },
-                );
+                return self.cut("entity states", Short { at, need: body, have: self.file_len - at });
             }
-            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp {
-                what: "frame",
-                index: frame,
-                at: fat,
-                reason,
-            })?;
+            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp { what: "frame", index: frame, at: fat, reason })?;
             let in_window = c.take_u64(body).ok();
             if frame == 0 {
                 if let Some(b) = in_window {
@@ -593,18 +440,7 @@ impl Opener {
                 c.kept += 1;
                 c.last_tick = tick;
             }
-            None => {
-                self.cur = Some(ChunkRef {
-                    offset: at,
-                    len,
-                    first_frame: frame,
-                    frames: 1,
-                    kept: 1,
-                    first_tick: tick,
-                    last_tick: tick,
-                    prev_tick,
-                })
-            }
+            None => self.cur = Some(ChunkRef { offset: at, len, first_frame: frame, frames: 1, kept: 1, first_tick: tick, last_tick: tick, prev_tick }),
         }
     }
 
@@ -618,17 +454,8 @@ impl Opener {
     fn cut(&mut self, what: &'static str, s: Short) -> Result<Step, Error> {
         self.close_chunk();
         if self.chunks.is_empty() {
-            let what = if what == "frame header" {
-                "first frame's header"
-            } else {
-                "first frame's entity states"
-            };
-            return Err(Error::Truncated {
-                what,
-                at: s.at,
-                need: s.need,
-                have: s.have,
-            });
+            let what = if what == "frame header" { "first frame's header" } else { "first frame's entity states" };
+            return Err(Error::Truncated { what, at: s.at, need: s.need, have: s.have });
         }
         self.warnings.push(format!(
             "the file ends inside frame {} (offset {}, reading its {what}: {} bytes needed, {} left): the recording was cut short; kept the {} complete frames of {}, and its events block is lost",
@@ -655,23 +482,15 @@ impl Opener {
             _ => {}
         }
         self.state = State::Events { at };
-        Ok(Step::Need {
-            offset: at,
-            len: self.window(at),
-        })
+        Ok(Step::Need { offset: at, len: self.window(at) })
     }
 
     fn events(&mut self, at: u64, input: &[u8]) -> Result<Step, Error> {
         let mut c = Cursor::at(input, at);
         if self.event_count.is_none() {
-            let n = c
-                .u32()
-                .map_err(|s| Error::Io(format!("read at {} short", s.at)))?;
+            let n = c.u32().map_err(|s| Error::Io(format!("read at {} short", s.at)))?;
             if n > self.limits.max_events {
-                return Err(Error::TooManyEvents {
-                    count: u64::from(n),
-                    max: u64::from(self.limits.max_events),
-                });
+                return Err(Error::TooManyEvents { count: u64::from(n), max: u64::from(self.limits.max_events) });
             }
             self.event_count = Some(n);
         }
@@ -695,9 +514,7 @@ impl Opener {
                         return self.finish();
                     }
                     if eat == at {
-                        return Err(Error::Io(format!(
-                            "the read at offset {at} did not hold a whole event"
-                        )));
+                        return Err(Error::Io(format!("the read at offset {at} did not hold a whole event")));
                     }
                     return self.events_from(eat);
                 }
@@ -718,42 +535,15 @@ impl Opener {
         for v in &mut p {
             *v = c.f32().map_err(Ok)?;
         }
-        let tick = map::timestamp_to_tick(ts).map_err(|reason| {
-            Err(Error::BadTimestamp {
-                what: "event",
-                index,
-                at,
-                reason,
-            })
-        })?;
-        let pos = map::position_to_model(p).map_err(|m| {
-            Err(Error::BadEvent {
-                index,
-                at,
-                field: m.field,
-                reason: m.reason,
-            })
-        })?;
+        let tick = map::timestamp_to_tick(ts).map_err(|reason| Err(Error::BadTimestamp { what: "event", index, at, reason }))?;
+        let pos = map::position_to_model(p).map_err(|m| Err(Error::BadEvent { index, at, field: m.field, reason: m.reason }))?;
         if odd {
             self.odd_event_types += 1;
         }
         let body = match raw {
-            b"kill" => EventBody::Kill {
-                killer: source,
-                victim: target,
-                weapon_type: NO_WEAPON,
-            },
-            b"spawn" => EventBody::Spawn {
-                entity: source,
-                participant: source,
-            },
-            _ => EventBody::Custom {
-                kind,
-                source,
-                target,
-                pos,
-                data: String::new(),
-            },
+            b"kill" => EventBody::Kill { killer: source, victim: target, weapon_type: NO_WEAPON },
+            b"spawn" => EventBody::Spawn { entity: source, participant: source },
+            _ => EventBody::Custom { kind, source, target, pos, data: String::new() },
         };
         Ok(Event { tick, body })
     }
@@ -761,10 +551,7 @@ impl Opener {
     fn events_done(&mut self, end: u64) -> Result<Step, Error> {
         self.events_complete = true;
         if end < self.file_len {
-            self.warnings.push(format!(
-                "{} bytes after the events block (from offset {end}) ignored",
-                self.file_len - end
-            ));
+            self.warnings.push(format!("{} bytes after the events block (from offset {end}) ignored", self.file_len - end));
         }
         self.finish()
     }
@@ -786,19 +573,13 @@ impl Opener {
         }
         let mut events = std::mem::take(&mut self.events);
         events.sort_by_key(|e| e.tick);
-        let markers: Vec<Event> = events
-            .iter()
-            .filter(|e| matches!(e.body, EventBody::Kill { .. }))
-            .cloned()
-            .collect();
+        let markers: Vec<Event> = events.iter().filter(|e| matches!(e.body, EventBody::Kill { .. })).cloned().collect();
         // Participants: the entities of the first frame, then killers, victims and spawned entities.
         let mut ids = std::mem::take(&mut self.ids);
         for e in &events {
             match e.body {
                 // 0 is "no entity" in SparkEngine events ("0 (area)").
-                EventBody::Kill { killer, victim, .. } => {
-                    ids.extend([killer, victim].into_iter().filter(|id| *id != 0))
-                }
+                EventBody::Kill { killer, victim, .. } => ids.extend([killer, victim].into_iter().filter(|id| *id != 0)),
                 EventBody::Spawn { entity, .. } if entity != 0 => ids.push(entity),
                 _ => {}
             }
@@ -806,15 +587,7 @@ impl Opener {
         ids.sort_unstable();
         ids.dedup();
         ids.truncate(self.limits.max_participants);
-        let participants = ids
-            .into_iter()
-            .map(|id| Participant {
-                id,
-                callsign: format!("Player {id}"),
-                entity: id,
-                faction: ALL_FACTION,
-            })
-            .collect();
+        let participants = ids.into_iter().map(|id| Participant { id, callsign: format!("Player {id}"), entity: id, faction: ALL_FACTION }).collect();
         self.state = State::Done;
         Ok(Step::Ready(Box::new(Opened {
             file_len: self.file_len,
@@ -842,17 +615,12 @@ pub fn open_bytes(bytes: &[u8], limits: Limits) -> Result<Opened, Error> {
     loop {
         match op.next(input)? {
             Step::Need { offset, len } => {
-                let end = offset
-                    .checked_add(len)
-                    .and_then(|e| usize::try_from(e).ok());
+                let end = offset.checked_add(len).and_then(|e| usize::try_from(e).ok());
                 let start = usize::try_from(offset).ok();
-                input =
-                    match (start, end) {
-                        (Some(s), Some(e)) => Some(bytes.get(s..e).ok_or_else(|| {
-                            Error::Io(format!("range {offset}+{len} past the end"))
-                        })?),
-                        _ => return Err(Error::Io("range overflows".into())),
-                    };
+                input = match (start, end) {
+                    (Some(s), Some(e)) => Some(bytes.get(s..e).ok_or_else(|| Error::Io(format!("range {offset}+{len} past the end")))?),
+                    _ => return Err(Error::Io("range overflows".into())),
+                };
             }
             Step::Ready(o) => return Ok(*o),
         }

@@ -12,7 +12,7 @@
 //! bidirectional characters replaced with U+FFFD, at most 4,096 bytes).
 
 use super::map;
-use super::{write_entity, Limits, SparkEntity, SparkEvent, MAGIC, VERSION};
+use super::{write_entity, Limits, SparkEvent, SparkEntity, MAGIC, VERSION};
 use crate::bytes::PutLe;
 use crate::format::flrep::writer::WriteError;
 use std::io::{Seek, SeekFrom, Write};
@@ -48,16 +48,7 @@ impl<W: Write + Seek> Writer<W> {
         h.put_f32(0.0);
         h.put_u32(0);
         sink.write_all(&h).map_err(io)?;
-        Ok(Writer {
-            sink,
-            patch_at,
-            frames: 0,
-            last: None,
-            events: Vec::new(),
-            buf: Vec::new(),
-            ids: Vec::new(),
-            limits,
-        })
+        Ok(Writer { sink, patch_at, frames: 0, last: None, events: Vec::new(), buf: Vec::new(), ids: Vec::new(), limits })
     }
 
     pub fn frames(&self) -> u32 {
@@ -65,27 +56,14 @@ impl<W: Write + Seek> Writer<W> {
     }
 
     /// Writes one frame. Timestamps must advance by at least 1 ms (the reader's tick).
-    pub fn frame(
-        &mut self,
-        timestamp: f32,
-        frame_number: u32,
-        entities: &[SparkEntity],
-    ) -> Result<(), WriteError> {
+    pub fn frame(&mut self, timestamp: f32, frame_number: u32, entities: &[SparkEntity]) -> Result<(), WriteError> {
         if self.frames >= self.limits.max_frames {
-            return Err(WriteError::BadInput(format!(
-                "over {} frames",
-                self.limits.max_frames
-            )));
+            return Err(WriteError::BadInput(format!("over {} frames", self.limits.max_frames)));
         }
         if entities.len() > self.limits.max_entities as usize {
-            return Err(WriteError::BadInput(format!(
-                "frame {frame_number}: {} entities, over {}",
-                entities.len(),
-                self.limits.max_entities
-            )));
+            return Err(WriteError::BadInput(format!("frame {frame_number}: {} entities, over {}", entities.len(), self.limits.max_entities)));
         }
-        let tick = map::timestamp_to_tick(timestamp)
-            .map_err(|r| WriteError::BadInput(format!("frame {frame_number}: {r}")))?;
+        let tick = map::timestamp_to_tick(timestamp).map_err(|r| WriteError::BadInput(format!("frame {frame_number}: {r}")))?;
         if let Some((t, last)) = self.last {
             if tick <= last {
                 return Err(WriteError::BadInput(format!("frame {frame_number}: timestamp {timestamp} s is not at least 1 ms after the previous frame's {t} s")));
@@ -95,10 +73,7 @@ impl<W: Write + Seek> Writer<W> {
         self.ids.extend(entities.iter().map(|e| e.id));
         self.ids.sort_unstable();
         if let Some(w) = self.ids.windows(2).find(|w| w.first() == w.get(1)) {
-            return Err(WriteError::BadInput(format!(
-                "frame {frame_number}: entity {:?} appears twice",
-                w.first()
-            )));
+            return Err(WriteError::BadInput(format!("frame {frame_number}: entity {:?} appears twice", w.first())));
         }
         self.buf.clear();
         self.buf.put_f32(timestamp);
@@ -106,10 +81,7 @@ impl<W: Write + Seek> Writer<W> {
         self.buf.put_u32(entities.len() as u32);
         for e in entities {
             if let Err(m) = map::entity_to_model(e) {
-                return Err(WriteError::BadInput(format!(
-                    "frame {frame_number}, entity {}: {} {}",
-                    e.id, m.field, m.reason
-                )));
+                return Err(WriteError::BadInput(format!("frame {frame_number}, entity {}: {} {}", e.id, m.field, m.reason)));
             }
             write_entity(&mut self.buf, e);
         }
@@ -122,16 +94,10 @@ impl<W: Write + Seek> Writer<W> {
     /// Queues one event (written after the frames by [`Self::finish`]).
     pub fn event(&mut self, mut e: SparkEvent) -> Result<(), WriteError> {
         if self.events.len() >= self.limits.max_events as usize {
-            return Err(WriteError::BadInput(format!(
-                "over {} events",
-                self.limits.max_events
-            )));
+            return Err(WriteError::BadInput(format!("over {} events", self.limits.max_events)));
         }
-        map::timestamp_to_tick(e.timestamp)
-            .map_err(|r| WriteError::BadInput(format!("event {:?}: {r}", e.kind)))?;
-        map::position_to_model(e.position).map_err(|m| {
-            WriteError::BadInput(format!("event {:?}: {} {}", e.kind, m.field, m.reason))
-        })?;
+        map::timestamp_to_tick(e.timestamp).map_err(|r| WriteError::BadInput(format!("event {:?}: {r}", e.kind)))?;
+        map::position_to_model(e.position).map_err(|m| WriteError::BadInput(format!("event {:?}: {} {}", e.kind, m.field, m.reason)))?;
         e.kind = crate::bytes::clean_name(&e.kind, self.limits.max_string as usize);
         self.events.push(e);
         Ok(())
@@ -141,8 +107,7 @@ impl<W: Write + Seek> Writer<W> {
     /// `frameCount`, and returns the sink positioned at the end of the file.
     pub fn finish(mut self, duration: Option<f32>) -> Result<W, WriteError> {
         // Chronological order (stable: equal timestamps keep the order they were given in).
-        self.events
-            .sort_by(|a, b| a.timestamp.total_cmp(&b.timestamp));
+        self.events.sort_by(|a, b| a.timestamp.total_cmp(&b.timestamp));
         let mut out = Vec::with_capacity(4 + self.events.len() * 40);
         out.put_u32(self.events.len() as u32);
         for e in &self.events {
@@ -156,9 +121,7 @@ impl<W: Write + Seek> Writer<W> {
         }
         self.sink.write_all(&out).map_err(io)?;
         let end = self.sink.stream_position().map_err(io)?;
-        let duration = duration
-            .filter(|d| d.is_finite())
-            .unwrap_or_else(|| self.last.map(|l| l.0).unwrap_or(0.0));
+        let duration = duration.filter(|d| d.is_finite()).unwrap_or_else(|| self.last.map(|l| l.0).unwrap_or(0.0));
         let mut patch = Vec::with_capacity(8);
         patch.put_f32(duration);
         patch.put_u32(self.frames);
