@@ -38,25 +38,16 @@ function replaceCanvas(canvas) {
 async function startWorker(canvas, build, onFatal) {
   const worker = new Worker(new URL('./render-worker.js', import.meta.url), { type: 'module', name: 'replay-renderer' });
   const offscreen = canvas.transferControlToOffscreen();
-  const failed = new Promise((_, reject) => {
-    worker.addEventListener('error', (ev) => {
-      ev.preventDefault();
-      reject(new Error(ev.message || 'the render worker could not start'));
-    }, { once: true });
-  });
-  const reply = new Promise((resolve, reject) => {
-    worker.addEventListener('message', (ev) => {
-      if (ev.data?.id !== 0) return;
-      if (ev.data.error) reject(new Error(ev.data.error.message));
-      else resolve(ev.data.result);
-    });
-  });
-  worker.postMessage({ id: 0, type: 'init', params: { canvas: offscreen, build, preferWebgl: build === 'renderer_webgl' } }, [offscreen]);
+  // The handshake goes through the proxy's own request/reply and crash handling; a crash is the
+  // player's business (onFatal) only once the renderer has started.
+  const proxy = new RenderProxy(worker, '', null);
   try {
-    const r = await Promise.race([reply, failed]);
-    return { renderer: new RenderProxy(worker, r.backend, onFatal), build: r.build };
+    const r = await proxy.post('init', { canvas: offscreen, build, preferWebgl: build === 'renderer_webgl' }, [offscreen]);
+    proxy.backendName = r.backend;
+    proxy.onFatal = onFatal;
+    return { renderer: proxy, build: r.build };
   } catch (e) {
-    worker.terminate();
+    proxy.free();
     throw e;
   }
 }
