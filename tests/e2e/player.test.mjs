@@ -167,13 +167,15 @@ test('opening a file through the file picker, then a second one replaces it', { 
     assert.equal(await page.locator('#file-name').textContent(), 't10.flrep');
     assert.equal(s.info.sourceKind, 'file');
     assert.ok(s.info.openReads <= 4, `open took ${s.info.openReads} reads`);
-    const rosterA = await page.locator('#roster li').count();
+    const rosterA = await page.locator('#roster-count').textContent();
     // A second file replaces the first without reloading the page.
     await page.setInputFiles('#file-input', t10b);
     await page.waitForFunction(() => window.__player.state().name === 't10b.flrep' && window.__player.state().ready);
     s = await playerState(page);
-    assert.equal(s.info.info.participants.length, await page.locator('#roster li').count());
-    assert.notEqual(rosterA, await page.locator('#roster li').count());
+    // The roster is virtualized: its size is the list's aria-setsize and the panel's count.
+    assert.equal(String(s.info.info.participants.length), await page.locator('#roster-count').textContent());
+    assert.equal(String(s.info.info.participants.length), await page.locator('#roster li').first().getAttribute('aria-setsize'));
+    assert.notEqual(rosterA, await page.locator('#roster-count').textContent());
     assert.equal(s.error, null);
     log.assertClean();
   } finally {
@@ -441,10 +443,15 @@ test('kill markers and the kill feed list the recorded kills; hovering a marker 
   }
 });
 
-test('a replay with thousands of kills keeps the DOM small: a virtualized feed, markers on one canvas', { timeout: 240_000 }, async (t) => {
-  // ≈ 1,900 kills in 5 minutes (1,000 entities at 10 Hz; 35 MB, generated once into tests/output/).
+/** ≈ 1,900 kills in 5 minutes (1,000 aircraft, each a participant, at 10 Hz; 35 MB, generated once into tests/output/). */
+function manyKillsFile() {
   const file = path.join(OUT, 'many-kills.flrep');
   if (!fs.existsSync(file)) replayCli(['generate', '--out', file, '--seed', '7', '--entities', '1000', '--seconds', '300', '--tick-rate', '10']);
+  return file;
+}
+
+test('a replay with thousands of kills keeps the DOM small: a virtualized feed, markers on one canvas', { timeout: 240_000 }, async (t) => {
+  const file = manyKillsFile();
   const recorded = Number(/kill markers:\s+(\d+)/.exec(replayCli(['info', file]))?.[1]);
   assert.ok(recorded >= 1000, `thousands of kills: ${recorded}`);
   const { page, log } = await openPage();
@@ -495,6 +502,82 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
     assert.equal(feedRowText(await lastRow.locator('.kf-text').textContent()), s.killFeed[recorded - 1].text);
     d = await dom();
     assert.ok(d.feedRows < 100, `feed rows at the end: ${d.feedRows}`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('a roster of 1,000 participants keeps the DOM small: only the rows in view; following one far down reveals it; dead marks follow the playhead', { timeout: 240_000 }, async (t) => {
+  const file = manyKillsFile();
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.setInputFiles('#file-input', file);
+    await page.waitForFunction(() => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready, null, { timeout: 120_000 });
+    // The roster's order: by faction, then callsign.
+    const people = await page.evaluate(() =>
+      [...window.__player.info.info.participants].sort((a, b) => a.faction - b.faction || a.callsign.localeCompare(b.callsign)),
+    );
+    assert.equal(people.length, 1000);
+    const dom = () => page.evaluate(() => {
+      const lis = [...document.querySelectorAll('#roster li')];
+      return {
+        rows: lis.length,
+        setsize: Number(lis[0].getAttribute('aria-setsize')),
+        count: document.getElementById('roster-count').textContent,
+        shown: lis.map((li) => ({ pos: Number(li.getAttribute('aria-posinset')), entity: Number(li.dataset.entity), callsign: li.querySelector('.callsign').textContent, dead: li.classList.contains('dead'), selected: li.classList.contains('selected') })),
+      };
+    });
+    let d = await dom();
+    t.diagnostic(`${people.length} participants: ${d.rows} roster rows in the DOM`);
+    assert.equal(d.setsize, 1000);
+    assert.equal(d.count, '1000');
+    assert.ok(d.rows > 0 && d.rows < 80, `roster rows in the DOM: ${d.rows}`);
+    // Each row shows the participant at its position.
+    for (const r of d.shown) assert.equal(r.callsign, people[r.pos - 1].callsign, `row ${r.pos}`);
+    // Following a participant far down the list scrolls its row into view and marks it selected.
+    const far = people[870];
+    await page.evaluate((id) => window.__player.follow(id), far.entity);
+    const row = page.locator(`#roster li[data-entity="${far.entity}"]`);
+    await row.waitFor({ state: 'visible' });
+    const seen = await row.evaluate((li) => {
+      const r = li.getBoundingClientRect();
+      const v = document.getElementById('roster-scroll').getBoundingClientRect();
+      return { inView: r.top >= v.top - 1 && r.bottom <= v.bottom + 1, selected: li.classList.contains('selected'), pos: Number(li.getAttribute('aria-posinset')) };
+    });
+    assert.deepEqual(seen, { inView: true, selected: true, pos: 871 });
+    d = await dom();
+    assert.equal(d.shown.filter((r) => r.selected).length, 1, 'one row selected');
+    assert.ok(d.rows < 80, `roster rows after following: ${d.rows}`);
+    // Late in the battle some of the rows in view are dead, exactly those the frame at the playhead says.
+    await page.evaluate(() => window.__player.seek(window.__player.duration - 1));
+    await page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 60_000 });
+    await page.waitForFunction(() => {
+      const alive = window.__player.aliveNow();
+      const lis = [...document.querySelectorAll('#roster li')];
+      return alive.size > 0 && lis.every((li) => li.classList.contains('dead') === (alive.get(Number(li.dataset.entity)) !== true));
+    }, null, { timeout: 10_000 });
+    d = await dom();
+    const dead = d.shown.filter((r) => r.dead).length;
+    t.diagnostic(`${dead} of ${d.rows} rows in view dead at the end`);
+    assert.ok(dead > 0 && dead < d.rows, `some rows dead, some alive: ${dead} of ${d.rows}`);
+    // Scrolled to the end: the last participant; clicking it follows it.
+    await page.locator('#roster-scroll').evaluate((e) => {
+      e.scrollTop = e.scrollHeight;
+    });
+    const last = page.locator('#roster li[aria-posinset="1000"]');
+    await last.waitFor({ state: 'visible' });
+    assert.equal(await last.locator('.callsign').textContent(), people[999].callsign);
+    await last.locator('button').click();
+    assert.equal(await page.evaluate(() => window.__player.selected), people[999].entity);
+    assert.equal(await last.evaluate((li) => li.classList.contains('selected')), true);
+    d = await dom();
+    assert.ok(d.rows < 80, `roster rows at the end: ${d.rows}`);
+    // Keyboard: Up moves the focus to the row above.
+    await last.locator('button').focus();
+    await page.keyboard.press('ArrowUp');
+    assert.equal(await page.evaluate(() => document.activeElement.closest('li')?.getAttribute('aria-posinset')), '999');
     log.assertClean();
   } finally {
     await page.close();

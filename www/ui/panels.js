@@ -1,10 +1,13 @@
 // Side panels: playback status (Console_GetStatus), recording info (+ reader warnings), roster
-// (callsigns, faction swatches; click to follow), kill feed (www/ui/killfeed.js: click to seek;
+// (callsigns, faction swatches; click to follow; virtualized), kill feed (www/ui/killfeed.js: click to seek;
 // "Kill cam" per kill), and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
 // Strings from files only ever go through textContent.
 import { fmtBytes, fmtDuration, el } from './format.js';
 import { factionColour, NO_ENTITY, FLAG_NAMES } from '../player.js';
 import { createKillFeed } from './killfeed.js';
+import { createVirtualList } from './virtual-list.js';
+
+const ROSTER_ROW_PX = 28;
 
 export function createPanels(player, root = document) {
   const $ = (id) => root.getElementById(id);
@@ -60,56 +63,86 @@ export function createPanels(player, root = document) {
 
   // ---------------------------------------------------------------- roster
 
-  let rosterItems = new Map(); // entity id -> li
+  // Virtualized like the kill feed (www/ui/virtual-list.js): a 2,000-entity recording's roster is a
+  // few dozen elements, so a frame's layout never walks 2,000 rows.
+  let people = []; // participants, by faction then callsign
+  let factionNames = new Map();
+  let rowOf = new Map(); // entity id -> index in people
+  let selectedId = -1;
+  let alive = new Map(); // entity id -> alive, at the playhead (empty: not known yet)
 
-  function renderRoster(open) {
-    roster.replaceChildren();
-    rosterItems = new Map();
-    rosterCount.textContent = '';
-    if (!open) return;
-    const i = open.info;
-    const factionName = (f) => i.factions.find((x) => x.index === f)?.display_name || `Faction ${f}`;
-    const people = [...i.participants].sort((a, b) => a.faction - b.faction || a.callsign.localeCompare(b.callsign));
-    rosterCount.textContent = String(people.length);
-    if (!people.length) {
-      roster.append(el('li', 'empty', 'No participants recorded'));
-      return;
-    }
-    for (const p of people) {
-      const li = el('li');
-      const b = el('button');
-      b.type = 'button';
-      const sw = el('span', 'swatch');
-      sw.style.background = factionColour(p.faction);
-      b.append(sw, el('span', 'callsign', p.callsign || `#${p.id}`), el('span', 'faction-name', factionName(p.faction)));
-      b.title = p.entity === NO_ENTITY ? 'Not in the recording at the start' : 'Follow';
-      b.addEventListener('click', () => {
-        if (p.entity !== NO_ENTITY) player.follow(p.entity);
-      });
-      li.append(b);
-      li.dataset.entity = String(p.entity);
-      roster.append(li);
-      if (p.entity !== NO_ENTITY) rosterItems.set(p.entity, li);
-    }
+  function makeRosterRow() {
+    const li = el('li');
+    const b = el('button');
+    b.type = 'button';
+    b.append(el('span', 'swatch'), el('span', 'callsign'), el('span', 'faction-name'));
+    li.append(b);
+    return li;
   }
 
+  function fillRoster(li, i) {
+    const p = people[i];
+    li.dataset.entity = String(p.entity);
+    const b = li.firstChild;
+    const [sw, callsign, faction] = b.children;
+    sw.style.background = factionColour(p.faction);
+    callsign.textContent = p.callsign || `#${p.id}`;
+    faction.textContent = factionNames.get(p.faction) ?? `Faction ${p.faction}`;
+    b.title = p.entity === NO_ENTITY ? 'Not in the recording at the start' : 'Follow';
+    markRoster(li, i);
+  }
+
+  /** Row state classes: selected, dead (touched only where they change). */
+  function markRoster(li, i) {
+    const p = people[i];
+    const on = p.entity !== NO_ENTITY;
+    const sel = on && p.entity === selectedId;
+    const dead = on && alive.size > 0 && alive.get(p.entity) !== true;
+    if (li.classList.contains('selected') !== sel) li.classList.toggle('selected', sel);
+    if (li.classList.contains('dead') !== dead) li.classList.toggle('dead', dead);
+  }
+
+  const rosterView = createVirtualList({ scroller: $('roster-scroll'), list: roster, rowPx: ROSTER_ROW_PX, makeRow: makeRosterRow, fill: fillRoster });
+
+  function renderRoster(open) {
+    people = [];
+    rowOf = new Map();
+    alive = new Map();
+    rosterCount.textContent = '';
+    if (!open) {
+      rosterView.setCount(0);
+      return;
+    }
+    const i = open.info;
+    factionNames = new Map(i.factions.map((f) => [f.index, f.display_name || `Faction ${f.index}`]));
+    people = [...i.participants].sort((a, b) => a.faction - b.faction || a.callsign.localeCompare(b.callsign));
+    people.forEach((p, k) => {
+      if (p.entity !== NO_ENTITY && !rowOf.has(p.entity)) rowOf.set(p.entity, k);
+    });
+    rosterCount.textContent = String(people.length);
+    rosterView.setCount(people.length, 'No participants recorded');
+  }
+
+  // One listener for every row (rows are reused for other participants as the list scrolls).
+  roster.addEventListener('click', (e) => {
+    const li = e.target.closest('li[data-index]');
+    const p = li && e.target.closest('button') ? people[Number(li.dataset.index)] : undefined;
+    if (p && p.entity !== NO_ENTITY) player.follow(p.entity);
+  });
+
   function markSelected(id) {
-    for (const [eid, li] of rosterItems) li.classList.toggle('selected', eid === id);
-    rosterItems.get(id)?.scrollIntoView({ block: 'nearest' });
+    selectedId = id;
+    rosterView.forEachRow(markRoster);
+    const k = rowOf.get(id);
+    if (k !== undefined) rosterView.reveal(k);
   }
 
   let aliveTimer = 0;
-  /** Roster item → whether it is shown dead: the DOM is touched only where that changes. */
-  const shownDead = new WeakMap();
   function refreshAlive() {
-    const alive = player.aliveNow();
-    if (!alive.size) return;
-    for (const [eid, li] of rosterItems) {
-      const dead = alive.get(eid) !== true;
-      if (shownDead.get(li) === dead) continue;
-      shownDead.set(li, dead);
-      li.classList.toggle('dead', dead);
-    }
+    const a = player.aliveNow();
+    if (!a.size) return;
+    alive = a;
+    rosterView.forEachRow(markRoster);
   }
 
   // ---------------------------------------------------------------- kill feed (www/ui/killfeed.js)
@@ -271,5 +304,5 @@ export function createPanels(player, root = document) {
   });
   player.on('seeked', refreshAlive);
   player.on('ready', refreshAlive);
-  return { killfeed };
+  return { killfeed, roster: { inspect: rosterView.inspect } };
 }
