@@ -39,3 +39,9 @@ export function el(tag, className, text) {
   if (text !== undefined && text !== null) e.textContent = String(text);
   return e;
 }
+
+/** Sets `node`'s text only when it differs (the same text set again still replaces the text node
+ *  and lays it out again: the panels refresh several times a second). */
+export function setText(node, text) {
+  if (node.textContent !== text) node.textContent = text;
+}

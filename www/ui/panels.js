@@ -2,7 +2,7 @@
 // (callsigns, faction swatches; click to follow; virtualized), kill feed (www/ui/killfeed.js: click to seek;
 // "Kill cam" per kill), and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
 // Strings from files only ever go through textContent.
-import { fmtBytes, fmtDuration, el } from './format.js';
+import { fmtBytes, fmtDuration, el, setText } from './format.js';
 import { factionColour, NO_ENTITY, FLAG_NAMES } from '../player.js';
 import { createKillFeed } from './killfeed.js';
 import { createVirtualList } from './virtual-list.js';
@@ -162,8 +162,7 @@ export function createPanels(player, root = document) {
   const CAMERA_NAMES = { orbit: 'Orbit', free: 'Free', follow: 'Follow', first: 'First person', kill: 'Kill cam' };
 
   function setCell(key, text) {
-    const dd = statusCells.get(key);
-    if (dd.textContent !== text) dd.textContent = text;
+    setText(statusCells.get(key), text);
   }
   function renderStatus() {
     if (!player.info) {
@@ -234,16 +233,16 @@ export function createPanels(player, root = document) {
     insp.dataset.entity = String(id);
     const st = player.entityState(id);
     const name = player.entityName(id);
-    if (inspName.textContent !== name) inspName.textContent = name;
-    inspId.textContent = `#${id}`;
+    setText(inspName, name);
+    setText(inspId, `#${id}`);
     const i = player.info.info;
     if (!st) {
-      inspSub.textContent = 'Not in the recording at this time';
+      setText(inspSub, 'Not in the recording at this time');
       insp.classList.add('absent');
       insp.classList.remove('dead');
       inspFill.style.width = '0%';
-      inspHealth.textContent = '—';
-      for (const dd of inspCells.values()) dd.textContent = '—';
+      setText(inspHealth, '—');
+      for (const dd of inspCells.values()) setText(dd, '—');
       for (const c of chips) c.classList.remove('on');
       insp.dataset.flags = '';
       return;
@@ -253,18 +252,18 @@ export function createPanels(player, root = document) {
     const typeName = player.typeName(st.type) || `type ${st.type}`;
     const category = i.entity_types.find((t) => t.index === st.type)?.category ?? 'other';
     const faction = i.factions.find((f) => f.index === st.faction)?.display_name || `Faction ${st.faction}`;
-    inspSub.textContent = `${typeName} · ${category} · ${faction}`;
+    setText(inspSub, `${typeName} · ${category} · ${faction}`);
     inspSwatch.style.background = factionColour(st.faction);
     const hp = Math.max(0, Math.min(100, st.health));
     inspFill.style.width = `${hp}%`;
     inspFill.className = `insp-health-fill${hp < 30 ? ' low' : hp < 65 ? ' mid' : ''}`;
-    inspHealth.textContent = `${st.health.toFixed(st.health % 1 ? 1 : 0)} HP`;
+    setText(inspHealth, `${st.health.toFixed(st.health % 1 ? 1 : 0)} HP`);
     const big = st.pos.some((v) => Math.abs(v) >= 100000);
-    inspCells.get('pos').textContent = big ? `${st.pos.map((v) => (v / 1000).toFixed(2)).join(', ')} km` : `${st.pos.map((v) => v.toFixed(1)).join(', ')} m`;
-    inspCells.get('alt').textContent = st.altitude !== undefined ? fmtM(st.altitude) : `${st.pos[2].toFixed(1)} m (z)`;
-    inspCells.get('speed').textContent = `${st.speed.toFixed(1)} m/s · ${(st.speed * 3.6).toFixed(0)} km/h`;
-    inspCells.get('anim').textContent = String(st.anim);
-    inspCells.get('tick').textContent = String(st.tick);
+    setText(inspCells.get('pos'), big ? `${st.pos.map((v) => (v / 1000).toFixed(2)).join(', ')} km` : `${st.pos.map((v) => v.toFixed(1)).join(', ')} m`);
+    setText(inspCells.get('alt'), st.altitude !== undefined ? fmtM(st.altitude) : `${st.pos[2].toFixed(1)} m (z)`);
+    setText(inspCells.get('speed'), `${st.speed.toFixed(1)} m/s · ${(st.speed * 3.6).toFixed(0)} km/h`);
+    setText(inspCells.get('anim'), String(st.anim));
+    setText(inspCells.get('tick'), String(st.tick));
     chips.forEach((c, bit) => c.classList.toggle('on', ((st.flags >>> bit) & 1) === 1));
     insp.dataset.flags = st.flagNames.join(',');
   }

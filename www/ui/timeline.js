@@ -15,7 +15,7 @@ export function createTimeline(player, root = document) {
   const durEl = $('duration');
   const scrubber = $('scrubber');
   const fill = $('scrub-fill');
-  const thumb = $('scrub-thumb');
+  const thumbRail = $('scrub-thumb-rail');
   const markersEl = $('scrub-markers');
   const nearEl = $('scrub-near');
   const tip = $('scrub-tip');
@@ -33,15 +33,35 @@ export function createTimeline(player, root = document) {
 
   const fraction = () => (player.duration > 0 ? Math.min(1, Math.max(0, player.currentTime / player.duration)) : 0);
 
+  // What update() last wrote: text and attributes are set only when they change (setting the same
+  // text still replaces the text node and lays it out again).
+  const shown = { f: '', time: '', tick: '', now: '' };
   function update() {
-    const f = fraction();
-    // A transform, not a width: moving the fill lays nothing out.
-    fill.style.transform = `scaleX(${f.toFixed(5)})`;
-    thumb.style.left = `${(f * 100).toFixed(3)}%`;
-    timeEl.textContent = fmtTime(player.currentTime);
-    tickEl.textContent = `tick ${player.tick}`;
-    scrubber.setAttribute('aria-valuenow', player.currentTime.toFixed(1));
-    scrubber.setAttribute('aria-valuetext', fmtTime(player.currentTime));
+    const fr = fraction();
+    const f = fr.toFixed(5);
+    if (f !== shown.f) {
+      shown.f = f;
+      // Transforms, not a width or a left: moving the fill and the thumb lays nothing out, and
+      // each is its own compositor layer (style.css), so neither repaints the page.
+      fill.style.transform = `scaleX(${f})`;
+      thumbRail.style.transform = `translateX(${(fr * 100).toFixed(3)}%)`;
+    }
+    const time = fmtTime(player.currentTime);
+    if (time !== shown.time) {
+      shown.time = time;
+      timeEl.textContent = time;
+      scrubber.setAttribute('aria-valuetext', time);
+    }
+    const tick = `tick ${player.tick}`;
+    if (tick !== shown.tick) {
+      shown.tick = tick;
+      tickEl.textContent = tick;
+    }
+    const now = player.currentTime.toFixed(1);
+    if (now !== shown.now) {
+      shown.now = now;
+      scrubber.setAttribute('aria-valuenow', now);
+    }
   }
 
   function setPlaying(p) {
