@@ -125,6 +125,8 @@ class Player {
     this.rendererReady = this.initRenderer();
 
     this.sessionId = 0;
+    /** The tick of the last prefetch hint. */
+    this.prefetched = -1;
     this.pb = new Playback();
     this.killCamRewind = KILLCAM_REWIND;
     this.flyKeys = { forward: 0, right: 0, up: 0, fast: false };
@@ -410,6 +412,7 @@ class Player {
       return;
     }
     this.info = info;
+    this.prefetched = -1;
     const i = info.info;
     this.tickRate = i.tick_rate_hz || 1;
     this.firstTick = i.first_tick;
@@ -1173,6 +1176,21 @@ class Player {
     return this.jumped();
   }
 
+  /**
+   * A hint that the user may seek to `t` seconds soon (the pointer over the timeline, a kill row):
+   * the worker reads that moment's chunk and, paused, positions its decoder there, so that the
+   * seek neither reads nor decompresses (docs/worker-protocol.md `prefetch`). Sent when the tick
+   * under the pointer changes (the worker handles only the latest); nothing when the frames there
+   * are already held.
+   */
+  prefetch(t) {
+    if (!this.info || !Number.isFinite(t)) return;
+    const tick = Math.min(this.lastTick, Math.max(this.firstTick, Math.floor(this.firstTick + Math.max(0, t) * this.tickRate + 1e-6)));
+    if (tick === this.prefetched || this.pieceAt(tick)) return;
+    this.prefetched = tick;
+    this.client.notify('prefetch', { session: this.sessionId, tick, decode: !this.pb.moving });
+  }
+
   /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
   jumped() {
     const target = this.time;
@@ -1189,6 +1207,8 @@ class Player {
     this.prunePieces();
     this.updateWant(true);
     this.checkSeeked();
+    // The seek moved the worker's decoder: a hint there again is worth sending.
+    this.prefetched = -1;
     return p;
   }
 

@@ -30,6 +30,8 @@ const CACHE_BYTES = 4 * 1024 * 1024;
 /** Entity states per piece at most (16 i32 each: 1 MiB of packed frames): what bounds the
  *  decoder's wasm memory and the page's, whatever the number of entities. */
 const PIECE_STATES = 16384;
+/** Ticks before a prefetch hint the decoder waits at (Replay.warm). */
+const HINT_MARGIN = 2;
 /** A server that ignores Range makes us read the whole body: refuse bodies larger than this. */
 const MAX_WHOLE_BODY = 512 * 1024 * 1024;
 /** The first HTTP read (matches the reader's first request, so it is served from memory). */
@@ -321,7 +323,10 @@ class Replay {
     this.pumping = false;
     /** Reads in flight: chunk index → Promise<Uint8Array>. */
     this.reading = new Map();
-    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0 };
+    /** The latest prefetch hint not yet handled (a tick), and whether one is being handled. */
+    this.hint = null;
+    this.hinting = false;
+    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, prefetched: 0, warmed: 0 };
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
@@ -471,6 +476,63 @@ class Replay {
     this.bytesOf(c).catch(() => {});
   }
 
+  /**
+   * A hint that the page is likely to seek to `tick` soon (the pointer resting over the timeline
+   * or a kill row): reads the chunk holding it into the cache and, with `decode` (the page is
+   * paused) and nothing queued, also positions the decoder just before `tick` (decompressing the
+   * chunk, or rolling forward in the payload it holds). A seek to `tick` or a little after it then
+   * neither reads nor decompresses: it resumes there. It never delays a want (a want arriving
+   * meanwhile runs first; the chunk it needs replaces this one). Errors wait for the piece that
+   * needs the chunk, except a trap (fatal). Hints coalesce: one at a time, and a pointer sweeping
+   * the timeline gets the moment it rests on, not every one it crossed.
+   */
+  async prefetch(tick, decode) {
+    if (!Number.isFinite(tick)) return;
+    this.hint = { tick: Math.max(this.firstTick, Math.min(this.endTick - 1, Math.floor(tick))), decode: !!decode };
+    if (this.hinting) return;
+    this.hinting = true;
+    try {
+      while (this.hint !== null && !this.closed) {
+        const h = this.hint;
+        this.hint = null;
+        await this.warm(h.tick, h.decode);
+      }
+    } finally {
+      this.hinting = false;
+    }
+  }
+
+  async warm(tick, decode) {
+    const c = this.chunkFor(tick);
+    if (c < 0 || c >= this.chunkCount) return;
+    this.stats.prefetched++;
+    let bytes = NO_BYTES;
+    if (!this.dec.holdsChunk(c)) {
+      try {
+        bytes = await this.bytesOf(c);
+      } catch {
+        return;
+      }
+    }
+    // A newer hint replaces this one; work for the page comes first.
+    if (!decode || !bytes || this.closed || this.hint || this.pumping || (this.req && this.next < this.req.to)) return;
+    if (!bytes.length && !this.dec.holdsChunk(c)) return;
+    // The range [at - 1, at) leaves the decoder having applied `at` (the frame after the range),
+    // and a range starting at or after `at` resumes from there. HINT_MARGIN ticks early, so that a
+    // seek a tick or two before the hint (rounding, a marker's own time) resumes too.
+    const first = this.dec.chunkFirstTick(c);
+    const at = Math.max(first + 1, tick - HINT_MARGIN);
+    // `decoded` counts every decompression, a hint's too.
+    const fresh = !this.dec.holdsChunk(c);
+    try {
+      this.dec.decodeRange(c, bytes, at - 1, at, 1, PIECE_STATES).free();
+      this.stats.warmed++;
+      if (fresh) this.stats.decoded++;
+    } catch (e) {
+      if (isFatal(e)) throw e;
+    }
+  }
+
   close() {
     this.closed = true;
     this.req = null;
@@ -543,6 +605,12 @@ const methods = {
     if (!replay || replay.sessionId !== params.session) return { ignored: true };
     replay.want(params.gen ?? 0, params.from, params.to, params.stride ?? 1, params.dir === -1 ? -1 : 1);
     return { gen: replay.gen };
+  },
+  /** A hint: the page may seek to `tick` soon (see Replay.prefetch). */
+  async prefetch(params) {
+    if (!replay || replay.sessionId !== params?.session) return { ignored: true };
+    await replay.prefetch(params.tick, params.decode);
+    return {};
   },
   close() {
     if (replay) replay.close();

@@ -6,6 +6,10 @@
 // Where the time goes, from the piece message's timing (www/worker.js): Blob.slice read, wasm
 // decode, copy out of wasm + events, postMessage → onmessage, page.
 //
+// A third run, "hovered", moves the real pointer over the timeline to where the seek goes 150 ms
+// before it (the timeline sends the worker a prefetch hint: it reads, and idle, decompresses that
+// chunk), the way a click on the timeline or a kill row follows the pointer resting there.
+//
 // With --bare the kill feed and the timeline's kill markers (one DOM element per kill: 7,449 on
 // this file) are hidden (display: none), which shows the decoder + player path without that UI.
 //
@@ -18,6 +22,7 @@ const args = process.argv.slice(2);
 const BARE = args.includes('--bare');
 const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 100);
 const file = benchFile('hour-200', { entities: 200, seconds: 3600 });
+const HOVER_MS = 150;
 
 function rng(seed) {
   let a = seed >>> 0;
@@ -59,14 +64,16 @@ async function idle(page) {
 
 function report(label, runs) {
   const ms = runs.map((r) => r.ms);
-  // Pieces decoded from a held chunk (`resumed`; `cached` in trees before pieces) had no read.
-  const withT = runs.filter((r) => r.timing && !r.timing.cached && !r.timing.resumed);
+  // Every seek with its piece's timing; `resumed` counts the pieces decoded from a chunk the
+  // decoder already held (no read, no decompression: read is 0 for them).
+  const withT = runs.filter((r) => r.timing);
+  const resumed = runs.filter((r) => r.timing?.resumed).length;
   const part = (k) => median(withT.map((r) => r.timing[k]));
   const partP95 = (k) => percentile(withT.map((r) => r.timing[k]), 0.95);
   console.log(
     `| ${label} | ${runs.length} | **${fmt(median(ms))}** | **${fmt(percentile(ms, 0.95))}** | ${fmt(Math.max(...ms))} | ${fmt(mean(ms))} | ` +
       ['read', 'decode', 'extract', 'copy', 'transit', 'page'].map((k) => `${fmt(part(k))} / ${fmt(partP95(k))}`).join(' | ') +
-      ` | ${runs.length - withT.length} |`,
+      ` | ${resumed} |`,
   );
 }
 
@@ -90,14 +97,29 @@ try {
   const b2b = [];
   for (let i = 0; i < N; i++) b2b.push(await seekOnce(page, r() * duration));
   await idle(page);
+  // Hovered: the pointer rests over the timeline where the seek goes (a real mouse move: the
+  // timeline's pointermove sends the prefetch hint) HOVER_MS before the seek, as a click would.
+  const box = await page.locator('#scrubber').boundingBox();
+  const hovered = [];
+  for (let i = 0; i < N; i++) {
+    const f = r();
+    const x = box.x + f * box.width;
+    await page.mouse.move(x, box.y + box.height / 2);
+    await page.waitForTimeout(HOVER_MS);
+    // timeAtX's own formula, so the hint and the seek name the same moment.
+    hovered.push(await seekOnce(page, ((x - box.x) / box.width) * duration));
+    await page.mouse.move(box.x + box.width / 2, box.y - 200);
+    await idle(page);
+  }
   const stats = await page.evaluate(() => window.__player.workerStats());
   console.log('');
   console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | read p50/p95 | decode p50/p95 | extract p50/p95 | copy p50/p95 | transit p50/p95 | page p50/p95 | resumed |');
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   report('isolated (worker idle at each seek)', isolated);
   report('back to back', b2b);
+  report(`hovered (pointer at the target ${HOVER_MS} ms before; worker idle)`, hovered);
   console.log('');
-  console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (2 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (2 * N + 5), 2)}`);
+  console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, resumed ${stats.resumed}, prefetched ${stats.prefetched ?? 0}, warmed ${stats.warmed ?? 0}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (3 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (3 * N + 5), 2)}`);
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();

@@ -479,7 +479,13 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
       const k = s.killFeed[Math.floor(f * recorded)];
       await page.evaluate((tt) => window.__player.seek(tt), k.time);
       await page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 60_000 });
-      // The kills near the playhead (1.5 s) are highlighted; the first of them is scrolled into view.
+      // The kills near the playhead (1.5 s) are highlighted; the first of them is scrolled into view
+      // (the feed follows the playhead once the page is idle after the seek: www/ui/idle.js).
+      await page.waitForFunction(
+        (t) => [...document.querySelectorAll('#killfeed li.near')].some((li) => Math.abs((Number(li.dataset.tick) - window.__player.firstTick) / window.__player.tickRate - t) <= 1.6),
+        k.time,
+        { timeout: 10_000 },
+      );
       const near = page.locator('#killfeed li.near').first();
       await near.waitFor({ state: 'visible' });
       const shown = await near.evaluate((li) => {
@@ -716,6 +722,81 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
       assert.ok(s.resumedByPlay >= 1, msg);
       assert.ok(s.held.every((h) => h.stride === 1 && h.end > s.tick), msg);
     }
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('the pointer resting on the timeline or a kill row prefetches: the click there neither reads nor decompresses (paused); playing, a hint only reads', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.evaluate(() => window.__player.pause());
+    const stats = () => page.evaluate(() => window.__player.workerStats());
+    const waitFor = (pred, what) => page.waitForFunction(pred, null, { timeout: 10_000 }).catch(() => assert.fail(`timed out: ${what}`));
+    const box = await page.locator('#scrubber').boundingBox();
+    const y = box.y + box.height / 2; // between the kill row and the event row: no marker under it
+    const duration = await page.evaluate(() => window.__player.duration);
+    // The timing the worker sent with the piece that holds the playhead (docs/worker-protocol.md).
+    const pieceTiming = () => page.evaluate(() => {
+      const p = window.__player;
+      const piece = p.pieceAt(p.currentTickInt());
+      return piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
+    });
+
+    // Paused: the hint reads the chunk and positions the decoder at the moment under the pointer.
+    const x = box.x + 0.63 * box.width;
+    let s0 = await stats();
+    await page.mouse.move(x, y);
+    await waitFor(`window.__player.workerStats().then((s) => s.warmed > ${s0.warmed})`, 'the hovered chunk warmed');
+    const s1 = await stats();
+    assert.equal(s1.decoded, s0.decoded + 1, 'warming decompressed the hovered chunk once');
+    await page.mouse.down();
+    await page.mouse.up();
+    await waitFor('!window.__player.pendingSeek', 'the click seeked');
+    const s2 = await stats();
+    const t = await page.evaluate(() => window.__player.currentTime);
+    assert.ok(Math.abs(t - 0.63 * duration) < duration / box.width, `the click seeked under the pointer: ${t} vs ${0.63 * duration}`);
+    assert.equal(s2.decoded, s1.decoded, 'the seek decompressed nothing');
+    // (The worker reads the next chunk ahead once idle: reads may grow, the seek's piece read nothing.)
+    let timing = await pieceTiming();
+    assert.equal(timing?.resumed, true, `the seek resumed where the hint left the decoder: ${JSON.stringify(timing)}`);
+    assert.equal(timing.read, 0);
+
+    // A kill row: the hint is the moment a click seeks to (2 s before the kill).
+    const kills = await page.evaluate(() => window.__player.kills.map((k) => window.__player.killTime(k)));
+    const idx = kills.findIndex((k) => Math.abs(k - 2 - t) > 10);
+    // The feed follows the playhead when the page is idle (www/ui/idle.js): let it, then scroll.
+    await page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r))));
+    const row = await killFeedRow(page, idx);
+    s0 = await stats();
+    await row.locator('button').hover();
+    await waitFor(`window.__player.workerStats().then((s) => s.warmed > ${s0.warmed})`, 'the kill row\'s chunk warmed');
+    const s3 = await stats();
+    await row.locator('button').click();
+    await waitFor('!window.__player.pendingSeek', 'the row seeked');
+    const s4 = await stats();
+    assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - (kills[idx] - 2)) < 1e-3);
+    assert.equal(s4.decoded, s3.decoded, 'the row\'s seek decompressed nothing');
+    timing = await pieceTiming();
+    assert.equal(timing?.resumed, true, `the row's seek resumed: ${JSON.stringify(timing)}`);
+
+    // Playing: a hint reads the chunk (a click there need not wait for the file) but leaves the
+    // decoder to the playback (no decompression for it).
+    await page.evaluate(() => window.__player.play());
+    s0 = await stats();
+    await page.mouse.move(box.x + 0.12 * box.width, y);
+    await waitFor(`window.__player.workerStats().then((s) => s.prefetched > ${s0.prefetched})`, 'a hint while playing');
+    await page.waitForTimeout(300);
+    const s5 = await stats();
+    assert.equal(s5.warmed, s0.warmed, 'no warming while playing');
+    assert.ok(s5.cachedChunks.includes(await page.evaluate((f) => {
+      const p = window.__player;
+      const tick = p.firstTick + Math.floor(f * p.duration * p.tickRate);
+      return p.info.chunks.findLastIndex((c) => c.firstTick <= tick);
+    }, (0.12 * box.width) / box.width)), `the hovered chunk is cached: ${s5.cachedChunks}`);
+    await page.evaluate(() => window.__player.pause());
     log.assertClean();
   } finally {
     await page.close();

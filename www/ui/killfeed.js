@@ -5,6 +5,7 @@
 // Strings from files only ever go through textContent.
 import { fmtTime, el } from './format.js';
 import { createVirtualList } from './virtual-list.js';
+import { idleTask } from './idle.js';
 import { factionColour } from '../player.js';
 
 export const ROW_PX = 26;
@@ -135,15 +136,37 @@ export function createKillFeed(player, root = document) {
     if (e.target.closest('.kf-cam')) player.startKillCam(k);
     else if (e.target.closest('button')) player.seek(Math.max(0, player.killTime(k) - 2));
   });
-  player.on('loadstart', () => setKills([]));
+  // Hovering a row: the worker gets the chunk a click would seek to ready (player.prefetch).
+  list.addEventListener('pointerover', (e) => {
+    const li = e.target.closest('li[data-index]');
+    const k = li ? kills[Number(li.dataset.index)] : undefined;
+    if (!k) return;
+    player.prefetch(e.target.closest('.kf-cam') ? Math.max(0, player.killTime(k) - player.killCamRewind) : Math.max(0, player.killTime(k) - 2));
+  });
+  player.on('loadstart', () => {
+    seeking = false;
+    setKills([]);
+  });
   player.on('info', () => setKills(player.kills));
   player.on('markers', (k) => setKills(k));
   player.on('killcam', () => {
     nearKey = '';
     markNear();
   });
-  player.on('timeupdate', markPast);
-  player.on('seeked', markPast);
+  // Off the seek's and the frame's critical path (www/ui/idle.js): the feed follows the playhead
+  // when the main thread is idle; during a seek, once its frame has arrived.
+  const markPastSoon = idleTask(markPast);
+  let seeking = false;
+  player.on('seeking', () => {
+    seeking = true;
+  });
+  player.on('timeupdate', () => {
+    if (!seeking) markPastSoon();
+  });
+  player.on('seeked', () => {
+    seeking = false;
+    markPastSoon();
+  });
 
   /** Test / inspection hook. */
   function inspect() {

@@ -6,6 +6,7 @@ import { fmtBytes, fmtDuration, el, setText } from './format.js';
 import { factionColour, NO_ENTITY, FLAG_NAMES } from '../player.js';
 import { createKillFeed } from './killfeed.js';
 import { createVirtualList } from './virtual-list.js';
+import { idleTask } from './idle.js';
 
 const ROSTER_ROW_PX = 28;
 
@@ -301,7 +302,7 @@ export function createPanels(player, root = document) {
       refreshAlive();
     }
   });
-  player.on('seeked', refreshAlive);
+  player.on('seeked', idleTask(refreshAlive));
   player.on('ready', refreshAlive);
   return { killfeed, roster: { inspect: rosterView.inspect } };
 }

@@ -115,6 +115,8 @@ export function createTimeline(player, root = document) {
       const p = local(e);
       const hit = scrubbing ? null : layer.hitTest(p.x, p.y);
       layer.setHovered(hit);
+      // Where a click would go: the worker reads (and, idle, decompresses) that chunk ahead.
+      if (!scrubbing) player.prefetch(hit?.row === 'kill' ? Math.max(0, hit.t - 2) : timeAtX(e.clientX));
       if (hit) showTip(hit, p.r);
       else {
         tip.hidden = true;

@@ -36,6 +36,10 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
     const first = Math.max(0, Math.floor(scrollTop / rowPx) - OVERSCAN);
     const last = Math.min(count - 1, Math.ceil((scrollTop + viewH) / rowPx) + OVERSCAN);
     const focused = document.activeElement;
+    if (rows.size && last >= first && ![...rows.entries()].some(([i, li]) => (i >= first && i <= last) || li.contains(focused))) {
+      jump(first, last);
+      return;
+    }
     for (const [i, li] of rows) {
       if (i >= count || ((i < first || i > last) && !li.contains(focused))) {
         li.remove();
@@ -50,6 +54,27 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
       place(li, i);
       rows.set(i, li);
       list.insertBefore(li, rows.get(i + 1) ?? null);
+    }
+  }
+
+  /**
+   * A jump (a seek far away, a scroll by more than the view): none of the rows stays, so they are
+   * filled again in place, in order (no element leaves or joins the document: only their text and
+   * position change, which lays out far less than removing and inserting every row).
+   */
+  function jump(first, last) {
+    const old = [...rows.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
+    rows.clear();
+    let k = 0;
+    for (let i = first; i <= last; i++) {
+      const li = old[k++] ?? spare.pop() ?? newRow();
+      place(li, i);
+      rows.set(i, li);
+      if (!li.isConnected) list.append(li);
+    }
+    for (; k < old.length; k++) {
+      old[k].remove();
+      spare.push(old[k]);
     }
   }
 
