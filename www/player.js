@@ -48,6 +48,12 @@ const LABEL_CANDIDATES = 256;
 /** Label elements kept in the pool (shown + hidden for reuse). */
 const LABEL_POOL = 160;
 
+/** Quiet animation frames in a row before the loop rests (mayRest()). */
+const REST_AFTER_FRAMES = 3;
+/** A resting loop still runs a frame this often: the render worker's idle redraw (render-proxy.js
+ *  IDLE_REDRAW_MS) that notices a device lost while nothing happens. */
+const REST_REDRAW_MS = 1000;
+
 /** Frames of main-thread timing kept for perf() (a ring). */
 const PERF_FRAMES = 1024;
 /** Chunk arrival timings kept for perf(). */
@@ -139,6 +145,10 @@ class Player {
     this.bindPointer();
 
     this.lastFrameTs = 0;
+    /** The loop rests (no animation frames) while nothing can change: see mayRest(). */
+    this.resting = false;
+    this.quietFrames = 0;
+    this.restTimer = 0;
     // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, piece timings.
     this.perfTotal = new Float64Array(PERF_FRAMES);
     this.perfRender = new Float64Array(PERF_FRAMES);
@@ -160,6 +170,8 @@ class Player {
     this.listeners.get(ev)?.delete(fn);
   }
   emit(ev, detail) {
+    // Every change the page can see goes through here: a resting loop wakes for it.
+    this.wake();
     for (const fn of this.listeners.get(ev) ?? []) {
       try {
         fn(detail);
@@ -194,6 +206,8 @@ class Player {
       this.backend = r.backend;
       this.rendererBuild = r.build;
       this.renderInWorker = r.inWorker;
+      // The render worker's proxy reports every queued call and every reply: the loop wakes.
+      if (r.inWorker) r.renderer.onActivity = () => this.wake();
       this.resize();
       performance.mark('rp:renderer-ready');
       this.emit('backend', this.backend);
@@ -438,6 +452,7 @@ class Player {
   }
 
   onPush(m) {
+    this.wake();
     if (m.type === 'progress') {
       if (m.session === this.sessionId) this.emit('progress', m);
       return;
@@ -741,6 +756,9 @@ class Player {
     this.raf = requestAnimationFrame((t) => this.frame(t));
     const t0 = performance.now();
     this.drawFrame(ts);
+    if (this.mayRest()) {
+      if (++this.quietFrames >= REST_AFTER_FRAMES) this.rest();
+    } else this.quietFrames = 0;
     if (this.firstFrameShown && this.renderer) {
       const k = this.perfN++ % PERF_FRAMES;
       this.perfTotal[k] = performance.now() - t0;
@@ -748,6 +766,39 @@ class Player {
       this.perfTime[k] = this.renderer.timeMs();
       this.perfBuild[k] = this.renderer.buildMs();
     }
+  }
+
+  /**
+   * Whether nothing will change until something happens (docs/playback.md "Resting"): drawn in the
+   * render worker, which has drawn the last frame and has nothing queued or unanswered; paused (no
+   * clock, kill cam, seek, fit or free-camera flight in progress). Drawn on the page, never: the
+   * in-page renderer is not told about its input (it has no proxy).
+   */
+  mayRest() {
+    if (!this.renderInWorker || !this.renderer?.quiet?.()) return false;
+    if (!this.info) return true;
+    const k = this.flyKeys;
+    return this.firstFrameMarked && !this.pb.moving && !this.pb.killCam && !this.pendingSeek && !this.buffering && !this.fitPending && !(k.forward || k.right || k.up);
+  }
+
+  /** Stops the animation-frame loop until `wake()`: an untouched, paused player costs no frames.
+   *  A timer wakes it once a second, so the render worker's idle redraw still notices a lost device. */
+  rest() {
+    cancelAnimationFrame(this.raf);
+    this.raf = 0;
+    this.resting = true;
+    this.restTimer = setTimeout(() => this.wake(), REST_REDRAW_MS);
+  }
+
+  /** Restarts the loop (any event, input, piece, renderer call or reply). Cheap when awake. */
+  wake() {
+    if (!this.resting || this.disposed) return;
+    this.resting = false;
+    this.quietFrames = 0;
+    clearTimeout(this.restTimer);
+    // The first frame after a rest steps the clock by nothing (it did not run meanwhile).
+    this.lastFrameTs = 0;
+    this.raf = requestAnimationFrame((t) => this.frame(t));
   }
 
   drawFrame(ts) {
@@ -920,6 +971,7 @@ class Player {
   /** Free camera: WASD/QE held keys (set by the keyboard module) fly it, scaled by dt and the scene. */
   setFlyKeys(k) {
     this.flyKeys = { ...this.flyKeys, ...k };
+    this.wake();
   }
   flySpeed() {
     const base = Math.min(3000, Math.max(4, this.sceneExtentM * 0.12));
@@ -1486,6 +1538,7 @@ class Player {
     if (this.disposed) return;
     this.disposed = true;
     cancelAnimationFrame(this.raf);
+    clearTimeout(this.restTimer);
     this.ro.disconnect();
     this.dprQuery?.q.removeEventListener('change', this.dprQuery.onChange);
     this.element.removeEventListener('pointerdown', this.onPointerDown);

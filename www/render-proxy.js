@@ -45,6 +45,8 @@ export class RenderProxy {
     this.postedAt = -Infinity;
     /** The last time sent (undefined after new frames: they need a time again). */
     this.sentTime = undefined;
+    /** Called for every queued call and every frame reply (the player's resting loop wakes). */
+    this.onActivity = null;
     worker.addEventListener('message', (ev) => this.handle(ev.data));
     worker.addEventListener('error', (ev) => {
       ev.preventDefault();
@@ -93,6 +95,7 @@ export class RenderProxy {
 
   push(cmd) {
     this.queue.push(cmd);
+    this.onActivity?.();
   }
 
   // ---------------------------------------------------------------- calls that change the scene
@@ -172,13 +175,21 @@ export class RenderProxy {
         // The renderer's own mode (it may refuse one), unless the page changed it since.
         if (seq === this.modeSeq) this.mode = reply.cameraMode;
         if (reply.drawn) this.stats.drawn++;
+        this.onActivity?.();
       },
       (e) => {
         this.inFlight = false;
         this.error = e;
+        this.onActivity?.();
       },
     );
     return this.last.drawn;
+  }
+
+  /** Nothing to send or wait for: the worker drew the last frame, nothing is queued or in flight,
+   *  and no label was asked for that the last reply lacks (the player may rest its loop). */
+  quiet() {
+    return !this.error && !this.inFlight && !this.queue.length && !this.newReads() && this.last.drawn && this.last.ready;
   }
 
   // ---------------------------------------------------------------- reads (last reply)

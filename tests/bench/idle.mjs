@@ -2,7 +2,8 @@
 // time (user + system, from /proc) of every Chromium process over SECONDS, as a share of one core.
 // The renderer in the render worker (default: it draws only when something changed, and once a
 // second) against the renderer on the page (?render=page: it draws every animation frame), one after
-// the other, ROUNDS times.
+// the other, ROUNDS times, after an empty page in the same browser (the floor). With the render
+// worker the page's own loop rests while nothing can change (docs/renderer.md "Resting").
 //
 //   node tests/bench/idle.mjs [seconds=10] [rounds=2]
 import fs from 'node:fs';
@@ -36,6 +37,16 @@ console.log(machineLine());
 const rows = [];
 try {
   for (let r = 0; r < ROUNDS; r++) {
+    // The floor: the same browser with an empty page (what any open tab costs here).
+    {
+      const page = await browser.newPage();
+      await page.goto('about:blank');
+      await page.waitForTimeout(2000);
+      const c0 = chromiumCpu();
+      await page.waitForTimeout(SECONDS * 1000);
+      rows.push(`| ${r + 1} | (empty page) | ${fmt((100 * (chromiumCpu() - c0)) / SECONDS, 0)} % | — |`);
+      await page.close();
+    }
     for (const mode of ['worker', 'page']) {
       const { page } = await openPlayerPage(browser, srv, mode === 'page' ? '?render=page' : '');
       await page.evaluate(() => window.__player.pause());
@@ -45,7 +56,8 @@ try {
       await page.waitForTimeout(SECONDS * 1000);
       const cpu = chromiumCpu() - c0;
       const st = await page.evaluate(() => window.__player.perf().renderStats);
-      rows.push(`| ${r + 1} | ${mode} | ${fmt((100 * cpu) / SECONDS, 0)} % | ${st ? `${st.posted} posted, ${st.idle} idle` : 'every frame'} |`);
+      const frames = await page.evaluate(() => window.__player.perf().frames);
+      rows.push(`| ${r + 1} | ${mode} | ${fmt((100 * cpu) / SECONDS, 0)} % | ${st ? `${frames} animation frames: ${st.posted} posted, ${st.idle} idle` : 'every frame'} |`);
       await page.close();
     }
   }

@@ -331,12 +331,14 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     await waitReady(page);
     const before = renderWorker(page);
     assert.ok(before, 'a render worker runs');
-    // Paused and untouched, the page posts no frames: the worker and the GPU rest.
-    await settle(page, 10);
+    // Paused and untouched, the page's loop rests and posts no frames: the worker and the GPU
+    // rest too, but for one frame a second (which notices a device lost meanwhile).
+    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
     await page.evaluate(() => window.__player.perf({ reset: true }));
-    await settle(page, 10);
-    const idle = await page.evaluate(() => window.__player.perf().renderStats);
-    assert.ok(idle.idle >= 8 && idle.posted <= 2, `idle while paused: ${JSON.stringify(idle)}`);
+    await page.waitForTimeout(2500);
+    const idle = await page.evaluate(() => ({ ...window.__player.perf().renderStats, frames: window.__player.perf().frames }));
+    assert.ok(idle.posted >= 1 && idle.posted <= 4, `idle while paused: one frame a second: ${JSON.stringify(idle)}`);
+    assert.ok(idle.frames <= 40, `the page's loop rested (${idle.frames} animation frames in 2.5 s; 150 awake)`);
     // Device loss: the renderer recreates its device in the worker; frames are drawn again.
     await page.evaluate(() => window.__player.renderer.debugLoseDevice());
     await page.waitForFunction(() => !window.__player.renderer.ready(), null, { timeout: 20_000 });
@@ -360,6 +362,51 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     assert.equal(page.workers().filter((w) => /render-worker\.js$/.test(w.url())).length, 1, 'the dead one is gone');
     const shot = await canvasShot(page, path.join(SHOTS, 'render-worker-restarted.png'));
     assertPicture(shot, 'after the restart');
+  } finally {
+    await page.close();
+  }
+});
+
+test('a paused, untouched player rests (no animation frames); input, a selection or play wakes it, and the clock does not jump', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.evaluate(() => window.__player.seek(20));
+    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
+    const frames = () => page.evaluate(() => window.__player.perfN);
+    const n0 = await frames();
+    await page.waitForTimeout(600);
+    assert.ok((await frames()) - n0 <= 6, 'no frames while resting (but the once-a-second redraw)');
+    const a = await canvasShot(page, path.join(SHOTS, 'rest-before.png'));
+    // A drag on the canvas orbits the camera: the loop wakes, the worker draws a new picture.
+    const box = await page.locator('canvas.rp-canvas').boundingBox();
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.down();
+    await page.mouse.move(box.x + box.width / 2 + 160, box.y + box.height / 2 + 40, { steps: 8 });
+    await page.mouse.up();
+    assert.equal(await page.evaluate(() => window.__player.resting), false, 'input woke the loop');
+    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
+    const b = await canvasShot(page, path.join(SHOTS, 'rest-after-orbit.png'));
+    const changed = fractionDifferent(a.img, b.img);
+    assert.ok(changed > 0.02, `the orbit redrew the picture while paused (${(changed * 100).toFixed(1)} % of pixels changed)`);
+    // A selection from the API: its label shows.
+    const id = await page.evaluate(() => window.__player.info.info.participants[0].entity);
+    await page.evaluate((i) => window.__player.select(i), id);
+    await page.waitForFunction((i) => {
+      const el = document.querySelector('.rp-label.selected');
+      return el && !el.hidden && el.textContent.includes(window.__player.entityName(i));
+    }, id, { timeout: 10_000 });
+    // Play after resting: the clock goes on from where it stood (the rest is not a step).
+    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
+    const t0 = await page.evaluate(() => window.__player.currentTime);
+    await page.evaluate(() => window.__player.play());
+    await page.waitForFunction((t) => window.__player.currentTime > t, t0, { timeout: 10_000 });
+    const t1 = await page.evaluate(() => window.__player.currentTime);
+    assert.ok(t1 - t0 < 0.2, `play after a rest starts where it stood: ${t0} → ${t1}`);
+    await page.waitForTimeout(300);
+    assert.equal(await page.evaluate(() => window.__player.resting), false, 'playing never rests');
+    await page.evaluate(() => window.__player.pause());
+    log.assertClean();
   } finally {
     await page.close();
   }

@@ -244,3 +244,42 @@ test('idle, but the page asks for a label the last reply lacks (a new selection)
   assert.equal(w.posts.length, 3, 'more labels asked for');
   assert.equal(w.posts[2].msg.params.near, 16);
 });
+
+test('quiet() says when the player may rest its loop; onActivity fires for every queued call and every reply', async () => {
+  const { w, p } = proxy();
+  const woke = [];
+  p.onActivity = () => woke.push(p.inFlight ? 'in flight' : 'idle');
+  assert.equal(p.quiet(), false, 'nothing drawn yet');
+  const f = new Int32Array(16).fill(1);
+  p.setFrames(f, 1, f, 1);
+  assert.equal(woke.length, 1, 'a queued call');
+  assert.equal(p.quiet(), false, 'something queued');
+  p.render();
+  assert.equal(p.quiet(), false, 'a frame in flight');
+  w.answer({ id: w.posts[0].msg.id, result: reply() });
+  await tick();
+  assert.deepEqual(woke, ['idle', 'idle'], 'the reply woke it');
+  assert.equal(p.quiet(), true, 'drawn, nothing queued');
+  // A time is sent once; the same time again queues nothing and stays quiet; input does not.
+  p.setTime(1);
+  assert.equal(p.quiet(), false, 'a new time queued');
+  p.render();
+  w.answer({ id: w.posts[w.posts.length - 1].msg.id, result: reply() });
+  await tick();
+  p.setTime(1);
+  assert.equal(p.quiet(), true, 'the same time: nothing queued');
+  const n = woke.length;
+  p.orbit(1, 0);
+  assert.equal(woke.length, n + 1);
+  assert.equal(p.quiet(), false, 'camera input queued');
+  p.render();
+  w.answer({ id: w.posts[w.posts.length - 1].msg.id, result: reply({ drawn: false, ready: false }) });
+  await tick();
+  assert.equal(p.quiet(), false, 'a frame not drawn (device being recreated) is not quiet');
+  p.render();
+  w.answer({ id: w.posts[w.posts.length - 1].msg.id, result: reply() });
+  await tick();
+  assert.equal(p.quiet(), true);
+  p.labelOf(5);
+  assert.equal(p.quiet(), false, 'a label asked for that the last reply lacks');
+});
