@@ -769,7 +769,7 @@ class Player {
   }
 
   /**
-   * Whether nothing will change until something happens (docs/playback.md "Resting"): drawn in the
+   * Whether nothing will change until something happens (docs/renderer.md, "Resting"): drawn in the
    * render worker, which has drawn the last frame and has nothing queued or unanswered; paused (no
    * clock, kill cam, seek, fit or free-camera flight in progress). Drawn on the page, never: the
    * in-page renderer is not told about its input (it has no proxy).

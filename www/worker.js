@@ -323,7 +323,7 @@ class Replay {
     this.pumping = false;
     /** Reads in flight: chunk index → Promise<Uint8Array>. */
     this.reading = new Map();
-    /** The latest prefetch hint not yet handled (a tick), and whether one is being handled. */
+    /** The latest prefetch hint not yet handled ({tick, decode}), and whether one is being handled. */
     this.hint = null;
     this.hinting = false;
     this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, prefetched: 0, warmed: 0 };
