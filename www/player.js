@@ -48,8 +48,9 @@ const LABEL_CANDIDATES = 256;
 /** Label elements kept in the pool (shown + hidden for reuse). */
 const LABEL_POOL = 160;
 
-/** Quiet animation frames in a row before the loop rests (mayRest()). */
+/** Quiet animation frames in a row, and for how long, before the loop rests (mayRest()). */
 const REST_AFTER_FRAMES = 3;
+const REST_AFTER_MS = 500;
 /** A resting loop still runs a frame this often: the render worker's idle redraw (render-proxy.js
  *  IDLE_REDRAW_MS) that notices a device lost while nothing happens. */
 const REST_REDRAW_MS = 1000;
@@ -148,7 +149,11 @@ class Player {
     /** The loop rests (no animation frames) while nothing can change: see mayRest(). */
     this.resting = false;
     this.quietFrames = 0;
+    this.quietSince = 0;
+    this.restAfterMs = REST_AFTER_MS;
     this.restTimer = 0;
+    /** Quiet frames before resting (Infinity: never rest; benchmarks compare). */
+    this.restAfterFrames = REST_AFTER_FRAMES;
     // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, piece timings.
     this.perfTotal = new Float64Array(PERF_FRAMES);
     this.perfRender = new Float64Array(PERF_FRAMES);
@@ -207,7 +212,7 @@ class Player {
       this.rendererBuild = r.build;
       this.renderInWorker = r.inWorker;
       // The render worker's proxy reports every queued call and every reply: the loop wakes.
-      if (r.inWorker) r.renderer.onActivity = () => this.wake();
+      if (r.inWorker) r.renderer.onActivity = (kind) => this.wake(kind === 'call');
       this.resize();
       performance.mark('rp:renderer-ready');
       this.emit('backend', this.backend);
@@ -757,8 +762,9 @@ class Player {
     const t0 = performance.now();
     this.drawFrame(ts);
     if (this.mayRest()) {
-      if (++this.quietFrames >= REST_AFTER_FRAMES) this.rest();
-    } else this.quietFrames = 0;
+      this.quietSince ||= t0;
+      if (++this.quietFrames >= this.restAfterFrames && t0 - this.quietSince >= this.restAfterMs) this.rest();
+    } else this.stayAwake();
     if (this.firstFrameShown && this.renderer) {
       const k = this.perfN++ % PERF_FRAMES;
       this.perfTotal[k] = performance.now() - t0;
@@ -787,14 +793,29 @@ class Player {
     cancelAnimationFrame(this.raf);
     this.raf = 0;
     this.resting = true;
-    this.restTimer = setTimeout(() => this.wake(), REST_REDRAW_MS);
+    // Only for the worker's idle redraw: back to rest as soon as it is answered.
+    this.restTimer = setTimeout(() => {
+      this.restAfterMs = 0;
+      this.wake(false);
+    }, REST_REDRAW_MS);
   }
 
-  /** Restarts the loop (any event, input, piece, renderer call or reply). Cheap when awake. */
-  wake() {
+  /** Restarts the quiet count: the loop keeps running for at least REST_AFTER_MS more. */
+  stayAwake() {
+    this.quietFrames = 0;
+    this.quietSince = 0;
+  }
+
+  /**
+   * Restarts the loop (any event, input, piece, renderer call or reply). Cheap when awake.
+   * `active`: something happened (not just a reply or the once-a-second redraw): the loop then
+   * stays up REST_AFTER_MS once quiet again, as a user still at work may go on.
+   */
+  wake(active = true) {
+    if (active) this.restAfterMs = REST_AFTER_MS;
     if (!this.resting || this.disposed) return;
     this.resting = false;
-    this.quietFrames = 0;
+    this.stayAwake();
     clearTimeout(this.restTimer);
     // The first frame after a rest steps the clock by nothing (it did not run meanwhile).
     this.lastFrameTs = 0;
@@ -1237,6 +1258,10 @@ class Player {
    */
   prefetch(t) {
     if (!this.info || !Number.isFinite(t)) return;
+    // The pointer is over the timeline: a click may follow. A resting page's first frame runs at
+    // once and would hold the seek's piece behind it (~5 ms here), so the loop stays awake.
+    this.wake();
+    this.stayAwake();
     const tick = Math.min(this.lastTick, Math.max(this.firstTick, Math.floor(this.firstTick + Math.max(0, t) * this.tickRate + 1e-6)));
     if (tick === this.prefetched || this.pieceAt(tick)) return;
     this.prefetched = tick;

@@ -45,7 +45,8 @@ export class RenderProxy {
     this.postedAt = -Infinity;
     /** The last time sent (undefined after new frames: they need a time again). */
     this.sentTime = undefined;
-    /** Called for every queued call and every frame reply (the player's resting loop wakes). */
+    /** Called with 'call' for every queued call and 'reply' for every frame reply (the player's
+     *  resting loop wakes). */
     this.onActivity = null;
     worker.addEventListener('message', (ev) => this.handle(ev.data));
     worker.addEventListener('error', (ev) => {
@@ -95,7 +96,7 @@ export class RenderProxy {
 
   push(cmd) {
     this.queue.push(cmd);
-    this.onActivity?.();
+    this.onActivity?.('call');
   }
 
   // ---------------------------------------------------------------- calls that change the scene
@@ -175,12 +176,12 @@ export class RenderProxy {
         // The renderer's own mode (it may refuse one), unless the page changed it since.
         if (seq === this.modeSeq) this.mode = reply.cameraMode;
         if (reply.drawn) this.stats.drawn++;
-        this.onActivity?.();
+        this.onActivity?.('reply');
       },
       (e) => {
         this.inFlight = false;
         this.error = e;
-        this.onActivity?.();
+        this.onActivity?.('reply');
       },
     );
     return this.last.drawn;

@@ -15,7 +15,7 @@
 //
 // --render=page draws on the page (the renderer on the main thread) instead of in the render worker.
 //
-//   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page]
+//   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page] [--no-rest]
 import { launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const args = process.argv.slice(2);
@@ -83,6 +83,8 @@ console.log(machineLine());
 try {
   const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
   await openWithPicker(page, file);
+  // --no-rest: the page's loop runs every frame while paused (as before session 6's resting).
+  if (args.includes('--no-rest')) await page.evaluate(() => { window.__player.restAfterFrames = Infinity; });
   if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
   const { duration, chunks } = await page.evaluate(() => ({ duration: window.__player.duration, chunks: window.__player.info.chunks.length }));
   console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}, renderer ${process.argv.includes('--render=page') ? 'on the page' : 'in the render worker'}`);

@@ -808,8 +808,9 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     assert.equal(s2.decoded, s1.decoded, 'the seek decompressed nothing');
     // (The worker reads the next chunk ahead once idle: reads may grow, the seek's piece read nothing.)
     let timing = await pieceTiming();
+    // (`resumed`: the decoder held the chunk, so no bytes were asked for; `read` is then only timer noise.)
     assert.equal(timing?.resumed, true, `the seek resumed where the hint left the decoder: ${JSON.stringify(timing)}`);
-    assert.equal(timing.read, 0);
+    assert.ok(timing.read < 1, `no read: ${timing.read} ms`);
 
     // A kill row: the hint is the moment a click seeks to (2 s before the kill).
     const kills = await page.evaluate(() => window.__player.kills.map((k) => window.__player.killTime(k)));
@@ -830,19 +831,21 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     assert.equal(timing?.resumed, true, `the row's seek resumed: ${JSON.stringify(timing)}`);
 
     // Playing: a hint reads the chunk (a click there need not wait for the file) but leaves the
-    // decoder to the playback (no decompression for it).
+    // decoder to the playback (no decompression for it). (The pointer leaves the kill feed first:
+    // rows changing under a still pointer are hovered again.)
+    await page.mouse.move(5, 5);
     await page.evaluate(() => window.__player.play());
-    s0 = await stats();
-    await page.mouse.move(box.x + 0.12 * box.width, y);
-    await waitFor(`window.__player.workerStats().then((s) => s.prefetched > ${s0.prefetched})`, 'a hint while playing');
-    await page.waitForTimeout(300);
-    const s5 = await stats();
-    assert.equal(s5.warmed, s0.warmed, 'no warming while playing');
-    assert.ok(s5.cachedChunks.includes(await page.evaluate((f) => {
+    const target = await page.evaluate((f) => {
       const p = window.__player;
       const tick = p.firstTick + Math.floor(f * p.duration * p.tickRate);
       return p.info.chunks.findLastIndex((c) => c.firstTick <= tick);
-    }, (0.12 * box.width) / box.width)), `the hovered chunk is cached: ${s5.cachedChunks}`);
+    }, 0.12);
+    assert.ok(!(await stats()).cachedChunks.includes(target), 'the chunk to hover is not cached yet');
+    s0 = await stats();
+    await page.mouse.move(box.x + 0.12 * box.width, y);
+    await waitFor(`window.__player.workerStats().then((s) => s.cachedChunks.includes(${target}))`, `chunk ${target} read while playing`);
+    const s5 = await stats();
+    assert.equal(s5.warmed, s0.warmed, 'no warming while playing');
     await page.evaluate(() => window.__player.pause());
     log.assertClean();
   } finally {

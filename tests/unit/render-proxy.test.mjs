@@ -248,7 +248,7 @@ test('idle, but the page asks for a label the last reply lacks (a new selection)
 test('quiet() says when the player may rest its loop; onActivity fires for every queued call and every reply', async () => {
   const { w, p } = proxy();
   const woke = [];
-  p.onActivity = () => woke.push(p.inFlight ? 'in flight' : 'idle');
+  p.onActivity = (kind) => woke.push(kind);
   assert.equal(p.quiet(), false, 'nothing drawn yet');
   const f = new Int32Array(16).fill(1);
   p.setFrames(f, 1, f, 1);
@@ -258,7 +258,7 @@ test('quiet() says when the player may rest its loop; onActivity fires for every
   assert.equal(p.quiet(), false, 'a frame in flight');
   w.answer({ id: w.posts[0].msg.id, result: reply() });
   await tick();
-  assert.deepEqual(woke, ['idle', 'idle'], 'the reply woke it');
+  assert.deepEqual(woke, ['call', 'reply'], 'the queued call, then the reply');
   assert.equal(p.quiet(), true, 'drawn, nothing queued');
   // A time is sent once; the same time again queues nothing and stays quiet; input does not.
   p.setTime(1);
