@@ -48,6 +48,8 @@ const LABEL_CANDIDATES = 256;
 /** Label elements kept in the pool (shown + hidden for reuse). */
 const LABEL_POOL = 160;
 
+/** How long the pointer stays on a moment before the worker is told (prefetch()). */
+const HINT_DELAY_MS = 60;
 /** Quiet animation frames in a row, and for how long, before the loop rests (mayRest()). */
 const REST_AFTER_FRAMES = 3;
 const REST_AFTER_MS = 500;
@@ -132,8 +134,9 @@ class Player {
     this.rendererReady = this.initRenderer();
 
     this.sessionId = 0;
-    /** The tick of the last prefetch hint. */
+    /** The tick of the last prefetch hint, and the timer that sends the next. */
     this.prefetched = -1;
+    this.hintTimer = 0;
     this.pb = new Playback();
     this.killCamRewind = KILLCAM_REWIND;
     this.flyKeys = { forward: 0, right: 0, up: 0, fast: false };
@@ -1252,9 +1255,9 @@ class Player {
   /**
    * A hint that the user may seek to `t` seconds soon (the pointer over the timeline, a kill row):
    * the worker reads that moment's chunk and, paused, positions its decoder there, so that the
-   * seek neither reads nor decompresses (docs/worker-protocol.md `prefetch`). Sent when the tick
-   * under the pointer changes (the worker handles only the latest); nothing when the frames there
-   * are already held.
+   * seek neither reads nor decompresses (docs/worker-protocol.md `prefetch`). Sent once the pointer
+   * has stayed HINT_DELAY_MS on a tick (a sweep over a file on a server fetches nothing on its
+   * way); nothing when the frames there are already held.
    */
   prefetch(t) {
     if (!this.info || !Number.isFinite(t)) return;
@@ -1263,9 +1266,13 @@ class Player {
     this.wake();
     this.stayAwake();
     const tick = Math.min(this.lastTick, Math.max(this.firstTick, Math.floor(this.firstTick + Math.max(0, t) * this.tickRate + 1e-6)));
-    if (tick === this.prefetched || this.pieceAt(tick)) return;
-    this.prefetched = tick;
-    this.client.notify('prefetch', { session: this.sessionId, tick, decode: !this.pb.moving });
+    const sid = this.sessionId;
+    clearTimeout(this.hintTimer);
+    this.hintTimer = setTimeout(() => {
+      if (!this.info || sid !== this.sessionId || tick === this.prefetched || this.pieceAt(tick)) return;
+      this.prefetched = tick;
+      this.client.notify('prefetch', { session: this.sessionId, tick, decode: !this.pb.moving });
+    }, HINT_DELAY_MS);
   }
 
   /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
@@ -1564,6 +1571,7 @@ class Player {
     this.disposed = true;
     cancelAnimationFrame(this.raf);
     clearTimeout(this.restTimer);
+    clearTimeout(this.hintTimer);
     this.ro.disconnect();
     this.dprQuery?.q.removeEventListener('change', this.dprQuery.onChange);
     this.element.removeEventListener('pointerdown', this.onPointerDown);

@@ -782,6 +782,14 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     await page.evaluate(() => window.__player.pause());
     const stats = () => page.evaluate(() => window.__player.workerStats());
     const waitFor = (pred, what) => page.waitForFunction(pred, null, { timeout: 10_000 }).catch(() => assert.fail(`timed out: ${what}`));
+    // Until the worker's stats (asked of the worker: a promise, so polled from here) satisfy `ok`.
+    const statsUntil = async (ok, what) => {
+      for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
+        const s = await stats();
+        if (ok(s)) return s;
+      }
+      assert.fail(`timed out: ${what}`);
+    };
     const box = await page.locator('#scrubber').boundingBox();
     const y = box.y + box.height / 2; // between the kill row and the event row: no marker under it
     const duration = await page.evaluate(() => window.__player.duration);
@@ -796,9 +804,9 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     const x = box.x + 0.63 * box.width;
     let s0 = await stats();
     await page.mouse.move(x, y);
-    await waitFor(`window.__player.workerStats().then((s) => s.warmed > ${s0.warmed})`, 'the hovered chunk warmed');
+    await statsUntil((s) => s.warmed > s0.warmed, 'the hovered chunk warmed');
     const s1 = await stats();
-    assert.equal(s1.decoded, s0.decoded + 1, 'warming decompressed the hovered chunk once');
+    assert.equal(s1.decoded, s0.decoded + 1, `warming decompressed the hovered chunk once: ${JSON.stringify([s0, s1])}`);
     await page.mouse.down();
     await page.mouse.up();
     await waitFor('!window.__player.pendingSeek', 'the click seeked');
@@ -820,7 +828,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     const row = await killFeedRow(page, idx);
     s0 = await stats();
     await row.locator('button').hover();
-    await waitFor(`window.__player.workerStats().then((s) => s.warmed > ${s0.warmed})`, 'the kill row\'s chunk warmed');
+    await statsUntil((s) => s.warmed > s0.warmed, 'the kill row\'s chunk warmed');
     const s3 = await stats();
     await row.locator('button').click();
     await waitFor('!window.__player.pendingSeek', 'the row seeked');
@@ -843,7 +851,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     assert.ok(!(await stats()).cachedChunks.includes(target), 'the chunk to hover is not cached yet');
     s0 = await stats();
     await page.mouse.move(box.x + 0.12 * box.width, y);
-    await waitFor(`window.__player.workerStats().then((s) => s.cachedChunks.includes(${target}))`, `chunk ${target} read while playing`);
+    await statsUntil((s) => s.cachedChunks.includes(target), `chunk ${target} read while playing`);
     const s5 = await stats();
     assert.equal(s5.warmed, s0.warmed, 'no warming while playing');
     await page.evaluate(() => window.__player.pause());
