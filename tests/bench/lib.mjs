@@ -95,3 +95,38 @@ export async function openPlayerPage(browser, srv, query = '') {
   await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
   return { page, log };
 }
+
+// ---------------------------------------------------------------- CPU profiles (CDP Profiler)
+
+/** "function file:line" of a profile call frame (line 1-based, as editors show it). */
+export const frameKey = (cf) => `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber + 1}`;
+
+/**
+ * Walks a CDP `Profiler.stop` profile: `self` (ms per frame key where samples landed), `inclusive`
+ * (ms per JS frame key on a sample's stack, once per sample) and `stacks` (each sample's call
+ * frames, innermost first, with its ms) for other cuts.
+ */
+export function profileTimes(profile) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+  const parent = new Map();
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  const self = new Map();
+  const inclusive = new Map();
+  const stacks = [];
+  for (let i = 0; i < profile.samples.length; i++) {
+    const ms = (profile.timeDeltas[i] ?? 0) / 1000;
+    const chain = [];
+    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) chain.push(byId.get(id).callFrame);
+    stacks.push({ chain, ms });
+    if (chain[0]) self.set(frameKey(chain[0]), (self.get(frameKey(chain[0])) ?? 0) + ms);
+    const seen = new Set();
+    for (const cf of chain) {
+      if (!cf.url) continue;
+      const key = frameKey(cf);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      inclusive.set(key, (inclusive.get(key) ?? 0) + ms);
+    }
+  }
+  return { self, inclusive, stacks };
+}

@@ -3,7 +3,7 @@
 //
 //   node tests/bench/profile.mjs [seconds=8] [entities=2000] [top=30]
 // (BENCH_WWW=www profiles the unminified source: readable function names and lines.)
-import { launchBrowser, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine, openPlayerPage } from './lib.mjs';
+import { profileTimes, launchBrowser, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const N = Number(process.argv[3] ?? 2000);
@@ -27,30 +27,8 @@ try {
   await page.waitForTimeout(SECONDS * 1000);
   const { profile } = await cdp.send('Profiler.stop');
   const nFrames = await page.evaluate(() => window.__player.perf().frames);
-  const dt = profile.timeDeltas;
-  const self = new Map();
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-  for (let i = 0; i < profile.samples.length; i++) {
-    const n = byId.get(profile.samples[i]);
-    const cf = n.callFrame;
-    const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber}`;
-    self.set(key, (self.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
-  }
-  // Inclusive time: a function counts every sample it is on the stack of (once per sample).
-  const parent = new Map();
-  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-  const incl = new Map();
-  for (let i = 0; i < profile.samples.length; i++) {
-    const seen = new Set();
-    for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
-      const cf = byId.get(id).callFrame;
-      if (!cf.url) continue;
-      const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber}`;
-      if (seen.has(key)) continue;
-      seen.add(key);
-      incl.set(key, (incl.get(key) ?? 0) + (dt[i] ?? 0) / 1000);
-    }
-  }
+  // Self time per function, and inclusive time (a function counts every sample it is on the stack of).
+  const { self, inclusive: incl } = profileTimes(profile);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`profile ${fmt(total, 0)} ms over ${SECONDS} s (${nFrames} frames recorded by perf())`);
   for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${fmt(v, 1).padStart(9)} ms  ${fmt((100 * v) / total, 1).padStart(5)} %  ${k}`);

@@ -4,7 +4,7 @@
 // seek's piece waits behind ("transit" in seek.mjs).
 //
 //   node tests/bench/seek-probe.mjs [seeks=20] [--profile]   (BENCH_WWW=www: readable names)
-import { launchBrowser, serveRoot, benchFile, openWithPicker, fmt, machineLine, openPlayerPage } from './lib.mjs';
+import { profileTimes, frameKey, launchBrowser, serveRoot, benchFile, openWithPicker, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const N = Number(process.argv[2] ?? 20);
 const srv = await serveRoot();
@@ -43,33 +43,16 @@ try {
   if (PROFILE) {
     // Inclusive JS time per seek (every function on a sample's stack, once per sample).
     const { profile } = await cdp.send('Profiler.stop');
-    const byId = new Map(profile.nodes.map((n) => [n.id, n]));
-    const parent = new Map();
-    for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
-    const incl = new Map();
-    for (let i = 0; i < profile.samples.length; i++) {
-      const seen = new Set();
-      for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) {
-        const cf = byId.get(id).callFrame;
-        if (!cf.url) continue;
-        const key = `${cf.functionName || '(anon)'} ${cf.url.split('/').pop()}:${cf.lineNumber + 1}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        incl.set(key, (incl.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
-      }
-    }
+    const { inclusive: incl, stacks } = profileTimes(profile);
     // Self time of what the heaviest function calls (its direct callees, natives included).
     const FOCUS = process.env.PROBE_FOCUS;
     if (FOCUS) {
       const self = new Map();
-      for (let i = 0; i < profile.samples.length; i++) {
-        const chain = [];
-        for (let id = profile.samples[i]; id !== undefined; id = parent.get(id)) chain.push(byId.get(id).callFrame);
+      for (const { chain, ms } of stacks) {
         const at = chain.findIndex((cf) => cf.functionName === FOCUS);
         if (at < 0) continue;
-        const callee = at > 0 ? chain[at - 1] : { functionName: '(self)', url: '', lineNumber: -1 };
-        const key = `${callee.functionName || '(anon)'} ${callee.url.split('/').pop()}:${callee.lineNumber + 1}`;
-        self.set(key, (self.get(key) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+        const key = at > 0 ? frameKey(chain[at - 1]) : '(self)';
+        self.set(key, (self.get(key) ?? 0) + ms);
       }
       console.log(`under ${FOCUS}, ms per seek:`);
       for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, 10)) console.log(`${fmt(v / N, 2).padStart(8)}  ${k}`);
