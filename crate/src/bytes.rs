@@ -99,7 +99,22 @@ impl<'a> Cursor<'a> {
         Ok(f64::from_bits(self.u64()?))
     }
     /// Unsigned LEB128, at most 10 bytes; over-long or overflowing encodings are `None`.
+    #[inline]
     pub fn varint(&mut self) -> Result<Option<u64>, Short> {
+        // Most varints in a chunk are one or two bytes (ids' gaps, masks, residuals).
+        match self.buf.get(self.pos..).unwrap_or(&[]) {
+            [b, ..] if *b < 0x80 => {
+                self.pos += 1;
+                Ok(Some(u64::from(*b)))
+            }
+            [b0, b1, ..] if *b1 < 0x80 => {
+                self.pos += 2;
+                Ok(Some(u64::from(*b0 & 0x7f) | u64::from(*b1) << 7))
+            }
+            _ => self.varint_long(),
+        }
+    }
+    fn varint_long(&mut self) -> Result<Option<u64>, Short> {
         let mut v: u64 = 0;
         for i in 0..10u32 {
             let b = self.u8()?;
@@ -238,6 +253,23 @@ mod tests {
         assert_eq!(Cursor::new(&bytes).varint(), Ok(None));
         let max = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01];
         assert_eq!(Cursor::new(&max).varint(), Ok(Some(u64::MAX)));
+    }
+
+    #[test]
+    fn short_varints_take_their_bytes() {
+        // The one- and two-byte fast paths: boundaries, what follows is left, a cut is `Short`.
+        for v in [0u64, 1, 127, 128, 300, 16_383, 16_384, 2_097_151, 2_097_152] {
+            let mut b = Vec::new();
+            b.put_varint(v);
+            b.push(0x2a);
+            let mut c = Cursor::at(&b, 10);
+            assert_eq!(c.varint(), Ok(Some(v)), "{v}");
+            assert_eq!(c.u8(), Ok(0x2a), "{v}");
+            let cut = b.len() - 2;
+            assert_eq!(Cursor::at(&b[..cut], 10).varint(), Err(Short { at: 10 + cut as u64, need: 1, have: 0 }), "{v}");
+        }
+        // A two-byte form of a one-byte value is read as the value (as any reader of LEB128 does).
+        assert_eq!(Cursor::new(&[0x81, 0x00]).varint(), Ok(Some(1)));
     }
 
     #[test]

@@ -110,7 +110,6 @@ struct TickDecoder {
     limits: Limits,
     live: Vec<Live>,
     next: Vec<Live>,
-    records: Vec<Record>,
     at: Option<Position>,
 }
 
@@ -121,7 +120,7 @@ fn whole(limits: &Limits) -> TickRange {
 
 impl ChunkDecoder {
     pub fn new(limits: Limits) -> Self {
-        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), records: Vec::new(), at: None }, held: None }
+        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), at: None }, held: None }
     }
 
     /// Decompresses and decodes one whole chunk. `frame` is the compressed frame (the bytes after the
@@ -319,18 +318,47 @@ impl TickDecoder {
             // Unknown tick flags are reserved: a reader cannot know what they change.
             return Err(bad(tick, format!("unknown tick flags 0x{flags:04x}")));
         }
-        self.records.clear();
+        // Records arrive in ascending ids and are merged into the live set (ascending ids) as they
+        // are read: live entities below a record's id advance by prediction alone.
+        self.next.clear();
+        let mut li = 0usize;
         let mut last_id: Option<u32> = None;
         for _ in 0..record_count {
             let r = record::read(c, last_id).map_err(|(id, reason)| Error::BadRecord { chunk_at: at, tick, entity: id.unwrap_or(u32::MAX), reason })?;
             let id = r.id();
             last_id = Some(id);
-            if keyframe && !matches!(r, Record::Absolute(_)) {
-                return Err(Error::BadRecord { chunk_at: at, tick, entity: id, reason: "a keyframe tick holds a non-absolute record".into() });
+            if keyframe {
+                match r {
+                    Record::Absolute(s) => self.next.push(Live::absolute(s)),
+                    _ => return Err(Error::BadRecord { chunk_at: at, tick, entity: id, reason: "a keyframe tick holds a non-absolute record".into() }),
+                }
+                continue;
             }
-            self.records.push(r);
+            self.advance_below(at, tick, &mut li, id)?;
+            let same = self.live.get(li).filter(|l| l.s.id == id);
+            if same.is_some() {
+                li += 1;
+            }
+            let bad = |reason: &str| Error::BadRecord { chunk_at: at, tick, entity: id, reason: reason.into() };
+            match (same, r) {
+                (_, Record::Absolute(s)) => self.next.push(Live::absolute(s)),
+                (Some(_), Record::Remove { .. }) => {}
+                (Some(l), Record::Delta(d)) => self.next.push(record::apply_delta(l, &d).map_err(|e| bad(&e))?),
+                (None, Record::Remove { .. }) => return Err(bad("remove record for an entity that is not in the world")),
+                (None, Record::Delta(_)) => return Err(bad("delta record for an entity that is not in the world")),
+            }
         }
-        self.apply(at, tick, keyframe)?;
+        if !keyframe {
+            self.advance_below(at, tick, &mut li, u32::MAX)?;
+            // An entity with id u32::MAX and no record this tick.
+            if let Some(l) = self.live.get(li) {
+                self.next.push(record::advance(l).map_err(|e| Error::BadRecord { chunk_at: at, tick, entity: l.s.id, reason: e })?);
+            }
+        }
+        if self.next.len() > self.limits.max_live_entities {
+            return Err(Error::TooManyEntities { chunk_at: at, tick, count: self.next.len() as u64, max: self.limits.max_live_entities as u64 });
+        }
+        std::mem::swap(&mut self.live, &mut self.next);
         let mut events = events;
         for _ in 0..event_count {
             match event::read(c, self.limits.max_string) {
@@ -355,51 +383,17 @@ impl TickDecoder {
         self.limits.max_chunk_states as u64
     }
 
-    /// Merges this tick's records (ascending ids) into the live set (ascending ids).
-    fn apply(&mut self, at: u64, tick: u64, keyframe: bool) -> Result<(), Error> {
-        self.next.clear();
-        let bad = |entity: u32, reason: String| Error::BadRecord { chunk_at: at, tick, entity, reason };
-        if keyframe {
-            for r in &self.records {
-                if let Record::Absolute(s) = r {
-                    self.next.push(Live::absolute(*s));
-                }
+    /// Advances (prediction only: no record this tick) the live entities from `*li` whose ids are
+    /// below `id`, into `next`.
+    #[inline]
+    fn advance_below(&mut self, at: u64, tick: u64, li: &mut usize, id: u32) -> Result<(), Error> {
+        while let Some(l) = self.live.get(*li) {
+            if l.s.id >= id {
+                break;
             }
-        } else {
-            let mut li = self.live.iter().peekable();
-            let mut ri = self.records.iter().peekable();
-            loop {
-                match (li.peek(), ri.peek()) {
-                    (None, None) => break,
-                    (Some(l), r) if r.is_none_or(|r| l.s.id < r.id()) => {
-                        self.next.push(record::advance(l).map_err(|e| bad(l.s.id, e))?);
-                        li.next();
-                    }
-                    (l, Some(r)) if l.is_none_or(|l| r.id() < l.s.id) => {
-                        match r {
-                            Record::Absolute(s) => self.next.push(Live::absolute(*s)),
-                            Record::Remove { id } => return Err(bad(*id, "remove record for an entity that is not in the world".into())),
-                            Record::Delta(d) => return Err(bad(d.id, "delta record for an entity that is not in the world".into())),
-                        }
-                        ri.next();
-                    }
-                    (Some(l), Some(r)) => {
-                        match r {
-                            Record::Absolute(s) => self.next.push(Live::absolute(*s)),
-                            Record::Remove { .. } => {}
-                            Record::Delta(d) => self.next.push(record::apply_delta(l, d).map_err(|e| bad(d.id, e))?),
-                        }
-                        li.next();
-                        ri.next();
-                    }
-                    _ => break,
-                }
-            }
+            self.next.push(record::advance(l).map_err(|e| Error::BadRecord { chunk_at: at, tick, entity: l.s.id, reason: e })?);
+            *li += 1;
         }
-        if self.next.len() > self.limits.max_live_entities {
-            return Err(Error::TooManyEntities { chunk_at: at, tick, count: self.next.len() as u64, max: self.limits.max_live_entities as u64 });
-        }
-        std::mem::swap(&mut self.live, &mut self.next);
         Ok(())
     }
 }

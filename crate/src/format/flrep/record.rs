@@ -76,23 +76,27 @@ impl Record {
 /// Why a record could not be read (the chunk decoder adds where).
 pub type RecordError = String;
 
+#[inline]
 fn vint<T: TryFrom<u64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
     let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
 
+#[inline]
 fn svint<T: TryFrom<i64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
     let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
     let v = crate::bytes::unzigzag(v);
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
 
+#[inline]
 fn read3(c: &mut Cursor, what: &str) -> Result<[i32; 3], RecordError> {
     Ok([svint(c, what)?, svint(c, what)?, svint(c, what)?])
 }
 
 /// Reads one record. The id is coded as the gap after the previous record's id in the same tick
 /// (`id - prev - 1`), or as the id itself for the tick's first record, so ids ascend by construction.
+#[inline]
 pub fn read(c: &mut Cursor, prev_id: Option<u32>) -> Result<Record, (Option<u32>, RecordError)> {
     let gap: u64 = vint(c, "entity id").map_err(|e| (None, e))?;
     let id = match prev_id {
@@ -104,6 +108,7 @@ pub fn read(c: &mut Cursor, prev_id: Option<u32>) -> Result<Record, (Option<u32>
     read_body(c, id).map_err(|e| (Some(id), e))
 }
 
+#[inline]
 fn small<const N: usize>(c: &mut Cursor, what: &str) -> Result<[i32; N], RecordError> {
     let b = c.u8().map_err(|_| format!("record ends inside {what}"))?;
     if N < 4 && b >> (2 * N) != 0 {
@@ -129,6 +134,7 @@ fn is_small(v: &[i64]) -> bool {
     v.iter().all(|x| (-2..=1).contains(x))
 }
 
+#[inline]
 fn read_body(c: &mut Cursor, id: u32) -> Result<Record, RecordError> {
     let mask: u64 = vint(c, "presence mask")?;
     if mask & !KNOWN_BITS != 0 {
@@ -231,8 +237,42 @@ pub fn advance(l: &Live) -> Result<Live, RecordError> {
     apply_delta(l, &Delta { id: l.s.id, ..Default::default() })
 }
 
+/// One prediction step without the error text: `None` when a component does not fit (then
+/// [`step`] says which). The hot path of a roll forward.
+#[inline(always)]
+fn step_fast<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(v: [T; N], d: [i32; N], r: [i32; N]) -> Option<([T; N], [i32; N])> {
+    let mut value = [T::default(); N];
+    let mut change = [0i32; N];
+    for ((((o, c), v), d), r) in value.iter_mut().zip(change.iter_mut()).zip(v).zip(d).zip(r) {
+        let v: i64 = v.into();
+        let n = v + i64::from(d) + i64::from(r);
+        *o = T::try_from(n).ok()?;
+        *c = i32::try_from(n - v).ok()?;
+    }
+    Some((value, change))
+}
+
 /// Applies a delta record to a live entity.
+#[inline]
 pub fn apply_delta(l: &Live, d: &Delta) -> Result<Live, RecordError> {
+    let pos = step_fast(l.s.pos, l.dpos, d.pos.unwrap_or_default());
+    let orient = step_fast(l.s.orient, l.dori, d.orient.unwrap_or_default());
+    let vel = step_fast(l.s.vel, l.dvel, d.vel.unwrap_or_default());
+    let (Some((pos, dpos)), Some((orient, dori)), Some((vel, dvel))) = (pos, orient, vel) else {
+        return apply_delta_checked(l, d);
+    };
+    let (type_index, faction) = d.type_faction.unwrap_or((l.s.type_index, l.s.faction));
+    Ok(Live {
+        s: EntityState { id: l.s.id, type_index, faction, pos, orient, vel, health: d.health.unwrap_or(l.s.health), flags: d.flags.unwrap_or(l.s.flags), anim: d.anim.unwrap_or(l.s.anim) },
+        dpos,
+        dori,
+        dvel,
+    })
+}
+
+/// [`apply_delta`] with the error that names the component that does not fit.
+#[cold]
+fn apply_delta_checked(l: &Live, d: &Delta) -> Result<Live, RecordError> {
     let (pos, dpos) = step(l.s.pos, l.dpos, d.pos.unwrap_or_default(), "position")?;
     let (orient, dori) = step(l.s.orient, l.dori, d.orient.unwrap_or_default(), "orientation")?;
     let (vel, dvel) = step(l.s.vel, l.dvel, d.vel.unwrap_or_default(), "velocity")?;
