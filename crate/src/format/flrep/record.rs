@@ -76,20 +76,20 @@ impl Record {
 /// Why a record could not be read (the chunk decoder adds where).
 pub type RecordError = String;
 
-#[inline]
+#[inline(always)]
 fn vint<T: TryFrom<u64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
     let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
 
-#[inline]
+#[inline(always)]
 fn svint<T: TryFrom<i64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
     let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
     let v = crate::bytes::unzigzag(v);
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
 
-#[inline]
+#[inline(always)]
 fn read3(c: &mut Cursor, what: &str) -> Result<[i32; 3], RecordError> {
     Ok([svint(c, what)?, svint(c, what)?, svint(c, what)?])
 }
@@ -108,7 +108,7 @@ pub fn read(c: &mut Cursor, prev_id: Option<u32>) -> Result<Record, (Option<u32>
     read_body(c, id).map_err(|e| (Some(id), e))
 }
 
-#[inline]
+#[inline(always)]
 fn small<const N: usize>(c: &mut Cursor, what: &str) -> Result<[i32; N], RecordError> {
     let b = c.u8().map_err(|_| format!("record ends inside {what}"))?;
     if N < 4 && b >> (2 * N) != 0 {
