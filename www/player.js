@@ -137,6 +137,8 @@ class Player {
     /** The tick of the last prefetch hint, and the timer that sends the next. */
     this.prefetched = -1;
     this.hintTimer = 0;
+    /** Prefetch hints sent for this file (diagnostics: the worker's stats count those it got). */
+    this.hintsSent = 0;
     this.pb = new Playback();
     this.killCamRewind = KILLCAM_REWIND;
     this.flyKeys = { forward: 0, right: 0, up: 0, fast: false };
@@ -435,6 +437,7 @@ class Player {
     }
     this.info = info;
     this.prefetched = -1;
+    this.hintsSent = 0;
     const i = info.info;
     this.tickRate = i.tick_rate_hz || 1;
     this.firstTick = i.first_tick;
@@ -1271,6 +1274,7 @@ class Player {
     this.hintTimer = setTimeout(() => {
       if (!this.info || sid !== this.sessionId || tick === this.prefetched || this.pieceAt(tick)) return;
       this.prefetched = tick;
+      this.hintsSent++;
       this.client.notify('prefetch', { session: this.sessionId, tick, decode: !this.pb.moving });
     }, HINT_DELAY_MS);
   }

@@ -326,7 +326,7 @@ class Replay {
     /** The latest prefetch hint not yet handled ({tick, decode}), and whether one is being handled. */
     this.hint = null;
     this.hinting = false;
-    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, prefetched: 0, warmed: 0 };
+    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, hints: 0, prefetched: 0, warmed: 0 };
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
@@ -487,6 +487,7 @@ class Replay {
    * the timeline gets the moment it rests on, not every one it crossed.
    */
   async prefetch(tick, decode) {
+    this.stats.hints++;
     if (!Number.isFinite(tick)) return;
     this.hint = { tick: Math.max(this.firstTick, Math.min(this.endTick - 1, Math.floor(tick))), decode: !!decode };
     if (this.hinting) return;
@@ -623,6 +624,8 @@ const methods = {
       ...replay.stats,
       cacheBytes: replay.cache.bytes,
       cachedChunks: [...replay.cache.map.keys()],
+      // A prefetch hint being handled or waiting for the one being handled.
+      hinting: replay.hinting || replay.hint !== null,
       wasmMemoryBytes: replay.memory?.buffer?.byteLength ?? 0,
     };
   },

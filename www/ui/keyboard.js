@@ -97,10 +97,10 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
         player.toggle();
         break;
       case 'ArrowLeft':
-        player.seek(player.currentTime - step);
+        seekAndHint(player.currentTime - step, () => Math.max(0, player.currentTime - step));
         break;
       case 'ArrowRight':
-        player.seek(player.currentTime + step);
+        seekAndHint(player.currentTime + step, () => Math.min(player.duration, player.currentTime + step));
         break;
       case ',':
       case '<':
@@ -111,11 +111,12 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
         player.step(1);
         break;
       case '[':
-        seekKill(-1);
+      case ']': {
+        const dir = key === ']' ? 1 : -1;
+        const to = killTarget(dir);
+        if (to !== null) seekAndHint(to, () => killTarget(dir));
         break;
-      case ']':
-        seekKill(1);
-        break;
+      }
       case 'Home':
         player.seek(0);
         break;
@@ -166,10 +167,24 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
     player.setFlyKeys({ forward: 0, right: 0, up: 0, fast: false });
   };
 
-  /** Kills are watched from 2 s before; previous/next is relative to that viewing point. */
-  function seekKill(dir) {
+  /**
+   * Seeks to `t`; once there, hints the worker with where the same key would go next (`again()`):
+   * stepping through kills or seconds is a key pressed again and again, and the hinted seek
+   * neither reads nor decompresses (player.prefetch). A held key repeats faster than the hint's
+   * delay, so only where it stops is hinted.
+   */
+  function seekAndHint(t, again) {
+    Promise.resolve(player.seek(t)).then(() => {
+      const next = again();
+      if (next !== null && Number.isFinite(next) && Math.abs(next - player.currentTime) > 1e-3) player.prefetch(next);
+    });
+  }
+
+  /** Kills are watched from 2 s before; previous/next is relative to that viewing point. The
+   *  time to seek to, or null when there is none in that direction. */
+  function killTarget(dir) {
     const kills = player.kills;
-    if (!kills.length) return;
+    if (!kills.length) return null;
     const now = player.currentTime;
     const starts = kills.map((k) => Math.max(0, player.killTime(k) - 2));
     let target = null;
@@ -183,7 +198,7 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
         }
       }
     }
-    if (target !== null && target !== undefined) player.seek(target);
+    return target ?? null;
   }
 
   target.addEventListener('keydown', onKey);
