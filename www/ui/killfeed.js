@@ -21,6 +21,7 @@ export function createKillFeed(player, root = document) {
   let near = new Set(); // ticks of kills near the playhead
   let camTick;
   let nearKey = '';
+  let movedAt = 0; // performance.now() of the playhead's last move (or a new list): the feed follows it
 
   /** First kill with tick >= `tick` (kills is in tick order); kills.length if none. */
   function firstAtOrAfter(tick) {
@@ -92,6 +93,7 @@ export function createKillFeed(player, root = document) {
     killCount.textContent = kills.length ? String(kills.length) : '';
     past = firstAtOrAfter(player.tick + 1) - 1;
     nearKey = '';
+    movedAt = performance.now();
     view.setCount(kills.length, player.info ? 'No kills recorded' : '');
     if (kills.length) markNear();
   }
@@ -121,7 +123,8 @@ export function createKillFeed(player, root = document) {
     near = ticks;
     camTick = kc;
     remark();
-    if (ticks.size) {
+    // A scroll of the user's since the playhead last moved wins: the feed follows at the next move.
+    if (ticks.size && view.userScrolledAt < movedAt) {
       const i = firstAtOrAfter(Math.min(...ticks));
       if (i < kills.length) view.reveal(i);
     }
@@ -150,6 +153,7 @@ export function createKillFeed(player, root = document) {
   player.on('info', () => setKills(player.kills));
   player.on('markers', (k) => setKills(k));
   player.on('killcam', () => {
+    movedAt = performance.now();
     nearKey = '';
     markNear();
   });
@@ -159,8 +163,10 @@ export function createKillFeed(player, root = document) {
   let seeking = false;
   player.on('seeking', () => {
     seeking = true;
+    movedAt = performance.now();
   });
   player.on('timeupdate', () => {
+    movedAt = performance.now();
     if (!seeking) markPastSoon();
   });
   player.on('seeked', () => {

@@ -130,9 +130,12 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
     for (const [i, li] of rows) fn(li, i);
   }
 
+  // When the last scroll not made by reveal() happened (the user's wheel, drag or keys).
+  let userScrolledAt = -Infinity;
   scroller.addEventListener(
     'scroll',
     () => {
+      if (Math.abs(scroller.scrollTop - scrollTop) >= 1) userScrolledAt = performance.now();
       scrollTop = scroller.scrollTop;
       render();
     },
@@ -162,5 +165,18 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
   function inspect() {
     return { count, rows: rows.size, rowPx, scrollTop, viewH };
   }
-  return { setCount, reveal, render, forEachRow, inspect, get count() { return count; } };
+  return {
+    setCount,
+    reveal,
+    render,
+    forEachRow,
+    inspect,
+    get count() {
+      return count;
+    },
+    /** `performance.now()` of the last scroll the list did not make itself (-Infinity: none). */
+    get userScrolledAt() {
+      return userScrolledAt;
+    },
+  };
 }
