@@ -490,6 +490,63 @@ test('kill markers and the kill feed list the recorded kills; hovering a marker 
   }
 });
 
+test('the kill feed follows the playhead, but a scroll of the user\'s after a seek wins until the next move', { timeout: 60_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.evaluate(() => window.__player.pause());
+    const idle = () => page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r))));
+    const landed = () => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
+    const feed = () => page.evaluate(() => {
+      const sc = document.getElementById('killfeed-scroll');
+      return { top: sc.scrollTop, viewH: sc.clientHeight, rows: [...document.querySelectorAll('#killfeed li[data-index]')].map((li) => Number(li.dataset.index)) };
+    });
+    const kills = await page.evaluate(() => window.__player.kills.map((k) => window.__player.killTime(k)));
+    const rowPx = await page.evaluate(() => {
+      const sc = document.getElementById('killfeed-scroll');
+      return sc.querySelector('#killfeed').offsetHeight / window.__player.kills.length;
+    });
+    const mid = Math.floor(kills.length / 2);
+    const last = kills.length - 1;
+    // The last kill first: the feed follows it down.
+    await page.evaluate((t) => window.__player.seek(t), kills[last]);
+    await landed();
+    await idle();
+    const f0 = await feed();
+    assert.ok(f0.top > 0 && f0.rows.includes(last), `the feed followed to the last kill: top ${f0.top}, rows ${f0.rows}`);
+    assert.ok(mid * rowPx > f0.viewH, `the middle kill's row is below the first view (${mid} rows of ${rowPx} px, view ${f0.viewH} px)`);
+    // A seek onto the middle kill, and the user scrolls the feed back to the top before the feed
+    // followed (the scroll event dispatched at once, as the browser would a frame later).
+    await page.evaluate((t) => {
+      window.__player.seek(t);
+      const sc = document.getElementById('killfeed-scroll');
+      sc.scrollTop = 0;
+      sc.dispatchEvent(new Event('scroll'));
+    }, kills[mid]);
+    await landed();
+    await idle();
+    let f = await feed();
+    assert.equal(f.top, 0, 'the user\'s scroll stays');
+    assert.ok(f.rows.includes(0) && !f.rows.includes(mid), `the top rows stay: ${f.rows}`);
+    // The next move: the feed follows again (the last kill, near the playhead, is revealed).
+    await page.evaluate((t) => window.__player.seek(t), kills[last]);
+    await landed();
+    await idle();
+    f = await feed();
+    assert.ok(f.top > 0 && f.rows.includes(last), `the feed followed to the last kill: top ${f.top}, rows ${f.rows}`);
+    // Without a scroll in between, a seek is followed too (back to the middle kill).
+    await page.evaluate((t) => window.__player.seek(t), kills[mid]);
+    await landed();
+    await idle();
+    f = await feed();
+    const top = mid * rowPx;
+    assert.ok(f.top <= top && top + rowPx <= f.top + f.viewH + 1, `the middle kill's row is in view: top ${f.top}, row at ${top}`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
 /** ≈ 1,900 kills in 5 minutes (1,000 aircraft, each a participant, at 10 Hz; 35 MB, generated once into tests/output/). */
 function manyKillsFile() {
   const file = path.join(OUT, 'many-kills.flrep');
@@ -855,6 +912,93 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     const s5 = await stats();
     assert.equal(s5.warmed, s0.warmed, 'no warming while playing');
     await page.evaluate(() => window.__player.pause());
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('a key pressed again is ready: after ] or ← lands (paused), the same key\'s next seek neither reads nor decompresses', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.evaluate(() => window.__player.pause());
+    const stats = () => page.evaluate(() => window.__player.workerStats());
+    const landed = () => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
+    // After a key's seek landed: the page sent its hint (a seek resets `prefetched`; the hint sets
+    // it), and the worker got every hint sent and is done with them. Returns the worker's stats.
+    const hinted = async (what) => {
+      await page.waitForFunction(() => window.__player.prefetched !== -1, null, { timeout: 10_000 }).catch(() => assert.fail(`no hint sent: ${what}`));
+      const sent = await page.evaluate(() => window.__player.hintsSent);
+      for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
+        const s = await stats();
+        if (s.hints === sent && !s.hinting) return s;
+      }
+      return assert.fail(`timed out: the worker handling the hint ${what}`);
+    };
+    // The playhead, its chunk, and the worker's timing for the piece that holds it.
+    const here = () => page.evaluate(() => {
+      const p = window.__player;
+      const tick = p.currentTickInt();
+      const piece = p.pieceAt(tick);
+      return { time: p.currentTime, chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick), timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null };
+    });
+    const chunkOf = (t) => page.evaluate((x) => {
+      const p = window.__player;
+      return p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(x * p.tickRate));
+    }, t);
+    // Three kills in a row whose viewing points (2 s before) lie in three different chunks, so that
+    // each ] needs a chunk the decoder does not hold.
+    const plan = await page.evaluate(() => {
+      const p = window.__player;
+      const chunkAt = (t) => p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate));
+      const starts = [...new Set(p.kills.map((k) => Math.max(0, p.killTime(k) - 2)))].sort((a, b) => a - b);
+      for (let i = 0; i + 2 < starts.length; i++) {
+        const c = starts.slice(i, i + 3).map(chunkAt);
+        if (c[0] !== c[1] && c[1] !== c[2] && c[0] !== c[2] && starts[i] > 12) return { starts: starts.slice(i, i + 3), chunks: c };
+      }
+      return null;
+    });
+    assert.ok(plan, 'the demo has three kills in three chunks');
+    await page.evaluate((t) => window.__player.seek(t), plan.starts[0]);
+    await landed();
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+
+    // ] : a cold seek to the next kill; once it landed, the worker warms the one after.
+    const s0 = await stats();
+    assert.equal(s0.hinting, false);
+    await page.keyboard.press(']');
+    await landed();
+    let h = await here();
+    assert.ok(Math.abs(h.time - plan.starts[1]) < 1e-3, `] -> ${h.time}, expected ${plan.starts[1]}`);
+    assert.equal(h.timing?.resumed, false, 'the first ] read and decompressed its chunk');
+    const s1 = await hinted('after ]');
+    assert.equal(s1.warmed, s0.warmed + 1, 'the hint warmed a chunk');
+    assert.equal(s1.decoded, s0.decoded + 2, `the seek and the hint each decompressed once: ${JSON.stringify([s0, s1])}`);
+    // ] again: where the hint left the decoder.
+    await page.keyboard.press(']');
+    await landed();
+    h = await here();
+    assert.ok(Math.abs(h.time - plan.starts[2]) < 1e-3, `] again -> ${h.time}, expected ${plan.starts[2]}`);
+    assert.equal(h.chunk, plan.chunks[2]);
+    assert.equal(h.timing?.resumed, true, `the second ] neither read nor decompressed: ${JSON.stringify(h.timing)}`);
+
+    // ← : 5 s back, then again (the two steps land in two other chunks).
+    await hinted('after the second ]');
+    const t0 = h.time;
+    assert.notEqual(await chunkOf(t0 - 5), await chunkOf(t0 - 10), 'the two steps back are in different chunks');
+    assert.notEqual(await chunkOf(t0 - 10), h.chunk);
+    await page.keyboard.press('ArrowLeft');
+    await landed();
+    h = await here();
+    assert.ok(Math.abs(h.time - (t0 - 5)) < 1e-3, `← -> ${h.time}, expected ${t0 - 5}`);
+    assert.equal(h.timing?.resumed, false, 'the first ← read and decompressed its chunk');
+    await hinted('after ←');
+    await page.keyboard.press('ArrowLeft');
+    await landed();
+    h = await here();
+    assert.ok(Math.abs(h.time - (t0 - 10)) < 1e-3, `← twice -> ${h.time}, expected ${t0 - 10}`);
+    assert.equal(h.timing?.resumed, true, `the second ← neither read nor decompressed: ${JSON.stringify(h.timing)}`);
     log.assertClean();
   } finally {
     await page.close();
