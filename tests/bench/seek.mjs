@@ -10,6 +10,9 @@
 // before it (the timeline sends the worker a prefetch hint: it reads, and idle, decompresses that
 // chunk), the way a click on the timeline or a kill row follows the pointer resting there.
 //
+// Two more runs time the keyboard: → pressed after an API seek (a cold seek by key; once it
+// landed, the page hints the worker with where → goes next), then → again.
+//
 // With --bare the kill feed and the timeline's kill markers (one DOM element per kill: 7,449 on
 // this file) are hidden (display: none), which shows the decoder + player path without that UI.
 //
@@ -38,15 +41,48 @@ function rng(seed) {
 async function seekOnce(page, t) {
   return page.evaluate(async (target) => {
     const p = window.__player;
-    const n0 = p.perfChunks.length;
+    const last = p.perfChunks.at(-1);
     const t0 = performance.now();
     await p.seek(target);
     const ms = performance.now() - t0;
-    // The piece that brought the playhead's frame (docs/worker-protocol.md).
+    // The piece that brought the playhead's frame (docs/worker-protocol.md). (perfChunks keeps the
+    // last 512: the pieces since the seek are those after the entry that was last before it.)
     const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
-    const timing = piece ? (p.perfChunks.slice(n0).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
+    const timing = piece ? (p.perfChunks.slice(p.perfChunks.lastIndexOf(last) + 1).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
     return { ms, ci: piece?.chunk ?? -1, timing };
   }, t);
+}
+
+/** Presses → on the page (the keyboard's own handler) and times it to its frame, as seekOnce. */
+async function keyOnce(page) {
+  return page.evaluate(async () => {
+    const p = window.__player;
+    const last = p.perfChunks.at(-1);
+    const done = new Promise((res) => {
+      const off = p.on('seeked', () => {
+        off();
+        res();
+      });
+    });
+    const t0 = performance.now();
+    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true }));
+    await done;
+    const ms = performance.now() - t0;
+    const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
+    const timing = piece ? (p.perfChunks.slice(p.perfChunks.lastIndexOf(last) + 1).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
+    return { ms, ci: piece?.chunk ?? -1, timing };
+  });
+}
+
+/** Until the page has sent its hint after a key's seek and the worker is done with every hint. */
+async function hinted(page) {
+  await page.waitForFunction(() => window.__player.prefetched !== -1, null, { timeout: 10_000 });
+  const sent = await page.evaluate(() => window.__player.hintsSent);
+  for (;;) {
+    const s = await page.evaluate(() => window.__player.workerStats());
+    if (s.hints >= sent && !s.hinting) return;
+    await page.waitForTimeout(20);
+  }
 }
 
 async function idle(page) {
@@ -113,6 +149,18 @@ try {
     await page.mouse.move(box.x + box.width / 2, box.y - 200);
     await idle(page);
   }
+  // Keys: an API seek to a random moment, then → (5 s on: a cold seek by key), then, once the
+  // worker has the hint that → sent (the same key's next target), → again.
+  const keyCold = [];
+  const keyAgain = [];
+  for (let i = 0; i < N; i++) {
+    await seekOnce(page, r() * (duration - 15));
+    await idle(page);
+    keyCold.push(await keyOnce(page));
+    await hinted(page);
+    keyAgain.push(await keyOnce(page));
+    await idle(page);
+  }
   const stats = await page.evaluate(() => window.__player.workerStats());
   console.log('');
   console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | read p50/p95 | decode p50/p95 | extract p50/p95 | copy p50/p95 | transit p50/p95 | page p50/p95 | resumed |');
@@ -120,8 +168,10 @@ try {
   report('isolated (worker idle at each seek)', isolated);
   report('back to back', b2b);
   report(`hovered (pointer at the target ${HOVER_MS} ms before; worker idle)`, hovered);
+  report('→ after an API seek (cold, by key)', keyCold);
+  report('→ again (the first → hinted it)', keyAgain);
   console.log('');
-  console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, resumed ${stats.resumed}, prefetched ${stats.prefetched ?? 0}, warmed ${stats.warmed ?? 0}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (3 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (3 * N + 5), 2)}`);
+  console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, resumed ${stats.resumed}, prefetched ${stats.prefetched ?? 0}, warmed ${stats.warmed ?? 0}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (6 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (6 * N + 5), 2)}`);
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();
