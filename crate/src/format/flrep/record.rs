@@ -96,7 +96,7 @@ fn read3(c: &mut Cursor, what: &str) -> Result<[i32; 3], RecordError> {
 
 /// Reads one record. The id is coded as the gap after the previous record's id in the same tick
 /// (`id - prev - 1`), or as the id itself for the tick's first record, so ids ascend by construction.
-#[inline]
+#[inline(always)]
 pub fn read(c: &mut Cursor, prev_id: Option<u32>) -> Result<Record, (Option<u32>, RecordError)> {
     let gap: u64 = vint(c, "entity id").map_err(|e| (None, e))?;
     let id = match prev_id {
@@ -134,7 +134,7 @@ fn is_small(v: &[i64]) -> bool {
     v.iter().all(|x| (-2..=1).contains(x))
 }
 
-#[inline]
+#[inline(always)]
 fn read_body(c: &mut Cursor, id: u32) -> Result<Record, RecordError> {
     let mask: u64 = vint(c, "presence mask")?;
     if mask & !KNOWN_BITS != 0 {
@@ -253,7 +253,7 @@ fn step_fast<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(v: [T
 }
 
 /// Applies a delta record to a live entity.
-#[inline]
+#[inline(always)]
 pub fn apply_delta(l: &Live, d: &Delta) -> Result<Live, RecordError> {
     let pos = step_fast(l.s.pos, l.dpos, d.pos.unwrap_or_default());
     let orient = step_fast(l.s.orient, l.dori, d.orient.unwrap_or_default());
