@@ -76,6 +76,8 @@ async function keyOnce(page) {
 
 /** Until the page has sent its hint after a key's seek and the worker is done with every hint. */
 async function hinted(page) {
+  // A tree without keyboard hints (BENCH_WWW= an older build): only let the worker settle.
+  if ((await page.evaluate(() => window.__player.hintsSent)) === undefined) return idle(page);
   await page.waitForFunction(() => window.__player.prefetched !== -1, null, { timeout: 10_000 });
   const sent = await page.evaluate(() => window.__player.hintsSent);
   for (;;) {
