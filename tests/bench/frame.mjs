@@ -15,13 +15,17 @@
 // renderer drew per second of wall time (the worker skips none of its own; the page skips posting
 // while a frame is in flight, counted as "skipped").
 //
-//   node tests/bench/frame.mjs [frames=300] [entities=200,2000] [modes=worker,page] [rounds=1]
+// A mode ending in "+css" (e.g. `worker+css`) adds the stylesheet given with --css= to the page:
+// an A/B of a style change in one sitting.
+//
+//   node tests/bench/frame.mjs [frames=300] [entities=200,2000] [modes=worker,page] [rounds=1] [--css=CSS]
 import { launchBrowser, serveRoot, benchFile, openWithPicker, frames, percentile, median, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
 const FRAMES = Number(process.argv[2] ?? 300);
 const COUNTS = (process.argv[3] ?? '200,2000').split(',').map(Number);
 const MODES = (process.argv[4] ?? 'worker,page').split(',');
 const ROUNDS = Number(process.argv[5] ?? 1);
+const CSS = process.argv.find((a) => a.startsWith('--css='))?.slice(6) ?? '';
 
 const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
@@ -32,7 +36,8 @@ try {
   const errors = [];
   const steps = [];
   for (let round = 0; round < ROUNDS; round++) for (const n of COUNTS) for (const mode of MODES) {
-    const { page, log } = await openPlayerPage(browser, srv, mode === 'page' ? '?render=page' : '');
+    const { page, log } = await openPlayerPage(browser, srv, mode.startsWith('page') ? '?render=page' : '');
+    if (mode.endsWith('+css')) await page.addStyleTag({ content: CSS });
     const file = benchFile(`frame-${n}`, { entities: n, seconds: 60 });
     await openWithPicker(page, file);
     await page.evaluate(() => {
@@ -68,7 +73,7 @@ try {
     await page.evaluate(() => window.__player.pause());
     errors.push(...log.errors);
     await page.close();
-    if (p.renderInWorker !== (mode === 'worker')) throw new Error(`asked for ${mode}, got renderInWorker=${p.renderInWorker}`);
+    if (p.renderInWorker !== mode.startsWith('worker')) throw new Error(`asked for ${mode}, got renderInWorker=${p.renderInWorker}`);
     // In the worker the renderer's times are not the main thread's: the callback is all JS.
     const js = p.renderInWorker ? p.totalMs : p.totalMs.map((t, i) => t - p.renderMs[i] - p.timeMs[i]);
     const rs = p.renderStats;
