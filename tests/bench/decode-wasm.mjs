@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchFile, percentile, median, fmt, machineLine, ROOT } from './lib.mjs';
+import { benchFile, percentile, median, fmt, machineLine, ROOT, rng } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const nums = args.filter((a) => /^\d+$/.test(a)).map(Number);
@@ -24,17 +24,6 @@ const read = (offset, len) => {
   fs.readSync(fd, b, 0, len, offset);
   return b;
 };
-
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function load(dir) {
   const pkg = path.resolve(ROOT, dir, 'pkg/decoder');

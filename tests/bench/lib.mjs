@@ -29,6 +29,18 @@ export function benchFile(name, { entities, seconds, seed = 7 }) {
   return file;
 }
 
+/** A seeded PRNG (mulberry32) in [0, 1): the benches' random seek targets, the same every run. */
+export function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 export function percentile(values, p) {
   const v = [...values].sort((a, b) => a - b);
   if (!v.length) return NaN;

@@ -19,7 +19,7 @@
 // --render=page draws on the page (the renderer on the main thread) instead of in the render worker.
 //
 //   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page] [--no-rest]
-import { launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage, rng } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const BARE = args.includes('--bare');
@@ -27,51 +27,33 @@ const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 100);
 const file = benchFile('hour-200', { entities: 200, seconds: 3600 });
 const HOVER_MS = 150;
 
-function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+/**
+ * One paused seek timed to its frame on the main thread: `seek(t)` through the API, or, with
+ * t === 'key', → pressed on the page (the keyboard's own handler). The timing of the piece that
+ * brought the playhead's frame comes along (docs/worker-protocol.md).
+ */
 async function seekOnce(page, t) {
   return page.evaluate(async (target) => {
     const p = window.__player;
     const last = p.perfChunks.at(-1);
     const t0 = performance.now();
-    await p.seek(target);
+    if (target === 'key') {
+      const done = new Promise((res) => {
+        const off = p.on('seeked', () => {
+          off();
+          res();
+        });
+      });
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true }));
+      await done;
+    } else await p.seek(target);
     const ms = performance.now() - t0;
-    // The piece that brought the playhead's frame (docs/worker-protocol.md). (perfChunks keeps the
-    // last 512: the pieces since the seek are those after the entry that was last before it.)
+    // perfChunks keeps the last 512: the pieces since the seek are those after the entry that was
+    // last before it.
     const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
     const timing = piece ? (p.perfChunks.slice(p.perfChunks.lastIndexOf(last) + 1).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
     return { ms, ci: piece?.chunk ?? -1, timing };
   }, t);
-}
-
-/** Presses → on the page (the keyboard's own handler) and times it to its frame, as seekOnce. */
-async function keyOnce(page) {
-  return page.evaluate(async () => {
-    const p = window.__player;
-    const last = p.perfChunks.at(-1);
-    const done = new Promise((res) => {
-      const off = p.on('seeked', () => {
-        off();
-        res();
-      });
-    });
-    const t0 = performance.now();
-    document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true }));
-    await done;
-    const ms = performance.now() - t0;
-    const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
-    const timing = piece ? (p.perfChunks.slice(p.perfChunks.lastIndexOf(last) + 1).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
-    return { ms, ci: piece?.chunk ?? -1, timing };
-  });
 }
 
 /** Until the page has sent its hint after a key's seek and the worker is done with every hint. */
@@ -158,9 +140,9 @@ try {
   for (let i = 0; i < N; i++) {
     await seekOnce(page, r() * (duration - 15));
     await idle(page);
-    keyCold.push(await keyOnce(page));
+    keyCold.push(await seekOnce(page, 'key'));
     await hinted(page);
-    keyAgain.push(await keyOnce(page));
+    keyAgain.push(await seekOnce(page, 'key'));
     await idle(page);
   }
   const stats = await page.evaluate(() => window.__player.workerStats());

@@ -259,5 +259,8 @@ export async function killFeedRow(page, index) {
   return row;
 }
 
+/** Until the player's pending seek (if any) has its frame. */
+export const seekLanded = (page) => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
+
 /** "killer → victim (weapon)" from a feed row's .kf-text (the arrow is spaced by CSS margins). */
 export const feedRowText = (t) => t.replace(/\s*→\s*/, ' → ');

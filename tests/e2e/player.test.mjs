@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT, WWW } from './harness.mjs';
 import {
-  OUT, DEMO, BACKGROUND, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
+  OUT, DEMO, BACKGROUND, seekLanded, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
   fractionNear, fractionDifferent, nearFaction, settle, replayCli, timelineMarkers, roomiestKill, killFeedRow, feedRowText, decoderWorker, renderWorker,
 } from './player-helpers.mjs';
 
@@ -496,7 +496,6 @@ test('the kill feed follows the playhead, but a scroll of the user\'s after a se
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
     const idle = () => page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r))));
-    const landed = () => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
     const feed = () => page.evaluate(() => {
       const sc = document.getElementById('killfeed-scroll');
       return { top: sc.scrollTop, viewH: sc.clientHeight, rows: [...document.querySelectorAll('#killfeed li[data-index]')].map((li) => Number(li.dataset.index)) };
@@ -510,7 +509,7 @@ test('the kill feed follows the playhead, but a scroll of the user\'s after a se
     const last = kills.length - 1;
     // The last kill first: the feed follows it down.
     await page.evaluate((t) => window.__player.seek(t), kills[last]);
-    await landed();
+    await seekLanded(page);
     await idle();
     const f0 = await feed();
     assert.ok(f0.top > 0 && f0.rows.includes(last), `the feed followed to the last kill: top ${f0.top}, rows ${f0.rows}`);
@@ -523,20 +522,20 @@ test('the kill feed follows the playhead, but a scroll of the user\'s after a se
       sc.scrollTop = 0;
       sc.dispatchEvent(new Event('scroll'));
     }, kills[mid]);
-    await landed();
+    await seekLanded(page);
     await idle();
     let f = await feed();
     assert.equal(f.top, 0, 'the user\'s scroll stays');
     assert.ok(f.rows.includes(0) && !f.rows.includes(mid), `the top rows stay: ${f.rows}`);
     // The next move: the feed follows again (the last kill, near the playhead, is revealed).
     await page.evaluate((t) => window.__player.seek(t), kills[last]);
-    await landed();
+    await seekLanded(page);
     await idle();
     f = await feed();
     assert.ok(f.top > 0 && f.rows.includes(last), `the feed followed to the last kill: top ${f.top}, rows ${f.rows}`);
     // Without a scroll in between, a seek is followed too (back to the middle kill).
     await page.evaluate((t) => window.__player.seek(t), kills[mid]);
-    await landed();
+    await seekLanded(page);
     await idle();
     f = await feed();
     const top = mid * rowPx;
@@ -924,7 +923,6 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
     const stats = () => page.evaluate(() => window.__player.workerStats());
-    const landed = () => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
     // After a key's seek landed: the page sent its hint (a seek resets `prefetched`; the hint sets
     // it), and the worker got every hint sent and is done with them. Returns the worker's stats.
     const hinted = async (what) => {
@@ -961,14 +959,14 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     });
     assert.ok(plan, 'the demo has three kills in three chunks');
     await page.evaluate((t) => window.__player.seek(t), plan.starts[0]);
-    await landed();
+    await seekLanded(page);
     await page.locator('body').click({ position: { x: 5, y: 5 } });
 
     // ] : a cold seek to the next kill; once it landed, the worker warms the one after.
     const s0 = await stats();
     assert.equal(s0.hinting, false);
     await page.keyboard.press(']');
-    await landed();
+    await seekLanded(page);
     let h = await here();
     assert.ok(Math.abs(h.time - plan.starts[1]) < 1e-3, `] -> ${h.time}, expected ${plan.starts[1]}`);
     assert.equal(h.timing?.resumed, false, 'the first ] read and decompressed its chunk');
@@ -977,7 +975,7 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     assert.equal(s1.decoded, s0.decoded + 2, `the seek and the hint each decompressed once: ${JSON.stringify([s0, s1])}`);
     // ] again: where the hint left the decoder.
     await page.keyboard.press(']');
-    await landed();
+    await seekLanded(page);
     h = await here();
     assert.ok(Math.abs(h.time - plan.starts[2]) < 1e-3, `] again -> ${h.time}, expected ${plan.starts[2]}`);
     assert.equal(h.chunk, plan.chunks[2]);
@@ -989,13 +987,13 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     assert.notEqual(await chunkOf(t0 - 5), await chunkOf(t0 - 10), 'the two steps back are in different chunks');
     assert.notEqual(await chunkOf(t0 - 10), h.chunk);
     await page.keyboard.press('ArrowLeft');
-    await landed();
+    await seekLanded(page);
     h = await here();
     assert.ok(Math.abs(h.time - (t0 - 5)) < 1e-3, `← -> ${h.time}, expected ${t0 - 5}`);
     assert.equal(h.timing?.resumed, false, 'the first ← read and decompressed its chunk');
     await hinted('after ←');
     await page.keyboard.press('ArrowLeft');
-    await landed();
+    await seekLanded(page);
     h = await here();
     assert.ok(Math.abs(h.time - (t0 - 10)) < 1e-3, `← twice -> ${h.time}, expected ${t0 - 10}`);
     assert.equal(h.timing?.resumed, true, `the second ← neither read nor decompressed: ${JSON.stringify(h.timing)}`);
