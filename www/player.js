@@ -50,6 +50,8 @@ const LABEL_POOL = 160;
 
 /** How long the pointer stays on a moment before the worker is told (prefetch()). */
 const HINT_DELAY_MS = 60;
+/** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
+export const SEEK_SHOW_MS = 100;
 /** Quiet animation frames in a row, and for how long, before the loop rests (mayRest()). */
 const REST_AFTER_FRAMES = 3;
 const REST_AFTER_MS = 500;
@@ -159,6 +161,8 @@ class Player {
     this.restTimer = 0;
     /** Quiet frames before resting (Infinity: never rest; benchmarks compare). */
     this.restAfterFrames = REST_AFTER_FRAMES;
+    /** The longest the page's own changes for a seek wait for its frame (ms; `pageWaitsForSeek`). */
+    this.seekShowMs = SEEK_SHOW_MS;
     // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, piece timings.
     this.perfTotal = new Float64Array(PERF_FRAMES);
     this.perfRender = new Float64Array(PERF_FRAMES);
@@ -490,6 +494,9 @@ class Player {
       if (m.timing) {
         const t = { index: m.chunk, from: m.from, ...m.timing, transit: performance.timeOrigin + received - m.timing.postedAt, page: performance.now() - received };
         delete t.postedAt;
+        // When the worker began the piece, on the page's clock (the request's way there).
+        if (m.timing.startedAt) t.started = m.timing.startedAt - performance.timeOrigin;
+        delete t.startedAt;
         if (this.perfChunks.push(t) > PERF_CHUNKS) this.perfChunks.shift();
       }
     }
@@ -1279,21 +1286,40 @@ class Player {
     }, HINT_DELAY_MS);
   }
 
+  /** A seek (or another jump of the clock) waits for the frame at its time: 'seeked' ends it. */
+  get seekPending() {
+    return this.pendingSeek !== null && this.pendingSeek !== undefined;
+  }
+
+  /**
+   * Whether the page's own changes for a seek (clock, timeline, panels) should wait for its frame:
+   * a page frame drawn while the worker reads and decodes competes with it for the CPU and holds
+   * the piece's message behind it. At most `seekShowMs` from the seek (a remote file's seek shows
+   * its time then); docs/playback.md, "A seek's page changes wait for its frame".
+   */
+  get pageWaitsForSeek() {
+    return this.seekPending && performance.now() - this.seekStartedAt < this.seekShowMs;
+  }
+
   /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
   jumped() {
     const target = this.time;
     this.lastFlashTime = target;
-    this.emit('seeking', target);
-    this.emit('timeupdate', target);
     const prev = this.pendingSeek;
+    // A seek still unanswered keeps its start: the page waits at most seekShowMs from there.
+    if (!prev) this.seekStartedAt = performance.now();
     const p = new Promise((resolve) => {
       this.pendingSeek = (v) => {
         prev?.(v);
         resolve(v);
       };
     });
+    // The worker first (it has the longest way to go), then the page's listeners, which see
+    // `seekPending` and leave their changes for the seek's frame.
     this.prunePieces();
     this.updateWant(true);
+    this.emit('seeking', target);
+    this.emit('timeupdate', target);
     this.checkSeeked();
     // The seek moved the worker's decoder: a hint there again is worth sending.
     this.prefetched = -1;

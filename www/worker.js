@@ -434,8 +434,9 @@ class Replay {
     this.stats.posted++;
     const t3 = performance.now();
     // Diagnostics (ms): Blob/HTTP read (0 when resumed or cached), wasm decode, copy out of wasm;
-    // `postedAt` is wall-clock ms (timeOrigin + now) so the page can tell the transit time.
-    msg.timing = { resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, postedAt: performance.timeOrigin + performance.now() };
+    // `startedAt` / `postedAt` are wall-clock ms (timeOrigin + now) so the page can tell the transit
+    // times.
+    msg.timing = { resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, startedAt: performance.timeOrigin + t0, postedAt: performance.timeOrigin + performance.now() };
     post(msg, transfer);
   }
 

@@ -26,6 +26,10 @@ const BARE = args.includes('--bare');
 const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 100);
 const file = benchFile('hour-200', { entities: 200, seconds: 3600 });
 const HOVER_MS = 150;
+// --rest=MS: wait that long more before each isolated seek (the software GPU done drawing the last one).
+// --css=CSS: a stylesheet added to the page (an experiment: what the page's rendering costs a seek).
+const CSS = args.find((a) => a.startsWith('--css='))?.slice(6) ?? '';
+const REST_MS = Number(args.find((a) => a.startsWith('--rest='))?.slice(7) ?? 0);
 
 /**
  * One paused seek timed to its frame on the main thread: `seek(t)` through the API, or, with
@@ -52,6 +56,12 @@ async function seekOnce(page, t) {
     // last before it.
     const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
     const timing = piece ? (p.perfChunks.slice(p.perfChunks.lastIndexOf(last) + 1).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
+    // `before`: seek() to the worker starting the piece (the page's work, the request's post and
+    // the worker's queue); `after`: what the parts do not cover (the page once the piece arrived).
+    if (timing && Number.isFinite(timing.started)) {
+      timing.before = timing.started - t0;
+      timing.after = ms - timing.before - timing.read - timing.decode - timing.extract - timing.transit;
+    }
     return { ms, ci: piece?.chunk ?? -1, timing };
   }, t);
 }
@@ -92,19 +102,21 @@ function report(label, runs) {
   const partP95 = (k) => percentile(withT.map((r) => r.timing[k]), 0.95);
   console.log(
     `| ${label} | ${runs.length} | **${fmt(median(ms))}** | **${fmt(percentile(ms, 0.95))}** | ${fmt(Math.max(...ms))} | ${fmt(mean(ms))} | ` +
-      ['read', 'decode', 'extract', 'copy', 'transit', 'page'].map((k) => `${fmt(part(k))} / ${fmt(partP95(k))}`).join(' | ') +
+      ['before', 'read', 'decode', 'extract', 'transit', 'page', 'after'].map((k) => `${fmt(part(k))} / ${fmt(partP95(k))}`).join(' | ') +
       ` | ${resumed} |`,
   );
 }
 
 const srv = await serveRoot();
-const browser = await launchBrowser({ webgpu: true });
+// BENCH_CHROME_ARGS: extra Chromium flags for an experiment (space-separated).
+const browser = await launchBrowser({ webgpu: true, args: (process.env.BENCH_CHROME_ARGS || '').split(' ').filter(Boolean) });
 console.log(machineLine());
 try {
   const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
   await openWithPicker(page, file);
   // --no-rest: the page's loop runs every frame while paused (as before session 6's resting).
   if (args.includes('--no-rest')) await page.evaluate(() => { window.__player.restAfterFrames = Infinity; });
+  if (CSS) await page.addStyleTag({ content: CSS });
   if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
   const { duration, chunks } = await page.evaluate(() => ({ duration: window.__player.duration, chunks: window.__player.info.chunks.length }));
   console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}, renderer ${process.argv.includes('--render=page') ? 'on the page' : 'in the render worker'}`);
@@ -113,6 +125,7 @@ try {
   await idle(page);
   const isolated = [];
   for (let i = 0; i < N; i++) {
+    if (REST_MS) await page.waitForTimeout(REST_MS);
     isolated.push(await seekOnce(page, r() * duration));
     await idle(page);
   }
@@ -147,8 +160,8 @@ try {
   }
   const stats = await page.evaluate(() => window.__player.workerStats());
   console.log('');
-  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | read p50/p95 | decode p50/p95 | extract p50/p95 | copy p50/p95 | transit p50/p95 | page p50/p95 | resumed |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | before p50/p95 | read p50/p95 | decode p50/p95 | extract p50/p95 | transit p50/p95 | page p50/p95 | after p50/p95 | resumed |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   report('isolated (worker idle at each seek)', isolated);
   report('back to back', b2b);
   report(`hovered (pointer at the target ${HOVER_MS} ms before; worker idle)`, hovered);

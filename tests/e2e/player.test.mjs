@@ -756,6 +756,68 @@ test('scrubbing follows the pointer on the timeline', { timeout: 120_000 }, asyn
   }
 });
 
+test('a seek\'s clock and timeline change with its frame, not before; a drag moves them at once; a slow seek shows its time after seekShowMs', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const r = await page.evaluate(async () => {
+      const p = window.__player;
+      p.pause();
+      const shown = () => [document.getElementById('time').textContent, document.getElementById('scrub-thumb-rail').style.transform].join(' @ ');
+      const out = {};
+      // A seek far away (its frame is not on the page): nothing of the page moves until it lands.
+      await p.seek(p.duration * 0.1);
+      const s0 = shown();
+      const seek = p.seek(p.duration * 0.7);
+      out.cold = { pending: p.seekPending, during: shown(), before: s0 };
+      await seek;
+      out.cold.after = shown();
+      // A seek whose frame never comes (the worker never asked): its time shows after seekShowMs.
+      const notify = p.client.notify.bind(p.client);
+      p.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
+      const s1 = shown();
+      const slow = p.seek(p.duration * 0.3);
+      out.slow = { before: s1, during: shown(), waitMs: p.seekShowMs };
+      await new Promise((res) => setTimeout(res, p.seekShowMs + 150));
+      out.slow.pending = p.seekPending;
+      out.slow.later = shown();
+      p.client.notify = notify;
+      p.updateWant(true);
+      await slow;
+      // For the drag below: a seek that never lands, and a long wait, so only the drag moves them.
+      p.seekShowMs = 60_000;
+      p.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
+      window.__restoreWant = () => {
+        p.client.notify = notify;
+        p.seekShowMs = 100;
+        p.updateWant(true);
+      };
+      return out;
+    });
+    assert.equal(r.cold.pending, true, JSON.stringify(r));
+    assert.equal(r.cold.during, r.cold.before, `the page waits for the seek's frame: ${JSON.stringify(r)}`);
+    assert.notEqual(r.cold.after, r.cold.before, JSON.stringify(r));
+    assert.equal(r.slow.during, r.slow.before, JSON.stringify(r));
+    assert.equal(r.slow.pending, true, JSON.stringify(r));
+    assert.notEqual(r.slow.later, r.slow.before, `a seek without its frame shows its time after ${r.slow.waitMs} ms: ${JSON.stringify(r)}`);
+    // A drag: the seek under the pointer never lands here, and the clock and thumb follow at once.
+    const before = await page.evaluate(() => document.getElementById('time').textContent);
+    const box = await page.locator('#scrubber').boundingBox();
+    await page.mouse.move(box.x + box.width * 0.85, box.y + box.height / 2);
+    await page.mouse.down();
+    const d = await page.evaluate(() => ({ pending: window.__player.seekPending, clock: document.getElementById('time').textContent, thumb: document.getElementById('scrub-thumb-rail').style.transform }));
+    await page.evaluate(() => window.__restoreWant());
+    await page.mouse.up();
+    assert.equal(d.pending, true, JSON.stringify(d));
+    assert.notEqual(d.clock, before, `a drag moves the clock at once: ${JSON.stringify(d)}`);
+    assert.match(d.thumb, /translateX\(8[45](\.\d+)?%\)/, JSON.stringify(d));
+    await page.waitForFunction(() => !window.__player.seekPending);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
 test('a whole playback of the demo at 16x: no console errors or unhandled rejections, ends', { timeout: 240_000 }, async () => {
   const { page, log } = await openPage();
   try {

@@ -286,7 +286,8 @@ export function createPanels(player, root = document) {
   player.on('selection', renderInspector);
   // Live values: the frame at the playhead changes with time, with arriving chunks, with the camera.
   setInterval(() => {
-    if (document.hidden) return;
+    // Not while a seek waits for its frame (its values are the old frame's; see timeline.js).
+    if (document.hidden || player.pageWaitsForSeek) return;
     renderStatus();
     renderInspector();
   }, 150);
@@ -297,7 +298,7 @@ export function createPanels(player, root = document) {
   player.on('selection', markSelected);
   player.on('timeupdate', () => {
     const now = performance.now();
-    if (now - aliveTimer > 400) {
+    if (now - aliveTimer > 400 && !player.pageWaitsForSeek) {
       aliveTimer = now;
       refreshAlive();
     }

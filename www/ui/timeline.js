@@ -275,7 +275,22 @@ export function createTimeline(player, root = document) {
     countEvents(fresh);
     renderLegend();
   });
+  // A seek's clock, thumb and near markers change with its frame ('seeked'), not before it: a
+  // page frame drawn while the worker reads and decodes competes with it for the CPU, and the
+  // frame's piece would wait behind it (docs/playback.md, "A seek's page changes wait for its
+  // frame"). A drag moves the thumb under the pointer at once; a seek that takes longer than
+  // player.seekShowMs (a file on a slow server) shows its time then.
+  let heldTimer = 0;
+  const showHeld = () => {
+    heldTimer = 0;
+    update();
+    markNear();
+  };
   player.on('timeupdate', () => {
+    if (player.pageWaitsForSeek && !scrubbing) {
+      heldTimer ||= setTimeout(showHeld, Math.max(0, player.seekShowMs - (performance.now() - player.seekStartedAt)));
+      return;
+    }
     update();
     const now = performance.now();
     if (now - nearTimer > 100) {
@@ -284,8 +299,8 @@ export function createTimeline(player, root = document) {
     }
   });
   player.on('seeked', () => {
-    update();
-    markNear();
+    clearTimeout(heldTimer);
+    showHeld();
   });
   player.on('play', () => setPlaying(true));
   player.on('pause', () => setPlaying(false));
