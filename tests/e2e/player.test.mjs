@@ -771,6 +771,9 @@ test('a seek\'s clock and timeline change with its frame, not before; a drag mov
       const seek = p.seek(p.duration * 0.7);
       out.cold = { pending: p.seekPending, during: shown(), before: s0 };
       await seek;
+      // They change in the animation frame that draws the seek's frame.
+      out.cold.atSeeked = shown();
+      await new Promise((res) => requestAnimationFrame(res));
       out.cold.after = shown();
       // A seek whose frame never comes (the worker never asked): its time shows after seekShowMs.
       const notify = p.client.notify.bind(p.client);

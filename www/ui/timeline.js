@@ -281,8 +281,10 @@ export function createTimeline(player, root = document) {
   // frame"). A drag moves the thumb under the pointer at once; a seek that takes longer than
   // player.seekShowMs (a file on a slow server) shows its time then.
   let heldTimer = 0;
+  let heldFrame = 0;
   const showHeld = () => {
     heldTimer = 0;
+    heldFrame = 0;
     update();
     markNear();
   };
@@ -298,9 +300,12 @@ export function createTimeline(player, root = document) {
       markNear();
     }
   });
+  // In the animation frame that draws the seek's frame (not inside the piece's message, which
+  // the seek's promise waits for): the same picture, the clock and the thumb together.
   player.on('seeked', () => {
     clearTimeout(heldTimer);
-    showHeld();
+    heldTimer = 0;
+    heldFrame ||= requestAnimationFrame(showHeld);
   });
   player.on('play', () => setPlaying(true));
   player.on('pause', () => setPlaying(false));
