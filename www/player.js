@@ -163,6 +163,8 @@ class Player {
     this.restAfterFrames = REST_AFTER_FRAMES;
     /** The longest the page's own changes for a seek wait for its frame (ms; `pageWaitsForSeek`). */
     this.seekShowMs = SEEK_SHOW_MS;
+    /** When the pending seek (the first of a run of unanswered ones) began (performance.now()). */
+    this.seekStartedAt = 0;
     // Measurement hooks (perf()): main-thread ms per frame, renderer CPU ms, piece timings.
     this.perfTotal = new Float64Array(PERF_FRAMES);
     this.perfRender = new Float64Array(PERF_FRAMES);
