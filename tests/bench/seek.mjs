@@ -3,8 +3,10 @@
 // time being on the main thread (seek()'s promise: the piece with the playhead's frame arrived). Two runs:
 // "isolated" (the worker is idle when each seek starts) and "back to back" (the next seek starts
 // as soon as the previous one resolved; the worker may still be decoding the chunks after it).
-// Where the time goes, from the piece message's timing (www/worker.js): Blob.slice read, wasm
-// decode, copy out of wasm + events, postMessage → onmessage, page.
+// Where the time goes, from the piece message's timing (www/worker.js): before (seek() to the
+// worker starting the piece: the page's own work, the request's post, the worker's queue),
+// Blob.slice read, wasm decode, copy out of wasm + events, transit (postMessage → onmessage),
+// page (the page's handling), after (what the parts leave: the page once the piece arrived).
 //
 // A third run, "hovered", moves the real pointer over the timeline to where the seek goes 150 ms
 // before it (the timeline sends the worker a prefetch hint: it reads, and idle, decompresses that
@@ -18,7 +20,10 @@
 //
 // --render=page draws on the page (the renderer on the main thread) instead of in the render worker.
 //
-//   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page] [--no-rest]
+// Experiments: --rest=MS waits that much more before each isolated seek; --css=CSS adds a
+// stylesheet to the page; BENCH_CHROME_ARGS="…" passes more Chromium flags.
+//
+//   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page] [--no-rest] [--rest=MS] [--css=CSS]
 import { launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage, rng } from './lib.mjs';
 
 const args = process.argv.slice(2);
