@@ -1290,7 +1290,7 @@ class Player {
 
   /** A seek (or another jump of the clock) waits for the frame at its time: 'seeked' ends it. */
   get seekPending() {
-    return this.pendingSeek !== null && this.pendingSeek !== undefined;
+    return Boolean(this.pendingSeek);
   }
 
   /**

@@ -9,7 +9,7 @@
 //     --gap=MS   a pause before each decode (a seek comes after the worker was idle)
 //     --player   on the player's page (the demo open and paused, its render worker there)
 //                instead of an empty page
-import { launchBrowser, serveRoot, benchFile, percentile, median, fmt, machineLine, openPlayerPage } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, percentile, median, fmt, machineLine, openPlayerPage, openEmptyPage, runFileWorker } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 100);
@@ -58,32 +58,8 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
-  let page;
-  if (PLAYER) ({ page } = await openPlayerPage(browser, srv, ''));
-  else {
-    page = await browser.newPage();
-    await page.goto(`${srv.url}README.md`);
-  }
-  await page.evaluate(() => {
-    const i = document.createElement('input');
-    i.type = 'file';
-    i.id = 'bench-input';
-    document.body.append(i);
-  });
-  await page.setInputFiles('#bench-input', file);
-  const out = await page.evaluate(
-    ({ src, n, gap }) =>
-      new Promise((resolve, reject) => {
-        const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), { type: 'module' });
-        w.onmessage = (e) => {
-          w.terminate();
-          resolve(e.data);
-        };
-        w.onerror = (e) => reject(new Error(e.message));
-        w.postMessage({ file: document.getElementById('bench-input').files[0], n, gap });
-      }),
-    { src: worker(`${srv.page}pkg/decoder/decoder.js`), n: N, gap: GAP },
-  );
+  const page = PLAYER ? (await openPlayerPage(browser, srv, '')).page : await openEmptyPage(browser, srv);
+  const out = await runFileWorker(page, file, worker(`${srv.page}pkg/decoder/decoder.js`), { n: N, gap: GAP }, { module: true });
   if (out.error) throw new Error(out.error);
   const q = (v) => `${fmt(median(v))} / ${fmt(percentile(v, 0.95))}`;
   console.log(`file: ${file}, ${out.cold.length} cold seeks (2 rounds of ${N} random ticks), ${PLAYER ? "the player's page" : 'an empty page'}, ${GAP} ms pause before each`);

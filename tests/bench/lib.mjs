@@ -108,6 +108,42 @@ export async function openPlayerPage(browser, srv, query = '') {
   return { page, log };
 }
 
+/** A page of the bench server with nothing of the player on it (a same-origin text file). */
+export async function openEmptyPage(browser, srv) {
+  const page = await browser.newPage();
+  await page.goto(`${srv.url}README.md`);
+  return page;
+}
+
+/**
+ * Runs the worker script `src` on `page` with the local `file`, picked through a file input it
+ * adds: posts `{ file, ...params }`, resolves with the worker's first message (the worker is then
+ * ended). `module`: a module worker (it may import the shipped wasm glue).
+ */
+export async function runFileWorker(page, file, src, params, { module = false } = {}) {
+  await page.evaluate(() => {
+    if (document.getElementById('bench-file-input')) return;
+    const i = document.createElement('input');
+    i.type = 'file';
+    i.id = 'bench-file-input';
+    document.body.append(i);
+  });
+  await page.setInputFiles('#bench-file-input', file);
+  return page.evaluate(
+    ({ src, params, module }) =>
+      new Promise((resolve, reject) => {
+        const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), module ? { type: 'module' } : {});
+        w.onmessage = (e) => {
+          w.terminate();
+          resolve(e.data);
+        };
+        w.onerror = (e) => reject(new Error(e.message));
+        w.postMessage({ file: document.getElementById('bench-file-input').files[0], ...params });
+      }),
+    { src, params, module },
+  );
+}
+
 // ---------------------------------------------------------------- CPU profiles (CDP Profiler)
 
 /** "function file:line" of a profile call frame (line 1-based, as editors show it). */

@@ -4,7 +4,7 @@
 // an empty page and on the player's page (the player open and resting, its render worker there).
 //
 //   node tests/bench/read-probe.mjs [reads=60]
-import { launchBrowser, serveRoot, benchFile, percentile, median, fmt, machineLine, openPlayerPage, rng } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, percentile, median, fmt, machineLine, openPlayerPage, openEmptyPage, runFileWorker } from './lib.mjs';
 
 const N = Number(process.argv[2] ?? 60);
 const file = benchFile('hour-200', { entities: 200, seconds: 3600 });
@@ -33,36 +33,14 @@ onmessage = async ({ data: { file, sizes, n, seed, gap } }) => {
   postMessage(out);
 };`;
 
-async function probe(page) {
-  await page.evaluate(() => {
-    const i = document.createElement('input');
-    i.type = 'file';
-    i.id = 'probe-input';
-    document.body.append(i);
-  });
-  await page.setInputFiles('#probe-input', file);
-  return page.evaluate(
-    ({ src, sizes, n }) =>
-      new Promise((resolve, reject) => {
-        const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })));
-        w.onmessage = (e) => {
-          w.terminate();
-          resolve(e.data);
-        };
-        w.onerror = (e) => reject(new Error(e.message));
-        w.postMessage({ file: document.getElementById('probe-input').files[0], sizes, n, seed: 42, gap: 30 });
-      }),
-    { src: WORKER, sizes: SIZES, n: N },
-  );
-}
+const probe = (page) => runFileWorker(page, file, WORKER, { sizes: SIZES, n: N, seed: 42, gap: 30 });
 
 const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
   const rows = [];
-  const empty = await browser.newPage();
-  await empty.goto(`${srv.url}README.md`);
+  const empty = await openEmptyPage(browser, srv);
   rows.push(['empty page', await probe(empty)]);
   await empty.close();
   const { page } = await openPlayerPage(browser, srv, '');
