@@ -6,7 +6,7 @@
 // Where the time goes, from the piece message's timing (www/worker.js): before (seek() to the
 // worker starting the piece: the page's own work, the request's post, the worker's queue),
 // Blob.slice read, wasm decode, copy out of wasm + events, transit (postMessage → onmessage),
-// page (the page's handling), after (what the parts leave: the page once the piece arrived).
+// page (the page's handling), after (what the parts leave: from there to the promise).
 //
 // A third run, "hovered", moves the real pointer over the timeline to where the seek goes 150 ms
 // before it (the timeline sends the worker a prefetch hint: it reads, and idle, decompresses that
@@ -62,10 +62,10 @@ async function seekOnce(page, t) {
     const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
     const timing = piece ? (p.perfChunks.slice(p.perfChunks.lastIndexOf(last) + 1).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
     // `before`: seek() to the worker starting the piece (the page's work, the request's post and
-    // the worker's queue); `after`: what the parts do not cover (the page once the piece arrived).
+    // the worker's queue); `after`: what the parts do not cover (after the page handled the piece).
     if (timing && Number.isFinite(timing.started)) {
       timing.before = timing.started - t0;
-      timing.after = ms - timing.before - timing.read - timing.decode - timing.extract - timing.transit;
+      timing.after = ms - timing.before - timing.read - timing.decode - timing.extract - timing.transit - timing.page;
     }
     return { ms, ci: piece?.chunk ?? -1, timing };
   }, t);
