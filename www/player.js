@@ -50,6 +50,10 @@ const LABEL_POOL = 160;
 
 /** How long the pointer stays on a moment before the worker is told (prefetch()). */
 const HINT_DELAY_MS = 60;
+/** ← / → seek this far (seconds; the keyboard's step without Shift or Alt). */
+export const SEEK_STEP_S = 5;
+/** A kill is watched from this long before it ([ / ], a kill marker's or row's click). */
+export const KILL_LEAD_S = 2;
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
 /** Quiet animation frames in a row, and for how long, before the loop rests (mayRest()). */
@@ -141,6 +145,8 @@ class Player {
     this.hintTimer = 0;
     /** Prefetch hints sent for this file (diagnostics: the worker's stats count those it got). */
     this.hintsSent = 0;
+    /** Which way the last seek went (−1 back, 1 on): which likely next seek a hint reads first. */
+    this.lastSeekDir = 1;
     this.pb = new Playback();
     this.killCamRewind = KILLCAM_REWIND;
     this.flyKeys = { forward: 0, right: 0, up: 0, fast: false };
@@ -766,6 +772,7 @@ class Player {
       this.pendingSeek = null;
       this.emit('seeked', this.time);
       resolve(this.time);
+      this.hintLanding();
     }
   }
 
@@ -1260,6 +1267,7 @@ class Player {
   /** Seeks to `t` seconds (clamped to [0, duration]); resolves when the frame there is decoded. */
   seek(t) {
     if (!this.info) return Promise.resolve(0);
+    this.lastSeekDir = Number(t) < this.pb.time ? -1 : 1;
     this.cmd((pb) => pb.seek(t));
     return this.jumped();
   }
@@ -1277,15 +1285,86 @@ class Player {
     // once and would hold the seek's piece behind it (~5 ms here), so the loop stays awake.
     this.wake();
     this.stayAwake();
-    const tick = Math.min(this.lastTick, Math.max(this.firstTick, Math.floor(this.firstTick + Math.max(0, t) * this.tickRate + 1e-6)));
+    this.hint(t);
+  }
+
+  /** The tick at `t` seconds, clamped to the recording. */
+  tickAtTime(t) {
+    return Math.min(this.lastTick, Math.max(this.firstTick, Math.floor(this.firstTick + Math.max(0, t) * this.tickRate + 1e-6)));
+  }
+
+  /**
+   * Sends the `prefetch` hint for `t` (null: none) after HINT_DELAY_MS (a newer hint or a seek
+   * cancels it). Paused, it also names the moments the next seek most likely goes to from the
+   * playhead (`likelyTicks()`), whose chunks the worker reads once it is done with `t`'s.
+   */
+  hint(t) {
+    const tick = t === null ? null : this.tickAtTime(t);
     const sid = this.sessionId;
     clearTimeout(this.hintTimer);
     this.hintTimer = setTimeout(() => {
-      if (!this.info || sid !== this.sessionId || tick === this.prefetched || this.pieceAt(tick)) return;
-      this.prefetched = tick;
+      this.hintTimer = 0;
+      if (!this.info || sid !== this.sessionId) return;
+      const paused = !this.pb.moving;
+      const warm = tick !== null && tick !== this.prefetched && !this.pieceAt(tick);
+      const reads = paused ? this.likelyTicks().filter((k) => k !== tick && !this.pieceAt(k)) : [];
+      if (!warm && !reads.length) return;
+      if (tick !== null) this.prefetched = tick;
       this.hintsSent++;
-      this.client.notify('prefetch', { session: this.sessionId, tick, decode: !this.pb.moving });
+      this.client.notify('prefetch', { session: this.sessionId, tick: warm ? tick : null, decode: paused, reads });
     }, HINT_DELAY_MS);
+  }
+
+  /** A hint is waiting for its delay (tests: with the worker's stats, whether hints are done). */
+  get hintWaiting() {
+    return this.hintTimer !== 0;
+  }
+
+  /**
+   * A seek landed while paused: the worker reads the chunks of the seeks most likely to follow
+   * (← / →, [ / ]: `likelyTicks()`), so that the first of them does not wait for the file (on a
+   * server, a round trip). Its decoder stays where the seek left it: playing on from there is the
+   * likeliest next step, and it resumes without decompressing again. A key's own hint
+   * (keyboard.js: where the same key goes next) also moves the decoder there.
+   */
+  hintLanding() {
+    if (!this.info || this.pb.moving || this.pb.killCam) return;
+    this.hint(null);
+  }
+
+  /** From the playhead, paused: ← / → and [ / ]'s targets (ticks), most likely first. */
+  likelyTicks() {
+    const t = this.time;
+    const d = this.lastSeekDir < 0 ? -1 : 1;
+    const out = [];
+    for (const x of [t + d * SEEK_STEP_S, t - d * SEEK_STEP_S, this.killStart(d), this.killStart(-d)]) {
+      if (x === null || !(x >= 0) || x > this.duration) continue;
+      const k = this.tickAtTime(x);
+      if (!out.includes(k)) out.push(k);
+    }
+    return out;
+  }
+
+  /**
+   * The time [ (`dir` −1) or ] (1) seeks to from `now`: the previous / next kill's viewing point
+   * (KILL_LEAD_S before it), or null when there is none that way. ] goes to the first viewing point
+   * after `now`; [ to the last one more than half a second before it (so that [ pressed just after
+   * ] goes back a kill, not to the start of the one being watched).
+   */
+  killStart(dir, now = this.currentTime) {
+    const kills = this.kills;
+    if (dir > 0) {
+      for (const k of kills) {
+        const s = Math.max(0, this.killTime(k) - KILL_LEAD_S);
+        if (s > now + 0.05) return s;
+      }
+    } else {
+      for (let i = kills.length - 1; i >= 0; i--) {
+        const s = Math.max(0, this.killTime(kills[i]) - KILL_LEAD_S);
+        if (s < now - 0.5) return s;
+      }
+    }
+    return null;
   }
 
   /** A seek (or another jump of the clock) waits for the frame at its time: 'seeked' ends it. */
@@ -1322,9 +1401,12 @@ class Player {
     this.updateWant(true);
     this.emit('seeking', target);
     this.emit('timeupdate', target);
-    this.checkSeeked();
-    // The seek moved the worker's decoder: a hint there again is worth sending.
+    // The seek moved the worker's decoder: a hint there again is worth sending; one still waiting
+    // for its delay is for where the page was (the seek's landing sends the next).
     this.prefetched = -1;
+    clearTimeout(this.hintTimer);
+    this.hintTimer = 0;
+    this.checkSeeked();
     return p;
   }
 

@@ -32,6 +32,10 @@ const CACHE_BYTES = 4 * 1024 * 1024;
 const PIECE_STATES = 16384;
 /** Ticks before a prefetch hint the decoder waits at (Replay.warm). */
 const HINT_MARGIN = 2;
+/** A hint's `reads`: at most this many moments, and half the cache's budget of bytes (the chunk
+ *  being played and the one read ahead keep their room). */
+const HINT_READS = 8;
+const HINT_READ_BYTES = CACHE_BYTES / 2;
 /** A server that ignores Range makes us read the whole body: refuse bodies larger than this. */
 const MAX_WHOLE_BODY = 512 * 1024 * 1024;
 /** The first HTTP read (matches the reader's first request, so it is served from memory). */
@@ -323,10 +327,11 @@ class Replay {
     this.pumping = false;
     /** Reads in flight: chunk index → Promise<Uint8Array>. */
     this.reading = new Map();
-    /** The latest prefetch hint not yet handled ({tick, decode}), and whether one is being handled. */
+    /** The latest prefetch hint not yet handled ({tick, decode, reads}), and whether one is being
+     *  handled. */
     this.hint = null;
     this.hinting = false;
-    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, hints: 0, prefetched: 0, warmed: 0 };
+    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, hints: 0, prefetched: 0, warmed: 0, hintReads: 0 };
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
@@ -382,7 +387,10 @@ class Replay {
     const t0 = performance.now();
     let bytes = NO_BYTES;
     let resumed = this.dec.holdsChunk(index);
+    // The chunk's bytes were in the cache already (read ahead, or by a hint): no wait for the file.
+    let cached = false;
     if (!resumed) {
+      cached = this.cache.map.has(index);
       bytes = await this.bytesOf(index);
       if (!bytes || this.closed) return;
       // Superseded while reading: the next request starts elsewhere.
@@ -434,9 +442,10 @@ class Replay {
     this.stats.posted++;
     const t3 = performance.now();
     // Diagnostics (ms): Blob/HTTP read (0 when resumed or cached), wasm decode, copy out of wasm;
+    // `resumed`: from the payload the decoder held; `cached`: from bytes the cache held;
     // `startedAt` / `postedAt` are wall-clock ms (timeOrigin + now) so the page can tell the transit
     // times.
-    msg.timing = { resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, startedAt: performance.timeOrigin + t0, postedAt: performance.timeOrigin + performance.now() };
+    msg.timing = { resumed, cached: cached && !resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, startedAt: performance.timeOrigin + t0, postedAt: performance.timeOrigin + performance.now() };
     post(msg, transfer);
   }
 
@@ -479,28 +488,61 @@ class Replay {
 
   /**
    * A hint that the page is likely to seek to `tick` soon (the pointer resting over the timeline
-   * or a kill row): reads the chunk holding it into the cache and, with `decode` (the page is
-   * paused) and nothing queued, also positions the decoder just before `tick` (decompressing the
-   * chunk, or rolling forward in the payload it holds). A seek to `tick` or a little after it then
-   * neither reads nor decompresses: it resumes there. It never delays a want (a want arriving
-   * meanwhile runs first; the chunk it needs replaces this one). Errors wait for the piece that
-   * needs the chunk, except a trap (fatal). Hints coalesce: one at a time, and a pointer sweeping
-   * the timeline gets the moment it rests on, not every one it crossed.
+   * or a kill row; a key's next step; → after a seek landed): reads the chunk holding it into the
+   * cache and, with `decode` (the page is paused) and nothing queued, also positions the decoder
+   * just before `tick` (decompressing the chunk, or rolling forward in the payload it holds). A
+   * seek to `tick` or a little after it then neither reads nor decompresses: it resumes there.
+   * Then the chunks holding `reads` (ticks: the page's other likely next seeks) are read into the
+   * cache, so that a seek there does not wait for the file. `tick` null: reads only. It never
+   * delays a want (a want arriving meanwhile runs first; the chunk it needs replaces this one).
+   * Errors wait for the piece that needs the chunk, except a trap (fatal). Hints coalesce: one at
+   * a time, and a pointer sweeping the timeline gets the moment it rests on, not every one it
+   * crossed.
    */
-  async prefetch(tick, decode) {
+  async prefetch(tick, decode, reads) {
     this.stats.hints++;
-    if (!Number.isFinite(tick)) return;
-    this.hint = { tick: Math.max(this.firstTick, Math.min(this.endTick - 1, Math.floor(tick))), decode: !!decode };
+    const clamp = (k) => Math.max(this.firstTick, Math.min(this.endTick - 1, Math.floor(k)));
+    this.hint = {
+      tick: Number.isFinite(tick) ? clamp(tick) : null,
+      decode: !!decode,
+      reads: Array.isArray(reads) ? reads.slice(0, HINT_READS).filter(Number.isFinite).map(clamp) : [],
+    };
     if (this.hinting) return;
     this.hinting = true;
     try {
       while (this.hint !== null && !this.closed) {
         const h = this.hint;
         this.hint = null;
-        await this.warm(h.tick, h.decode);
+        if (h.tick !== null) await this.warm(h.tick, h.decode);
+        await this.readFor(h.reads);
       }
     } finally {
       this.hinting = false;
+    }
+  }
+
+  /** Whether the worker has something better to do than a hint: a newer hint, a piece to post. */
+  busy() {
+    return this.closed || this.hint !== null || this.pumping || (this.req !== null && this.next < this.req.to);
+  }
+
+  /** Reads the chunks holding `ticks` into the cache, one after the other, while the worker is
+   *  not busy, up to HINT_READ_BYTES. Read errors are left to the piece that needs the chunk. */
+  async readFor(ticks) {
+    let budget = HINT_READ_BYTES;
+    for (const tick of ticks) {
+      if (this.busy()) return;
+      const c = this.chunkFor(tick);
+      if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c) || this.dec.holdsChunk(c)) continue;
+      const len = this.dec.chunkRange(c)[1];
+      if (!(len <= budget)) return;
+      budget -= len;
+      try {
+        if (!(await this.bytesOf(c))) return;
+      } catch {
+        return;
+      }
+      this.stats.hintReads++;
     }
   }
 
@@ -517,7 +559,7 @@ class Replay {
       }
     }
     // A newer hint replaces this one; work for the page comes first.
-    if (!decode || !bytes || this.closed || this.hint || this.pumping || (this.req && this.next < this.req.to)) return;
+    if (!decode || !bytes || this.busy()) return;
     if (!bytes.length && !this.dec.holdsChunk(c)) return;
     // The range [at - 1, at) leaves the decoder having applied `at` (the frame after the range),
     // and a range starting at or after `at` resumes from there. HINT_MARGIN ticks early, so that a
@@ -611,7 +653,7 @@ const methods = {
   /** A hint: the page may seek to `tick` soon (see Replay.prefetch). */
   async prefetch(params) {
     if (!replay || replay.sessionId !== params?.session) return { ignored: true };
-    await replay.prefetch(params.tick, params.decode);
+    await replay.prefetch(params.tick, params.decode, params.reads);
     return {};
   },
   close() {

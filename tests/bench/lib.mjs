@@ -58,8 +58,14 @@ export function machineLine() {
 }
 
 /** Serves the repository root; the page is at <url>dist/ (what ships). */
-export async function serveRoot() {
+export async function serveRoot({ latencyMs = 0 } = {}) {
   const srv = await startServer({ root: ROOT });
+  // latencyMs: every response starts that much later (a server far away: a round trip per read).
+  if (latencyMs > 0) {
+    const handlers = srv.server.listeners('request');
+    srv.server.removeAllListeners('request');
+    srv.server.on('request', (req, res) => setTimeout(() => handlers.forEach((h) => h.call(srv.server, req, res)), latencyMs));
+  }
   // BENCH_WWW=<dir> serves another copy (e.g. a baseline build, or www for the unminified source).
   return { ...srv, page: `${srv.url}${process.env.BENCH_WWW || 'dist'}/` };
 }

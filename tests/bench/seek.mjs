@@ -12,19 +12,25 @@
 // before it (the timeline sends the worker a prefetch hint: it reads, and idle, decompresses that
 // chunk), the way a click on the timeline or a kill row follows the pointer resting there.
 //
-// Two more runs time the keyboard: → pressed after an API seek (a cold seek by key; once it
-// landed, the page hints the worker with where → goes next), then → again.
+// Three more time the keyboard: → and ← pressed after an API seek (since session 9 the seek's
+// landing has the worker read the chunks of ← / → / [ / ] into its cache: the key's seek reads
+// nothing but still decompresses; before, a cold seek by key), and → again (once → landed, the
+// page hints the worker with where → goes next: it reads and decompresses that chunk).
 //
 // With --bare the kill feed and the timeline's kill markers (one DOM element per kill: 7,449 on
 // this file) are hidden (display: none), which shows the decoder + player path without that UI.
 //
 // --render=page draws on the page (the renderer on the main thread) instead of in the render worker.
 //
+// --latency=MS opens the file with ?url= (HTTP Range reads) from the bench server, every response
+// of which starts MS later: a server far away (a round trip per read) instead of a local file.
+//
 // Experiments: --rest=MS waits that much more before each isolated seek; --css=CSS adds a
 // stylesheet to the page; BENCH_CHROME_ARGS="…" passes more Chromium flags.
 //
-//   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page] [--no-rest] [--rest=MS] [--css=CSS]
-import { launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage, rng } from './lib.mjs';
+//   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page] [--no-rest] [--rest=MS] [--css=CSS] [--latency=MS]
+import path from 'node:path';
+import { ROOT, launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage, rng } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const BARE = args.includes('--bare');
@@ -35,10 +41,11 @@ const HOVER_MS = 150;
 // --css=CSS: a stylesheet added to the page (an experiment: what the page's rendering costs a seek).
 const CSS = args.find((a) => a.startsWith('--css='))?.slice(6) ?? '';
 const REST_MS = Number(args.find((a) => a.startsWith('--rest='))?.slice(7) ?? 0);
+const LATENCY_MS = Number(args.find((a) => a.startsWith('--latency='))?.slice(10) ?? 0);
 
 /**
  * One paused seek timed to its frame on the main thread: `seek(t)` through the API, or, with
- * t === 'key', → pressed on the page (the keyboard's own handler). The timing of the piece that
+ * t === 'key' ('key-left'), → (←) pressed on the page (the keyboard's own handler). The timing of the piece that
  * brought the playhead's frame comes along (docs/worker-protocol.md).
  */
 async function seekOnce(page, t) {
@@ -46,14 +53,14 @@ async function seekOnce(page, t) {
     const p = window.__player;
     const last = p.perfChunks.at(-1);
     const t0 = performance.now();
-    if (target === 'key') {
+    if (target === 'key' || target === 'key-left') {
       const done = new Promise((res) => {
         const off = p.on('seeked', () => {
           off();
           res();
         });
       });
-      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true, cancelable: true }));
+      document.dispatchEvent(new KeyboardEvent('keydown', { key: target === 'key' ? 'ArrowRight' : 'ArrowLeft', bubbles: true, cancelable: true }));
       await done;
     } else await p.seek(target);
     const ms = performance.now() - t0;
@@ -85,14 +92,14 @@ async function hinted(page) {
 }
 
 async function idle(page) {
-  // The worker is idle once its decode count stops moving (it decodes the chunk after the
-  // playhead's and prefetches one more after each seek).
+  // The worker is idle once its counts stop moving (after a seek it reads the chunk after the
+  // playhead's, and, paused, those of the likely next seeks).
   let last = -1;
   for (;;) {
     await page.waitForTimeout(60);
-    const s = await page.evaluate(() => window.__player.workerStats());
-    const k = `${s.decoded}:${s.posted}:${s.cacheHits}`;
-    if (k === last) return s;
+    const s = await page.evaluate(async () => ({ ...(await window.__player.workerStats()), waiting: window.__player.hintWaiting }));
+    const k = `${s.decoded}:${s.posted}:${s.cacheHits}:${s.reads}:${s.hinting}`;
+    if (k === last && !s.waiting && !s.hinting) return s;
     last = k;
   }
 }
@@ -103,28 +110,30 @@ function report(label, runs) {
   // decoder already held (no read, no decompression: read is 0 for them).
   const withT = runs.filter((r) => r.timing);
   const resumed = runs.filter((r) => r.timing?.resumed).length;
+  const cached = runs.filter((r) => r.timing?.cached).length;
   const part = (k) => median(withT.map((r) => r.timing[k]));
   const partP95 = (k) => percentile(withT.map((r) => r.timing[k]), 0.95);
   console.log(
     `| ${label} | ${runs.length} | **${fmt(median(ms))}** | **${fmt(percentile(ms, 0.95))}** | ${fmt(Math.max(...ms))} | ${fmt(mean(ms))} | ` +
       ['before', 'read', 'decode', 'extract', 'transit', 'page', 'after'].map((k) => `${fmt(part(k))} / ${fmt(partP95(k))}`).join(' | ') +
-      ` | ${resumed} |`,
+      ` | ${resumed} | ${cached} |`,
   );
 }
 
-const srv = await serveRoot();
+const srv = await serveRoot({ latencyMs: LATENCY_MS });
 // BENCH_CHROME_ARGS: extra Chromium flags for an experiment (space-separated).
 const browser = await launchBrowser({ webgpu: true, args: (process.env.BENCH_CHROME_ARGS || '').split(' ').filter(Boolean) });
 console.log(machineLine());
 try {
-  const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
-  await openWithPicker(page, file);
+  const query = [process.argv.includes('--render=page') ? 'render=page' : '', LATENCY_MS ? `url=${encodeURIComponent(srv.url + path.relative(ROOT, file))}` : ''].filter(Boolean).join('&');
+  const { page, log } = await openPlayerPage(browser, srv, query ? `?${query}` : '');
+  if (!LATENCY_MS) await openWithPicker(page, file);
   // --no-rest: the page's loop runs every frame while paused (as before session 6's resting).
   if (args.includes('--no-rest')) await page.evaluate(() => { window.__player.restAfterFrames = Infinity; });
   if (CSS) await page.addStyleTag({ content: CSS });
   if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
   const { duration, chunks } = await page.evaluate(() => ({ duration: window.__player.duration, chunks: window.__player.info.chunks.length }));
-  console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}, renderer ${process.argv.includes('--render=page') ? 'on the page' : 'in the render worker'}`);
+  console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}, ${LATENCY_MS ? `opened with ?url= from a server answering ${LATENCY_MS} ms late, ` : ''}renderer ${process.argv.includes('--render=page') ? 'on the page' : 'in the render worker'}`);
   const r = rng(42);
   for (let i = 0; i < 5; i++) await seekOnce(page, r() * duration); // warm-up (JIT, caches)
   await idle(page);
@@ -155,6 +164,7 @@ try {
   // worker has the hint that → sent (the same key's next target), → again.
   const keyCold = [];
   const keyAgain = [];
+  const keyLeft = [];
   for (let i = 0; i < N; i++) {
     await seekOnce(page, r() * (duration - 15));
     await idle(page);
@@ -162,16 +172,21 @@ try {
     await hinted(page);
     keyAgain.push(await seekOnce(page, 'key'));
     await idle(page);
+    await seekOnce(page, 15 + r() * (duration - 15));
+    await idle(page);
+    keyLeft.push(await seekOnce(page, 'key-left'));
+    await idle(page);
   }
   const stats = await page.evaluate(() => window.__player.workerStats());
   console.log('');
-  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | before p50/p95 | read p50/p95 | decode p50/p95 | extract p50/p95 | transit p50/p95 | page p50/p95 | after p50/p95 | resumed |');
-  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | before p50/p95 | read p50/p95 | decode p50/p95 | extract p50/p95 | transit p50/p95 | page p50/p95 | after p50/p95 | resumed | cached |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   report('isolated (worker idle at each seek)', isolated);
   report('back to back', b2b);
   report(`hovered (pointer at the target ${HOVER_MS} ms before; worker idle)`, hovered);
-  report('→ after an API seek (cold, by key)', keyCold);
+  report('→ after an API seek (by key)', keyCold);
   report('→ again (the first → hinted it)', keyAgain);
+  report('← after an API seek (by key)', keyLeft);
   console.log('');
   console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, resumed ${stats.resumed}, prefetched ${stats.prefetched ?? 0}, warmed ${stats.warmed ?? 0}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (6 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (6 * N + 5), 2)}`);
   if (log.errors.length) console.error(log.errors.join('\n'));

@@ -262,5 +262,19 @@ export async function killFeedRow(page, index) {
 /** Until the player's pending seek (if any) has its frame. */
 export const seekLanded = (page) => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
 
+/** Until no prefetch hint waits on the page and the worker got and handled every one sent. */
+export async function hintsSettled(page) {
+  for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
+    const s = await page.evaluate(async () => {
+      const p = window.__player;
+      if (p.hintWaiting) return null;
+      const w = await p.workerStats();
+      return w.hints === p.hintsSent && !w.hinting ? w : null;
+    });
+    if (s) return s;
+  }
+  throw new Error('timed out: prefetch hints still waiting or being handled');
+}
+
 /** "killer → victim (weapon)" from a feed row's .kf-text (the arrow is spaced by CSS margins). */
 export const feedRowText = (t) => t.replace(/\s*→\s*/, ' → ');

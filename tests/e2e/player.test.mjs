@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT, WWW } from './harness.mjs';
 import {
-  OUT, DEMO, BACKGROUND, seekLanded, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
+  OUT, DEMO, BACKGROUND, seekLanded, hintsSettled, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
   fractionNear, fractionDifferent, nearFaction, settle, replayCli, timelineMarkers, roomiestKill, killFeedRow, feedRowText, decoderWorker, renderWorker,
 } from './player-helpers.mjs';
 
@@ -1062,6 +1062,78 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     h = await here();
     assert.ok(Math.abs(h.time - (t0 - 10)) < 1e-3, `← twice -> ${h.time}, expected ${t0 - 10}`);
     assert.equal(h.timing?.resumed, true, `the second ← neither read nor decompressed: ${JSON.stringify(h.timing)}`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('a paused seek\'s landing reads the chunks of ← / → / [ / ]: the first key press does not wait for the file; the decoder stays for playing on', { timeout: 120_000 }, async () => {
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.evaluate(() => window.__player.pause());
+    // A moment T whose chunk, T ± 5 s's and the previous / next kill's viewing points' are five
+    // different chunks, and a far moment F in a sixth (a control: nothing readies it).
+    const plan = await page.evaluate(async () => {
+      const p = window.__player;
+      const cached = (await p.workerStats()).cachedChunks;
+      const chunkAt = (t) => p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate + 1e-6));
+      for (let t = 12; t < p.duration - 12; t += 0.5) {
+        const prev = p.killStart(-1, t);
+        const next = p.killStart(1, t);
+        if (prev === null || next === null) continue;
+        const c = [t, t + 5, t - 5, next, prev].map(chunkAt);
+        if (new Set(c).size !== 5) continue;
+        const far = [...Array(p.info.chunks.length).keys()].findLast((k) => k > 0 && !cached.includes(k) && c.every((x) => Math.abs(x - k) > 2));
+        if (far === undefined) continue;
+        return { t, prev, next, chunks: c, far: (p.info.chunks[far].firstTick - p.firstTick + 3) / p.tickRate, farChunk: far };
+      }
+      return null;
+    });
+    assert.ok(plan, 'the demo has such a moment');
+    const here = () => page.evaluate(() => {
+      const p = window.__player;
+      const tick = p.currentTickInt();
+      const piece = p.pieceAt(tick);
+      return { time: p.currentTime, chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick), timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null };
+    });
+    // Seeks to T and waits for its landing hint; the worker's stats then.
+    const atT = async () => {
+      await page.evaluate((t) => window.__player.seek(t), plan.t);
+      await seekLanded(page);
+      return hintsSettled(page);
+    };
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    const before = await hintsSettled(page);
+    let s = await atT();
+    for (const c of plan.chunks.slice(1)) assert.ok(s.cachedChunks.includes(c), `chunk ${c} read on landing: ${JSON.stringify({ plan, cached: s.cachedChunks })}`);
+    assert.ok(!s.cachedChunks.includes(plan.farChunk), 'the far chunk is not read');
+    assert.ok(s.hintReads > before.hintReads, `the landing's hint read chunks: ${JSON.stringify([before, s])}`);
+    // Each key's first press: decompressed (the decoder stayed at T) from bytes in the cache.
+    for (const [key, to, chunk] of [['ArrowRight', plan.t + 5, plan.chunks[1]], ['ArrowLeft', plan.t - 5, plan.chunks[2]], [']', plan.next, plan.chunks[3]], ['[', plan.prev, plan.chunks[4]]]) {
+      await page.keyboard.press(key);
+      await seekLanded(page);
+      const h = await here();
+      assert.ok(Math.abs(h.time - to) < 1e-3 && h.chunk === chunk, `${key} -> ${h.time} (chunk ${h.chunk}), expected ${to} (chunk ${chunk})`);
+      assert.equal(h.timing?.resumed, false, `${key}: the decoder was still at T`);
+      assert.equal(h.timing?.cached, true, `${key}: its chunk's bytes were in the cache: ${JSON.stringify(h.timing)}`);
+      await hintsSettled(page);
+      s = await atT();
+    }
+    // Playing on from T: the decoder is still there (no second decompression of T's chunk).
+    const s0 = s;
+    await page.evaluate(() => window.__player.play());
+    await page.waitForFunction((t) => window.__player.currentTime > t + 0.2, plan.t, { timeout: 10_000 });
+    await page.evaluate(() => window.__player.pause());
+    const s1 = await page.evaluate(() => window.__player.workerStats());
+    assert.ok(s1.resumed > s0.resumed, `playing on resumed in T's chunk: ${JSON.stringify([s0, s1])}`);
+    // The control: a seek nothing readied waits for the file.
+    await page.evaluate((t) => window.__player.seek(t), plan.far);
+    await seekLanded(page);
+    const h = await here();
+    assert.equal(h.chunk, plan.farChunk);
+    assert.equal(h.timing?.cached, false, `the far seek read its chunk: ${JSON.stringify(h.timing)}`);
     log.assertClean();
   } finally {
     await page.close();

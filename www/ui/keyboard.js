@@ -4,6 +4,7 @@
 // 1–5 camera (orbit, free, follow, first person, kill cam) · WASD/QE fly the free camera (Shift
 // faster) · Esc clears the selection / ends the kill cam · ? this help.
 import { nextSpeed } from '../playback.js';
+import { SEEK_STEP_S } from '../player.js';
 
 /** [keys, what] for the help overlay, in groups. */
 export const KEYS = [
@@ -85,7 +86,7 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
       e.preventDefault();
       return;
     }
-    const step = e.shiftKey ? 1 : e.altKey ? 30 : 5;
+    const step = e.shiftKey ? 1 : e.altKey ? 30 : SEEK_STEP_S;
     let handled = true;
     switch (key) {
       case ' ':
@@ -113,8 +114,8 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
       case '[':
       case ']': {
         const dir = key === ']' ? 1 : -1;
-        const to = killTarget(dir);
-        if (to !== null) seekAndHint(to, () => killTarget(dir));
+        const to = player.killStart(dir);
+        if (to !== null) seekAndHint(to, () => player.killStart(dir));
         break;
       }
       case 'Home':
@@ -178,27 +179,6 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
       const next = again();
       if (next !== null && Number.isFinite(next) && Math.abs(next - player.currentTime) > 1e-3) player.prefetch(next);
     });
-  }
-
-  /** Kills are watched from 2 s before; previous/next is relative to that viewing point. The
-   *  time to seek to, or null when there is none in that direction. */
-  function killTarget(dir) {
-    const kills = player.kills;
-    if (!kills.length) return null;
-    const now = player.currentTime;
-    const starts = kills.map((k) => Math.max(0, player.killTime(k) - 2));
-    let target = null;
-    if (dir > 0) {
-      target = starts.find((s) => s > now + 0.05);
-    } else {
-      for (let i = starts.length - 1; i >= 0; i--) {
-        if (starts[i] < now - 0.5) {
-          target = starts[i];
-          break;
-        }
-      }
-    }
-    return target ?? null;
   }
 
   target.addEventListener('keydown', onKey);

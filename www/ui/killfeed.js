@@ -6,7 +6,7 @@
 import { fmtTime, el } from './format.js';
 import { createVirtualList } from './virtual-list.js';
 import { idleTask } from './idle.js';
-import { factionColour } from '../player.js';
+import { factionColour, KILL_LEAD_S } from '../player.js';
 
 export const ROW_PX = 26;
 
@@ -137,14 +137,14 @@ export function createKillFeed(player, root = document) {
     const k = kills[Number(li.dataset.index)];
     if (!k) return;
     if (e.target.closest('.kf-cam')) player.startKillCam(k);
-    else if (e.target.closest('button')) player.seek(Math.max(0, player.killTime(k) - 2));
+    else if (e.target.closest('button')) player.seek(Math.max(0, player.killTime(k) - KILL_LEAD_S));
   });
   // Hovering a row: the worker gets the chunk a click would seek to ready (player.prefetch).
   list.addEventListener('pointerover', (e) => {
     const li = e.target.closest('li[data-index]');
     const k = li ? kills[Number(li.dataset.index)] : undefined;
     if (!k) return;
-    player.prefetch(e.target.closest('.kf-cam') ? Math.max(0, player.killTime(k) - player.killCamRewind) : Math.max(0, player.killTime(k) - 2));
+    player.prefetch(e.target.closest('.kf-cam') ? Math.max(0, player.killTime(k) - player.killCamRewind) : Math.max(0, player.killTime(k) - KILL_LEAD_S));
   });
   player.on('loadstart', () => {
     seeking = false;

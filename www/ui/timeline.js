@@ -4,6 +4,7 @@
 // a marker's text, a click on a kill marker seeks to 2 s before it), the legend, speed select.
 import { fmtTime, el } from './format.js';
 import { nextSpeed } from '../playback.js';
+import { KILL_LEAD_S } from '../player.js';
 import { eventKindKey, eventKindLabel, eventText } from './events.js';
 import { createMarkerLayer } from './marker-layer.js';
 
@@ -116,7 +117,7 @@ export function createTimeline(player, root = document) {
       const hit = scrubbing ? null : layer.hitTest(p.x, p.y);
       layer.setHovered(hit);
       // Where a click would go: the worker reads (and, idle, decompresses) that chunk ahead.
-      if (!scrubbing) player.prefetch(hit?.row === 'kill' ? Math.max(0, hit.t - 2) : timeAtX(e.clientX));
+      if (!scrubbing) player.prefetch(hit?.row === 'kill' ? Math.max(0, hit.t - KILL_LEAD_S) : timeAtX(e.clientX));
       if (hit) showTip(hit, p.r);
       else {
         tip.hidden = true;
@@ -137,7 +138,7 @@ export function createTimeline(player, root = document) {
         const p = local(e);
         return layer.hitTest(p.x, p.y);
       })() : null;
-      if (hit?.row === 'kill' && hit.col === pressed.col) player.seek(Math.max(0, hit.t - 2));
+      if (hit?.row === 'kill' && hit.col === pressed.col) player.seek(Math.max(0, hit.t - KILL_LEAD_S));
       pressed = null;
       return;
     }
