@@ -1294,24 +1294,25 @@ class Player {
   }
 
   /**
-   * Sends the `prefetch` hint for `t` (null: none) after HINT_DELAY_MS (a newer hint or a seek
-   * cancels it). Paused, it also names the moments the next seek most likely goes to from the
-   * playhead (`likelyTicks()`), whose chunks the worker reads once it is done with `t`'s.
+   * Sends the `prefetch` hint for `t` after HINT_DELAY_MS (a newer hint or a seek cancels it).
+   * Paused, it also names the moments the next seek most likely goes to from the playhead
+   * (`likelyTicks()`), whose chunks the worker reads once it is done with `t`'s. `keep`: the worker
+   * must not move the decoder the page plays from for it (only a spare one, or none).
    */
-  hint(t) {
-    const tick = t === null ? null : this.tickAtTime(t);
+  hint(t, { keep = false } = {}) {
+    const tick = this.tickAtTime(t);
     const sid = this.sessionId;
     clearTimeout(this.hintTimer);
     this.hintTimer = setTimeout(() => {
       this.hintTimer = 0;
       if (!this.info || sid !== this.sessionId) return;
       const paused = !this.pb.moving;
-      const warm = tick !== null && tick !== this.prefetched && !this.pieceAt(tick);
+      const warm = tick !== this.prefetched && !this.pieceAt(tick);
       const reads = paused ? this.likelyTicks().filter((k) => k !== tick && !this.pieceAt(k)) : [];
       if (!warm && !reads.length) return;
-      if (tick !== null) this.prefetched = tick;
+      this.prefetched = tick;
       this.hintsSent++;
-      this.client.notify('prefetch', { session: this.sessionId, tick: warm ? tick : null, decode: paused, reads });
+      this.client.notify('prefetch', { session: this.sessionId, tick: warm ? tick : null, decode: paused, reads, keep });
     }, HINT_DELAY_MS);
   }
 
@@ -1321,15 +1322,19 @@ class Player {
   }
 
   /**
-   * A seek landed while paused: the worker reads the chunks of the seeks most likely to follow
-   * (← / →, [ / ]: `likelyTicks()`), so that the first of them does not wait for the file (on a
-   * server, a round trip). Its decoder stays where the seek left it: playing on from there is the
-   * likeliest next step, and it resumes without decompressing again. A key's own hint
-   * (keyboard.js: where the same key goes next) also moves the decoder there.
+   * A seek landed while paused: the worker gets the seeks most likely to follow ready. The next
+   * ← / → step the way the seek went (5 s) is decompressed in its spare decoder (a `.flrep` has
+   * one), so that a first → after a seek resumes there; the others' chunks (the other way, [ / ]:
+   * `likelyTicks()`) are read, so that they do not wait for the file (on a server, a round trip).
+   * The decoder the page plays from stays where the seek left it (`keep`): playing on, the
+   * likeliest next step, resumes there without decompressing again. A key's own hint
+   * (keyboard.js: where the same key goes next) replaces this one.
    */
   hintLanding() {
     if (!this.info || this.pb.moving || this.pb.killCam) return;
-    this.hint(null);
+    const t = this.time + (this.lastSeekDir < 0 ? -1 : 1) * SEEK_STEP_S;
+    if (t >= 0 && t <= this.duration) this.hint(t, { keep: true });
+    else this.hint(this.time, { keep: true });
   }
 
   /** From the playhead, paused: ← / → and [ / ]'s targets (ticks), most likely first. */

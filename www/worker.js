@@ -315,6 +315,8 @@ class Replay {
     this.source = source;
     this.dec = dec;
     this.cache = new BytesCache(CACHE_BYTES);
+    /** The spare decoder (spareDecoder()): undefined until first needed, null when there is none. */
+    this.spare = undefined;
     this.closed = false;
     this.chunkCount = dec.chunkCount();
     this.firstTick = info.info.first_tick;
@@ -331,7 +333,7 @@ class Replay {
      *  handled. */
     this.hint = null;
     this.hinting = false;
-    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, hints: 0, prefetched: 0, warmed: 0, hintReads: 0 };
+    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, hints: 0, prefetched: 0, warmed: 0, hintReads: 0, hintDecoded: 0, swapped: 0 };
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
@@ -386,7 +388,7 @@ class Replay {
   async piece(index, from, gen) {
     const t0 = performance.now();
     let bytes = NO_BYTES;
-    let resumed = this.dec.holdsChunk(index);
+    let resumed = this.takeHeld(index);
     // The chunk's bytes were in the cache already (read ahead, or by a hint): no wait for the file.
     let cached = false;
     if (!resumed) {
@@ -398,12 +400,13 @@ class Replay {
         this.stats.dropped++;
         return;
       }
-      resumed = this.dec.holdsChunk(index);
+      resumed = this.takeHeld(index);
       if (resumed) bytes = NO_BYTES;
     }
     const r = this.req;
     if (!r) return;
     const t1 = performance.now();
+    this.dec.rpChunk = index;
     const d = this.dec.decodeRange(index, bytes, from, r.to, r.stride, PIECE_STATES);
     if (resumed) this.stats.resumed++;
     else this.stats.decoded++;
@@ -499,12 +502,13 @@ class Replay {
    * a time, and a pointer sweeping the timeline gets the moment it rests on, not every one it
    * crossed.
    */
-  async prefetch(tick, decode, reads) {
+  async prefetch(tick, decode, reads, keep) {
     this.stats.hints++;
     const clamp = (k) => Math.max(this.firstTick, Math.min(this.endTick - 1, Math.floor(k)));
     this.hint = {
       tick: Number.isFinite(tick) ? clamp(tick) : null,
       decode: !!decode,
+      keep: !!keep,
       reads: Array.isArray(reads) ? reads.slice(0, HINT_READS).filter(Number.isFinite).map(clamp) : [],
     };
     if (this.hinting) return;
@@ -513,7 +517,7 @@ class Replay {
       while (this.hint !== null && !this.closed) {
         const h = this.hint;
         this.hint = null;
-        if (h.tick !== null) await this.warm(h.tick, h.decode);
+        if (h.tick !== null) await this.warm(h.tick, h.decode, h.keep);
         await this.readFor(h.reads);
       }
     } finally {
@@ -533,7 +537,7 @@ class Replay {
     for (const tick of ticks) {
       if (this.busy()) return;
       const c = this.chunkFor(tick);
-      if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c) || this.dec.holdsChunk(c)) continue;
+      if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c) || this.dec.holdsChunk(c) || this.spare?.holdsChunk(c)) continue;
       const len = this.dec.chunkRange(c)[1];
       if (!(len <= budget)) return;
       budget -= len;
@@ -546,12 +550,42 @@ class Replay {
     }
   }
 
-  async warm(tick, decode) {
+  /**
+   * The spare decoder: a fork of the session (its own chunk payload and position) that hints warm,
+   * so that the decoder the page plays from stays where it is; made on first use. null when the
+   * format has none to fork (the hints then move the one decoder, `keep` hints only read).
+   */
+  spareDecoder() {
+    if (this.spare === undefined) {
+      try {
+        this.spare = this.dec.fork?.() ?? null;
+      } catch (e) {
+        if (isFatal(e)) throw e;
+        this.spare = null;
+      }
+    }
+    return this.spare;
+  }
+
+  /** Whether a decoder holds chunk `c` (no read, no decompression); the spare one becomes the
+   *  decoder then (and the one it replaces the spare: going back there resumes too). */
+  takeHeld(c) {
+    if (this.dec.holdsChunk(c)) return true;
+    if (!this.spare?.holdsChunk(c)) return false;
+    [this.dec, this.spare] = [this.spare, this.dec];
+    this.stats.swapped++;
+    return true;
+  }
+
+  async warm(tick, decode, keep) {
     const c = this.chunkFor(tick);
     if (c < 0 || c >= this.chunkCount) return;
     this.stats.prefetched++;
+    // The decoder that holds c rolls there; else the spare one decompresses it (the one the page
+    // plays from stays put), or, without a spare, the one decoder unless the hint says `keep`.
+    const pick = () => (this.dec.holdsChunk(c) ? this.dec : this.spare?.holdsChunk(c) ? this.spare : (this.spareDecoder() ?? (keep ? null : this.dec)));
     let bytes = NO_BYTES;
-    if (!this.dec.holdsChunk(c)) {
+    if (!pick()?.holdsChunk(c)) {
       try {
         bytes = await this.bytesOf(c);
       } catch {
@@ -560,18 +594,24 @@ class Replay {
     }
     // A newer hint replaces this one; work for the page comes first.
     if (!decode || !bytes || this.busy()) return;
-    if (!bytes.length && !this.dec.holdsChunk(c)) return;
+    // (Picked again: a piece may have swapped the decoders while the bytes were read.)
+    const d = pick();
+    if (!d || (!bytes.length && !d.holdsChunk(c))) return;
     // The range [at - 1, at) leaves the decoder having applied `at` (the frame after the range),
     // and a range starting at or after `at` resumes from there. HINT_MARGIN ticks early, so that a
     // seek a tick or two before the hint (rounding, a marker's own time) resumes too.
-    const first = this.dec.chunkFirstTick(c);
+    const first = d.chunkFirstTick(c);
     const at = Math.max(first + 1, tick - HINT_MARGIN);
-    // `decoded` counts every decompression, a hint's too.
-    const fresh = !this.dec.holdsChunk(c);
+    // `decoded` counts every decompression, a hint's too (`hintDecoded`: a hint's only).
+    const fresh = !d.holdsChunk(c);
     try {
-      this.dec.decodeRange(c, bytes, at - 1, at, 1, PIECE_STATES).free();
+      d.rpChunk = c;
+      d.decodeRange(c, bytes, at - 1, at, 1, PIECE_STATES).free();
       this.stats.warmed++;
-      if (fresh) this.stats.decoded++;
+      if (fresh) {
+        this.stats.decoded++;
+        this.stats.hintDecoded++;
+      }
     } catch (e) {
       if (isFatal(e)) throw e;
     }
@@ -582,10 +622,12 @@ class Replay {
     this.req = null;
     this.cache.clear();
     this.source.close?.();
-    try {
-      this.dec.free();
-    } catch {
-      /* already freed */
+    for (const d of [this.dec, this.spare]) {
+      try {
+        d?.free();
+      } catch {
+        /* already freed */
+      }
     }
   }
 }
@@ -653,7 +695,7 @@ const methods = {
   /** A hint: the page may seek to `tick` soon (see Replay.prefetch). */
   async prefetch(params) {
     if (!replay || replay.sessionId !== params?.session) return { ignored: true };
-    await replay.prefetch(params.tick, params.decode, params.reads);
+    await replay.prefetch(params.tick, params.decode, params.reads, params.keep);
     return {};
   },
   close() {
@@ -667,6 +709,8 @@ const methods = {
       ...replay.stats,
       cacheBytes: replay.cache.bytes,
       cachedChunks: [...replay.cache.map.keys()],
+      // The chunks the decoder and the spare one hold (decode there without bytes).
+      heldChunks: [replay.dec, replay.spare].filter((d) => d && d.rpChunk >= 0 && d.holdsChunk(d.rpChunk)).map((d) => d.rpChunk),
       // A prefetch hint being handled or waiting for the one being handled.
       hinting: replay.hinting || replay.hint !== null,
       wasmMemoryBytes: replay.memory?.buffer?.byteLength ?? 0,

@@ -251,6 +251,38 @@ fn session_pieces_resume_and_rebuild_the_whole_chunk() {
     assert!(s.holds_chunk(ci + 1));
 }
 
+/// A fork (the worker's spare decoder) reads the same file with a decoder of its own: what it
+/// decodes equals the original's, and neither moves the other's held chunk.
+#[test]
+fn a_forked_session_decodes_on_its_own() {
+    use replay_player::io::ReadAt;
+    use replay_player::model::TickRange;
+    let bytes = dogfight_bytes(&DogfightConfig { seed: 5, entities: 16, seconds: 20.0, keyframe_interval_ticks: 120, ..Default::default() }).unwrap();
+    let mut src = bytes.clone();
+    let mut s = open_session(&mut src).unwrap();
+    let mut f = s.fork().expect("an open .flrep forks");
+    assert_eq!(f.chunk_count(), s.chunk_count());
+    assert_eq!(f.chunk_range(4).unwrap(), s.chunk_range(4).unwrap());
+    let read = |ci: usize| {
+        let (o, l) = s.chunk_range(ci).unwrap();
+        bytes.clone().read_at(o, l).unwrap()
+    };
+    let (c1, c4) = (read(1), read(4));
+    let whole1 = s.decode_chunk(1, &c1).unwrap();
+    assert!(!f.holds_chunk(1), "the fork holds nothing of the original's");
+    let first4 = f.chunk_first_tick(4).unwrap();
+    let r = TickRange { from: first4 + 30, to: first4 + 32, stride: 1, max_states: usize::MAX };
+    let p = f.decode_range(4, &c4, r).unwrap();
+    assert!(f.holds_chunk(4) && !f.holds_chunk(1));
+    assert!(s.holds_chunk(1) && !s.holds_chunk(4), "decoding in the fork left the original where it was");
+    assert_eq!(p.chunk, s.fork().unwrap().decode_chunk(4, &c4).unwrap().range(r).chunk);
+    // The original rolls its own chunk again from the held payload (no bytes), the fork its own.
+    let back = TickRange { from: whole1.ticks[0] + 3, to: whole1.ticks[0] + 6, stride: 1, max_states: usize::MAX };
+    assert_eq!(s.decode_range(1, &[], back).unwrap(), whole1.range(back));
+    assert!(f.holds_chunk(4));
+    assert_eq!(f.decode_range(4, &[], r).unwrap().chunk, p.chunk);
+}
+
 #[test]
 fn kill_markers_in_the_trailer_match_the_kill_events_in_the_chunks() {
     let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities: 40, seconds: 60.0, ..Default::default() }).unwrap();

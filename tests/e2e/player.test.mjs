@@ -872,7 +872,7 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
         p.pause();
         await new Promise((res) => setTimeout(res, 300));
         const played = await p.workerStats();
-        out.push({ ...seen, chunkEnd: firsts[ci + 1], reached: p.currentTickInt(), held: p.state().pieces, decodedBySeek: afterSeek.decoded - before.decoded, decodedByPlay: played.decoded - afterSeek.decoded, resumedByPlay: played.resumed - afterSeek.resumed });
+        out.push({ ...seen, chunkEnd: firsts[ci + 1], reached: p.currentTickInt(), held: p.state().pieces, decodedBySeek: afterSeek.decoded - afterSeek.hintDecoded - (before.decoded - before.hintDecoded), decodedByPlay: played.decoded - played.hintDecoded - (afterSeek.decoded - afterSeek.hintDecoded), resumedByPlay: played.resumed - afterSeek.resumed });
       }
       return out;
     });
@@ -884,7 +884,8 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
       assert.equal(s.next, s.tick + 1, msg);
       assert.ok(s.frame > 0);
       assert.equal(s.decodedBySeek, 1, `one decompression for the seek: ${msg}`);
-      // Playing on rolled forward from where the seek stopped: no second decompression of the chunk.
+      // Playing on rolled forward from where the seek stopped: no second decompression of the chunk
+      // (the landing's hint decompresses → 5 s on in the spare decoder: not counted here).
       assert.ok(s.reached >= s.tick + 20 && s.reached < s.chunkEnd - 30, msg);
       assert.equal(s.decodedByPlay, 0, msg);
       assert.ok(s.resumedByPlay >= 1, msg);
@@ -923,7 +924,10 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
 
     // Paused: the hint reads the chunk and positions the decoder at the moment under the pointer.
     const x = box.x + 0.63 * box.width;
-    let s0 = await stats();
+    // Decompressions for pieces (a hint's are counted in `hintDecoded` too: a landing's hint
+    // decompresses the next → step in the spare decoder).
+    const forPieces = (s) => s.decoded - s.hintDecoded;
+    let s0 = await hintsSettled(page);
     await page.mouse.move(x, y);
     await statsUntil((s) => s.warmed > s0.warmed, 'the hovered chunk warmed');
     const s1 = await stats();
@@ -934,7 +938,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     const s2 = await stats();
     const t = await page.evaluate(() => window.__player.currentTime);
     assert.ok(Math.abs(t - 0.63 * duration) < duration / box.width, `the click seeked under the pointer: ${t} vs ${0.63 * duration}`);
-    assert.equal(s2.decoded, s1.decoded, 'the seek decompressed nothing');
+    assert.equal(forPieces(s2), forPieces(s1), 'the seek decompressed nothing');
     // (The worker reads the next chunk ahead once idle: reads may grow, the seek's piece read nothing.)
     let timing = await pieceTiming();
     // (`resumed`: the decoder held the chunk, so no bytes were asked for; `read` is then only timer noise.)
@@ -947,7 +951,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     // The feed follows the playhead when the page is idle (www/ui/idle.js): let it, then scroll.
     await page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r))));
     const row = await killFeedRow(page, idx);
-    s0 = await stats();
+    s0 = await hintsSettled(page);
     await row.locator('button').hover();
     await statsUntil((s) => s.warmed > s0.warmed, 'the kill row\'s chunk warmed');
     const s3 = await stats();
@@ -955,7 +959,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     await waitFor('!window.__player.pendingSeek', 'the row seeked');
     const s4 = await stats();
     assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - (kills[idx] - 2)) < 1e-3);
-    assert.equal(s4.decoded, s3.decoded, 'the row\'s seek decompressed nothing');
+    assert.equal(forPieces(s4), forPieces(s3), 'the row\'s seek decompressed nothing');
     timing = await pieceTiming();
     assert.equal(timing?.resumed, true, `the row's seek resumed: ${JSON.stringify(timing)}`);
 
@@ -964,14 +968,21 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     // rows changing under a still pointer are hovered again.)
     await page.mouse.move(5, 5);
     await page.evaluate(() => window.__player.play());
-    const target = await page.evaluate((f) => {
+    // A moment whose chunk is neither cached nor held by a decoder (the spare one holds where the
+    // last landing's hint went).
+    const { f, target } = await page.evaluate(async () => {
       const p = window.__player;
-      const tick = p.firstTick + Math.floor(f * p.duration * p.tickRate);
-      return p.info.chunks.findLastIndex((c) => c.firstTick <= tick);
-    }, 0.12);
-    assert.ok(!(await stats()).cachedChunks.includes(target), 'the chunk to hover is not cached yet');
+      const w = await p.workerStats();
+      for (let f = 0.12; f < 0.95; f += 0.03) {
+        const tick = p.firstTick + Math.floor(f * p.duration * p.tickRate);
+        const c = p.info.chunks.findLastIndex((ch) => ch.firstTick <= tick);
+        if (!w.cachedChunks.includes(c) && !w.heldChunks.includes(c) && !p.pieceAt(tick)) return { f, target: c };
+      }
+      return { f: 0, target: -1 };
+    });
+    assert.ok(target >= 0, 'a chunk to hover that is not cached yet');
     s0 = await stats();
-    await page.mouse.move(box.x + 0.12 * box.width, y);
+    await page.mouse.move(box.x + f * box.width, y);
     await statsUntil((s) => s.cachedChunks.includes(target), `chunk ${target} read while playing`);
     const s5 = await stats();
     assert.equal(s5.warmed, s0.warmed, 'no warming while playing');
@@ -1018,7 +1029,9 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
       const starts = [...new Set(p.kills.map((k) => Math.max(0, p.killTime(k) - 2)))].sort((a, b) => a - b);
       for (let i = 0; i + 2 < starts.length; i++) {
         const c = starts.slice(i, i + 3).map(chunkAt);
-        if (c[0] !== c[1] && c[1] !== c[2] && c[0] !== c[2] && starts[i] > 12) return { starts: starts.slice(i, i + 3), chunks: c };
+        // (Nor is the next two's chunk the one the landing of the seek to the first kill readies:
+        // → 5 s on.)
+        if (c[0] !== c[1] && c[1] !== c[2] && c[0] !== c[2] && !c.slice(1).includes(chunkAt(starts[i] + 5)) && starts[i] > 12) return { starts: starts.slice(i, i + 3), chunks: c };
       }
       return null;
     });
@@ -1027,14 +1040,15 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     await seekLanded(page);
     await page.locator('body').click({ position: { x: 5, y: 5 } });
 
-    // ] : a cold seek to the next kill; once it landed, the worker warms the one after.
-    const s0 = await stats();
+    // ] : a seek to the next kill that decompresses its chunk (the seek's landing only read it);
+    // once it landed, the worker warms the one after.
+    const s0 = await hintsSettled(page);
     assert.equal(s0.hinting, false);
     await page.keyboard.press(']');
     await seekLanded(page);
     let h = await here();
     assert.ok(Math.abs(h.time - plan.starts[1]) < 1e-3, `] -> ${h.time}, expected ${plan.starts[1]}`);
-    assert.equal(h.timing?.resumed, false, 'the first ] read and decompressed its chunk');
+    assert.equal(h.timing?.resumed, false, 'the first ] decompressed its chunk');
     const s1 = await hinted('after ]');
     assert.equal(s1.warmed, s0.warmed + 1, 'the hint warmed a chunk');
     assert.equal(s1.decoded, s0.decoded + 2, `the seek and the hint each decompressed once: ${JSON.stringify([s0, s1])}`);
@@ -1055,7 +1069,7 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     await seekLanded(page);
     h = await here();
     assert.ok(Math.abs(h.time - (t0 - 5)) < 1e-3, `← -> ${h.time}, expected ${t0 - 5}`);
-    assert.equal(h.timing?.resumed, false, 'the first ← read and decompressed its chunk');
+    assert.equal(h.timing?.resumed, false, 'the first ← decompressed its chunk');
     await hinted('after ←');
     await page.keyboard.press('ArrowLeft');
     await seekLanded(page);
@@ -1068,7 +1082,7 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
   }
 });
 
-test('a paused seek\'s landing reads the chunks of ← / → / [ / ]: the first key press does not wait for the file; the decoder stays for playing on', { timeout: 120_000 }, async () => {
+test('a paused seek\'s landing readies ← / → / [ / ]: → resumes in the spare decoder, the others\' chunks are read; the decoder stays for playing on', { timeout: 120_000 }, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -1110,14 +1124,25 @@ test('a paused seek\'s landing reads the chunks of ← / → / [ / ]: the first 
     for (const c of plan.chunks.slice(1)) assert.ok(s.cachedChunks.includes(c), `chunk ${c} read on landing: ${JSON.stringify({ plan, cached: s.cachedChunks })}`);
     assert.ok(!s.cachedChunks.includes(plan.farChunk), 'the far chunk is not read');
     assert.ok(s.hintReads > before.hintReads, `the landing's hint read chunks: ${JSON.stringify([before, s])}`);
-    // Each key's first press: decompressed (the decoder stayed at T) from bytes in the cache.
-    for (const [key, to, chunk] of [['ArrowRight', plan.t + 5, plan.chunks[1]], ['ArrowLeft', plan.t - 5, plan.chunks[2]], [']', plan.next, plan.chunks[3]], ['[', plan.prev, plan.chunks[4]]]) {
+    // The step the way the seek went was decompressed in the spare decoder: its first press resumes
+    // there. The others decompress (the decoder stayed at T) bytes from the cache.
+    assert.ok(s.hintDecoded > before.hintDecoded, `the landing's hint decompressed → in the spare decoder: ${JSON.stringify([before, s])}`);
+    // Each seek back to T comes from where the key went: the landing warms the step the same way
+    // (→ after coming from before T, ← after coming back from T + 5 or the next kill).
+    for (const [key, to, chunk, resumed] of [['ArrowRight', plan.t + 5, plan.chunks[1], true], ['ArrowLeft', plan.t - 5, plan.chunks[2], true], [']', plan.next, plan.chunks[3], false], ['[', plan.prev, plan.chunks[4], false]]) {
+      const k0 = s;
       await page.keyboard.press(key);
       await seekLanded(page);
       const h = await here();
       assert.ok(Math.abs(h.time - to) < 1e-3 && h.chunk === chunk, `${key} -> ${h.time} (chunk ${h.chunk}), expected ${to} (chunk ${chunk})`);
-      assert.equal(h.timing?.resumed, false, `${key}: the decoder was still at T`);
-      assert.equal(h.timing?.cached, true, `${key}: its chunk's bytes were in the cache: ${JSON.stringify(h.timing)}`);
+      if (resumed) {
+        assert.equal(h.timing?.resumed, true, `${key}: resumed in the spare decoder: ${JSON.stringify(h.timing)}`);
+        const k1 = await page.evaluate(() => window.__player.workerStats());
+        assert.equal(k1.swapped, k0.swapped + 1, 'the spare decoder became the decoder');
+      } else {
+        assert.equal(h.timing?.resumed, false, `${key}: the decoder was still at T`);
+        assert.equal(h.timing?.cached, true, `${key}: its chunk's bytes were in the cache: ${JSON.stringify(h.timing)}`);
+      }
       await hintsSettled(page);
       s = await atT();
     }

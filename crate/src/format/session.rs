@@ -323,6 +323,24 @@ impl Session {
         }
     }
 
+    /// A second session over the same open `.flrep` file: its index and recording info, a decoder
+    /// of its own (holding no chunk). The browser's worker keeps one to get a likely next seek's
+    /// chunk ready without moving the decoder the playback uses. `None` before the open is done
+    /// and for the other formats (a SparkEngine chunk is decoded whole; a `.foldback` has none).
+    pub fn fork(&self) -> Option<Session> {
+        match &self.inner {
+            Inner::Flrep { opened, .. } => Some(Session {
+                file_len: self.file_len,
+                limits: self.limits.clone(),
+                inner: Inner::Flrep {
+                    opened: opened.clone(),
+                    dec: flrep::ChunkDecoder::new(self.limits.clone()),
+                },
+            }),
+            _ => None,
+        }
+    }
+
     /// Whether [`decode_range`](Self::decode_range) of chunk `i` needs no bytes (pass an empty
     /// slice): the decoder holds the chunk's checked payload, and resumes where the last range
     /// stopped when that was at or before the range's start, or rolls forward again from the

@@ -363,6 +363,15 @@ impl DecoderSession {
         DecodedChunkJs::from_chunk(&c, None)
     }
 
+    /// `fork()`: a second session over the same open `.flrep` file (its index and info; a decoder
+    /// of its own, holding no chunk), or `undefined` for another format or before the open is done.
+    pub fn fork(&self) -> Option<DecoderSession> {
+        if self.pending.is_some() || self.failed.is_some() {
+            return None;
+        }
+        self.session.fork().map(|session| DecoderSession { session, pending: None, failed: None })
+    }
+
     /// Whether `decodeRange(i, …)` needs no bytes (pass an empty array then): the decoder holds
     /// chunk `i`'s checked payload and neither reads nor decompresses it again.
     #[wasm_bindgen(js_name = holdsChunk)]
