@@ -5,10 +5,14 @@
 // the page's JS heap (performance.memory.usedJSHeapSize, precise with
 // --enable-precise-memory-info; CDP Performance.getMetrics JSHeapUsedSize for comparison).
 //
-//   node tests/bench/memory.mjs [seconds=60] [file] [--speed 16]
+// --paused: no playing; a paused seek to a random moment every 2 s instead (each landing has the
+// worker ready the likely next seeks: reads, and the spare decoder's chunk since session 9).
+//
+//   node tests/bench/memory.mjs [seconds=60] [file] [--speed 16] [--paused]
 import { launchBrowser, serveRoot, benchFile, openWithPicker, mib, fmt, machineLine, openPlayerPage } from './lib.mjs';
 
-const argv = process.argv.slice(2);
+const argv = process.argv.slice(2).filter((a) => a !== '--paused');
+const PAUSED = process.argv.includes('--paused');
 const speedAt = argv.indexOf('--speed');
 const SPEED = speedAt >= 0 ? Number(argv.splice(speedAt, 2)[1]) : 16;
 const SECONDS = Number(argv[0] ?? 60);
@@ -24,11 +28,12 @@ try {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
   const info = await page.evaluate(() => ({ duration: window.__player.duration, len: window.__player.info.fileLen, chunks: window.__player.info.chunks.length }));
-  console.log(`file: ${file} (${mib(info.len)}, ${fmt(info.duration / 60, 1)} min, ${info.chunks} chunks); ${SECONDS} s at ${SPEED}× with a random seek every ${SEEK_S} s`);
+  console.log(`file: ${file} (${mib(info.len)}, ${fmt(info.duration / 60, 1)} min, ${info.chunks} chunks); ${SECONDS} s ${PAUSED ? 'paused, a random seek every 2 s' : `at ${SPEED}× with a random seek every ${SEEK_S} s`}`);
   await page.evaluate((speed) => {
     window.__player.setSpeed(speed);
     window.__player.play();
   }, SPEED);
+  if (PAUSED) await page.evaluate(() => window.__player.pause());
   const samples = [];
   const worker = () => page.workers().find((w) => w.url().endsWith('/worker.js'));
   const t0 = Date.now();
@@ -62,6 +67,10 @@ try {
     s.elapsed = el;
     samples.push(s);
     if (el >= SECONDS) break;
+    if (PAUSED) {
+      await page.evaluate((t) => window.__player.seek(t), Math.random() * info.duration * 0.95);
+      continue;
+    }
     if (el >= nextSeek) {
       nextSeek += SEEK_S;
       await page.evaluate(([t, speed]) => {

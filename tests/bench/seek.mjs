@@ -12,10 +12,12 @@
 // before it (the timeline sends the worker a prefetch hint: it reads, and idle, decompresses that
 // chunk), the way a click on the timeline or a kill row follows the pointer resting there.
 //
-// Three more time the keyboard: → and ← pressed after an API seek (since session 9 the seek's
-// landing has the worker read the chunks of ← / → / [ / ] into its cache: the key's seek reads
-// nothing but still decompresses; before, a cold seek by key), and → again (once → landed, the
-// page hints the worker with where → goes next: it reads and decompresses that chunk).
+// Three more time the keyboard: → and ← pressed once a seek forward (through the API) landed,
+// and → again (once → landed, the page hints the worker with where → goes next: it reads and
+// decompresses that chunk). Since session 9 a paused seek's landing readies the likely next
+// seeks: the step the way it went (→ here) decompressed in the worker's spare decoder (→ then
+// resumes), the others' chunks (← here) read into the cache (← then decompresses but does not
+// read); before, both were cold seeks by key.
 //
 // With --bare the kill feed and the timeline's kill markers (one DOM element per kill: 7,449 on
 // this file) are hidden (display: none), which shows the decoder + player path without that UI.
@@ -162,18 +164,23 @@ try {
   }
   // Keys: an API seek to a random moment, then → (5 s on: a cold seek by key), then, once the
   // worker has the hint that → sent (the same key's next target), → again.
+  // Before each key, two API seeks, the second half a second after the first: the page has just
+  // landed from a seek forward (the landing readies the step the way it went: → since session 9).
   const keyCold = [];
   const keyAgain = [];
   const keyLeft = [];
-  for (let i = 0; i < N; i++) {
-    await seekOnce(page, r() * (duration - 15));
+  const landForward = async (x) => {
+    await seekOnce(page, x - 0.5);
+    await seekOnce(page, x);
     await idle(page);
+  };
+  for (let i = 0; i < N; i++) {
+    await landForward(15 + r() * (duration - 30));
     keyCold.push(await seekOnce(page, 'key'));
     await hinted(page);
     keyAgain.push(await seekOnce(page, 'key'));
     await idle(page);
-    await seekOnce(page, 15 + r() * (duration - 15));
-    await idle(page);
+    await landForward(15 + r() * (duration - 30));
     keyLeft.push(await seekOnce(page, 'key-left'));
     await idle(page);
   }
@@ -184,9 +191,9 @@ try {
   report('isolated (worker idle at each seek)', isolated);
   report('back to back', b2b);
   report(`hovered (pointer at the target ${HOVER_MS} ms before; worker idle)`, hovered);
-  report('→ after an API seek (by key)', keyCold);
+  report('→ after a seek forward landed', keyCold);
   report('→ again (the first → hinted it)', keyAgain);
-  report('← after an API seek (by key)', keyLeft);
+  report('← after a seek forward landed', keyLeft);
   console.log('');
   console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, resumed ${stats.resumed}, prefetched ${stats.prefetched ?? 0}, warmed ${stats.warmed ?? 0}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (6 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (6 * N + 5), 2)}`);
   if (log.errors.length) console.error(log.errors.join('\n'));

@@ -76,7 +76,8 @@ enum Inner {
     Sniffing,
     FlrepOpening(flrep::Opener),
     Flrep {
-        opened: Box<flrep::Opened>,
+        /// Shared with the session's forks (read only once open).
+        opened: std::sync::Arc<flrep::Opened>,
         dec: flrep::ChunkDecoder,
     },
     #[cfg(feature = "spark")]
@@ -188,7 +189,7 @@ impl Session {
             flrep::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             flrep::Step::Ready(opened) => {
                 self.inner = Inner::Flrep {
-                    opened,
+                    opened: opened.into(),
                     dec: flrep::ChunkDecoder::new(self.limits.clone()),
                 };
                 Ok(OpenStep::Ready)
@@ -333,7 +334,7 @@ impl Session {
                 file_len: self.file_len,
                 limits: self.limits.clone(),
                 inner: Inner::Flrep {
-                    opened: opened.clone(),
+                    opened: std::sync::Arc::clone(opened),
                     dec: flrep::ChunkDecoder::new(self.limits.clone()),
                 },
             }),
