@@ -36,6 +36,11 @@ const HINT_MARGIN = 2;
  *  being played and the one read ahead keep their room). */
 const HINT_READS = 8;
 const HINT_READ_BYTES = CACHE_BYTES / 2;
+/** The spare decoder is used for chunks up to this size (compressed): it holds a second chunk's
+ *  payload and zstd buffers in the decoder's wasm memory (+0.7 MiB at 200 entities; +9.3 MiB at
+ *  2,000, whose chunks are ~1.7 MB: docs/performance.md, session 9), so the memory goal keeps its
+ *  margin where chunks are large. */
+const SPARE_CHUNK_BYTES = 512 * 1024;
 /** A server that ignores Range makes us read the whole body: refuse bodies larger than this. */
 const MAX_WHOLE_BODY = 512 * 1024 * 1024;
 /** The first HTTP read (matches the reader's first request, so it is served from memory). */
@@ -552,8 +557,9 @@ class Replay {
 
   /**
    * The spare decoder: a fork of the session (its own chunk payload and position) that hints warm,
-   * so that the decoder the page plays from stays where it is; made on first use. null when the
-   * format has none to fork (the hints then move the one decoder, `keep` hints only read).
+   * so that the decoder the page plays from stays where it is; made on first use, for chunks up to
+   * SPARE_CHUNK_BYTES. null when the format has none to fork (the hints then move the one decoder,
+   * `keep` hints only read).
    */
   spareDecoder() {
     if (this.spare === undefined) {
@@ -582,8 +588,10 @@ class Replay {
     if (c < 0 || c >= this.chunkCount) return;
     this.stats.prefetched++;
     // The decoder that holds c rolls there; else the spare one decompresses it (the one the page
-    // plays from stays put), or, without a spare, the one decoder unless the hint says `keep`.
-    const pick = () => (this.dec.holdsChunk(c) ? this.dec : this.spare?.holdsChunk(c) ? this.spare : (this.spareDecoder() ?? (keep ? null : this.dec)));
+    // plays from stays put), or, without a spare (or for a large chunk), the one decoder unless
+    // the hint says `keep`.
+    const small = this.dec.chunkRange(c)[1] <= SPARE_CHUNK_BYTES;
+    const pick = () => (this.dec.holdsChunk(c) ? this.dec : this.spare?.holdsChunk(c) ? this.spare : ((small ? this.spareDecoder() : null) ?? (keep ? null : this.dec)));
     let bytes = NO_BYTES;
     if (!pick()?.holdsChunk(c)) {
       try {

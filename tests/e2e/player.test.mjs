@@ -1165,6 +1165,42 @@ test('a paused seek\'s landing readies ← / → / [ / ]: → resumes in the spa
   }
 });
 
+test('chunks over 512 KiB get no spare decoder (its memory): a seek\'s landing only reads there, and → decompresses from the cache', { timeout: 120_000 }, async () => {
+  // 2,000 entities: chunks of ~1.7 MB (a spare decoder would cost ~9 MiB of wasm memory).
+  const big = fixture('spare-2000', { entities: 2000, seconds: 8, seed: 3 });
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    await page.setInputFiles('#file-input', big);
+    await page.waitForFunction(() => window.__player.state().name === 'spare-2000.flrep' && window.__player.state().ready, null, { timeout: 60_000 });
+    await page.evaluate(() => window.__player.pause());
+    const before = await hintsSettled(page);
+    await page.evaluate(() => window.__player.seek(0.5));
+    await seekLanded(page);
+    await page.evaluate(() => window.__player.seek(2.5));
+    await seekLanded(page);
+    const s = await hintsSettled(page);
+    assert.equal(s.hintDecoded, before.hintDecoded, `no decompression for a hint: ${JSON.stringify(s)}`);
+    assert.ok(s.heldChunks.length <= 1, `one decoder holds a chunk: ${JSON.stringify(s.heldChunks)}`);
+    const next = await page.evaluate(() => window.__player.info.chunks.findLastIndex((c) => c.firstTick <= window.__player.firstTick + Math.floor(7.5 * window.__player.tickRate)));
+    assert.ok(s.cachedChunks.includes(next), `→'s chunk read on landing: ${JSON.stringify(s.cachedChunks)}`);
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    await page.keyboard.press('ArrowRight');
+    await seekLanded(page);
+    const timing = await page.evaluate(() => {
+      const p = window.__player;
+      const piece = p.pieceAt(p.currentTickInt());
+      return piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
+    });
+    assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - 7.5) < 1e-3);
+    assert.equal(timing?.resumed, false, 'decompressed');
+    assert.equal(timing?.cached, true, `from the cache: ${JSON.stringify(timing)}`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
 test('decoding happens in the worker and drawing in the render worker: the page loads neither wasm; the renderer wasm has no decoder', { timeout: 120_000 }, async () => {
   const { page, log } = await openPage();
   try {
