@@ -751,8 +751,7 @@ class Player {
 
   frameAvailable(time) {
     if (!this.info) return false;
-    const tick = Math.min(this.lastTick, Math.floor(this.firstTick + time * this.tickRate + 1e-6));
-    return !!this.pieceAt(tick);
+    return !!this.pieceAt(this.tickAtTime(time));
   }
 
   /** Bytes of decoded frames the page holds (typed arrays of its pieces). */
@@ -1332,7 +1331,7 @@ class Player {
    */
   hintLanding() {
     if (!this.info || this.pb.moving || this.pb.killCam) return;
-    const t = this.time + (this.lastSeekDir < 0 ? -1 : 1) * SEEK_STEP_S;
+    const t = this.time + this.lastSeekDir * SEEK_STEP_S;
     if (t >= 0 && t <= this.duration) this.hint(t, { keep: true });
     else this.hint(this.time, { keep: true });
   }
@@ -1340,7 +1339,7 @@ class Player {
   /** From the playhead, paused: ← / → and [ / ]'s targets (ticks), most likely first. */
   likelyTicks() {
     const t = this.time;
-    const d = this.lastSeekDir < 0 ? -1 : 1;
+    const d = this.lastSeekDir;
     const out = [];
     for (const x of [t + d * SEEK_STEP_S, t - d * SEEK_STEP_S, this.killStart(d), this.killStart(-d)]) {
       if (x === null || !(x >= 0) || x > this.duration) continue;

@@ -542,7 +542,7 @@ class Replay {
     for (const tick of ticks) {
       if (this.busy()) return;
       const c = this.chunkFor(tick);
-      if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c) || this.dec.holdsChunk(c) || this.spare?.holdsChunk(c)) continue;
+      if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c) || this.holder(c)) continue;
       const len = this.dec.chunkRange(c)[1];
       if (!(len <= budget)) return;
       budget -= len;
@@ -573,11 +573,18 @@ class Replay {
     return this.spare;
   }
 
+  /** The decoder that holds chunk `c` (decodes there without bytes): the decoder, the spare one,
+   *  or null. */
+  holder(c) {
+    return this.dec.holdsChunk(c) ? this.dec : this.spare?.holdsChunk(c) ? this.spare : null;
+  }
+
   /** Whether a decoder holds chunk `c` (no read, no decompression); the spare one becomes the
    *  decoder then (and the one it replaces the spare: going back there resumes too). */
   takeHeld(c) {
-    if (this.dec.holdsChunk(c)) return true;
-    if (!this.spare?.holdsChunk(c)) return false;
+    const d = this.holder(c);
+    if (d === null) return false;
+    if (d === this.dec) return true;
     [this.dec, this.spare] = [this.spare, this.dec];
     this.stats.swapped++;
     return true;
@@ -591,7 +598,7 @@ class Replay {
     // plays from stays put), or, without a spare (or for a large chunk), the one decoder unless
     // the hint says `keep`.
     const small = this.dec.chunkRange(c)[1] <= SPARE_CHUNK_BYTES;
-    const pick = () => (this.dec.holdsChunk(c) ? this.dec : this.spare?.holdsChunk(c) ? this.spare : ((small ? this.spareDecoder() : null) ?? (keep ? null : this.dec)));
+    const pick = () => this.holder(c) ?? (small ? this.spareDecoder() : null) ?? (keep ? null : this.dec);
     let bytes = NO_BYTES;
     if (!pick()?.holdsChunk(c)) {
       try {

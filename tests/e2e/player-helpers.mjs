@@ -262,6 +262,15 @@ export async function killFeedRow(page, index) {
 /** Until the player's pending seek (if any) has its frame. */
 export const seekLanded = (page) => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
 
+/** The playhead (`time`), its chunk, and the timing the worker sent with the piece that holds it
+ *  (docs/worker-protocol.md `piece`; null when no piece holds it). */
+export const playhead = (page) => page.evaluate(() => {
+  const p = window.__player;
+  const tick = p.currentTickInt();
+  const piece = p.pieceAt(tick);
+  return { time: p.currentTime, chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick), timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null };
+});
+
 /** Until no prefetch hint waits on the page and the worker got and handled every one sent. */
 export async function hintsSettled(page) {
   for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {

@@ -11,7 +11,7 @@ import zlib from 'node:zlib';
 import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT, WWW } from './harness.mjs';
 import {
-  OUT, DEMO, BACKGROUND, seekLanded, hintsSettled, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
+  OUT, DEMO, BACKGROUND, seekLanded, hintsSettled, playhead, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
   fractionNear, fractionDifferent, nearFaction, settle, replayCli, timelineMarkers, roomiestKill, killFeedRow, feedRowText, decoderWorker, renderWorker,
 } from './player-helpers.mjs';
 
@@ -916,11 +916,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     const y = box.y + box.height / 2; // between the kill row and the event row: no marker under it
     const duration = await page.evaluate(() => window.__player.duration);
     // The timing the worker sent with the piece that holds the playhead (docs/worker-protocol.md).
-    const pieceTiming = () => page.evaluate(() => {
-      const p = window.__player;
-      const piece = p.pieceAt(p.currentTickInt());
-      return piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
-    });
+    const pieceTiming = async () => (await playhead(page)).timing;
 
     // Paused: the hint reads the chunk and positions the decoder at the moment under the pointer.
     const x = box.x + 0.63 * box.width;
@@ -1011,12 +1007,7 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
       return assert.fail(`timed out: the worker handling the hint ${what}`);
     };
     // The playhead, its chunk, and the worker's timing for the piece that holds it.
-    const here = () => page.evaluate(() => {
-      const p = window.__player;
-      const tick = p.currentTickInt();
-      const piece = p.pieceAt(tick);
-      return { time: p.currentTime, chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick), timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null };
-    });
+    const here = () => playhead(page);
     const chunkOf = (t) => page.evaluate((x) => {
       const p = window.__player;
       return p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(x * p.tickRate));
@@ -1106,12 +1097,7 @@ test('a paused seek\'s landing readies ← / → / [ / ]: → resumes in the spa
       return null;
     });
     assert.ok(plan, 'the demo has such a moment');
-    const here = () => page.evaluate(() => {
-      const p = window.__player;
-      const tick = p.currentTickInt();
-      const piece = p.pieceAt(tick);
-      return { time: p.currentTime, chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick), timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null };
-    });
+    const here = () => playhead(page);
     // Seeks to T and waits for its landing hint; the worker's stats then.
     const atT = async () => {
       await page.evaluate((t) => window.__player.seek(t), plan.t);
@@ -1187,12 +1173,8 @@ test('chunks over 512 KiB get no spare decoder (its memory): a seek\'s landing o
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('ArrowRight');
     await seekLanded(page);
-    const timing = await page.evaluate(() => {
-      const p = window.__player;
-      const piece = p.pieceAt(p.currentTickInt());
-      return piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
-    });
-    assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - 7.5) < 1e-3);
+    const { time, timing } = await playhead(page);
+    assert.ok(Math.abs(time - 7.5) < 1e-3);
     assert.equal(timing?.resumed, false, 'decompressed');
     assert.equal(timing?.cached, true, `from the cache: ${JSON.stringify(timing)}`);
     log.assertClean();
