@@ -34,7 +34,14 @@ fn bytes_per_tick() {
     println!("| keyframe interval | file bytes | bytes/tick |");
     println!("|---|---|---|");
     for k in [60u32, 120, 300, 600] {
-        let b = dogfight_bytes(&DogfightConfig { seed: 1, entities: 40, seconds: 25.0, keyframe_interval_ticks: k, ..Default::default() }).unwrap_or_default();
+        let b = dogfight_bytes(&DogfightConfig {
+            seed: 1,
+            entities: 40,
+            seconds: 25.0,
+            keyframe_interval_ticks: k,
+            ..Default::default()
+        })
+        .unwrap_or_default();
         println!("| {k} | {} | {:.1} |", b.len(), b.len() as f64 / 1500.0);
     }
     println!();
@@ -65,7 +72,8 @@ fn decode_throughput() {
     println!("| world | chunks | decompressed MB | ruzstd MB/s | libzstd MB/s | ruzstd/libzstd | full decode ticks/s | full decode MB/s |");
     println!("|---|---|---|---|---|---|---|---|");
     for (n, secs) in [(40u32, 60.0), (200, 30.0), (2000, 10.0)] {
-        let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities: n, seconds: secs, ..Default::default() }).unwrap_or_default();
+        let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities: n, seconds: secs, ..Default::default() })
+            .unwrap_or_default();
         let chunks = chunks_of(&bytes);
         let total: usize = chunks.iter().map(|c| c.header.uncompressed_len as usize).sum();
         let ticks: u64 = chunks.iter().map(|c| u64::from(c.header.tick_count)).sum();
@@ -74,12 +82,15 @@ fn decode_throughput() {
             let mut d = Decompressor::new();
             let t = Instant::now();
             for c in &chunks {
-                let _ = std::hint::black_box(d.decompress(&c.frame, c.header.uncompressed_len as usize).map(|b| b.len()));
+                let _ =
+                    std::hint::black_box(d.decompress(&c.frame, c.header.uncompressed_len as usize).map(|b| b.len()));
             }
             rz.push(t.elapsed().as_secs_f64());
             let t = Instant::now();
             for c in &chunks {
-                let _ = std::hint::black_box(zstd::bulk::decompress(&c.frame, c.header.uncompressed_len as usize).map(|b| b.len()));
+                let _ = std::hint::black_box(
+                    zstd::bulk::decompress(&c.frame, c.header.uncompressed_len as usize).map(|b| b.len()),
+                );
             }
             lz.push(t.elapsed().as_secs_f64());
             let mut dec = ChunkDecoder::new(Limits::default());
@@ -106,7 +117,15 @@ fn decode_throughput() {
 
 fn write_file(path: &Path, cfg: &DogfightConfig) {
     let mut sim = Dogfight::new(cfg.clone());
-    let Ok(mut w) = RotatingWriter::create(path, &sim.header(), &sim.sections(), Default::default(), RotationOptions { max_file_mb: 4096, max_files: 1 }) else { return };
+    let Ok(mut w) = RotatingWriter::create(
+        path,
+        &sim.header(),
+        &sim.sections(),
+        Default::default(),
+        RotationOptions { max_file_mb: 4096, max_files: 1 },
+    ) else {
+        return;
+    };
     while let Some((t, s, e)) = sim.step() {
         if w.tick(t, s, &e).is_err() {
             return;
@@ -144,7 +163,13 @@ fn seek_and_open(big: bool) {
             }
             let per = (f.src.bytes_read - before) as f64 / 100.0;
             println!("file: 1 h, 200 aircraft, {:.0} MB, {} chunks", len as f64 / 1e6, f.opened.chunks.len());
-            println!("seek p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; {:.0} bytes read per seek (one chunk)", pct(&mut times, 0.5), pct(&mut times, 0.95), pct(&mut times, 1.0), per);
+            println!(
+                "seek p50 {:.2} ms, p95 {:.2} ms, max {:.2} ms; {:.0} bytes read per seek (one chunk)",
+                pct(&mut times, 0.5),
+                pct(&mut times, 0.95),
+                pct(&mut times, 1.0),
+                per
+            );
         }
     }
     println!();

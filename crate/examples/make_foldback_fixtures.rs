@@ -75,7 +75,11 @@ pub fn hostile() -> Vec<(&'static str, Vec<u8>)> {
     snap.put_u16(0);
     snap.put_u32(bomb.len() as u32);
     snap.extend_from_slice(&bomb);
-    let corrupt_snapshot = frame(&Frame::Snapshot { tick: 0, peer: 0, data: &[0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF] });
+    let corrupt_snapshot = frame(&Frame::Snapshot {
+        tick: 0,
+        peer: 0,
+        data: &[0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF],
+    });
     vec![
         ("newer-version", file(&[header(2, 0, 2), ok(0, 0), eos.clone()])),
         ("version-zero", file(&[header(0, 0, 2), eos.clone()])),
@@ -87,7 +91,10 @@ pub fn hostile() -> Vec<(&'static str, Vec<u8>)> {
         ("bad-utf8-name", file(&[header(1, 0, 2), ok(1, 0), raw(0x03, &bad_utf8), eos.clone()])),
         ("value-overrun", file(&[header(1, 0, 2), ok(1, 0), raw(0x03, &value_overrun), eos.clone()])),
         ("undeclared-peer", file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), ok(0, 9), eos.clone()])),
-        ("impossible-length", file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), vec![0x01, 0xF0, 0xFF, 0xFF, 0xFF, 1, 2, 3]])),
+        (
+            "impossible-length",
+            file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), vec![0x01, 0xF0, 0xFF, 0xFF, 0xFF, 1, 2, 3]]),
+        ),
         ("snapshot-bomb", file(&[header(1, 0, 2), ok(0, 0), raw(0x10, &snap), eos.clone()])),
         ("snapshot-corrupt", file(&[header(1, 0, 2), ok(0, 0), corrupt_snapshot, eos.clone()])),
         ("frames-after-eos", file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), eos, ok(1, 0), vec![0xDE, 0xAD]])),

@@ -11,7 +11,10 @@
 
 use replay_player::bytes::PutLe;
 use replay_player::format::flrep::chunk::{ChunkHeader, CHUNK_HEADER_LEN, TICK_KEYFRAME};
-use replay_player::format::flrep::header::{put_section, write_prefix, Header, Sections, SECTION_END, SECTION_FACTIONS, SECTION_METADATA, SECTION_ROSTER, SECTION_TYPES};
+use replay_player::format::flrep::header::{
+    put_section, write_prefix, Header, Sections, SECTION_END, SECTION_FACTIONS, SECTION_METADATA, SECTION_ROSTER,
+    SECTION_TYPES,
+};
 use replay_player::format::flrep::trailer::{self, Trailer};
 use replay_player::format::flrep::{self, record, Limits};
 use replay_player::format::zstd;
@@ -21,7 +24,14 @@ use std::path::{Path, PathBuf};
 
 /// The small recording most cases start from: 6 aircraft, 31 ticks at 30 Hz, chunks of 15 ticks.
 pub fn base_config() -> DogfightConfig {
-    DogfightConfig { seed: 7, entities: 6, seconds: 1.2, tick_rate_hz: 30, keyframe_interval_ticks: 15, ..Default::default() }
+    DogfightConfig {
+        seed: 7,
+        entities: 6,
+        seconds: 1.2,
+        tick_rate_hz: 30,
+        keyframe_interval_ticks: 15,
+        ..Default::default()
+    }
 }
 
 pub fn base() -> Vec<u8> {
@@ -39,7 +49,11 @@ pub struct Layout {
 pub fn layout(file: &[u8]) -> Layout {
     let o = replay_player::io::open_flrep(&mut &file[..], &Limits::default()).expect("base opens");
     let table_offset = u64::from_le_bytes(file[file.len() - 8..].try_into().unwrap()) as usize;
-    Layout { stream_start: o.stream_start as usize, chunks: o.chunks.iter().map(|c| (c.offset as usize, c.len as usize)).collect(), table_offset }
+    Layout {
+        stream_start: o.stream_start as usize,
+        chunks: o.chunks.iter().map(|c| (c.offset as usize, c.len as usize)).collect(),
+        table_offset,
+    }
 }
 
 fn header() -> Header {
@@ -149,7 +163,8 @@ fn assemble(prefix: Vec<u8>, chunks: &[Vec<u8>], with_trailer: bool) -> Vec<u8> 
         out.extend_from_slice(c);
     }
     if with_trailer {
-        let t = Trailer { first_tick: entries.first().map(|e| e.0).unwrap_or(0), last_tick, entries, markers: Vec::new() };
+        let t =
+            Trailer { first_tick: entries.first().map(|e| e.0).unwrap_or(0), last_tick, entries, markers: Vec::new() };
         let off = out.len() as u64;
         trailer::write(&mut out, off, &t);
     }
@@ -168,8 +183,23 @@ fn chunk(first_tick: u64, last_tick: u64, tick_count: u32, payload: &[u8]) -> Ve
     chunk_with_frame(first_tick, last_tick, tick_count, payload.len() as u32, crc32fast::hash(payload), &frame)
 }
 
-fn chunk_with_frame(first_tick: u64, last_tick: u64, tick_count: u32, uncompressed_len: u32, crc32: u32, frame: &[u8]) -> Vec<u8> {
-    let h = ChunkHeader { offset: 0, compressed_len: frame.len() as u32, uncompressed_len, first_tick, last_tick, tick_count, crc32 };
+fn chunk_with_frame(
+    first_tick: u64,
+    last_tick: u64,
+    tick_count: u32,
+    uncompressed_len: u32,
+    crc32: u32,
+    frame: &[u8],
+) -> Vec<u8> {
+    let h = ChunkHeader {
+        offset: 0,
+        compressed_len: frame.len() as u32,
+        uncompressed_len,
+        first_tick,
+        last_tick,
+        tick_count,
+        crc32,
+    };
     let mut out = Vec::new();
     h.write(&mut out);
     out.extend_from_slice(frame);
@@ -184,7 +214,17 @@ fn tick_header(p: &mut Vec<u8>, tick: u64, keyframe: bool, records: u16, events:
 }
 
 fn state(id: u32) -> EntityState {
-    EntityState { id, type_index: 0, faction: 0, pos: [100 * id as i32, 0, 8000], orient: [0, 0, 0, 32767], vel: [64, 0, 0], health: 10000, flags: 3, anim: 0 }
+    EntityState {
+        id,
+        type_index: 0,
+        faction: 0,
+        pos: [100 * id as i32, 0, 8000],
+        orient: [0, 0, 0, 32767],
+        vel: [64, 0, 0],
+        health: 10000,
+        flags: 3,
+        anim: 0,
+    }
 }
 
 /// A keyframe tick holding entities `ids`.
@@ -340,9 +380,16 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
     ));
     v.push((
         "index_entry_mid_chunk",
-        with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c1.0 as u64 + 10), (first_ticks[2], c2.0 as u64)]),
+        with_entries(vec![
+            (first_ticks[0], c0.0 as u64),
+            (first_ticks[1], c1.0 as u64 + 10),
+            (first_ticks[2], c2.0 as u64),
+        ]),
     ));
-    v.push(("index_entry_wrong_chunk", with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c2.0 as u64)])));
+    v.push((
+        "index_entry_wrong_chunk",
+        with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c2.0 as u64)]),
+    ));
     {
         let mut f = b.clone();
         let at = l.table_offset + 4 + 4 + 8 + 8 + 4 + 16 + 8; // entry 1's offset: CRC now wrong
@@ -499,7 +546,10 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         p.put_u8(200); // a kind from the future: skipped by its length
         p.put_u16(5);
         p.extend_from_slice(b"later");
-        p.extend_from_slice(&event_bytes(&Event { tick: 10, body: EventBody::Chat { participant: 1, channel: 0, text: "still here".into() } }));
+        p.extend_from_slice(&event_bytes(&Event {
+            tick: 10,
+            body: EventBody::Chat { participant: 1, channel: 0, text: "still here".into() },
+        }));
         v.push(("event_kind_unknown", one_chunk_file(10, 10, 1, &p)));
 
         // 50 entities at once: fine by default, refused under a 16-entity limit (the test sets it).
@@ -544,8 +594,31 @@ pub fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
     let mut out = Vec::new();
     let files: Vec<(&str, Vec<u8>)> = vec![
         ("base", base()),
-        ("flat_world", dogfight_bytes(&DogfightConfig { seed: 3, entities: 4, seconds: 1.0, tick_rate_hz: 20, planet_radius_m: 0.0, keyframe_interval_ticks: 15, ..Default::default() }).expect("gen")),
-        ("busy", dogfight_bytes(&DogfightConfig { seed: 11, entities: 12, seconds: 2.0, tick_rate_hz: 30, keyframe_interval_ticks: 20, ..Default::default() }).expect("gen")),
+        (
+            "flat_world",
+            dogfight_bytes(&DogfightConfig {
+                seed: 3,
+                entities: 4,
+                seconds: 1.0,
+                tick_rate_hz: 20,
+                planet_radius_m: 0.0,
+                keyframe_interval_ticks: 15,
+                ..Default::default()
+            })
+            .expect("gen"),
+        ),
+        (
+            "busy",
+            dogfight_bytes(&DogfightConfig {
+                seed: 11,
+                entities: 12,
+                seconds: 2.0,
+                tick_rate_hz: 30,
+                keyframe_interval_ticks: 20,
+                ..Default::default()
+            })
+            .expect("gen"),
+        ),
     ];
     for (name, f) in &files {
         out.push(("flrep_open", format!("{name}.flrep"), f.clone()));
@@ -559,7 +632,10 @@ pub fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             out.push(("flrep_chunk", format!("{name}_c{i}_raw.bin"), mode0));
             // Mode 2: the decompressed payload, behind tickCount u16, lastTick u64, limits byte, pad.
             let h = ChunkHeader::parse(&c[..CHUNK_HEADER_LEN], 0, c.len() as u64, &Limits::default()).expect("chunk");
-            let payload = zstd::Decompressor::new().decompress(&c[CHUNK_HEADER_LEN..], h.uncompressed_len as usize).expect("frame").to_vec();
+            let payload = zstd::Decompressor::new()
+                .decompress(&c[CHUNK_HEADER_LEN..], h.uncompressed_len as usize)
+                .expect("frame")
+                .to_vec();
             let mut mode2 = vec![2u8];
             mode2.put_u16(h.tick_count as u16);
             mode2.put_u64(h.last_tick);
@@ -604,7 +680,13 @@ fn main() -> std::io::Result<()> {
         std::fs::write(dir.join(format!("{name}.flrep")), bytes)?;
     }
     let l = layout(&base());
-    println!("base: {} bytes, stream at {}, chunks {:?}, table at {}", base().len(), l.stream_start, l.chunks, l.table_offset);
+    println!(
+        "base: {} bytes, stream at {}, chunks {:?}, table at {}",
+        base().len(),
+        l.stream_start,
+        l.chunks,
+        l.table_offset
+    );
     println!("wrote {} hostile files to {}", cases.len(), dir.display());
     let seeds = seeds();
     for (target, name, bytes) in &seeds {

@@ -51,9 +51,27 @@ fn main() {
     h.start_unix_seconds = 1_788_000_000;
     let sections = Sections {
         entity_types: vec![
-            EntityType { index: 0, id: "jet".into(), display_name: SVG.into(), category: Category::Aircraft, projectile_kind: 0 },
-            EntityType { index: 1, id: IFRAME.into(), display_name: IMG.into(), category: Category::Projectile, projectile_kind: 1 },
-            EntityType { index: 2, id: "drone".into(), display_name: SCRIPT.into(), category: Category::Ground, projectile_kind: 0 },
+            EntityType {
+                index: 0,
+                id: "jet".into(),
+                display_name: SVG.into(),
+                category: Category::Aircraft,
+                projectile_kind: 0,
+            },
+            EntityType {
+                index: 1,
+                id: IFRAME.into(),
+                display_name: IMG.into(),
+                category: Category::Projectile,
+                projectile_kind: 1,
+            },
+            EntityType {
+                index: 2,
+                id: "drone".into(),
+                display_name: SCRIPT.into(),
+                category: Category::Ground,
+                projectile_kind: 0,
+            },
         ],
         factions: vec![
             Faction { index: 0, id: "red".into(), display_name: IFRAME.into() },
@@ -78,7 +96,9 @@ fn main() {
         ],
         skipped: vec![],
     };
-    let mut w = Writer::new(Vec::new(), &h, &sections, WriterOptions { keyframe_interval_ticks: ki, ..Default::default() }).expect("writer");
+    let mut w =
+        Writer::new(Vec::new(), &h, &sections, WriterOptions { keyframe_interval_ticks: ki, ..Default::default() })
+            .expect("writer");
     let ticks = 200u64; // 10 s at 20 Hz
     for t in 0..ticks {
         let ti = t as i32;
@@ -99,21 +119,48 @@ fn main() {
             });
         }
         // An entity without a callsign: named by its entity type ("<script>… #99").
-        states.push(EntityState { id: 99, type_index: 2, faction: 1, pos: [ti * 20, 0, 0], orient: [0, 0, 0, 32767], health: 10_000, flags: flags::ALIVE | flags::VISIBLE, ..Default::default() });
+        states.push(EntityState {
+            id: 99,
+            type_index: 2,
+            faction: 1,
+            pos: [ti * 20, 0, 0],
+            orient: [0, 0, 0, 32767],
+            health: 10_000,
+            flags: flags::ALIVE | flags::VISIBLE,
+            ..Default::default()
+        });
         let tick = 1000 + t;
         let ev = |body| Event { tick, body };
         let mut events = Vec::new();
         match t {
             0 => events.extend((1..=6).map(|i| ev(EventBody::Spawn { entity: i, participant: i }))),
             10 => events.push(ev(EventBody::Chat { participant: 1, channel: 0, text: format!("{SCRIPT} {IMG}") })),
-            20 => events.push(ev(EventBody::Custom { kind: IMG.into(), source: 3, target: 4, pos: [0, 0, 0], data: SVG.into() })),
+            20 => events.push(ev(EventBody::Custom {
+                kind: IMG.into(),
+                source: 3,
+                target: 4,
+                pos: [0, 0, 0],
+                data: SVG.into(),
+            })),
             30 => events.push(ev(EventBody::Kill { killer: 1, victim: 2, weapon_type: 1 })),
             50 => events.push(ev(EventBody::Admin { participant: 0, action: SVG.into(), detail: JS_URL.into() })),
-            60 => events.push(ev(EventBody::Custom { kind: "pickup".into(), source: 3, target: 0, pos: [0, 0, 0], data: IMG.into() })),
+            60 => events.push(ev(EventBody::Custom {
+                kind: "pickup".into(),
+                source: 3,
+                target: 0,
+                pos: [0, 0, 0],
+                data: IMG.into(),
+            })),
             70 => events.push(ev(EventBody::Kill { killer: 3, victim: 99, weapon_type: 1 })),
             90 => events.push(ev(EventBody::Chat { participant: 6, channel: 1, text: long.clone() })),
             110 => events.push(ev(EventBody::Kill { killer: 5, victim: 6, weapon_type: 0 })),
-            130 => events.push(ev(EventBody::Custom { kind: SCRIPT.into(), source: 99, target: 0, pos: [0, 0, 0], data: IFRAME.into() })),
+            130 => events.push(ev(EventBody::Custom {
+                kind: SCRIPT.into(),
+                source: 99,
+                target: 0,
+                pos: [0, 0, 0],
+                data: IFRAME.into(),
+            })),
             150 => events.push(ev(EventBody::Kill { killer: 99, victim: 4, weapon_type: 2 })),
             _ => {}
         }

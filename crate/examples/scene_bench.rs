@@ -9,10 +9,10 @@
 //! playhead crosses them, the way `www/player.js` does) and prints p50 / p95 µs per frame, with trails on
 //! (the default 4 s) and off, side by side in one process.
 
+use replay_player::format::flrep::Limits;
 use replay_player::io::{FileSource, FlrepFile};
 use replay_player::model::{pack_entities, WorldKind};
 use replay_player::render::{FrameData, Scene};
-use replay_player::format::flrep::Limits;
 use std::time::Instant;
 
 fn pct(v: &mut [f64], p: f64) -> f64 {
@@ -39,7 +39,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .collect();
     let t0 = c.ticks[0] as f64 / hz;
-    println!("{path}: {} entities in the first tick, {} ticks in chunk 0, {frames} frames at 60 fps", c.offsets[1], c.ticks.len());
+    println!(
+        "{path}: {} entities in the first tick, {} ticks in chunk 0, {frames} frames at 60 fps",
+        c.offsets[1],
+        c.ticks.len()
+    );
     for trail_seconds in [4.0, 0.0] {
         let mut s = Scene::new();
         s.set_world(world, quantum);

@@ -21,9 +21,15 @@ fn median(v: &mut [f64]) -> f64 {
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let entities = args.iter().position(|a| a == "--entities").and_then(|i| args.get(i + 1)).and_then(|v| v.parse().ok()).unwrap_or(200u32);
+    let entities = args
+        .iter()
+        .position(|a| a == "--entities")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(200u32);
     let roll_only = args.iter().any(|a| a == "--roll-only");
-    let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities, seconds: 60.0, ..Default::default() }).unwrap_or_default();
+    let bytes =
+        dogfight_bytes(&DogfightConfig { seed: 1, entities, seconds: 60.0, ..Default::default() }).unwrap_or_default();
     let mut src = bytes.clone();
     let Ok(o) = open_flrep(&mut src, &Limits::default()) else { return };
     let chunks: Vec<(ChunkHeader, Vec<u8>)> = o
@@ -31,7 +37,13 @@ fn main() {
         .iter()
         .filter_map(|c| {
             let s = c.offset as usize;
-            let h = ChunkHeader::parse(bytes.get(s..s + CHUNK_HEADER_LEN)?, c.offset, bytes.len() as u64, &Limits::default()).ok()?;
+            let h = ChunkHeader::parse(
+                bytes.get(s..s + CHUNK_HEADER_LEN)?,
+                c.offset,
+                bytes.len() as u64,
+                &Limits::default(),
+            )
+            .ok()?;
             Some((h, bytes.get(s + CHUNK_HEADER_LEN..(c.offset + c.len) as usize)?.to_vec()))
         })
         .collect();
@@ -48,7 +60,8 @@ fn main() {
                 // (the decoder stands past the middle tick), with the payload held.
                 let _ = dec.decode_range(h, f, range(h.first_tick));
                 for _ in 0..50 {
-                    let _ = std::hint::black_box(dec.decode_range(h, &[], range(mid(h))).map(|p| p.chunk.entities.len()));
+                    let _ =
+                        std::hint::black_box(dec.decode_range(h, &[], range(mid(h))).map(|p| p.chunk.entities.len()));
                     k += 1;
                 }
             }
@@ -82,6 +95,17 @@ fn main() {
         cold.push(t.elapsed().as_secs_f64() * 1000.0 / n);
     }
     let Some((h0, _)) = chunks.first() else { return };
-    println!("{entities} aircraft, {} chunks of {} ticks ({} KiB decompressed), seek to the middle tick:", chunks.len(), h0.tick_count, h0.uncompressed_len / 1024);
-    println!("  decompress + CRC {:.3} ms | roll forward (payload held) {:.3} ms ({:.1} µs per tick) | cold seek {:.3} ms", median(&mut dz), median(&mut roll), median(&mut roll) * 1000.0 / ((h0.tick_count / 2).max(1)) as f64, median(&mut cold));
+    println!(
+        "{entities} aircraft, {} chunks of {} ticks ({} KiB decompressed), seek to the middle tick:",
+        chunks.len(),
+        h0.tick_count,
+        h0.uncompressed_len / 1024
+    );
+    println!(
+        "  decompress + CRC {:.3} ms | roll forward (payload held) {:.3} ms ({:.1} µs per tick) | cold seek {:.3} ms",
+        median(&mut dz),
+        median(&mut roll),
+        median(&mut roll) * 1000.0 / ((h0.tick_count / 2).max(1)) as f64,
+        median(&mut cold)
+    );
 }

@@ -62,7 +62,8 @@ impl<'a> Cursor<'a> {
     }
     /// Takes `n` bytes where `n` came from the file: checked against what remains before any use.
     pub fn take_u64(&mut self, n: u64) -> Result<&'a [u8], Short> {
-        let n_usize = usize::try_from(n).map_err(|_| Short { at: self.offset(), need: n, have: self.remaining() as u64 })?;
+        let n_usize =
+            usize::try_from(n).map_err(|_| Short { at: self.offset(), need: n, have: self.remaining() as u64 })?;
         self.take(n_usize).map_err(|mut s| {
             s.need = n;
             s
@@ -321,7 +322,8 @@ pub fn is_bidi_control(c: char) -> bool {
 /// What a writer stores for a name: at most `max` bytes, with the characters readers refuse in names
 /// (see [`name_problem`]) replaced by U+FFFD, so a writer never produces a file its reader refuses.
 pub fn clean_name(s: &str, max: usize) -> String {
-    let cleaned: String = s.chars().map(|c| if c.is_control() || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect();
+    let cleaned: String =
+        s.chars().map(|c| if c.is_control() || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect();
     truncate_utf8(&cleaned, max).to_owned()
 }
 

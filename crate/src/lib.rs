@@ -12,15 +12,15 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod bytes;
-pub mod model;
 #[cfg(feature = "flrep")]
 pub mod format;
 #[cfg(all(feature = "formats", not(target_arch = "wasm32")))]
 pub mod io;
-#[cfg(feature = "formats")]
-pub mod sim;
+pub mod model;
 pub mod player;
 #[cfg(feature = "render-web")]
 pub mod render;
+#[cfg(feature = "formats")]
+pub mod sim;
 #[cfg(feature = "wasm")]
 pub mod web;

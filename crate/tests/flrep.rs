@@ -13,14 +13,13 @@ use replay_player::format::flrep::writer::{default_header, ChunkEncoder, Encoded
 use replay_player::format::flrep::{trailer, Error, Limits, Writer};
 use replay_player::format::{Session, SessionError};
 use replay_player::io::{open_flrep, open_session, read_chunk, FlrepFile, RotatingWriter, RotationOptions};
-use replay_player::model::{EntityState, Event, EventBody, Faction, EntityType, Category, Participant};
+use replay_player::model::{Category, EntityState, EntityType, Event, EventBody, Faction, Participant};
 use replay_player::sim::{dogfight_bytes, fixtures, DogfightConfig};
 use std::path::PathBuf;
 
 fn golden_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/golden")
 }
-
 
 /// Every tick of every chunk: (tick, entities).
 fn all_ticks(bytes: &[u8]) -> Result<Vec<(u64, Vec<EntityState>)>, SessionError> {
@@ -37,7 +36,14 @@ fn all_ticks(bytes: &[u8]) -> Result<Vec<(u64, Vec<EntityState>)>, SessionError>
 }
 
 fn small(seed: u64) -> Vec<u8> {
-    dogfight_bytes(&DogfightConfig { seed, entities: 6, seconds: 3.0, keyframe_interval_ticks: 30, ..Default::default() }).unwrap()
+    dogfight_bytes(&DogfightConfig {
+        seed,
+        entities: 6,
+        seconds: 3.0,
+        keyframe_interval_ticks: 30,
+        ..Default::default()
+    })
+    .unwrap()
 }
 
 #[test]
@@ -46,12 +52,16 @@ fn golden_fixtures_read_as_recorded_and_regenerate_byte_for_byte() {
     let fresh = fixtures::golden().unwrap();
     assert_eq!(fresh.len(), 4);
     for (name, bytes) in fresh {
-        let committed = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e} (run cargo run --example make_fixtures)"));
+        let committed = std::fs::read(dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e} (run cargo run --example make_fixtures)"));
         let expected = std::fs::read_to_string(dir.join(name.replace(".flrep", ".jsonl"))).unwrap();
         // The reader gives the committed dump for the committed bytes...
         assert_eq!(dump(&committed), expected, "{name}: dump differs from the golden dump");
         // ...and the writer still produces exactly those bytes.
-        assert_eq!(bytes, committed, "{name}: writer output changed; if intended, bump the format version rules and regenerate");
+        assert_eq!(
+            bytes, committed,
+            "{name}: writer output changed; if intended, bump the format version rules and regenerate"
+        );
     }
 }
 
@@ -70,12 +80,22 @@ fn determinism_two_writes_identical_bytes() {
     let cfg = DogfightConfig { seed: 9, entities: 12, seconds: 4.0, ..Default::default() };
     assert_eq!(dogfight_bytes(&cfg).unwrap(), dogfight_bytes(&cfg).unwrap());
     let other = DogfightConfig { seed: 10, ..cfg };
-    assert_ne!(dogfight_bytes(&other).unwrap(), dogfight_bytes(&DogfightConfig { seed: 9, entities: 12, seconds: 4.0, ..Default::default() }).unwrap());
+    assert_ne!(
+        dogfight_bytes(&other).unwrap(),
+        dogfight_bytes(&DogfightConfig { seed: 9, entities: 12, seconds: 4.0, ..Default::default() }).unwrap()
+    );
 }
 
 #[test]
 fn indexed_open_reads_three_ranges_and_seek_matches_linear_decode() {
-    let bytes = dogfight_bytes(&DogfightConfig { seed: 2, entities: 10, seconds: 10.0, keyframe_interval_ticks: 60, ..Default::default() }).unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig {
+        seed: 2,
+        entities: 10,
+        seconds: 10.0,
+        keyframe_interval_ticks: 60,
+        ..Default::default()
+    })
+    .unwrap();
     let linear = all_ticks(&bytes).unwrap();
     let mut f = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
     assert_eq!(f.opened.index_source, IndexSource::Trailer);
@@ -103,9 +123,20 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
         // 3 to 6 entities: ids come and go.
         let states: Vec<EntityState> = (1..=6u32)
             .filter(|id| (k as u32 + id) % 4 != 0 || *id <= 3)
-            .map(|id| EntityState { id, pos: [t as i32 * id as i32, 7, 100], orient: [0, 0, 0, 32767], health: 100, flags: 3, ..Default::default() })
+            .map(|id| EntityState {
+                id,
+                pos: [t as i32 * id as i32, 7, 100],
+                orient: [0, 0, 0, 32767],
+                health: 100,
+                flags: 3,
+                ..Default::default()
+            })
             .collect();
-        let mut ev = if k % 3 == 1 { vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 2, weapon_type: k as u16 } }] } else { vec![] };
+        let mut ev = if k % 3 == 1 {
+            vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 2, weapon_type: k as u16 } }]
+        } else {
+            vec![]
+        };
         if k == 7 {
             // An event stamped with another tick than the one it is recorded in (000 §8 allows it):
             // ranges place it by the tick it is recorded in.
@@ -136,7 +167,9 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
                     // ... and the same after a resume from an earlier range of the chunk.
                     if from > 12 {
                         // Ticks 10, 11 and the first at or past `to` (12); the next tick is 15.
-                        let early = dec.decode_range(&h, frame, TickRange { from: 10, to: 12, stride: 1, max_states: 100 }).unwrap();
+                        let early = dec
+                            .decode_range(&h, frame, TickRange { from: 10, to: 12, stride: 1, max_states: 100 })
+                            .unwrap();
                         assert_eq!((early.chunk.ticks.clone(), early.end), (vec![10, 11, 12], Some(15)));
                         assert!(dec.resumable(h.offset, from).is_some());
                         assert_eq!(dec.decode_range(&h, &[], r).unwrap(), want, "resumed {r:?}");
@@ -188,9 +221,13 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
     let mut bad = frame.to_vec();
     let last = bad.len() - 1;
     bad[last] ^= 0x55;
-    assert!(ChunkDecoder::new(limits.clone()).decode_range(&h, &bad, TickRange { from: 10, to: 11, stride: 1, max_states: 10 }).is_err());
+    assert!(ChunkDecoder::new(limits.clone())
+        .decode_range(&h, &bad, TickRange { from: 10, to: 11, stride: 1, max_states: 10 })
+        .is_err());
     // Without bytes and nothing to resume: refused, no panic.
-    assert!(ChunkDecoder::new(limits).decode_range(&h, &[], TickRange { from: 10, to: 11, stride: 1, max_states: 10 }).is_err());
+    assert!(ChunkDecoder::new(limits)
+        .decode_range(&h, &[], TickRange { from: 10, to: 11, stride: 1, max_states: 10 })
+        .is_err());
 }
 
 /// Through the Session (as the worker calls it): the pieces of a real chunk, one after another,
@@ -199,7 +236,14 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
 fn session_pieces_resume_and_rebuild_the_whole_chunk() {
     use replay_player::io::ReadAt;
     use replay_player::model::TickRange;
-    let bytes = dogfight_bytes(&DogfightConfig { seed: 4, entities: 24, seconds: 30.0, keyframe_interval_ticks: 120, ..Default::default() }).unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig {
+        seed: 4,
+        entities: 24,
+        seconds: 30.0,
+        keyframe_interval_ticks: 120,
+        ..Default::default()
+    })
+    .unwrap();
     let mut src = bytes.clone();
     let mut s = open_session(&mut src).unwrap();
     let ci = 3;
@@ -257,7 +301,14 @@ fn session_pieces_resume_and_rebuild_the_whole_chunk() {
 fn a_forked_session_decodes_on_its_own() {
     use replay_player::io::ReadAt;
     use replay_player::model::TickRange;
-    let bytes = dogfight_bytes(&DogfightConfig { seed: 5, entities: 16, seconds: 20.0, keyframe_interval_ticks: 120, ..Default::default() }).unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig {
+        seed: 5,
+        entities: 16,
+        seconds: 20.0,
+        keyframe_interval_ticks: 120,
+        ..Default::default()
+    })
+    .unwrap();
     let mut src = bytes.clone();
     let mut s = open_session(&mut src).unwrap();
     let mut f = s.fork().expect("an open .flrep forks");
@@ -302,7 +353,13 @@ fn kill_markers_in_the_trailer_match_the_kill_events_in_the_chunks() {
 
 fn tiny_sections() -> Sections {
     Sections {
-        entity_types: vec![EntityType { index: 0, id: "jet".into(), display_name: "Jet".into(), category: Category::Aircraft, projectile_kind: 0 }],
+        entity_types: vec![EntityType {
+            index: 0,
+            id: "jet".into(),
+            display_name: "Jet".into(),
+            category: Category::Aircraft,
+            projectile_kind: 0,
+        }],
         factions: vec![Faction { index: 0, id: "a".into(), display_name: "A".into() }],
         participants: vec![Participant { id: 1, callsign: "Solo".into(), entity: 1, faction: 0 }],
         ..Default::default()
@@ -313,8 +370,19 @@ fn tiny_chunks() -> Vec<EncodedChunk> {
     let mut enc = ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: 15, ..Default::default() }).unwrap();
     let mut chunks = Vec::new();
     for t in 0..40u64 {
-        let s = EntityState { id: 1, pos: [t as i32 * 10, 5, 100], orient: [0, 0, 0, 32767], health: 10_000, flags: 3, ..Default::default() };
-        let ev = if t == 20 { vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 1, weapon_type: 0 } }] } else { vec![] };
+        let s = EntityState {
+            id: 1,
+            pos: [t as i32 * 10, 5, 100],
+            orient: [0, 0, 0, 32767],
+            health: 10_000,
+            flags: 3,
+            ..Default::default()
+        };
+        let ev = if t == 20 {
+            vec![Event { tick: t, body: EventBody::Kill { killer: 1, victim: 1, weapon_type: 0 } }]
+        } else {
+            vec![]
+        };
         chunks.extend(enc.push_tick(t, &[s], &ev).unwrap());
     }
     chunks.extend(enc.flush());
@@ -324,7 +392,12 @@ fn tiny_chunks() -> Vec<EncodedChunk> {
 /// Builds a file from hand-made prefix bytes and real chunks, with a correct trailer.
 fn assemble(prefix: Vec<u8>, chunks: &[EncodedChunk], with_trailer: bool) -> Vec<u8> {
     let mut out = prefix;
-    let mut t = trailer::Trailer { first_tick: chunks[0].first_tick, last_tick: chunks.last().unwrap().last_tick, entries: vec![], markers: vec![] };
+    let mut t = trailer::Trailer {
+        first_tick: chunks[0].first_tick,
+        last_tick: chunks.last().unwrap().last_tick,
+        entries: vec![],
+        markers: vec![],
+    };
     for c in chunks {
         t.entries.push((c.first_tick, out.len() as u64));
         t.markers.extend(c.markers.clone());
@@ -381,7 +454,10 @@ fn newer_major_is_refused_naming_both_versions_and_the_engine() {
     let err = open_flrep(&mut bytes.clone(), &Limits::default()).unwrap_err();
     assert_eq!(err, Error::NewerMajor { file_major: 3, file_minor: 2, engine_version: "0.9.1".into() });
     let msg = err.to_string();
-    assert!(msg.contains("engine version 0.9.1") && msg.contains("format 3.2") && msg.contains("reads format 1.x"), "{msg}");
+    assert!(
+        msg.contains("engine version 0.9.1") && msg.contains("format 3.2") && msg.contains("reads format 1.x"),
+        "{msg}"
+    );
     // Through the format-agnostic session too (what the browser shows).
     let mut s = Session::new(bytes.len() as u64);
     let first = s.next(None).unwrap();
@@ -397,7 +473,11 @@ fn missing_trailer_plays_via_forward_scan_with_a_warning() {
     let without = assemble(custom_prefix(1, 0, &[], &[]), &chunks, false);
     let f = FlrepFile::open(without.clone(), Limits::default()).unwrap();
     assert_eq!(f.opened.index_source, IndexSource::Scan);
-    assert!(f.opened.warnings.iter().any(|w| w.starts_with("no index trailer: index rebuilt by scanning 3 chunks")), "{:?}", f.opened.warnings);
+    assert!(
+        f.opened.warnings.iter().any(|w| w.starts_with("no index trailer: index rebuilt by scanning 3 chunks")),
+        "{:?}",
+        f.opened.warnings
+    );
     assert_eq!((f.opened.first_tick, f.opened.last_tick), (0, 39));
     assert_eq!(all_ticks(&with).unwrap(), all_ticks(&without).unwrap());
 }
@@ -411,16 +491,29 @@ fn corrupt_trailer_is_told_from_a_good_one_and_the_file_still_plays() {
     bytes[table + 30] ^= 0x40;
     let f = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
     assert_eq!(f.opened.index_source, IndexSource::Scan);
-    assert!(f.opened.warnings[0].starts_with("index trailer corrupt (index checksum mismatch"), "{:?}", f.opened.warnings);
+    assert!(
+        f.opened.warnings[0].starts_with("index trailer corrupt (index checksum mismatch"),
+        "{:?}",
+        f.opened.warnings
+    );
     assert_eq!(all_ticks(&bytes).unwrap(), all_ticks(&small(5)).unwrap());
 }
 
 #[test]
 fn cut_at_every_byte_offset_never_panics_and_keeps_every_complete_chunk() {
-    let bytes = dogfight_bytes(&DogfightConfig { seed: 7, entities: 3, seconds: 1.0, keyframe_interval_ticks: 15, ..Default::default() }).unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig {
+        seed: 7,
+        entities: 3,
+        seconds: 1.0,
+        keyframe_interval_ticks: 15,
+        ..Default::default()
+    })
+    .unwrap();
     let full = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
     let ends: Vec<u64> = full.opened.chunks.iter().map(|c| c.offset + c.len).collect();
-    let per_chunk: Vec<usize> = (0..ends.len()).map(|i| FlrepFile::open(bytes.clone(), Limits::default()).unwrap().chunk(i).unwrap().ticks.len()).collect();
+    let per_chunk: Vec<usize> = (0..ends.len())
+        .map(|i| FlrepFile::open(bytes.clone(), Limits::default()).unwrap().chunk(i).unwrap().ticks.len())
+        .collect();
     let mut last_recovered = 0usize;
     for cut in 0..bytes.len() {
         let part = &bytes[..cut];
@@ -474,7 +567,10 @@ fn rotation_at_chunk_boundaries_gives_independently_playable_files_with_non_asci
 #[test]
 fn keyframe_interval_is_bounded() {
     for bad in [0u32, 14, 3601] {
-        assert!(ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: bad, ..Default::default() }).is_err(), "{bad}");
+        assert!(
+            ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: bad, ..Default::default() }).is_err(),
+            "{bad}"
+        );
     }
     for ok in [15u32, 120, 3600] {
         assert!(ChunkEncoder::new(WriterOptions { keyframe_interval_ticks: ok, ..Default::default() }).is_ok());
@@ -493,7 +589,14 @@ fn seed_workload_is_under_350_bytes_per_tick() {
 fn a_non_earth_planet_gives_right_altitudes() {
     use replay_player::model::{world_to_geodetic, WorldKind};
     let r = 600_000.0;
-    let bytes = dogfight_bytes(&DogfightConfig { seed: 3, entities: 4, seconds: 1.0, planet_radius_m: r, ..Default::default() }).unwrap();
+    let bytes = dogfight_bytes(&DogfightConfig {
+        seed: 3,
+        entities: 4,
+        seconds: 1.0,
+        planet_radius_m: r,
+        ..Default::default()
+    })
+    .unwrap();
     let f = FlrepFile::open(bytes.clone(), Limits::default()).unwrap();
     let info = f.opened.info();
     assert_eq!(info.world, WorldKind::Planet { radius_m: r });
@@ -518,16 +621,35 @@ fn arb_state() -> impl Strategy<Value = EntityState> {
         any::<u32>(),
         any::<i32>(),
     )
-        .prop_map(|(id, type_index, faction, pos, orient, vel, health, flags, anim)| EntityState { id, type_index, faction, pos, orient, vel, health, flags, anim })
+        .prop_map(|(id, type_index, faction, pos, orient, vel, health, flags, anim)| EntityState {
+            id,
+            type_index,
+            faction,
+            pos,
+            orient,
+            vel,
+            health,
+            flags,
+            anim,
+        })
 }
 
 fn arb_event() -> impl Strategy<Value = EventBody> {
     prop_oneof![
-        (any::<u32>(), any::<u32>(), any::<u16>()).prop_map(|(killer, victim, weapon_type)| EventBody::Kill { killer, victim, weapon_type }),
+        (any::<u32>(), any::<u32>(), any::<u16>()).prop_map(|(killer, victim, weapon_type)| EventBody::Kill {
+            killer,
+            victim,
+            weapon_type
+        }),
         (any::<u32>(), any::<u32>()).prop_map(|(entity, participant)| EventBody::Spawn { entity, participant }),
         (any::<u32>(), any::<u8>()).prop_map(|(entity, reason)| EventBody::Despawn { entity, reason }),
-        (any::<u32>(), any::<u8>(), "[a-zA-Z0-9 <>&é✈]{0,40}").prop_map(|(participant, channel, text)| EventBody::Chat { participant, channel, text }),
-        (any::<u32>(), "[a-z]{0,10}", "[ -~]{0,20}").prop_map(|(participant, action, detail)| EventBody::Admin { participant, action, detail }),
+        (any::<u32>(), any::<u8>(), "[a-zA-Z0-9 <>&é✈]{0,40}")
+            .prop_map(|(participant, channel, text)| EventBody::Chat { participant, channel, text }),
+        (any::<u32>(), "[a-z]{0,10}", "[ -~]{0,20}").prop_map(|(participant, action, detail)| EventBody::Admin {
+            participant,
+            action,
+            detail
+        }),
         any::<u8>().prop_map(|level| EventBody::AlertLevel { level }),
         ("[a-z_]{1,12}", any::<u32>(), any::<u32>(), prop::array::uniform3(any::<i32>()), "[ -~]{0,20}")
             .prop_map(|(kind, source, target, pos, data)| EventBody::Custom { kind, source, target, pos, data }),
@@ -537,16 +659,17 @@ fn arb_event() -> impl Strategy<Value = EventBody> {
 /// Ticks of arbitrary states: entities come and go, values jump anywhere (including deltas that
 /// overflow i32 and must be restated as absolute records).
 fn arb_ticks() -> impl Strategy<Value = Vec<(Vec<EntityState>, Vec<EventBody>)>> {
-    prop::collection::vec((prop::collection::vec(arb_state(), 0..8), prop::collection::vec(arb_event(), 0..3)), 1..50).prop_map(|ticks| {
-        ticks
-            .into_iter()
-            .map(|(mut states, ev)| {
-                states.sort_by_key(|s| s.id);
-                states.dedup_by_key(|s| s.id);
-                (states, ev)
-            })
-            .collect()
-    })
+    prop::collection::vec((prop::collection::vec(arb_state(), 0..8), prop::collection::vec(arb_event(), 0..3)), 1..50)
+        .prop_map(|ticks| {
+            ticks
+                .into_iter()
+                .map(|(mut states, ev)| {
+                    states.sort_by_key(|s| s.id);
+                    states.dedup_by_key(|s| s.id);
+                    (states, ev)
+                })
+                .collect()
+        })
 }
 
 proptest! {
@@ -581,7 +704,10 @@ fn unknown_format_gets_an_error_naming_the_formats() {
     let mut src = b"PK\x03\x04 this is a zip file".to_vec();
     let Err(e) = open_session(&mut src) else { panic!("a zip opened as a replay") };
     let m = e.to_string();
-    assert!(m.contains(".flrep") && m.contains("SparkEngine") && m.contains(".foldback") && m.contains("50 4B 03 04"), "{m}");
+    assert!(
+        m.contains(".flrep") && m.contains("SparkEngine") && m.contains(".foldback") && m.contains("50 4B 03 04"),
+        "{m}"
+    );
 }
 
 fn cli() -> std::process::Command {
@@ -594,12 +720,22 @@ fn cli_generate_info_validate_hash_diff() {
     let a = dir.path().join("a.flrep");
     let b = dir.path().join("b.flrep");
     for (p, seed) in [(&a, "1"), (&b, "2")] {
-        let o = cli().args(["generate", "--out"]).arg(p).args(["--seed", seed, "--entities", "6", "--seconds", "2", "--keyframe-interval", "30"]).output().unwrap();
+        let o = cli()
+            .args(["generate", "--out"])
+            .arg(p)
+            .args(["--seed", seed, "--entities", "6", "--seconds", "2", "--keyframe-interval", "30"])
+            .output()
+            .unwrap();
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     }
     let info = cli().arg("info").arg(&a).output().unwrap();
     let text = String::from_utf8_lossy(&info.stdout);
-    assert!(text.contains("format:            flrep 1.0") && text.contains("keyframe interval: 30 ticks") && text.contains("chunks:            4"), "{text}");
+    assert!(
+        text.contains("format:            flrep 1.0")
+            && text.contains("keyframe interval: 30 ticks")
+            && text.contains("chunks:            4"),
+        "{text}"
+    );
     let v = cli().arg("validate").arg(&a).output().unwrap();
     assert!(v.status.success());
     let h = cli().arg("hash").arg(&a).output().unwrap();
@@ -634,5 +770,7 @@ fn cli_errors_are_one_line_and_never_a_panic() {
     std::fs::write(&cut, &good[..good.len() * 2 / 3]).unwrap();
     let o = cli().arg("info").arg(&cut).output().unwrap();
     assert!(o.status.success());
-    assert!(String::from_utf8_lossy(&o.stdout).contains("warning:           no index trailer: index rebuilt by scanning"));
+    assert!(
+        String::from_utf8_lossy(&o.stdout).contains("warning:           no index trailer: index rebuilt by scanning")
+    );
 }

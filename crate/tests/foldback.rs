@@ -6,11 +6,11 @@
 mod common_dump;
 use common_dump::dump;
 
+#[path = "common/foldback_harness.rs"]
+mod harness;
 #[path = "../examples/make_foldback_fixtures.rs"]
 #[allow(dead_code)]
 mod make_fixtures;
-#[path = "common/foldback_harness.rs"]
-mod harness;
 
 use replay_player::format::foldback::diverge::{Bytes, Comparison, Source, Status};
 use replay_player::format::foldback::index::read_snapshot;
@@ -27,7 +27,8 @@ use std::process::Command;
 
 fn fixture(name: &str) -> Vec<u8> {
     let p = make_fixtures::fixtures_dir().join(name);
-    std::fs::read(&p).unwrap_or_else(|e| panic!("{}: {e} (run cargo run --example make_foldback_fixtures)", p.display()))
+    std::fs::read(&p)
+        .unwrap_or_else(|e| panic!("{}: {e} (run cargo run --example make_foldback_fixtures)", p.display()))
 }
 
 fn hostile(name: &str) -> Vec<u8> {
@@ -43,13 +44,29 @@ fn open_err(bytes: &[u8]) -> Error {
     replay_player::io::foldback::open_foldback(&mut src, &Limits::default()).expect_err("should fail")
 }
 
-
 fn read<'a>(bytes: &'a [u8], cmp: &Comparison, from: u64, to: u64) -> Vec<Bytes<'a>> {
-    cmp.reads_for_span(from, to).iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: &bytes[r.offset as usize..(r.offset + r.len) as usize] }).collect()
+    cmp.reads_for_span(from, to)
+        .iter()
+        .map(|r| Bytes {
+            source: r.source,
+            offset: r.offset,
+            bytes: &bytes[r.offset as usize..(r.offset + r.len) as usize],
+        })
+        .collect()
 }
 
 fn desync_cfg() -> FoldbackConfig {
-    FoldbackConfig { seed: 3, peers: 2, ticks: 120, first_tick: 0, entities: 4, tick_rate_hz: 60, snapshot_every: 30, detail: true, desync: Some(Desync { tick: 70, entity: entity_id(2), field: "position.x".into(), peer: 1 }) }
+    FoldbackConfig {
+        seed: 3,
+        peers: 2,
+        ticks: 120,
+        first_tick: 0,
+        entities: 4,
+        tick_rate_hz: 60,
+        snapshot_every: 30,
+        detail: true,
+        desync: Some(Desync { tick: 70, entity: entity_id(2), field: "position.x".into(), peer: 1 }),
+    }
 }
 
 #[test]
@@ -58,9 +75,13 @@ fn golden_fixtures_read_as_recorded_and_regenerate_byte_for_byte() {
     assert_eq!(fresh.len(), 4);
     for (name, bytes) in fresh {
         let committed = fixture(name);
-        let expected = std::fs::read_to_string(make_fixtures::fixtures_dir().join(name.replace(".foldback", ".jsonl"))).unwrap();
+        let expected =
+            std::fs::read_to_string(make_fixtures::fixtures_dir().join(name.replace(".foldback", ".jsonl"))).unwrap();
         assert_eq!(dump(&committed), expected, "{name}: dump differs from the golden dump");
-        assert_eq!(bytes, committed, "{name}: writer output changed; if intended, regenerate with cargo run --example make_foldback_fixtures");
+        assert_eq!(
+            bytes, committed,
+            "{name}: writer output changed; if intended, regenerate with cargo run --example make_foldback_fixtures"
+        );
     }
     for (name, bytes) in make_fixtures::hostile() {
         assert_eq!(hostile(name), bytes, "hostile/{name}.foldback is not what the generator writes");
@@ -122,7 +143,16 @@ fn scan_window_size_does_not_change_the_index() {
 
 #[test]
 fn truncation_at_every_offset_yields_a_monotone_prefix() {
-    let small = foldback_bytes(&FoldbackConfig { seed: 5, peers: 2, ticks: 4, entities: 2, snapshot_every: 2, desync: Some(Desync { tick: 2, entity: entity_id(1), field: "name".into(), peer: 0 }), ..desync_cfg() }).unwrap();
+    let small = foldback_bytes(&FoldbackConfig {
+        seed: 5,
+        peers: 2,
+        ticks: 4,
+        entities: 2,
+        snapshot_every: 2,
+        desync: Some(Desync { tick: 2, entity: entity_id(1), field: "name".into(), peer: 0 }),
+        ..desync_cfg()
+    })
+    .unwrap();
     let full = open(&small);
     let mut last_frames = 0u64;
     for n in 0..=small.len() {
@@ -131,13 +161,21 @@ fn truncation_at_every_offset_yields_a_monotone_prefix() {
             assert!(n < HEADER_LEN, "a {n}-byte prefix with a whole header must open");
             continue;
         };
-        let frames = ix.counts.tick_hash + ix.counts.entity_hash + ix.counts.field_hash + ix.counts.snapshot + ix.counts.metadata;
+        let frames = ix.counts.tick_hash
+            + ix.counts.entity_hash
+            + ix.counts.field_hash
+            + ix.counts.snapshot
+            + ix.counts.metadata;
         assert!(frames >= last_frames, "cut at {n}: {frames} frames after {last_frames}");
         last_frames = frames;
         assert_eq!(ix.counts.bad, 0, "cut at {n}");
         assert_eq!(ix.ended_cleanly(), n == small.len(), "cut at {n}");
         if n < small.len() {
-            assert!(ix.warnings().iter().any(|w| w.starts_with("did not end cleanly")), "cut at {n}: {:?}", ix.warnings());
+            assert!(
+                ix.warnings().iter().any(|w| w.starts_with("did not end cleanly")),
+                "cut at {n}: {:?}",
+                ix.warnings()
+            );
         }
         // Every tick hash read from the prefix is the one the whole file has.
         for t in ix.ticks.values() {
@@ -156,7 +194,10 @@ fn truncation_at_every_offset_yields_a_monotone_prefix() {
     let msg = &small[HEADER_LEN..HEADER_LEN + first_len];
     assert!(parse_frame(msg).is_ok());
     for n in 0..msg.len() {
-        assert!(matches!(parse_frame(&msg[..n]), Err(Error::FrameTruncated { .. } | Error::EmptyMessage)), "prefix {n}");
+        assert!(
+            matches!(parse_frame(&msg[..n]), Err(Error::FrameTruncated { .. } | Error::EmptyMessage)),
+            "prefix {n}"
+        );
     }
 }
 
@@ -200,15 +241,27 @@ fn hostile_files_fail_with_specific_errors() {
 
     let ix = open(&hostile("short-tickhash"));
     assert_eq!((ix.counts.bad, ix.counts.tick_hash), (1, 2), "the short frame is refused, the frames around it read");
-    assert!(ix.frame_errors[0].contains("TickHash frame (type 0x01) at offset 55: payload too short for hash"), "{}", ix.frame_errors[0]);
+    assert!(
+        ix.frame_errors[0].contains("TickHash frame (type 0x01) at offset 55: payload too short for hash"),
+        "{}",
+        ix.frame_errors[0]
+    );
 
     let ix = open(&hostile("long-field-name"));
     assert_eq!(ix.counts.bad, 1);
-    assert!(ix.frame_errors[0].contains("field name of 5000 bytes exceeds the limit of 4096"), "{}", ix.frame_errors[0]);
+    assert!(
+        ix.frame_errors[0].contains("field name of 5000 bytes exceeds the limit of 4096"),
+        "{}",
+        ix.frame_errors[0]
+    );
     let ix = open(&hostile("bad-utf8-name"));
     assert!(ix.frame_errors[0].contains("field name is not valid UTF-8"), "{}", ix.frame_errors[0]);
     let ix = open(&hostile("value-overrun"));
-    assert!(ix.frame_errors[0].contains("payload too short for value (1000 bytes needed, 3 left)"), "{}", ix.frame_errors[0]);
+    assert!(
+        ix.frame_errors[0].contains("payload too short for value (1000 bytes needed, 3 left)"),
+        "{}",
+        ix.frame_errors[0]
+    );
     let ix = open(&hostile("undeclared-peer"));
     assert_eq!((ix.counts.bad, ix.ticks.values().next().unwrap().hashes.len()), (1, 2));
     assert!(ix.frame_errors[0].contains("names peer 9, but the header declares 2 peers"), "{}", ix.frame_errors[0]);
@@ -227,7 +280,8 @@ fn hostile_files_fail_with_specific_errors() {
     assert_eq!(ix.end.as_ref().unwrap().trailing_bytes, 25);
 
     // A frame over the payload limit stops the scan and is a problem for validate.
-    let ix = harness::open(&fixture("desync.foldback"), &Limits { max_frame_payload: 100, ..Limits::default() }).unwrap();
+    let ix =
+        harness::open(&fixture("desync.foldback"), &Limits { max_frame_payload: 100, ..Limits::default() }).unwrap();
     assert!(matches!(ix.end.as_ref().unwrap().oversized, Some(Error::FrameTooLarge { max: 100, .. })), "{:?}", ix.end);
     assert!(!ix.problems().is_empty());
 
@@ -237,7 +291,10 @@ fn hostile_files_fail_with_specific_errors() {
     let s = ix.snapshots[0];
     let frame = &b[s.offset as usize..(s.offset + s.len) as usize];
     let mut dec = Decompressor::new();
-    assert_eq!(read_snapshot(&mut dec, frame, s.offset, &Limits { max_snapshot_decompressed: 4096, ..Limits::default() }), Err(Error::Snapshot { at: s.offset, tick: 0, peer: 0, err: ZstdError::TooLarge { cap: 4096 } }));
+    assert_eq!(
+        read_snapshot(&mut dec, frame, s.offset, &Limits { max_snapshot_decompressed: 4096, ..Limits::default() }),
+        Err(Error::Snapshot { at: s.offset, tick: 0, peer: 0, err: ZstdError::TooLarge { cap: 4096 } })
+    );
     assert_eq!(read_snapshot(&mut dec, frame, s.offset, &Limits::default()).unwrap().len(), 1 << 20);
     let b = hostile("snapshot-corrupt");
     let ix = open(&b);
@@ -261,7 +318,9 @@ fn snapshots_are_read_on_demand() {
     assert_eq!(ticks, vec![(1000, 0), (1000, 1), (1005, 0), (1005, 1), (1010, 0), (1010, 1)]);
     let s = ix.snapshot_before(1007, 1).unwrap();
     let mut dec = Decompressor::new();
-    let text = read_snapshot(&mut dec, &bytes[s.offset as usize..(s.offset + s.len) as usize], s.offset, &Limits::default()).unwrap();
+    let text =
+        read_snapshot(&mut dec, &bytes[s.offset as usize..(s.offset + s.len) as usize], s.offset, &Limits::default())
+            .unwrap();
     let text = String::from_utf8(text).unwrap();
     assert!(text.starts_with("100 ") && text.contains("ünit-2"), "{text}");
 }
@@ -293,7 +352,10 @@ fn divergence_model_finds_the_injected_desync() {
     let a: f32 = f.peers[0].as_ref().unwrap().value.f32.as_ref().unwrap().parse().unwrap();
     let b: f32 = f.peers[1].as_ref().unwrap().value.f32.as_ref().unwrap().parse().unwrap();
     assert_eq!(b.to_bits(), a.to_bits() + 3, "peer 1 is 3 ulps off");
-    assert_eq!(e.fields.iter().find(|f| f.name == "name").unwrap().peers[0].as_ref().unwrap().value.utf8.as_deref(), Some("ünit-2"));
+    assert_eq!(
+        e.fields.iter().find(|f| f.name == "name").unwrap().peers[0].as_ref().unwrap().value.utf8.as_deref(),
+        Some("ünit-2")
+    );
 
     // The desync propagates: energy (accumulating last tick's position.x) differs from tick 71.
     let span = read(&bytes, &cmp, 60, 90);
@@ -314,7 +376,10 @@ fn divergence_model_finds_the_injected_desync() {
 #[test]
 fn desync_of_each_field_type_is_found() {
     for field in ["health", "name", "energy", "velocity.x"] {
-        let cfg = FoldbackConfig { desync: Some(Desync { tick: 40, entity: entity_id(0), field: field.into(), peer: 0 }), ..desync_cfg() };
+        let cfg = FoldbackConfig {
+            desync: Some(Desync { tick: 40, entity: entity_id(0), field: field.into(), peer: 0 }),
+            ..desync_cfg()
+        };
         let bytes = foldback_bytes(&cfg).unwrap();
         let ix = open(&bytes);
         let cmp = Comparison::single(&ix);
@@ -332,17 +397,33 @@ fn per_peer_files_merge_by_file_and_warn_on_build_mismatch() {
     let a = open(&files[0]);
     let b = open(&files[1]);
     assert_eq!((a.header.peer_count, b.header.peer_count), (1, 1));
-    let cmp = Comparison::new(&[Source { label: "a.foldback".into(), index: &a }, Source { label: "b.foldback".into(), index: &b }]);
+    let cmp = Comparison::new(&[
+        Source { label: "a.foldback".into(), index: &a },
+        Source { label: "b.foldback".into(), index: &b },
+    ]);
     let s = cmp.summary();
-    assert_eq!(s.peers.iter().map(|p| p.label.as_str()).collect::<Vec<_>>(), ["a.foldback peer 0", "b.foldback peer 0"]);
+    assert_eq!(
+        s.peers.iter().map(|p| p.label.as_str()).collect::<Vec<_>>(),
+        ["a.foldback peer 0", "b.foldback peer 0"]
+    );
     assert_eq!(s.first_divergent_tick, Some(70));
     assert!(s.warnings.is_empty(), "{:?}", s.warnings);
     // Reads name their source; the detail agrees with the single-file session.
     let reads = cmp.reads_for_tick(70);
     assert_eq!(reads.len(), 2);
-    let data: Vec<Bytes<'_>> = reads.iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: &files[r.source][r.offset as usize..(r.offset + r.len) as usize] }).collect();
+    let data: Vec<Bytes<'_>> = reads
+        .iter()
+        .map(|r| Bytes {
+            source: r.source,
+            offset: r.offset,
+            bytes: &files[r.source][r.offset as usize..(r.offset + r.len) as usize],
+        })
+        .collect();
     let d = cmp.tick_detail(70, &data);
-    assert_eq!(d.entities.iter().filter(|e| e.status == Status::Disagree).map(|e| e.entity).collect::<Vec<_>>(), vec![entity_id(2)]);
+    assert_eq!(
+        d.entities.iter().filter(|e| e.status == Status::Disagree).map(|e| e.entity).collect::<Vec<_>>(),
+        vec![entity_id(2)]
+    );
 
     // A different build id.
     let mut other = files[1].clone();
@@ -384,7 +465,10 @@ fn json_views_for_the_divergence_view() {
     assert_eq!(f["status"], "disagree");
     assert!(f["peers"][0]["value"]["f32"].is_string() && f["peers"][0]["value"]["hex"].as_str().unwrap().len() == 8);
     let seg = serde_json::to_value(cmp.segments()).unwrap();
-    assert_eq!(seg, serde_json::json!([{"from": 1000, "to": 1005, "status": "agree"}, {"from": 1006, "to": 1011, "status": "disagree"}]));
+    assert_eq!(
+        seg,
+        serde_json::json!([{"from": 1000, "to": 1005, "status": "agree"}, {"from": 1006, "to": 1011, "status": "disagree"}])
+    );
 }
 
 #[test]
@@ -405,13 +489,23 @@ fn live_recording_from_frames_finds_the_desync() {
     }
     let cmp = Comparison::single(rec.index());
     assert_eq!(cmp.first_divergence(), Some(70));
-    let data: Vec<Bytes<'_>> = cmp.reads_for_tick(70).iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: rec.read(r.offset, r.len).unwrap() }).collect();
+    let data: Vec<Bytes<'_>> = cmp
+        .reads_for_tick(70)
+        .iter()
+        .map(|r| Bytes { source: r.source, offset: r.offset, bytes: rec.read(r.offset, r.len).unwrap() })
+        .collect();
     let d = cmp.tick_detail(70, &data);
     assert_eq!(d.entities_differing, 1);
     assert_eq!(rec.index().header.build_id, h.build_id);
     // Control messages: newer protocols named, unknown types tolerated, junk refused.
-    assert_eq!(Control::parse(r#"{"type":"hello","protocol_version":2,"tick_rate_hz":60,"peer_count":2,"build_id":""}"#), Err(Error::NewerProtocol { version: 2, supported: 1 }));
-    assert_eq!(Control::parse(r#"{"type":"goodbye","reason":"game_exited"}"#).unwrap(), Control::Goodbye { reason: "game_exited".into() });
+    assert_eq!(
+        Control::parse(r#"{"type":"hello","protocol_version":2,"tick_rate_hz":60,"peer_count":2,"build_id":""}"#),
+        Err(Error::NewerProtocol { version: 2, supported: 1 })
+    );
+    assert_eq!(
+        Control::parse(r#"{"type":"goodbye","reason":"game_exited"}"#).unwrap(),
+        Control::Goodbye { reason: "game_exited".into() }
+    );
     assert_eq!(Control::parse(r#"{"type":"pause","x":1}"#).unwrap(), Control::Other { kind: "pause".into() });
     assert!(matches!(Control::parse("[1,2]"), Err(Error::BadControl(_))));
     // A bounded live buffer keeps Level 1 past its cap.
@@ -447,7 +541,11 @@ fn cli_diverge_exit_codes_and_report() {
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).to_string_lossy().into_owned();
     let gen = |out: &str, extra: &[&str]| {
-        let st = replay().args(["generate", "--format", "foldback", "--out", out, "--ticks", "90", "--entities", "3"]).args(extra).status().unwrap();
+        let st = replay()
+            .args(["generate", "--format", "foldback", "--out", out, "--ticks", "90", "--entities", "3"])
+            .args(extra)
+            .status()
+            .unwrap();
         assert!(st.success());
     };
     gen(&p("ok.foldback"), &[]);
@@ -463,8 +561,14 @@ fn cli_diverge_exit_codes_and_report() {
     assert!(text.contains("field health:") && text.contains("i32 "), "{text}");
     assert!(!text.contains("field position.x"), "{text}");
     // Two files (the same session twice, then against the desync) and errors.
-    assert_eq!(replay().args(["diverge", &p("ok.foldback"), &p("ok.foldback")]).output().unwrap().status.code(), Some(0));
-    assert_eq!(replay().args(["diverge", &p("ok.foldback"), &p("bad.foldback")]).output().unwrap().status.code(), Some(1));
+    assert_eq!(
+        replay().args(["diverge", &p("ok.foldback"), &p("ok.foldback")]).output().unwrap().status.code(),
+        Some(0)
+    );
+    assert_eq!(
+        replay().args(["diverge", &p("ok.foldback"), &p("bad.foldback")]).output().unwrap().status.code(),
+        Some(1)
+    );
     assert_eq!(replay().args(["diverge", &p("missing.foldback")]).output().unwrap().status.code(), Some(2));
     std::fs::write(p("junk.foldback"), b"FBK1\x09\x00").unwrap();
     let out = replay().args(["diverge", &p("junk.foldback")]).output().unwrap();
@@ -479,7 +583,12 @@ fn cli_info_validate_dump_read_foldback() {
     let f = |n: &str| dir.join(n).to_string_lossy().into_owned();
     let out = replay().args(["info", &f("desync.foldback")]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success() && text.contains("format:            foldback 1") && text.contains("ended cleanly:     yes"), "{text}");
+    assert!(
+        out.status.success()
+            && text.contains("format:            foldback 1")
+            && text.contains("ended cleanly:     yes"),
+        "{text}"
+    );
     let out = replay().args(["validate", &f("crashed.foldback")]).output().unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("did not end cleanly"));

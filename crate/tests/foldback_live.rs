@@ -28,7 +28,14 @@ impl Drop for Demo {
 }
 
 fn start(args: &[&str]) -> Demo {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_replay")).arg("live-demo").args(["--port", "0"]).args(args).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_replay"))
+        .arg("live-demo")
+        .args(["--port", "0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
     let mut line = String::new();
     out.read_line(&mut line).unwrap();
@@ -50,7 +57,11 @@ fn hello(ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>) -> 
 }
 
 /// Reads until goodbye (or `stop(last tick)` says stop); returns the goodbye reason if one came.
-fn read_frames(ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>, rec: &mut LiveRecording, mut stop: impl FnMut(u64) -> bool) -> Option<String> {
+fn read_frames(
+    ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>,
+    rec: &mut LiveRecording,
+    mut stop: impl FnMut(u64) -> bool,
+) -> Option<String> {
     loop {
         match ws.read() {
             Ok(Message::Binary(b)) => {
@@ -74,7 +85,18 @@ fn read_frames(ws: &mut WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>
 #[test]
 fn live_demo_end_to_end() {
     // 240 ticks at 60 Hz: 4 s. The desync is 2.5 s in.
-    let mut demo = start(&["--ticks", "240", "--tick-rate", "60", "--desync-tick", "150", "--desync-entity", "101", "--desync-field", "position.x"]);
+    let mut demo = start(&[
+        "--ticks",
+        "240",
+        "--tick-rate",
+        "60",
+        "--desync-tick",
+        "150",
+        "--desync-entity",
+        "101",
+        "--desync-field",
+        "position.x",
+    ]);
     let t0 = Instant::now();
 
     // A viewer that connects and never reads a byte.
@@ -107,7 +129,11 @@ fn live_demo_end_to_end() {
     // The divergence model finds the desync from live frames.
     let cmp = Comparison::single(ix);
     assert_eq!(cmp.first_divergence(), Some(150));
-    let data: Vec<Bytes<'_>> = cmp.reads_for_tick(150).iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: rec_b.read(r.offset, r.len).unwrap() }).collect();
+    let data: Vec<Bytes<'_>> = cmp
+        .reads_for_tick(150)
+        .iter()
+        .map(|r| Bytes { source: r.source, offset: r.offset, bytes: rec_b.read(r.offset, r.len).unwrap() })
+        .collect();
     let e = cmp.entity_detail(150, 101, &data);
     let diff: Vec<&str> = e.fields.iter().filter(|f| f.status == Status::Disagree).map(|f| f.name.as_str()).collect();
     assert_eq!(diff, ["position.x"]);

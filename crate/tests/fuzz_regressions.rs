@@ -24,12 +24,24 @@ fn replay_dir(dir: &Path) -> usize {
     for t in targets {
         let name = t.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         let Some((_, f)) = harness::TARGETS.iter().find(|(n, _)| *n == name) else {
-            panic!("{}: no fuzz target named {name:?} (targets: {:?})", t.display(), harness::TARGETS.iter().map(|t| t.0).collect::<Vec<_>>());
+            panic!(
+                "{}: no fuzz target named {name:?} (targets: {:?})",
+                t.display(),
+                harness::TARGETS.iter().map(|t| t.0).collect::<Vec<_>>()
+            );
         };
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&t).expect("dir").filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.is_file()).collect();
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&t)
+            .expect("dir")
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
         files.sort();
         for file in files {
-            if file.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.') || n.to_string_lossy().ends_with(".md")) {
+            if file
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.') || n.to_string_lossy().ends_with(".md"))
+            {
                 continue;
             }
             let data = std::fs::read(&file).expect("read");
@@ -69,7 +81,9 @@ fn hostile_corpus_through_open_and_play() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/hostile");
     let mut n = 0;
     // Per-format subdirectories (hostile/spark/, ...) hold other formats' files: not flrep inputs.
-    for e in std::fs::read_dir(&dir).expect("tests/fixtures/hostile").filter_map(|e| e.ok()).filter(|e| e.path().is_file()) {
+    for e in
+        std::fs::read_dir(&dir).expect("tests/fixtures/hostile").filter_map(|e| e.ok()).filter(|e| e.path().is_file())
+    {
         let data = std::fs::read(e.path()).expect("read");
         harness::flrep_open(&data);
         harness::flrep_play(&data);

@@ -22,7 +22,8 @@ fn path(name: &str) -> PathBuf {
 }
 
 fn load(name: &str) -> Vec<u8> {
-    std::fs::read(path(name)).unwrap_or_else(|e| panic!("{}: {e} (run `cargo run --example make_hostile`)", path(name).display()))
+    std::fs::read(path(name))
+        .unwrap_or_else(|e| panic!("{}: {e} (run `cargo run --example make_hostile`)", path(name).display()))
 }
 
 /// Opens with `limits` and decodes every chunk (as the player does when it plays to the end).
@@ -138,8 +139,14 @@ open_fails!(prefix_only, Error::NoChunks);
 fn newer_major() {
     let o = run("newer_major");
     let e = o.open_err();
-    assert!(matches!(e, Error::NewerMajor { file_major: 3, file_minor: 0, engine_version } if engine_version == "0.7.0"), "{e:?}");
-    assert_eq!(e.to_string(), "this replay was recorded by engine version 0.7.0 (format 3.0); this build reads format 1.x");
+    assert!(
+        matches!(e, Error::NewerMajor { file_major: 3, file_minor: 0, engine_version } if engine_version == "0.7.0"),
+        "{e:?}"
+    );
+    assert_eq!(
+        e.to_string(),
+        "this replay was recorded by engine version 0.7.0 (format 3.0); this build reads format 1.x"
+    );
 }
 
 #[test]
@@ -169,7 +176,13 @@ fn index_entry_past_end() {
     // The trailer's CRC is valid but an entry points outside the stream: the index is not trusted,
     // the file is scanned and plays whole.
     let o = run("index_entry_past_end");
-    assert!(o.warnings().contains("index trailer corrupt (index entry for tick 30 points at offset 1099511627776, outside the frame stream)"), "{}", o.warnings());
+    assert!(
+        o.warnings().contains(
+            "index trailer corrupt (index entry for tick 30 points at offset 1099511627776, outside the frame stream)"
+        ),
+        "{}",
+        o.warnings()
+    );
     assert_eq!(o.ticks(), *BASE_TICKS);
 }
 
@@ -179,7 +192,10 @@ fn index_entry_mid_chunk() {
     let o = run("index_entry_mid_chunk");
     assert_eq!(o.opened().index_source, replay_player::format::flrep::open::IndexSource::Trailer);
     let e = o.chunk_err(1);
-    assert!(matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason.starts_with("no chunk starts there")), "{e:?}");
+    assert!(
+        matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason.starts_with("no chunk starts there")),
+        "{e:?}"
+    );
     // Chunk 0 now ends where the index says chunk 1 starts, not where its header says.
     assert!(matches!(o.chunk_err(0), Error::IndexEntryMismatch { expected_tick: 0, .. }));
     assert!(o.chunks[2].is_ok());
@@ -190,7 +206,10 @@ fn index_entry_wrong_chunk() {
     // A valid trailer whose entry for tick 15 points at the chunk of tick 30.
     let o = run("index_entry_wrong_chunk");
     let e = o.chunk_err(1);
-    assert!(matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason == "the chunk there starts at tick 30"), "{e:?}");
+    assert!(
+        matches!(e, Error::IndexEntryMismatch { expected_tick: 15, reason, .. } if reason == "the chunk there starts at tick 30"),
+        "{e:?}"
+    );
     assert!(matches!(o.chunk_err(0), Error::IndexEntryMismatch { expected_tick: 0, .. }));
 }
 
@@ -228,8 +247,16 @@ fn cut_mid_chunk() {
 // --- chunk headers and zstd frames --------------------------------------------------------------
 
 chunk_fails!(chunk_compressed_len_past_end, 0, Error::ChunkBeyondFile { .. });
-chunk_fails!(chunk_compressed_len_over_cap, 0, Error::ChunkTooLarge { field: "compressedLength", len: 0xFFFF_FFFF, .. });
-chunk_fails!(chunk_uncompressed_len_over_cap, 0, Error::ChunkTooLarge { field: "uncompressedLength", len: 0x7FFF_FFFF, .. });
+chunk_fails!(
+    chunk_compressed_len_over_cap,
+    0,
+    Error::ChunkTooLarge { field: "compressedLength", len: 0xFFFF_FFFF, .. }
+);
+chunk_fails!(
+    chunk_uncompressed_len_over_cap,
+    0,
+    Error::ChunkTooLarge { field: "uncompressedLength", len: 0x7FFF_FFFF, .. }
+);
 chunk_fails!(chunk_tick_count_cannot_fit, 0, Error::ChunkTickMismatch { reason, .. } if reason.contains("cannot fit"));
 chunk_fails!(chunk_size_declared_larger, 0, Error::ChunkSizeMismatch { .. });
 chunk_fails!(chunk_size_declared_smaller, 0, Error::Zstd { err: ZstdError::TooLarge { .. }, .. });
@@ -300,7 +327,10 @@ fn committed_files_are_what_the_generator_writes() {
     assert_eq!(on_disk, names, "run `cargo run --example make_hostile` and commit tests/fixtures/hostile/");
     assert!(cases.len() >= 30);
     for (name, bytes) in &cases {
-        assert!(load(name) == *bytes, "{name}.flrep differs from the generator: run `cargo run --example make_hostile`");
+        assert!(
+            load(name) == *bytes,
+            "{name}.flrep differs from the generator: run `cargo run --example make_hostile`"
+        );
     }
 }
 
@@ -331,7 +361,11 @@ fn child_hwm_kb(file: &str) -> u64 {
     assert!(out.status.success(), "child for {file} failed: {}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8_lossy(&out.stdout);
     // The harness prints "test peak_memory_child ... " on the same line.
-    s.split("@@").nth(1).map(|v| v.chars().take_while(char::is_ascii_digit).collect::<String>()).and_then(|v| v.parse().ok()).expect("child printed VmHWM")
+    s.split("@@")
+        .nth(1)
+        .map(|v| v.chars().take_while(char::is_ascii_digit).collect::<String>())
+        .and_then(|v| v.parse().ok())
+        .expect("child printed VmHWM")
 }
 
 #[test]

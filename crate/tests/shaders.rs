@@ -38,7 +38,8 @@ fn every_wgsl_file_parses_and_validates() {
                 continue;
             }
         };
-        let mut validator = naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty());
+        let mut validator =
+            naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::empty());
         if let Err(e) = validator.validate(&module) {
             failures.push(format!("{name}: validate:\n{}", e.emit_to_string_with_path(&src, &path.to_string_lossy())));
         }
@@ -60,5 +61,10 @@ fn every_wgsl_file_parses_and_validates() {
         }
     }
     assert!(failures.is_empty(), "{} shader failure(s):\n\n{}", failures.len(), failures.join("\n\n"));
-    assert!(files.len() >= MIN_SHADERS, "expected at least {MIN_SHADERS} .wgsl files in {}, found {}", dir.display(), files.len());
+    assert!(
+        files.len() >= MIN_SHADERS,
+        "expected at least {MIN_SHADERS} .wgsl files in {}, found {}",
+        dir.display(),
+        files.len()
+    );
 }

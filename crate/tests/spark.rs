@@ -22,7 +22,6 @@ fn fixtures() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
-
 /// Opens and decodes everything: (session, ticks with their entities, events).
 struct Read {
     s: Session,
@@ -64,7 +63,8 @@ fn golden_fixtures_read_as_recorded_and_regenerate_byte_for_byte() {
     let fresh = spark_fixtures::golden();
     assert_eq!(fresh.len(), 2);
     for (name, bytes) in fresh {
-        let committed = std::fs::read(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e} (run cargo run --example make_spark_fixtures)"));
+        let committed = std::fs::read(dir.join(name))
+            .unwrap_or_else(|e| panic!("{name}: {e} (run cargo run --example make_spark_fixtures)"));
         let expected = std::fs::read_to_string(dir.join(name.replace(".replay", ".jsonl"))).unwrap();
         assert_eq!(dump(&committed), expected, "{name}: dump differs from the golden dump");
         assert_eq!(bytes, committed, "{name}: writer or generator output changed; if intended, regenerate");
@@ -80,13 +80,24 @@ fn handmade_fixture_holds_every_event_type_and_the_mapping() {
     assert_eq!(info.world, WorldKind::Flat);
     assert_eq!((info.tick_rate_hz, info.first_tick, info.last_tick), (1000, 0, 1900));
     assert_eq!(info.mission_id, "Zürich ✈ <b>yard</b>");
-    assert_eq!(info.metadata, vec![("map".into(), "Zürich ✈ <b>yard</b>".into()), ("mode".into(), "ctf".into()), ("duration".into(), "2".into())]);
+    assert_eq!(
+        info.metadata,
+        vec![
+            ("map".into(), "Zürich ✈ <b>yard</b>".into()),
+            ("mode".into(), "ctf".into()),
+            ("duration".into(), "2".into())
+        ]
+    );
     assert_eq!(info.engine_version, "SparkEngine replay v1");
     assert!(info.warnings.is_empty(), "{:?}", info.warnings);
     let ids: Vec<u32> = info.participants.iter().map(|p| p.id).collect();
     assert_eq!(ids, vec![3, 7]);
     assert_eq!(r.ticks.len(), 20);
-    assert_eq!(r.ticks[5].1.iter().map(|e| e.id).collect::<Vec<_>>(), vec![3, 7, 900], "sorted by id, the grenade entered");
+    assert_eq!(
+        r.ticks[5].1.iter().map(|e| e.id).collect::<Vec<_>>(),
+        vec![3, 7, 900],
+        "sorted by id, the grenade entered"
+    );
     assert_eq!(r.ticks[12].1.len(), 2, "the grenade left");
     let t15 = &r.ticks[15].1;
     assert_eq!((t15[1].id, t15[1].health), (7, 25_000));
@@ -102,7 +113,9 @@ fn handmade_fixture_holds_every_event_type_and_the_mapping() {
     assert!(complete);
     assert_eq!(markers, std::slice::from_ref(kill));
     let ex = r.events.iter().find(|e| e.body.kind_name() == "explosion").unwrap();
-    assert!(matches!(&ex.body, EventBody::Custom { source: 7, target: 0, pos: [1024, 3072, 0], data, .. } if data.is_empty()));
+    assert!(
+        matches!(&ex.body, EventBody::Custom { source: 7, target: 0, pos: [1024, 3072, 0], data, .. } if data.is_empty())
+    );
 }
 
 // --- mapping ----------------------------------------------------------------------------------
@@ -111,7 +124,15 @@ fn handmade_fixture_holds_every_event_type_and_the_mapping() {
 fn coordinates_map_y_up_left_handed_to_z_up_right_handed() {
     let s = std::f32::consts::FRAC_1_SQRT_2;
     // At spark (1, 2, 3), yawed +90° about +Y (forward +Z turned to +X), moving forward at 4 m/s.
-    let e = SparkEntity { id: 1, position: [1.0, 2.0, 3.0], rotation: [0.0, s, 0.0, s], velocity: [4.0, 0.0, 0.0], health: 55.5, animation_state: -3, flags: 0x8000_0001 };
+    let e = SparkEntity {
+        id: 1,
+        position: [1.0, 2.0, 3.0],
+        rotation: [0.0, s, 0.0, s],
+        velocity: [4.0, 0.0, 0.0],
+        health: 55.5,
+        animation_state: -3,
+        flags: 0x8000_0001,
+    };
     let bytes = Raw::ok(1).frame(0.0, &[e]).event_count(0).done();
     let r = read_all(&bytes).unwrap();
     let m = r.ticks[0].1[0];
@@ -188,7 +209,9 @@ fn bad_magic_and_empty_through_the_session() {
         }
     }
     // The spark opener alone names the magic it found.
-    assert!(matches!(open_bytes(&hostile("bad_magic"), Limits::default()), Err(Error::BadMagic { found }) if &found == b"NOPE"));
+    assert!(
+        matches!(open_bytes(&hostile("bad_magic"), Limits::default()), Err(Error::BadMagic { found }) if &found == b"NOPE")
+    );
     let e = spark_err(read_all(&hostile("big_endian"))).to_string();
     assert!(e.contains("big-endian") && e.contains("RPLY"), "{e}");
     let e = spark_err(read_all(&hostile("version_newer"))).to_string();
@@ -237,7 +260,11 @@ fn sanitised_and_reordered_input_opens_with_warnings() {
     assert!(warnings(&r).contains("1 event types held invalid UTF-8"));
 
     let r = read_all(&hostile("timestamps_not_increasing")).unwrap();
-    assert_eq!(r.ticks.iter().map(|t| t.0).collect::<Vec<_>>(), vec![0, 100], "0.05 s and 0.1004 s (tick 100) are not after 0.1 s");
+    assert_eq!(
+        r.ticks.iter().map(|t| t.0).collect::<Vec<_>>(),
+        vec![0, 100],
+        "0.05 s and 0.1004 s (tick 100) are not after 0.1 s"
+    );
     assert!(warnings(&r).contains("2 frames dropped"), "{}", warnings(&r));
 
     let r = read_all(&hostile("events_out_of_order")).unwrap();
@@ -364,14 +391,18 @@ fn convert_to_spark(bytes: &[u8]) -> (Vec<u8>, Vec<String>) {
 
 #[test]
 fn spark_to_flrep_is_exact_and_back_is_within_quantization() {
-    let bytes = deathmatch_bytes(&DeathmatchConfig { players: 6, seconds: 30.0, seed: 5, ..Default::default() }).unwrap();
+    let bytes =
+        deathmatch_bytes(&DeathmatchConfig { players: 6, seconds: 30.0, seed: 5, ..Default::default() }).unwrap();
     let a = read_all(&bytes).unwrap();
     let (flrep, notes) = convert_to_flrep(&bytes);
     assert!(notes.iter().any(|n| n.contains("frameNumber")), "{notes:?}");
     let f = read_all(&flrep).unwrap();
     let fi = f.s.info().unwrap();
     assert_eq!(fi.format, FormatKind::Flrep);
-    assert_eq!((fi.tick_rate_hz, fi.position_quantum_m, fi.velocity_quantum_mps, fi.world), (1000, 1.0 / 1024.0, 1.0 / 256.0, WorldKind::Flat));
+    assert_eq!(
+        (fi.tick_rate_hz, fi.position_quantum_m, fi.velocity_quantum_mps, fi.world),
+        (1000, 1.0 / 1024.0, 1.0 / 256.0, WorldKind::Flat)
+    );
     assert_eq!(fi.keyframe_interval_ticks, 40, "2 s of 20 fps frames per chunk");
     assert_eq!(fi.metadata, a.s.info().unwrap().metadata, "map/mode/duration in section 0x0005");
     assert_eq!(f.ticks, a.ticks, "through .flrep the model is unchanged");
@@ -385,7 +416,10 @@ fn spark_to_flrep_is_exact_and_back_is_within_quantization() {
         assert_eq!(ta, tb);
         assert_eq!(ea.len(), eb.len());
         for (x, y) in ea.iter().zip(eb) {
-            assert_eq!((x.id, x.pos, x.vel, x.health, x.flags, x.anim), (y.id, y.pos, y.vel, y.health, y.flags, y.anim));
+            assert_eq!(
+                (x.id, x.pos, x.vel, x.health, x.flags, x.anim),
+                (y.id, y.pos, y.vel, y.health, y.flags, y.anim)
+            );
             let d = x.orient.iter().zip(y.orient).map(|(p, q)| (i32::from(*p) - i32::from(q)).abs()).max().unwrap();
             let dn = x.orient.iter().zip(y.orient).map(|(p, q)| (i32::from(*p) + i32::from(q)).abs()).max().unwrap();
             assert!(d.min(dn) <= 2, "tick {ta} entity {}: {:?} vs {:?}", x.id, x.orient, y.orient);
@@ -406,7 +440,14 @@ fn flrep_to_spark_reports_what_is_lost() {
     let golden = std::fs::read(fixtures().join("golden/events.flrep")).unwrap();
     let (back, notes) = convert_to_spark(&golden);
     let all = notes.join("\n");
-    for want in ["factions are not kept", "roster callsigns are not kept", "entity types are not kept", "chat events have no SparkEngine equivalent", "lost their data field", "ticks at 20 Hz"] {
+    for want in [
+        "factions are not kept",
+        "roster callsigns are not kept",
+        "entity types are not kept",
+        "chat events have no SparkEngine equivalent",
+        "lost their data field",
+        "ticks at 20 Hz",
+    ] {
         assert!(all.contains(want), "missing {want:?} in:\n{all}");
     }
     let b = read_all(&back).unwrap();
@@ -473,7 +514,11 @@ fn deathmatch_is_deterministic_and_has_every_event_type() {
 
 fn cli(args: &[&str]) -> (i32, String, String) {
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_replay")).args(args).output().unwrap();
-    (o.status.code().unwrap_or(-1), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned())
+    (
+        o.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&o.stdout).into_owned(),
+        String::from_utf8_lossy(&o.stderr).into_owned(),
+    )
 }
 
 #[test]
@@ -482,7 +527,12 @@ fn cli_info_validate_dump_generate_convert() {
     let f = f.to_str().unwrap();
     let (code, out, err) = cli(&["info", f]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("SparkEngine replay 1.0") && out.contains("map: Zürich ✈ <b>yard</b>") && out.contains("kill markers:      1\n"), "{out}");
+    assert!(
+        out.contains("SparkEngine replay 1.0")
+            && out.contains("map: Zürich ✈ <b>yard</b>")
+            && out.contains("kill markers:      1\n"),
+        "{out}"
+    );
     let (code, out, _) = cli(&["validate", f]);
     assert_eq!((code, out.trim()), (0, "ok: 1 chunks, 20 ticks, 10 events"));
     let (code, out, _) = cli(&["dump", f]);
@@ -494,9 +544,24 @@ fn cli_info_validate_dump_generate_convert() {
 
     let dir = tempfile::tempdir().unwrap();
     let p = |n: &str| dir.path().join(n).to_str().unwrap().to_string();
-    let (code, _, err) = cli(&["generate", "--format", "spark", "--out", &p("dm.replay"), "--seed", "3", "--players", "4", "--seconds", "5"]);
+    let (code, _, err) = cli(&[
+        "generate",
+        "--format",
+        "spark",
+        "--out",
+        &p("dm.replay"),
+        "--seed",
+        "3",
+        "--players",
+        "4",
+        "--seconds",
+        "5",
+    ]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(std::fs::read(p("dm.replay")).unwrap(), deathmatch_bytes(&DeathmatchConfig { seed: 3, players: 4, seconds: 5.0, ..Default::default() }).unwrap());
+    assert_eq!(
+        std::fs::read(p("dm.replay")).unwrap(),
+        deathmatch_bytes(&DeathmatchConfig { seed: 3, players: 4, seconds: 5.0, ..Default::default() }).unwrap()
+    );
     let (code, _, err) = cli(&["convert", &p("dm.replay"), &p("dm.flrep")]);
     assert_eq!(code, 0, "{err}");
     let (code, _, err) = cli(&["convert", &p("dm.flrep"), &p("back.replay")]);

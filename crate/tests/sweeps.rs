@@ -102,14 +102,20 @@ fn cut_and_flip_every_byte() {
         let mut cut_points = offsets(file.len());
         cut_points.push(file.len());
         for cut in cut_points {
-            let r = std::panic::catch_unwind(|| play(&file[..cut])).unwrap_or_else(|_| panic!("{name}: cut at {cut} panics"));
+            let r = std::panic::catch_unwind(|| play(&file[..cut]))
+                .unwrap_or_else(|_| panic!("{name}: cut at {cut} panics"));
             cuts.add(&r, total);
             let got = r.as_ref().map(|c| ticks(c)).unwrap_or(0);
             assert!(got >= prev, "{name}: cut at {cut} recovers {got} ticks, the cut before recovered {prev}");
             prev = got;
             // Exactly the complete chunks before the cut (all of them once only the trailer is cut).
             let complete: usize = ends.iter().filter(|(end, _)| *end <= cut).map(|(_, n)| n).sum();
-            assert_eq!(got, complete, "{name}: cut at {cut}: {got} ticks recovered, {complete} in complete chunks ({:?})", r.as_ref().err());
+            assert_eq!(
+                got,
+                complete,
+                "{name}: cut at {cut}: {got} ticks recovered, {complete} in complete chunks ({:?})",
+                r.as_ref().err()
+            );
             if let Ok(c) = &r {
                 assert_eq!(c[..], original[..c.len()], "{name}: cut at {cut} decodes differently");
             }
@@ -125,7 +131,11 @@ fn cut_and_flip_every_byte() {
             flips.add(&r, total);
             if let Ok(c) = &r {
                 assert!(ticks(c) <= total, "{name}: flip at {at} gives more ticks than the original");
-                assert_eq!(c[..], original[..c.len()], "{name}: flip at {at} decodes to different states (silent corruption)");
+                assert_eq!(
+                    c[..],
+                    original[..c.len()],
+                    "{name}: flip at {at} decodes to different states (silent corruption)"
+                );
             }
         }
         eprintln!(

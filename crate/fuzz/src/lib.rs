@@ -19,7 +19,9 @@ use replay_player::format::flrep::writer::{default_header, Writer, WriterOptions
 use replay_player::format::flrep::{self, ChunkDecoder, DecodedChunk, Limits, Opener, Step};
 use replay_player::format::zstd::{self, Decompressor, ZstdError};
 use replay_player::format::{OpenStep, Session};
-use replay_player::model::{TickRange, Category, EntityState, EntityType, Event, EventBody, Faction, MissionObject, Participant};
+use replay_player::model::{
+    Category, EntityState, EntityType, Event, EventBody, Faction, MissionObject, Participant, TickRange,
+};
 
 /// Every target: (name, harness). The names are the `fuzz_targets/<name>.rs` binaries and the
 /// directories under `crate/fuzz/regressions/` and `crate/fuzz/seeds/`.
@@ -114,7 +116,13 @@ fn check_opened(o: &flrep::Opened, file_len: u64) {
 
 pub fn flrep_chunk(data: &[u8]) {
     let Some((&mode, rest)) = data.split_first() else { return };
-    let small = Limits { max_live_entities: 8, max_chunk_uncompressed: 64 * 1024, max_chunk_compressed: 64 * 1024, max_chunk_states: 4096, ..Limits::default() };
+    let small = Limits {
+        max_live_entities: 8,
+        max_chunk_uncompressed: 64 * 1024,
+        max_chunk_compressed: 64 * 1024,
+        max_chunk_states: 4096,
+        ..Limits::default()
+    };
     match mode % 4 {
         0 | 1 => {
             let limits = if mode % 4 == 0 { Limits::default() } else { small };
@@ -280,10 +288,17 @@ pub fn flrep_play(data: &[u8]) {
                 assert_eq!(c.offsets.len(), c.ticks.len() + 1);
                 assert_eq!(c.offsets.last().map(|o| *o as usize), Some(c.entities.len()));
                 assert!(c.ticks.windows(2).all(|w| w[0] < w[1]), "ticks not increasing");
-                assert_eq!(c.ticks.first().copied(), s.chunk_first_tick(i), "chunk starts at a tick other than its index entry");
+                assert_eq!(
+                    c.ticks.first().copied(),
+                    s.chunk_first_tick(i),
+                    "chunk starts at a tick other than its index entry"
+                );
                 assert!(c.entities.len() <= limits.max_chunk_states);
                 if let (Some(p), Some(first)) = (last_tick, c.ticks.first()) {
-                    assert!(*first > p, "chunk {i} starts at tick {first}, not after the previous chunk's last tick {p}");
+                    assert!(
+                        *first > p,
+                        "chunk {i} starts at tick {first}, not after the previous chunk's last tick {p}"
+                    );
                 }
                 last_tick = c.ticks.last().copied();
                 for k in 0..c.ticks.len() {
@@ -465,7 +480,13 @@ fn arbitrary_event(u: &mut Bytes, tick: u64) -> Event {
         3 => EventBody::Chat { participant: u.u32(), channel: u.u8(), text: u.text(255) },
         4 => EventBody::Admin { participant: u.u32(), action: u.text(255), detail: u.text(255) },
         5 => EventBody::AlertLevel { level: u.u8() },
-        _ => EventBody::Custom { kind: u.text(64), source: u.u32(), target: u.u32(), pos: [u.i32(), u.i32(), u.i32()], data: u.text(255) },
+        _ => EventBody::Custom {
+            kind: u.text(64),
+            source: u.u32(),
+            target: u.u32(),
+            pos: [u.i32(), u.i32(), u.i32()],
+            data: u.text(255),
+        },
     };
     // Events usually carry their own tick; the record does not tie them to it.
     let t = if u.u8() % 8 == 0 { u.u64() } else { tick };
@@ -477,9 +498,15 @@ fn arbitrary_event(u: &mut Bytes, tick: u64) -> Event {
 fn expected_event(e: &Event) -> Event {
     let t = |s: &String| replay_player::bytes::sanitize_text(replay_player::bytes::truncate_utf8(s, 4096).to_owned());
     let body = match &e.body {
-        EventBody::Chat { participant, channel, text } => EventBody::Chat { participant: *participant, channel: *channel, text: t(text) },
-        EventBody::Admin { participant, action, detail } => EventBody::Admin { participant: *participant, action: t(action), detail: t(detail) },
-        EventBody::Custom { kind, source, target, pos, data } => EventBody::Custom { kind: t(kind), source: *source, target: *target, pos: *pos, data: t(data) },
+        EventBody::Chat { participant, channel, text } => {
+            EventBody::Chat { participant: *participant, channel: *channel, text: t(text) }
+        }
+        EventBody::Admin { participant, action, detail } => {
+            EventBody::Admin { participant: *participant, action: t(action), detail: t(detail) }
+        }
+        EventBody::Custom { kind, source, target, pos, data } => {
+            EventBody::Custom { kind: t(kind), source: *source, target: *target, pos: *pos, data: t(data) }
+        }
         other => other.clone(),
     };
     Event { tick: e.tick, body }
@@ -493,15 +520,28 @@ fn clean_name(u: &mut Bytes) -> String {
 pub fn flrep_roundtrip(data: &[u8]) {
     let mut u = Bytes(data);
     let interval = 15 + u32::from(u.u8() % 32);
-    let mut header: Header = default_header(&clean_name(&mut u), 1 + u32::from(u.u8()), if u.u8() % 2 == 0 { 0.0 } else { 6_371_000.0 });
+    let mut header: Header =
+        default_header(&clean_name(&mut u), 1 + u32::from(u.u8()), if u.u8() % 2 == 0 { 0.0 } else { 6_371_000.0 });
     header.mission_id = clean_name(&mut u);
     header.start_unix_seconds = u.u64();
     header.session_flags = u.u32();
     header.keyframe_interval_ticks = interval;
     let sections = Sections {
-        entity_types: (0..u.u8() % 4).map(|i| EntityType { index: u16::from(i), id: clean_name(&mut u), display_name: clean_name(&mut u), category: Category::from_u8(u.u8() % 5), projectile_kind: u.u8() }).collect(),
-        factions: (0..u.u8() % 3).map(|i| Faction { index: i, id: clean_name(&mut u), display_name: clean_name(&mut u) }).collect(),
-        participants: (0..u.u8() % 4).map(|_| Participant { id: u.u32(), callsign: clean_name(&mut u), entity: u.u32(), faction: u.u8() }).collect(),
+        entity_types: (0..u.u8() % 4)
+            .map(|i| EntityType {
+                index: u16::from(i),
+                id: clean_name(&mut u),
+                display_name: clean_name(&mut u),
+                category: Category::from_u8(u.u8() % 5),
+                projectile_kind: u.u8(),
+            })
+            .collect(),
+        factions: (0..u.u8() % 3)
+            .map(|i| Faction { index: i, id: clean_name(&mut u), display_name: clean_name(&mut u) })
+            .collect(),
+        participants: (0..u.u8() % 4)
+            .map(|_| Participant { id: u.u32(), callsign: clean_name(&mut u), entity: u.u32(), faction: u.u8() })
+            .collect(),
         mission_objects: (0..u.u8() % 3).map(|_| MissionObject { object_id: u.u32(), entity: u.u32() }).collect(),
         metadata: (0..u.u8() % 3).map(|_| (clean_name(&mut u), clean_name(&mut u))).collect(),
         skipped: Vec::new(),
@@ -549,7 +589,8 @@ pub fn flrep_roundtrip(data: &[u8]) {
     }
     let file = w.finish().expect("writer finishes");
 
-    let mut f = replay_player::io::FlrepFile::open(&file[..], Limits::default()).unwrap_or_else(|e| panic!("written file does not open: {e}"));
+    let mut f = replay_player::io::FlrepFile::open(&file[..], Limits::default())
+        .unwrap_or_else(|e| panic!("written file does not open: {e}"));
     let o = &f.opened;
     assert_eq!(o.index_source, flrep::open::IndexSource::Trailer, "the written trailer was not used: {:?}", o.warnings);
     assert!(o.warnings.is_empty(), "warnings on a written file: {:?}", o.warnings);
@@ -560,7 +601,8 @@ pub fn flrep_roundtrip(data: &[u8]) {
     assert_eq!(o.sections, sections, "sections differ");
     assert_eq!(o.first_tick, ticks[0].0);
     assert_eq!(o.last_tick, ticks.last().map(|t| t.0).unwrap_or(0));
-    let kills: Vec<Event> = ticks.iter().flat_map(|t| t.2.iter()).filter(|e| matches!(e.body, EventBody::Kill { .. })).cloned().collect();
+    let kills: Vec<Event> =
+        ticks.iter().flat_map(|t| t.2.iter()).filter(|e| matches!(e.body, EventBody::Kill { .. })).cloned().collect();
     assert_eq!(o.markers, kills, "kill markers differ");
 
     let mut got_ticks = 0usize;

@@ -108,7 +108,11 @@ impl Opened {
         read_chunk(&mut self.session, &mut self.src, i)
     }
     /// Calls `f` with every tick of every chunk, in order.
-    fn each_tick(&mut self, path: &Path, mut f: impl FnMut(u64, &[EntityState], &DecodedChunk, usize) -> Result<(), Fail>) -> Result<(), Fail> {
+    fn each_tick(
+        &mut self,
+        path: &Path,
+        mut f: impl FnMut(u64, &[EntityState], &DecodedChunk, usize) -> Result<(), Fail>,
+    ) -> Result<(), Fail> {
         for i in 0..self.session.chunk_count() {
             let c = self.chunk(i).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
             for (k, tick) in c.ticks.iter().enumerate() {
@@ -133,10 +137,22 @@ fn info(path: &Path) -> Result<u8, Fail> {
     let _ = writeln!(out, "format:            {} {}.{}", i.format.name(), i.format_major, i.format_minor);
     let _ = writeln!(out, "engine version:    {}", i.engine_version);
     let _ = writeln!(out, "tick rate:         {} Hz", i.tick_rate_hz);
-    let _ = writeln!(out, "ticks:             {}..={} ({} ticks, {:.2} s)", i.first_tick, i.last_tick, ticks, i.duration_s());
+    let _ = writeln!(
+        out,
+        "ticks:             {}..={} ({} ticks, {:.2} s)",
+        i.first_tick,
+        i.last_tick,
+        ticks,
+        i.duration_s()
+    );
     let _ = writeln!(out, "keyframe interval: {} ticks", i.keyframe_interval_ticks);
     let _ = writeln!(out, "chunks:            {chunks}");
-    let _ = writeln!(out, "file size:         {} bytes ({:.1} bytes/tick)", o.src.len_bytes(), o.src.len_bytes() as f64 / ticks as f64);
+    let _ = writeln!(
+        out,
+        "file size:         {} bytes ({:.1} bytes/tick)",
+        o.src.len_bytes(),
+        o.src.len_bytes() as f64 / ticks as f64
+    );
     let world = match i.world {
         replay_player::model::WorldKind::Planet { radius_m } => format!("planet, radius {radius_m} m"),
         replay_player::model::WorldKind::Flat => "flat".to_string(),
@@ -146,12 +162,25 @@ fn info(path: &Path) -> Result<u8, Fail> {
     let _ = writeln!(out, "start:             {} (unix seconds)", i.start_unix_seconds);
     let _ = writeln!(out, "mission:           {}", if i.mission_id.is_empty() { "(none)" } else { &i.mission_id });
     let _ = writeln!(out, "session flags:     0x{:x}", i.session_flags);
-    let _ = writeln!(out, "sections:          entity types {}, factions {}, participants {}, mission objects {}, metadata {}", i.entity_types.len(), i.factions.len(), i.participants.len(), i.mission_objects.len(), i.metadata.len());
+    let _ = writeln!(
+        out,
+        "sections:          entity types {}, factions {}, participants {}, mission objects {}, metadata {}",
+        i.entity_types.len(),
+        i.factions.len(),
+        i.participants.len(),
+        i.mission_objects.len(),
+        i.metadata.len()
+    );
     for (k, v) in &i.metadata {
         let _ = writeln!(out, "  {k}: {v}");
     }
     let (markers, complete) = o.session.markers();
-    let _ = writeln!(out, "kill markers:      {}{}", markers.len(), if complete { "" } else { " (index missing: found while decoding)" });
+    let _ = writeln!(
+        out,
+        "kill markers:      {}{}",
+        markers.len(),
+        if complete { "" } else { " (index missing: found while decoding)" }
+    );
     for w in &i.warnings {
         let _ = writeln!(out, "warning:           {w}");
     }
@@ -253,7 +282,9 @@ fn report_entities(a: &[EntityState], b: &[EntityState]) {
         let x = a.iter().find(|e| e.id == id);
         let y = b.iter().find(|e| e.id == id);
         match (x, y) {
-            (Some(x), Some(y)) if x != y => println!("  entity {id}: A {x:?}\n  {:width$}B {y:?}", "", width = 9 + id.to_string().len()),
+            (Some(x), Some(y)) if x != y => {
+                println!("  entity {id}: A {x:?}\n  {:width$}B {y:?}", "", width = 9 + id.to_string().len())
+            }
             (Some(_), None) => println!("  entity {id}: only in A"),
             (None, Some(_)) => println!("  entity {id}: only in B"),
             _ => {}
@@ -268,7 +299,9 @@ fn generate(args: &[String]) -> Result<u8, Fail> {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut val = || it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2));
-        let num = |v: String| -> Result<f64, Fail> { v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2)) };
+        let num = |v: String| -> Result<f64, Fail> {
+            v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2))
+        };
         match flag.as_str() {
             "--out" => out = Some(PathBuf::from(val()?)),
             "--seed" => cfg.seed = val()?.parse().map_err(|_| Fail("--seed: not an integer".into(), 2))?,
@@ -293,7 +326,10 @@ fn generate(args: &[String]) -> Result<u8, Fail> {
         std::fs::create_dir_all(dir)?;
     }
     let mut sim = Dogfight::new(cfg.clone());
-    let opts = replay_player::format::flrep::WriterOptions { keyframe_interval_ticks: cfg.keyframe_interval_ticks, ..Default::default() };
+    let opts = replay_player::format::flrep::WriterOptions {
+        keyframe_interval_ticks: cfg.keyframe_interval_ticks,
+        ..Default::default()
+    };
     let mut w = RotatingWriter::create(&out, &sim.header(), &sim.sections(), opts, rot)?;
     while let Some((tick, states, events)) = sim.step() {
         w.tick(tick, states, &events)?;

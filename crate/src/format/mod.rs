@@ -18,7 +18,10 @@ use crate::model::FormatKind;
 #[derive(Debug)]
 pub enum Step<T> {
     /// Hand over `file[offset .. offset + len]` with the next call.
-    Need { offset: u64, len: u64 },
+    Need {
+        offset: u64,
+        len: u64,
+    },
     Ready(Box<T>),
 }
 

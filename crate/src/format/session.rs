@@ -104,11 +104,7 @@ impl Session {
     }
 
     pub fn with_limits(file_len: u64, limits: flrep::Limits) -> Self {
-        Session {
-            file_len,
-            limits,
-            inner: Inner::Sniffing,
-        }
+        Session { file_len, limits, inner: Inner::Sniffing }
     }
 
     pub fn file_len(&self) -> u64 {
@@ -120,10 +116,7 @@ impl Session {
         match &mut self.inner {
             Inner::Sniffing => {
                 let Some(head) = input else {
-                    return Ok(OpenStep::Need {
-                        offset: 0,
-                        len: self.file_len.min(FIRST_READ),
-                    });
+                    return Ok(OpenStep::Need { offset: 0, len: self.file_len.min(FIRST_READ) });
                 };
                 match sniff(head) {
                     Some(FormatKind::Flrep) => {
@@ -181,27 +174,18 @@ impl Session {
         }
     }
 
-    fn flrep_step(
-        &mut self,
-        step: Result<flrep::Step, flrep::Error>,
-    ) -> Result<OpenStep, SessionError> {
+    fn flrep_step(&mut self, step: Result<flrep::Step, flrep::Error>) -> Result<OpenStep, SessionError> {
         match step? {
             flrep::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             flrep::Step::Ready(opened) => {
-                self.inner = Inner::Flrep {
-                    opened: opened.into(),
-                    dec: flrep::ChunkDecoder::new(self.limits.clone()),
-                };
+                self.inner = Inner::Flrep { opened: opened.into(), dec: flrep::ChunkDecoder::new(self.limits.clone()) };
                 Ok(OpenStep::Ready)
             }
         }
     }
 
     #[cfg(feature = "foldback")]
-    fn foldback_step(
-        &mut self,
-        step: Result<foldback::IndexStep, foldback::Error>,
-    ) -> Result<OpenStep, SessionError> {
+    fn foldback_step(&mut self, step: Result<foldback::IndexStep, foldback::Error>) -> Result<OpenStep, SessionError> {
         match step? {
             foldback::IndexStep::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             foldback::IndexStep::Ready(index) => {
@@ -223,10 +207,7 @@ impl Session {
     }
 
     #[cfg(feature = "spark")]
-    fn spark_step(
-        &mut self,
-        step: Result<spark::Step, spark::Error>,
-    ) -> Result<OpenStep, SessionError> {
+    fn spark_step(&mut self, step: Result<spark::Step, spark::Error>) -> Result<OpenStep, SessionError> {
         match step? {
             spark::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             spark::Step::Ready(opened) => {
@@ -300,10 +281,7 @@ impl Session {
     /// complete for the whole recording.
     pub fn markers(&self) -> (&[Event], bool) {
         match &self.inner {
-            Inner::Flrep { opened, .. } => (
-                &opened.markers,
-                opened.index_source == flrep::open::IndexSource::Trailer,
-            ),
+            Inner::Flrep { opened, .. } => (&opened.markers, opened.index_source == flrep::open::IndexSource::Trailer),
             // The events block is read whole at open: complete unless the file was cut inside it.
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => (&opened.markers, opened.events_complete),
@@ -359,7 +337,9 @@ impl Session {
     /// (full states, at most 64 frames) is decoded whole and cut.
     pub fn decode_range(&mut self, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, SessionError> {
         match &mut self.inner {
-            Inner::Flrep { opened, dec } => Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits, i, bytes, r)?),
+            Inner::Flrep { opened, dec } => {
+                Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits, i, bytes, r)?)
+            }
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?.range(r)),
             _ => Err(self.no_chunks()),
@@ -369,7 +349,9 @@ impl Session {
     fn no_chunks(&self) -> SessionError {
         match &self.inner {
             #[cfg(feature = "foldback")]
-            Inner::Foldback(_) => SessionError::Usage("a .foldback recording has no chunks: read it through Session::foldback()".into()),
+            Inner::Foldback(_) => {
+                SessionError::Usage("a .foldback recording has no chunks: read it through Session::foldback()".into())
+            }
             _ => SessionError::Usage("decode_chunk before the session is open".into()),
         }
     }

@@ -13,7 +13,9 @@ pub const MAX_WINDOW: u64 = 8 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ZstdError {
     /// The frame decoded to more than `cap` bytes.
-    TooLarge { cap: usize },
+    TooLarge {
+        cap: usize,
+    },
     /// The frame's window exceeds [`MAX_WINDOW`].
     Window(String),
     Corrupt(String),

@@ -3,7 +3,9 @@
 
 use super::{read_chunk, ReadAt};
 use crate::format::flrep::header::Sections;
-use crate::format::flrep::writer::{default_header, WriteError, Writer as FlrepWriter, WriterOptions, MAX_KEYFRAME_INTERVAL, MIN_KEYFRAME_INTERVAL};
+use crate::format::flrep::writer::{
+    default_header, WriteError, Writer as FlrepWriter, WriterOptions, MAX_KEYFRAME_INTERVAL, MIN_KEYFRAME_INTERVAL,
+};
 use crate::format::spark::{map, SparkEvent, Writer as SparkWriter};
 use crate::format::{Session, SessionError};
 use crate::model::{DecodedChunk, EntityState, Event, EventBody, FormatKind, RecordingInfo, WorldKind};
@@ -63,10 +65,14 @@ pub fn to_flrep<R: ReadAt, W: Write>(s: &mut Session, src: &mut R, sink: W) -> R
     let mut notes: Vec<String> = info.warnings.iter().map(|w| format!("source: {w}")).collect();
     let first = read_chunk(s, src, 0)?;
     let interval = keyframe_interval_for(&first, info.tick_rate_hz);
-    let mut h = default_header(&info.engine_version, info.tick_rate_hz, match info.world {
-        WorldKind::Planet { radius_m } => radius_m,
-        WorldKind::Flat => 0.0,
-    });
+    let mut h = default_header(
+        &info.engine_version,
+        info.tick_rate_hz,
+        match info.world {
+            WorldKind::Planet { radius_m } => radius_m,
+            WorldKind::Flat => 0.0,
+        },
+    );
     h.position_quantum_m = info.position_quantum_m;
     h.velocity_quantum_mps = info.velocity_quantum_mps;
     h.mission_id = info.mission_id.clone();
@@ -80,7 +86,12 @@ pub fn to_flrep<R: ReadAt, W: Write>(s: &mut Session, src: &mut R, sink: W) -> R
         metadata: info.metadata.clone(),
         skipped: Vec::new(),
     };
-    let mut w = FlrepWriter::new(sink, &h, &sections, WriterOptions { keyframe_interval_ticks: interval, ..Default::default() })?;
+    let mut w = FlrepWriter::new(
+        sink,
+        &h,
+        &sections,
+        WriterOptions { keyframe_interval_ticks: interval, ..Default::default() },
+    )?;
     let mut chunk = Some(first);
     for i in 0..s.chunk_count() {
         let c = match chunk.take() {
@@ -159,7 +170,11 @@ fn spark_event(e: &Event, states: &[EntityState], info: &RecordingInfo, lost: &m
 /// Writes the recording of `s` as a SparkEngine `.replay` (flat worlds only). Returns the sink and
 /// notes on what was lost: factions, roster callsigns, entity types, event fields without a
 /// SparkEngine equivalent, sub-millisecond ticks, metadata.
-pub fn to_spark<R: ReadAt, W: Write + Seek>(s: &mut Session, src: &mut R, sink: W) -> Result<(W, Vec<String>), ConvertError> {
+pub fn to_spark<R: ReadAt, W: Write + Seek>(
+    s: &mut Session,
+    src: &mut R,
+    sink: W,
+) -> Result<(W, Vec<String>), ConvertError> {
     let info = info_of(s)?;
     if let WorldKind::Planet { radius_m } = info.world {
         return Err(ConvertError::Unsupported(format!(
@@ -221,7 +236,8 @@ pub fn to_spark<R: ReadAt, W: Write + Seek>(s: &mut Session, src: &mut R, sink: 
     if lost.ticks_merged > 0 {
         notes.push(format!("{} ticks dropped: less than 1 ms after the tick before (SparkEngine frames are read at millisecond resolution)", lost.ticks_merged));
     }
-    let extra: Vec<&str> = info.metadata.iter().map(|(k, _)| k.as_str()).filter(|k| !["map", "mode", "duration"].contains(k)).collect();
+    let extra: Vec<&str> =
+        info.metadata.iter().map(|(k, _)| k.as_str()).filter(|k| !["map", "mode", "duration"].contains(k)).collect();
     if !extra.is_empty() {
         notes.push(format!("metadata not kept: {}", extra.join(", ")));
     }
@@ -231,7 +247,10 @@ pub fn to_spark<R: ReadAt, W: Write + Seek>(s: &mut Session, src: &mut R, sink: 
         ));
     }
     if info.tick_rate_hz != map::TICK_RATE_HZ {
-        notes.push(format!("ticks at {} Hz become timestamps in seconds (read back as milliseconds)", info.tick_rate_hz));
+        notes.push(format!(
+            "ticks at {} Hz become timestamps in seconds (read back as milliseconds)",
+            info.tick_rate_hz
+        ));
     }
     if info.start_unix_seconds != 0 || info.session_flags != 0 || !info.mission_objects.is_empty() {
         notes.push("start time, session flags and mission objects are not kept".into());

@@ -22,7 +22,11 @@ pub fn open_foldback<R: ReadAt>(src: &mut R, limits: &Limits) -> Result<Index, E
 }
 
 /// Visits every frame of a file in order (the `dump` walk), one window in memory at a time.
-pub fn for_each_item<R: ReadAt>(src: &mut R, limits: &Limits, visit: &mut dyn FnMut(Item<'_>)) -> Result<Scanner, Error> {
+pub fn for_each_item<R: ReadAt>(
+    src: &mut R,
+    limits: &Limits,
+    visit: &mut dyn FnMut(Item<'_>),
+) -> Result<Scanner, Error> {
     let mut sc = Scanner::new(src.len(), limits.clone());
     let mut data: Option<Vec<u8>> = None;
     loop {
@@ -52,7 +56,11 @@ pub fn as_bytes(read: &[(usize, u64, Vec<u8>)]) -> Vec<Bytes<'_>> {
 /// "offset":…,"frame":{…}}`; refused frames as `"bad_frame"` with the error), then an `end` line
 /// saying whether the recording ended cleanly.
 #[cfg(feature = "json")]
-pub fn write_dump<R: ReadAt, W: std::io::Write>(src: &mut R, limits: &Limits, w: &mut W) -> Result<(), super::dump::DumpError> {
+pub fn write_dump<R: ReadAt, W: std::io::Write>(
+    src: &mut R,
+    limits: &Limits,
+    w: &mut W,
+) -> Result<(), super::dump::DumpError> {
     use super::dump::DumpError;
     use crate::format::foldback::frame_json;
     use crate::format::SessionError;
@@ -79,7 +87,11 @@ pub fn write_dump<R: ReadAt, W: std::io::Write>(src: &mut R, limits: &Limits, w:
         return Err(DumpError::Write(e));
     }
     if let Some(end) = sc.end() {
-        writeln!(w, "{}", serde_json::json!({"type": "end", "clean": end.clean, "frames_end": end.frames_end, "trailing_bytes": end.trailing_bytes, "cut": end.cut, "oversized": end.oversized.as_ref().map(|e| e.to_string())}))?;
+        writeln!(
+            w,
+            "{}",
+            serde_json::json!({"type": "end", "clean": end.clean, "frames_end": end.frames_end, "trailing_bytes": end.trailing_bytes, "cut": end.cut, "oversized": end.oversized.as_ref().map(|e| e.to_string())})
+        )?;
     }
     Ok(())
 }

@@ -36,7 +36,13 @@ pub struct LiveOptions {
 
 impl Default for LiveOptions {
     fn default() -> Self {
-        LiveOptions { queue_frames: 8192, write_timeout: Duration::from_secs(2), handshake_timeout: Duration::from_secs(5), max_kept_bytes: 1 << 20, linger: Duration::from_secs(2) }
+        LiveOptions {
+            queue_frames: 8192,
+            write_timeout: Duration::from_secs(2),
+            handshake_timeout: Duration::from_secs(5),
+            max_kept_bytes: 1 << 20,
+            linger: Duration::from_secs(2),
+        }
     }
 }
 
@@ -156,7 +162,8 @@ impl LiveServer {
         }
         self.shared.stop.store(true, Ordering::Relaxed);
         let deadline = Instant::now() + self.shared.opts.linger;
-        let threads: Vec<JoinHandle<()>> = self.shared.threads.lock().map(|mut t| t.drain(..).collect()).unwrap_or_default();
+        let threads: Vec<JoinHandle<()>> =
+            self.shared.threads.lock().map(|mut t| t.drain(..).collect()).unwrap_or_default();
         for t in threads {
             while !t.is_finished() && Instant::now() < deadline {
                 std::thread::sleep(Duration::from_millis(5));
@@ -183,7 +190,9 @@ fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
         match listener.accept() {
             Ok((stream, _)) => {
                 let sh = shared.clone();
-                if let Ok(h) = std::thread::Builder::new().name("live-viewer".into()).spawn(move || serve_viewer(stream, sh)) {
+                if let Ok(h) =
+                    std::thread::Builder::new().name("live-viewer".into()).spawn(move || serve_viewer(stream, sh))
+                {
                     if let Ok(mut t) = shared.threads.lock() {
                         t.retain(|h| !h.is_finished());
                         t.push(h);

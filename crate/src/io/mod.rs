@@ -30,7 +30,9 @@ impl ReadAt for &[u8] {
     }
     fn read_at(&mut self, offset: u64, len: u64) -> std::io::Result<Vec<u8>> {
         let start = usize::try_from(offset).map_err(|_| std::io::ErrorKind::InvalidInput)?;
-        let end = start.checked_add(usize::try_from(len).map_err(|_| std::io::ErrorKind::InvalidInput)?).ok_or(std::io::ErrorKind::InvalidInput)?;
+        let end = start
+            .checked_add(usize::try_from(len).map_err(|_| std::io::ErrorKind::InvalidInput)?)
+            .ok_or(std::io::ErrorKind::InvalidInput)?;
         self.get(start..end).map(<[u8]>::to_vec).ok_or_else(|| std::io::ErrorKind::UnexpectedEof.into())
     }
 }
@@ -129,7 +131,6 @@ impl<R: ReadAt> FlrepFile<R> {
     }
 }
 
-
 /// Opens a replay of any format over a [`ReadAt`] (the native twin of the worker's open loop).
 pub fn open_session<R: ReadAt>(src: &mut R) -> Result<crate::format::Session, crate::format::SessionError> {
     use crate::format::{OpenStep, Session, SessionError};
@@ -138,7 +139,10 @@ pub fn open_session<R: ReadAt>(src: &mut R) -> Result<crate::format::Session, cr
     loop {
         match s.next(data.as_deref())? {
             OpenStep::Need { offset, len } => {
-                data = Some(src.read_at(offset, len).map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?)
+                data = Some(
+                    src.read_at(offset, len)
+                        .map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?,
+                )
             }
             OpenStep::Ready => return Ok(s),
         }
@@ -146,9 +150,14 @@ pub fn open_session<R: ReadAt>(src: &mut R) -> Result<crate::format::Session, cr
 }
 
 /// Reads and decodes chunk `i` of an open session.
-pub fn read_chunk<R: ReadAt>(s: &mut crate::format::Session, src: &mut R, i: usize) -> Result<DecodedChunk, crate::format::SessionError> {
+pub fn read_chunk<R: ReadAt>(
+    s: &mut crate::format::Session,
+    src: &mut R,
+    i: usize,
+) -> Result<DecodedChunk, crate::format::SessionError> {
     use crate::format::SessionError;
     let (offset, len) = s.chunk_range(i).ok_or_else(|| SessionError::Usage(format!("no chunk {i}")))?;
-    let bytes = src.read_at(offset, len).map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?;
+    let bytes =
+        src.read_at(offset, len).map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?;
     s.decode_chunk(i, &bytes)
 }

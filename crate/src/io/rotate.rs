@@ -38,14 +38,28 @@ fn io(e: std::io::Error) -> WriteError {
 }
 
 impl RotatingWriter {
-    pub fn create(path: &Path, header: &Header, sections: &Sections, opts: WriterOptions, rot: RotationOptions) -> Result<Self, WriteError> {
+    pub fn create(
+        path: &Path,
+        header: &Header,
+        sections: &Sections,
+        opts: WriterOptions,
+        rot: RotationOptions,
+    ) -> Result<Self, WriteError> {
         if rot.max_files == 0 || rot.max_file_mb == 0 {
             return Err(WriteError::BadOption("max_files and max_file_mb must be at least 1".into()));
         }
         let mut header = header.clone();
         header.keyframe_interval_ticks = opts.keyframe_interval_ticks;
         let enc = ChunkEncoder::new(opts)?;
-        Ok(RotatingWriter { base: path.to_path_buf(), header, sections: sections.clone(), rot, enc, cur: None, written: Vec::new() })
+        Ok(RotatingWriter {
+            base: path.to_path_buf(),
+            header,
+            sections: sections.clone(),
+            rot,
+            enc,
+            cur: None,
+            written: Vec::new(),
+        })
     }
 
     /// The path of the `n`th file of the series (0 = the path given).

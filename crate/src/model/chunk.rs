@@ -29,10 +29,12 @@ impl DecodedChunk {
     }
     /// Approximate heap bytes held (for byte-bounded caches).
     pub fn heap_bytes(&self) -> usize {
-        self.ticks.len() * 8 + self.offsets.len() * 4 + self.entities.len() * std::mem::size_of::<EntityState>() + self.events.len() * 72
+        self.ticks.len() * 8
+            + self.offsets.len() * 4
+            + self.entities.len() * std::mem::size_of::<EntityState>()
+            + self.events.len() * 72
     }
 }
-
 
 /// The ticks of one chunk to decode: `[from, to)` and the first tick at or past `to` (the frame a
 /// player interpolates towards), thinned to at most one tick every `stride` ticks, in pieces of at

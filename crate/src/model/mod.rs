@@ -11,7 +11,10 @@ mod hash;
 mod world;
 
 pub use chunk::{DecodedChunk, Piece, TickRange};
-pub use frame::{pack_entities, unpack_entity, ENTITY_STRIDE, F_ANIM, F_FACTION, F_FLAGS, F_HEALTH, F_ID, F_ORIENT, F_POS, F_TYPE, F_VEL};
+pub use frame::{
+    pack_entities, unpack_entity, ENTITY_STRIDE, F_ANIM, F_FACTION, F_FLAGS, F_HEALTH, F_ID, F_ORIENT, F_POS, F_TYPE,
+    F_VEL,
+};
 pub use hash::state_hash;
 pub use world::{geodetic_to_world, world_to_geodetic, Geodetic, WorldKind};
 
@@ -174,12 +177,32 @@ pub const NO_WEAPON: u16 = u16::MAX;
 #[derive(Clone, Debug, PartialEq)]
 #[cfg_attr(feature = "json", derive(serde::Serialize), serde(tag = "kind", rename_all = "snake_case"))]
 pub enum EventBody {
-    Kill { killer: u32, victim: u32, weapon_type: u16 },
-    Spawn { entity: u32, participant: u32 },
-    Despawn { entity: u32, reason: u8 },
-    Chat { participant: u32, channel: u8, text: String },
-    Admin { participant: u32, action: String, detail: String },
-    AlertLevel { level: u8 },
+    Kill {
+        killer: u32,
+        victim: u32,
+        weapon_type: u16,
+    },
+    Spawn {
+        entity: u32,
+        participant: u32,
+    },
+    Despawn {
+        entity: u32,
+        reason: u8,
+    },
+    Chat {
+        participant: u32,
+        channel: u8,
+        text: String,
+    },
+    Admin {
+        participant: u32,
+        action: String,
+        detail: String,
+    },
+    AlertLevel {
+        level: u8,
+    },
     /// A named event with a location (SparkEngine's "explosion", "pickup", "flag_capture", ...).
     Custom {
         #[cfg_attr(feature = "json", serde(rename = "type"))]

@@ -244,7 +244,8 @@ impl Camera {
             let (fwd, _, _) = self.free_axes();
             self.free_pos = madd(self.free_pos, fwd, step);
         } else {
-            self.distance = (self.distance * (delta * 0.001).clamp(-5.0, 5.0).exp()).clamp(MIN_DISTANCE_M, MAX_DISTANCE_M);
+            self.distance =
+                (self.distance * (delta * 0.001).clamp(-5.0, 5.0).exp()).clamp(MIN_DISTANCE_M, MAX_DISTANCE_M);
         }
     }
 
@@ -461,7 +462,8 @@ mod tests {
         // The matrix agrees with project().
         let m = v.view_proj_rel();
         let r = v.rel(target);
-        let clip: Vec<f32> = (0..4).map(|row| (0..3).map(|c| m[c * 4 + row] * r[c]).sum::<f32>() + m[12 + row]).collect();
+        let clip: Vec<f32> =
+            (0..4).map(|row| (0..3).map(|c| m[c * 4 + row] * r[c]).sum::<f32>() + m[12 + row]).collect();
         let xn = clip[0] / clip[3];
         assert!((((xn as f64) + 1.0) * 400.0 - p[0]).abs() < 1e-2);
         assert!(clip[2] / clip[3] > 0.0 && clip[2] / clip[3] < 1.0);

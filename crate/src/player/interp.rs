@@ -57,11 +57,7 @@ fn orient_of(c: &[i32]) -> Q {
 }
 
 fn pos_of(c: &[i32], quantum: f64) -> V3 {
-    [
-        f64::from(get(c, F_POS)) * quantum,
-        f64::from(get(c, F_POS + 1)) * quantum,
-        f64::from(get(c, F_POS + 2)) * quantum,
-    ]
+    [f64::from(get(c, F_POS)) * quantum, f64::from(get(c, F_POS + 1)) * quantum, f64::from(get(c, F_POS + 2)) * quantum]
 }
 
 /// The entity exactly as packed in `c`.

@@ -78,12 +78,7 @@ pub fn slerp(a: Q, b: Q, t: f64) -> Q {
     let s = theta.sin();
     let wa = ((1.0 - t) * theta).sin() / s;
     let wb = (t * theta).sin() / s;
-    qnorm([
-        a[0] * wa + b[0] * wb,
-        a[1] * wa + b[1] * wb,
-        a[2] * wa + b[2] * wb,
-        a[3] * wa + b[3] * wb,
-    ])
+    qnorm([a[0] * wa + b[0] * wb, a[1] * wa + b[1] * wb, a[2] * wa + b[2] * wb, a[3] * wa + b[3] * wb])
 }
 /// Rotates `v` by the unit quaternion `q`.
 pub fn qrot(q: Q, v: V3) -> V3 {
@@ -92,9 +87,5 @@ pub fn qrot(q: Q, v: V3) -> V3 {
     // v + 2w(u×v) + 2u×(u×v)
     let uv = cross(u, v);
     let uuv = cross(u, uv);
-    [
-        v[0] + 2.0 * (w * uv[0] + uuv[0]),
-        v[1] + 2.0 * (w * uv[1] + uuv[1]),
-        v[2] + 2.0 * (w * uv[2] + uuv[2]),
-    ]
+    [v[0] + 2.0 * (w * uv[0] + uuv[0]), v[1] + 2.0 * (w * uv[1] + uuv[1]), v[2] + 2.0 * (w * uv[2] + uuv[2])]
 }

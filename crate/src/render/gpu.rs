@@ -11,9 +11,7 @@ use web_sys::HtmlCanvasElement;
 use web_sys::OffscreenCanvas;
 
 use super::mesh::{self, VERTEX_FLOATS};
-use super::scene::{
-    FrameData, BACKGROUND, FLASH_FLOATS, INSTANCE_FLOATS, LINE_FLOATS, UNIFORM_FLOATS,
-};
+use super::scene::{FrameData, BACKGROUND, FLASH_FLOATS, INSTANCE_FLOATS, LINE_FLOATS, UNIFORM_FLOATS};
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -44,13 +42,7 @@ struct DynBuf {
 impl DynBuf {
     fn new(device: &wgpu::Device, label: &'static str) -> DynBuf {
         let cap = 4096;
-        DynBuf {
-            buf: make_vertex_buffer(device, label, cap),
-            cap,
-            len: 0,
-            label,
-            scratch: Vec::new(),
-        }
+        DynBuf { buf: make_vertex_buffer(device, label, cap), cap, len: 0, label, scratch: Vec::new() }
     }
     fn upload(&mut self, device: &wgpu::Device, queue: &wgpu::Queue, data: &[f32]) {
         let mut b = std::mem::take(&mut self.scratch);
@@ -158,12 +150,7 @@ impl Canvas {
 
 /// Requests an adapter and device for `canvas`: WebGPU first (unless `prefer_webgl` and the build
 /// has WebGL), then WebGL2 when compiled in.
-pub async fn create(
-    canvas: Canvas,
-    prefer_webgl: bool,
-    width: u32,
-    height: u32,
-) -> Result<Gpu, String> {
+pub async fn create(canvas: Canvas, prefer_webgl: bool, width: u32, height: u32) -> Result<Gpu, String> {
     let mut errors: Vec<String> = Vec::new();
     let try_webgpu = !(prefer_webgl && cfg!(feature = "webgl"));
     if try_webgpu {
@@ -183,10 +170,7 @@ pub async fn create(
 }
 
 fn instance(backends: wgpu::Backends) -> wgpu::Instance {
-    wgpu::Instance::new(wgpu::InstanceDescriptor {
-        backends,
-        ..wgpu::InstanceDescriptor::new_without_display_handle()
-    })
+    wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle() })
 }
 
 /// `navigator.gpu` of the page or the worker (a worker has no `window`).
@@ -214,18 +198,14 @@ async fn create_webgpu(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, S
         .await
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
-    let surface = inst
-        .create_surface(canvas.target())
-        .map_err(|e| e.to_string())?;
+    let surface = inst.create_surface(canvas.target()).map_err(|e| e.to_string())?;
     finish(surface, adapter, device, queue, "webgpu", width, height)
 }
 
 #[cfg(feature = "webgl")]
 async fn create_webgl(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, String> {
     let inst = instance(wgpu::Backends::GL);
-    let surface = inst
-        .create_surface(canvas.target())
-        .map_err(|e| e.to_string())?;
+    let surface = inst.create_surface(canvas.target()).map_err(|e| e.to_string())?;
     let adapter = inst
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
@@ -264,9 +244,7 @@ fn finish(
     let flag = lost.clone();
     device.set_device_lost_callback(move |reason, msg| {
         if reason != wgpu::DeviceLostReason::Destroyed {
-            web_sys::console::warn_1(
-                &format!("GPU device lost ({reason:?}): {msg}; recreating").into(),
-            );
+            web_sys::console::warn_1(&format!("GPU device lost ({reason:?}): {msg}; recreating").into());
         }
         flag.store(true, Ordering::SeqCst);
     });
@@ -278,16 +256,15 @@ fn finish(
     let max_dim = device.limits().max_texture_dimension_2d.max(1);
     let (w, h) = (width.clamp(1, max_dim), height.clamp(1, max_dim));
     let caps = surface.get_capabilities(&adapter);
-    let mut config = surface
-        .get_default_config(&adapter, w, h)
-        .ok_or("the canvas surface is not supported by this adapter")?;
+    let mut config =
+        surface.get_default_config(&adapter, w, h).ok_or("the canvas surface is not supported by this adapter")?;
     // Prefer a non-sRGB 8-bit format (colours are authored in sRGB); else convert in the shaders.
-    if let Some(f) = caps.formats.iter().copied().find(|f| {
-        matches!(
-            f,
-            wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Rgba8Unorm
-        )
-    }) {
+    if let Some(f) = caps
+        .formats
+        .iter()
+        .copied()
+        .find(|f| matches!(f, wgpu::TextureFormat::Bgra8Unorm | wgpu::TextureFormat::Rgba8Unorm))
+    {
         config.format = f;
     }
     config.present_mode = wgpu::PresentMode::Fifo;
@@ -297,17 +274,8 @@ fn finish(
     surface.configure(&device, &config);
     let srgb = config.format.is_srgb();
 
-    let msaa_ok = |f: wgpu::TextureFormat| {
-        adapter
-            .get_texture_format_features(f)
-            .flags
-            .sample_count_supported(4)
-    };
-    let msaa = if msaa_ok(config.format) && msaa_ok(DEPTH_FORMAT) {
-        4
-    } else {
-        1
-    };
+    let msaa_ok = |f: wgpu::TextureFormat| adapter.get_texture_format_features(f).flags.sample_count_supported(4);
+    let msaa = if msaa_ok(config.format) && msaa_ok(DEPTH_FORMAT) { 4 } else { 1 };
 
     let bind_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
         label: Some("frame"),
@@ -331,10 +299,7 @@ fn finish(
     let bind = device.create_bind_group(&wgpu::BindGroupDescriptor {
         label: Some("frame"),
         layout: &bind_layout,
-        entries: &[wgpu::BindGroupEntry {
-            binding: 0,
-            resource: uniform.as_entire_binding(),
-        }],
+        entries: &[wgpu::BindGroupEntry { binding: 0, resource: uniform.as_entire_binding() }],
     });
     let layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
         label: Some("frame"),
@@ -378,11 +343,7 @@ fn targets(
     config: &wgpu::SurfaceConfiguration,
     msaa: u32,
 ) -> (wgpu::TextureView, Option<wgpu::TextureView>) {
-    let size = wgpu::Extent3d {
-        width: config.width,
-        height: config.height,
-        depth_or_array_layers: 1,
-    };
+    let size = wgpu::Extent3d { width: config.width, height: config.height, depth_or_array_layers: 1 };
     let tex = |label, format| {
         device
             .create_texture(&wgpu::TextureDescriptor {
@@ -398,11 +359,7 @@ fn targets(
             .create_view(&wgpu::TextureViewDescriptor::default())
     };
     let depth = tex("depth", DEPTH_FORMAT);
-    let color = if msaa > 1 {
-        Some(tex("msaa colour", config.format))
-    } else {
-        None
-    };
+    let color = if msaa > 1 { Some(tex("msaa colour", config.format)) } else { None };
     (depth, color)
 }
 
@@ -433,11 +390,7 @@ fn pipelines(
             bias: wgpu::DepthBiasState::default(),
         })
     };
-    let multisample = wgpu::MultisampleState {
-        count: msaa,
-        mask: !0,
-        alpha_to_coverage_enabled: false,
-    };
+    let multisample = wgpu::MultisampleState { count: msaa, mask: !0, alpha_to_coverage_enabled: false };
     let alpha = wgpu::BlendState::ALPHA_BLENDING;
     let additive = wgpu::BlendState {
         color: wgpu::BlendComponent {
@@ -453,8 +406,7 @@ fn pipelines(
     };
 
     let mesh_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x3];
-    let inst_attrs =
-        wgpu::vertex_attr_array![2 => Float32x3, 3 => Float32, 4 => Float32x4, 5 => Float32x4];
+    let inst_attrs = wgpu::vertex_attr_array![2 => Float32x3, 3 => Float32, 4 => Float32x4, 5 => Float32x4];
     let line_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32x4];
     let flash_attrs = wgpu::vertex_attr_array![0 => Float32x3, 1 => Float32, 2 => Float32x4];
     let mesh_buffers = [
@@ -512,11 +464,7 @@ fn pipelines(
                 module: p.module,
                 entry_point: Some(p.fs),
                 compilation_options: Default::default(),
-                targets: &[Some(wgpu::ColorTargetState {
-                    format,
-                    blend: p.blend,
-                    write_mask: wgpu::ColorWrites::ALL,
-                })],
+                targets: &[Some(wgpu::ColorTargetState { format, blend: p.blend, write_mask: wgpu::ColorWrites::ALL })],
             }),
             multiview_mask: None,
             cache: None,
@@ -609,8 +557,7 @@ impl Gpu {
     /// Uploads and draws one frame. `Ok(false)` when nothing was drawn (surface busy/outdated/lost).
     pub fn render(&mut self, data: &FrameData) -> bool {
         let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t)
-            | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
+            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
             wgpu::CurrentSurfaceTexture::Outdated => {
                 self.surface.configure(&self.device, &self.config);
                 return false;
@@ -623,25 +570,16 @@ impl Gpu {
             | wgpu::CurrentSurfaceTexture::Occluded
             | wgpu::CurrentSurfaceTexture::Validation => return false,
         };
-        let view = frame
-            .texture
-            .create_view(&wgpu::TextureViewDescriptor::default());
+        let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
 
-        self.queue
-            .write_buffer(&self.uniform, 0, &bytes(&data.uniform));
+        self.queue.write_buffer(&self.uniform, 0, &bytes(&data.uniform));
         self.inst.upload(&self.device, &self.queue, &data.instances);
-        self.outline
-            .upload(&self.device, &self.queue, &data.outline);
+        self.outline.upload(&self.device, &self.queue, &data.outline);
         self.lines.upload(&self.device, &self.queue, &data.lines);
-        self.flashes
-            .upload(&self.device, &self.queue, &data.flashes);
+        self.flashes.upload(&self.device, &self.queue, &data.flashes);
 
         let bg = BACKGROUND.map(|c| if self.srgb { c.powf(2.2) } else { c });
-        let mut encoder = self
-            .device
-            .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                label: Some("frame"),
-            });
+        let mut encoder = self.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("frame") });
         {
             let (target, resolve) = match &self.color_ms {
                 Some(ms) => (ms, Some(&view)),
@@ -654,25 +592,13 @@ impl Gpu {
                     depth_slice: None,
                     resolve_target: resolve,
                     ops: wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(wgpu::Color {
-                            r: bg[0],
-                            g: bg[1],
-                            b: bg[2],
-                            a: 1.0,
-                        }),
-                        store: if resolve.is_some() {
-                            wgpu::StoreOp::Discard
-                        } else {
-                            wgpu::StoreOp::Store
-                        },
+                        load: wgpu::LoadOp::Clear(wgpu::Color { r: bg[0], g: bg[1], b: bg[2], a: 1.0 }),
+                        store: if resolve.is_some() { wgpu::StoreOp::Discard } else { wgpu::StoreOp::Store },
                     },
                 })],
                 depth_stencil_attachment: Some(wgpu::RenderPassDepthStencilAttachment {
                     view: &self.depth,
-                    depth_ops: Some(wgpu::Operations {
-                        load: wgpu::LoadOp::Clear(0.0),
-                        store: wgpu::StoreOp::Discard,
-                    }),
+                    depth_ops: Some(wgpu::Operations { load: wgpu::LoadOp::Clear(0.0), store: wgpu::StoreOp::Discard }),
                     stencil_ops: None,
                 }),
                 timestamp_writes: None,

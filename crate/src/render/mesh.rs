@@ -7,13 +7,8 @@ use crate::model::Category;
 pub const VERTEX_FLOATS: usize = 6;
 
 /// All categories in vertex-buffer order (index = `Category as usize`).
-pub const CATEGORIES: [Category; 5] = [
-    Category::Other,
-    Category::Aircraft,
-    Category::Projectile,
-    Category::Ground,
-    Category::Character,
-];
+pub const CATEGORIES: [Category; 5] =
+    [Category::Other, Category::Aircraft, Category::Projectile, Category::Ground, Category::Character];
 
 /// Nominal size in metres of one mesh unit, per category (index = `Category as usize`).
 pub const NOMINAL_SIZE_M: [f64; 5] = [4.0, 16.0, 4.0, 8.0, 1.8];
@@ -26,11 +21,7 @@ fn sub(a: P, b: P) -> P {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 fn cross(a: P, b: P) -> P {
-    [
-        a[1] * b[2] - a[2] * b[1],
-        a[2] * b[0] - a[0] * b[2],
-        a[0] * b[1] - a[1] * b[0],
-    ]
+    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 fn dot(a: P, b: P) -> f32 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
@@ -47,20 +38,13 @@ fn normalize(a: P) -> P {
 /// Emits triangles of a convex hull, fixing each winding to face away from the centroid (CCW outward).
 fn convex(points: &[P], tris: &[[usize; 3]], out: &mut Vec<f32>) {
     let n = points.len().max(1) as f32;
-    let c = points.iter().fold([0.0f32; 3], |a, p| {
-        [a[0] + p[0] / n, a[1] + p[1] / n, a[2] + p[2] / n]
-    });
+    let c = points.iter().fold([0.0f32; 3], |a, p| [a[0] + p[0] / n, a[1] + p[1] / n, a[2] + p[2] / n]);
     for t in tris {
-        let (Some(&a), Some(&b), Some(&d)) = (points.get(t[0]), points.get(t[1]), points.get(t[2]))
-        else {
+        let (Some(&a), Some(&b), Some(&d)) = (points.get(t[0]), points.get(t[1]), points.get(t[2])) else {
             continue;
         };
         let mut nrm = cross(sub(b, a), sub(d, a));
-        let mid = [
-            (a[0] + b[0] + d[0]) / 3.0,
-            (a[1] + b[1] + d[1]) / 3.0,
-            (a[2] + b[2] + d[2]) / 3.0,
-        ];
+        let mid = [(a[0] + b[0] + d[0]) / 3.0, (a[1] + b[1] + d[1]) / 3.0, (a[2] + b[2] + d[2]) / 3.0];
         let (b, d) = if dot(nrm, sub(mid, c)) < 0.0 {
             nrm = [-nrm[0], -nrm[1], -nrm[2]];
             (d, b)
@@ -94,51 +78,15 @@ fn aircraft(out: &mut Vec<f32>) {
         [-0.3, 0.0, 0.09],  // 3 spine top
         [-0.3, 0.0, -0.06], // 4 belly
     ];
-    convex(
-        &pts,
-        &[
-            [0, 1, 3],
-            [0, 3, 2],
-            [1, 2, 3],
-            [0, 4, 1],
-            [0, 2, 4],
-            [1, 4, 2],
-        ],
-        out,
-    );
-    two_sided(
-        [-0.05, 0.0, 0.05],
-        [-0.42, 0.0, 0.07],
-        [-0.45, 0.0, 0.28],
-        out,
-    );
+    convex(&pts, &[[0, 1, 3], [0, 3, 2], [1, 2, 3], [0, 4, 1], [0, 2, 4], [1, 4, 2]], out);
+    two_sided([-0.05, 0.0, 0.05], [-0.42, 0.0, 0.07], [-0.45, 0.0, 0.28], out);
 }
 
 /// Projectile: a thin needle along X.
 fn projectile(out: &mut Vec<f32>) {
     let r = 0.1;
-    let pts = [
-        [0.5, 0.0, 0.0],
-        [-0.5, 0.0, 0.0],
-        [0.25, r, 0.0],
-        [0.25, 0.0, r],
-        [0.25, -r, 0.0],
-        [0.25, 0.0, -r],
-    ];
-    convex(
-        &pts,
-        &[
-            [0, 2, 3],
-            [0, 3, 4],
-            [0, 4, 5],
-            [0, 5, 2],
-            [1, 3, 2],
-            [1, 4, 3],
-            [1, 5, 4],
-            [1, 2, 5],
-        ],
-        out,
-    );
+    let pts = [[0.5, 0.0, 0.0], [-0.5, 0.0, 0.0], [0.25, r, 0.0], [0.25, 0.0, r], [0.25, -r, 0.0], [0.25, 0.0, -r]];
+    convex(&pts, &[[0, 2, 3], [0, 3, 4], [0, 4, 5], [0, 5, 2], [1, 3, 2], [1, 4, 3], [1, 5, 4], [1, 2, 5]], out);
 }
 
 /// Ground vehicle: a box standing on z = 0, longer along X, plus a turret box.
@@ -154,18 +102,8 @@ fn ground(out: &mut Vec<f32>) {
             [x1, y, z1],
             [x0, y, z1],
         ];
-        let quads = [
-            [0, 1, 2, 3],
-            [4, 5, 6, 7],
-            [0, 1, 5, 4],
-            [1, 2, 6, 5],
-            [2, 3, 7, 6],
-            [3, 0, 4, 7],
-        ];
-        let tris: Vec<[usize; 3]> = quads
-            .iter()
-            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-            .collect();
+        let quads = [[0, 1, 2, 3], [4, 5, 6, 7], [0, 1, 5, 4], [1, 2, 6, 5], [2, 3, 7, 6], [3, 0, 4, 7]];
+        let tris: Vec<[usize; 3]> = quads.iter().flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]]).collect();
         convex(&pts, &tris, out);
     };
     bx(-0.5, 0.5, 0.3, 0.0, 0.3, out);
@@ -194,12 +132,7 @@ fn character(out: &mut Vec<f32>) {
     convex(&pts, &tris, out);
     // A nose so the facing (+X) reads.
     convex(
-        &[
-            [0.18, 0.0, 0.75],
-            [0.34, 0.0, 0.7],
-            [0.18, 0.08, 0.66],
-            [0.18, -0.08, 0.66],
-        ],
+        &[[0.18, 0.0, 0.75], [0.34, 0.0, 0.7], [0.18, 0.08, 0.66], [0.18, -0.08, 0.66]],
         &[[0, 1, 2], [0, 3, 1], [1, 3, 2], [0, 2, 3]],
         out,
     );
@@ -208,14 +141,7 @@ fn character(out: &mut Vec<f32>) {
 /// Other: an octahedron.
 fn other(out: &mut Vec<f32>) {
     let h = 0.5;
-    let pts = [
-        [h, 0.0, 0.0],
-        [-h, 0.0, 0.0],
-        [0.0, h, 0.0],
-        [0.0, -h, 0.0],
-        [0.0, 0.0, h],
-        [0.0, 0.0, -h],
-    ];
+    let pts = [[h, 0.0, 0.0], [-h, 0.0, 0.0], [0.0, h, 0.0], [0.0, -h, 0.0], [0.0, 0.0, h], [0.0, 0.0, -h]];
     let mut tris = Vec::new();
     for x in [0usize, 1] {
         for y in [2usize, 3] {

@@ -60,10 +60,7 @@ mod web_renderer {
 
     impl Renderer {
         /// Creates the GPU objects for `canvas`. Errors carry a readable reason ("no GPU adapter (...)").
-        pub async fn create(
-            canvas: Canvas,
-            prefer_webgl: bool,
-        ) -> Result<Renderer, String> {
+        pub async fn create(canvas: Canvas, prefer_webgl: bool) -> Result<Renderer, String> {
             let (w, h) = (canvas.width().max(1), canvas.height().max(1));
             let g = gpu::create(canvas.clone(), prefer_webgl, w, h).await?;
             let backend = g.backend;
@@ -89,21 +86,9 @@ mod web_renderer {
 
         /// Surface = css × dpr pixels, clamped to the device's max texture dimension.
         pub fn resize(&mut self, css_w: f64, css_h: f64, dpr: f64) {
-            let dpr = if dpr.is_finite() && dpr > 0.0 {
-                dpr.min(8.0)
-            } else {
-                1.0
-            };
-            let css_w = if css_w.is_finite() {
-                css_w.max(1.0)
-            } else {
-                1.0
-            };
-            let css_h = if css_h.is_finite() {
-                css_h.max(1.0)
-            } else {
-                1.0
-            };
+            let dpr = if dpr.is_finite() && dpr > 0.0 { dpr.min(8.0) } else { 1.0 };
+            let css_w = if css_w.is_finite() { css_w.max(1.0) } else { 1.0 };
+            let css_h = if css_h.is_finite() { css_h.max(1.0) } else { 1.0 };
             let max = f64::from(self.max_dim);
             let pw = px_in(css_w * dpr, max);
             let ph = px_in(css_h * dpr, max);
@@ -131,10 +116,7 @@ mod web_renderer {
 
         fn target_px(&self) -> (u32, u32) {
             let max = f64::from(self.max_dim);
-            (
-                px_in(self.scene.css_w * self.scene.dpr, max) as u32,
-                px_in(self.scene.css_h * self.scene.dpr, max) as u32,
-            )
+            (px_in(self.scene.css_w * self.scene.dpr, max) as u32, px_in(self.scene.css_h * self.scene.dpr, max) as u32)
         }
 
         /// Draws one frame; `Ok(false)` when nothing was drawn (recovering from device loss, surface busy).

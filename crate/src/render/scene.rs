@@ -46,10 +46,7 @@ pub const FLASH_FLOATS: usize = 8;
 pub const UNIFORM_FLOATS: usize = 44;
 
 pub fn faction_rgb(faction: u8) -> [f32; 3] {
-    FACTION_RGB
-        .get(usize::from(faction) % FACTION_RGB.len())
-        .copied()
-        .unwrap_or([1.0; 3])
+    FACTION_RGB.get(usize::from(faction) % FACTION_RGB.len()).copied().unwrap_or([1.0; 3])
 }
 
 struct Flash {
@@ -179,15 +176,7 @@ impl Scene {
 
     fn refresh(&mut self) {
         self.dirty = false;
-        interpolate(
-            &self.frame_a,
-            self.ta,
-            &self.frame_b,
-            self.tb,
-            self.t,
-            self.quantum,
-            &mut self.instances,
-        );
+        interpolate(&self.frame_a, self.ta, &self.frame_b, self.tb, self.t, self.quantum, &mut self.instances);
     }
 
     /// Sets the playback time: interpolates, advances trails and expires flashes.
@@ -200,8 +189,7 @@ impl Scene {
                 self.clear_trails();
             }
         }
-        self.flashes
-            .retain(|f| t >= f.t0 - 0.05 && t - f.t0 < FLASH_SECONDS);
+        self.flashes.retain(|f| t >= f.t0 - 0.05 && t - f.t0 < FLASH_SECONDS);
         self.t = t;
         self.refresh();
         if self.auto_fit && !self.instances.is_empty() {
@@ -236,9 +224,7 @@ impl Scene {
                 continue;
             }
             let trail = self.trails.entry(i.id).or_default();
-            let due = trail
-                .back()
-                .is_none_or(|(lt, _)| t - lt >= interval || t < *lt);
+            let due = trail.back().is_none_or(|(lt, _)| t - lt >= interval || t < *lt);
             if due {
                 trail.push_back((t, i.pos));
                 if trail.len() > TRAIL_MAX_SAMPLES {
@@ -268,31 +254,20 @@ impl Scene {
     }
 
     pub fn find(&self, id: u32) -> Option<&Instance> {
-        self.instances
-            .binary_search_by_key(&id, |i| i.id)
-            .ok()
-            .and_then(|k| self.instances.get(k))
+        self.instances.binary_search_by_key(&id, |i| i.id).ok().and_then(|k| self.instances.get(k))
     }
 
     pub fn flash_entity(&mut self, id: u32) {
         self.ensure_fresh();
         if let Some(i) = self.find(id).copied() {
-            self.flashes.push(Flash {
-                pos: i.pos,
-                t0: self.t,
-                rgb: [1.0, 0.55, 0.15],
-            });
+            self.flashes.push(Flash { pos: i.pos, t0: self.t, rgb: [1.0, 0.55, 0.15] });
         }
     }
 
     pub fn flash_at(&mut self, q: [f64; 3]) {
         let pos = scale(q, self.quantum);
         if pos.iter().all(|v| v.is_finite()) {
-            self.flashes.push(Flash {
-                pos,
-                t0: self.t,
-                rgb: [1.0, 0.55, 0.15],
-            });
+            self.flashes.push(Flash { pos, t0: self.t, rgb: [1.0, 0.55, 0.15] });
         }
     }
 
@@ -308,12 +283,7 @@ impl Scene {
     }
 
     fn category(&self, type_index: u16) -> usize {
-        Category::from_u8(
-            self.categories
-                .get(usize::from(type_index))
-                .copied()
-                .unwrap_or(0),
-        ) as usize
+        Category::from_u8(self.categories.get(usize::from(type_index)).copied().unwrap_or(0)) as usize
     }
 
     fn px_w(&self) -> f64 {
@@ -360,15 +330,9 @@ impl Scene {
         self.ensure_fresh();
         let (w, h) = (self.px_w(), self.px_h());
         let instances = std::mem::take(&mut self.instances);
-        let view = self.camera.view(
-            |id| {
-                instances
-                    .binary_search_by_key(&id, |i| i.id)
-                    .ok()
-                    .and_then(|k| instances.get(k))
-            },
-            w / h,
-        );
+        let view = self
+            .camera
+            .view(|id| instances.binary_search_by_key(&id, |i| i.id).ok().and_then(|k| instances.get(k)), w / h);
         self.instances = instances;
         self.last_view = Some(view);
 
@@ -399,23 +363,13 @@ impl Scene {
             let s = self.drawn_scale(&view, cat, depth);
             let alive = i.flags & flags::ALIVE != 0;
             let selected = self.selected == Some(i.id);
-            let rgb = if alive {
-                faction_rgb(i.faction)
-            } else {
-                DEAD_RGB
-            };
+            let rgb = if alive { faction_rgb(i.faction) } else { DEAD_RGB };
             let s_draw = if selected { s * 1.3 } else { s };
             let rel = view.rel(i.pos);
             let rot = i.orient.map(|c| c as f32);
-            out.instances
-                .extend_from_slice(&[rel[0], rel[1], rel[2], s_draw as f32]);
+            out.instances.extend_from_slice(&[rel[0], rel[1], rel[2], s_draw as f32]);
             out.instances.extend_from_slice(&rot);
-            out.instances.extend_from_slice(&[
-                rgb[0],
-                rgb[1],
-                rgb[2],
-                if selected { 1.0 } else { 0.0 },
-            ]);
+            out.instances.extend_from_slice(&[rgb[0], rgb[1], rgb[2], if selected { 1.0 } else { 0.0 }]);
             if let Some(g) = out.groups.get_mut(cat) {
                 if g.1 == 0 {
                     g.0 = ((out.instances.len() / INSTANCE_FLOATS) - 1) as u32;
@@ -424,28 +378,17 @@ impl Scene {
             }
             if selected {
                 out.outline_category = cat;
-                out.outline
-                    .extend_from_slice(&[rel[0], rel[1], rel[2], (s_draw * 1.18) as f32]);
+                out.outline.extend_from_slice(&[rel[0], rel[1], rel[2], (s_draw * 1.18) as f32]);
                 out.outline.extend_from_slice(&rot);
                 out.outline.extend_from_slice(&[1.0, 1.0, 1.0, 0.0]);
                 self.ring(&view, i.pos, s_draw * 0.85, &mut out.lines);
             }
             let proj = view.project(i.pos, w, h);
             let radius_px = s_draw / view.metres_per_pixel(depth, h).max(1e-12) * 0.5 / self.dpr;
-            let (x, y, d) = proj
-                .map(|p| (p[0] / self.dpr, p[1] / self.dpr, p[2]))
-                .unwrap_or((-1.0, -1.0, -1.0));
-            let inside =
-                proj.is_some() && x >= 0.0 && y >= 0.0 && x <= self.css_w && y <= self.css_h;
+            let (x, y, d) = proj.map(|p| (p[0] / self.dpr, p[1] / self.dpr, p[2])).unwrap_or((-1.0, -1.0, -1.0));
+            let inside = proj.is_some() && x >= 0.0 && y >= 0.0 && x <= self.css_w && y <= self.css_h;
             let visible = inside && !self.occluded(view.eye, i.pos);
-            self.projected.push(Projected {
-                id: i.id,
-                x,
-                y,
-                depth: d,
-                radius_px,
-                visible,
-            });
+            self.projected.push(Projected { id: i.id, x, y, depth: d, radius_px, visible });
         }
         self.sorted = sorted;
         self.projected.sort_unstable_by_key(|p| p.id);
@@ -458,9 +401,8 @@ impl Scene {
         u.clear();
         u.extend_from_slice(&view.view_proj_rel());
         let tan = (view.fov_y * 0.5).tan();
-        let push4 = |u: &mut Vec<f32>, v: V3, w: f64| {
-            u.extend_from_slice(&[v[0] as f32, v[1] as f32, v[2] as f32, w as f32])
-        };
+        let push4 =
+            |u: &mut Vec<f32>, v: V3, w: f64| u.extend_from_slice(&[v[0] as f32, v[1] as f32, v[2] as f32, w as f32]);
         push4(u, scale(view.right, tan * view.aspect), self.px_w());
         push4(u, scale(view.up, tan), self.px_h());
         push4(u, view.forward, view.near);
@@ -475,15 +417,7 @@ impl Scene {
                 push4(u, [1.0, 0.0, view.eye[2]], spacing);
                 let period = spacing * 10.0;
                 let fade = 3000.0 + hgt * 40.0;
-                push4(
-                    u,
-                    [
-                        view.eye[0].rem_euclid(period),
-                        view.eye[1].rem_euclid(period),
-                        0.0,
-                    ],
-                    fade,
-                );
+                push4(u, [view.eye[0].rem_euclid(period), view.eye[1].rem_euclid(period), 0.0], fade);
             }
             WorldKind::Planet { radius_m } => {
                 let c = dot(view.eye, view.eye) - radius_m * radius_m;
@@ -491,12 +425,7 @@ impl Scene {
                 push4(u, view.eye, 0.0);
             }
         }
-        u.extend_from_slice(&[
-            if srgb_target { 1.0 } else { 0.0 },
-            self.t as f32,
-            self.dpr as f32,
-            0.0,
-        ]);
+        u.extend_from_slice(&[if srgb_target { 1.0 } else { 0.0 }, self.t as f32, self.dpr as f32, 0.0]);
     }
 
     /// A circle around `p` in the local horizontal plane.
@@ -542,30 +471,18 @@ impl Scene {
                 continue;
             };
             let n = trail.len();
-            let rgb = if i.flags & flags::ALIVE != 0 {
-                faction_rgb(i.faction)
-            } else {
-                DEAD_RGB
-            };
+            let rgb = if i.flags & flags::ALIVE != 0 { faction_rgb(i.faction) } else { DEAD_RGB };
             let mut prev: Option<(f64, V3)> = None;
             let current = (self.t, i.pos);
             // Keep samples whose distance from the newest is a multiple of `step`.
-            let kept = trail
-                .iter()
-                .enumerate()
-                .filter(|(k, _)| (n - 1 - k) % step == 0)
-                .map(|(_, s)| s);
+            let kept = trail.iter().enumerate().filter(|(k, _)| (n - 1 - k) % step == 0).map(|(_, s)| s);
             for &(st, sp) in kept.chain(std::iter::once(&current)) {
                 if let Some((pt, pp)) = prev {
                     let a0 = (1.0 - (self.t - pt) / keep).clamp(0.0, 1.0) * 0.85;
                     let a1 = (1.0 - (self.t - st) / keep).clamp(0.0, 1.0) * 0.85;
                     let (r0, r1) = (view.rel(pp), view.rel(sp));
-                    lines.extend_from_slice(&[
-                        r0[0], r0[1], r0[2], rgb[0], rgb[1], rgb[2], a0 as f32,
-                    ]);
-                    lines.extend_from_slice(&[
-                        r1[0], r1[1], r1[2], rgb[0], rgb[1], rgb[2], a1 as f32,
-                    ]);
+                    lines.extend_from_slice(&[r0[0], r0[1], r0[2], rgb[0], rgb[1], rgb[2], a0 as f32]);
+                    lines.extend_from_slice(&[r1[0], r1[1], r1[2], rgb[0], rgb[1], rgb[2], a1 as f32]);
                 }
                 prev = Some((st, sp));
             }
@@ -584,16 +501,7 @@ impl Scene {
             let radius = base * (0.5 + 1.8 * k);
             let intensity = (1.0 - k).powf(1.5);
             let r = view.rel(f.pos);
-            out.extend_from_slice(&[
-                r[0],
-                r[1],
-                r[2],
-                radius as f32,
-                f.rgb[0],
-                f.rgb[1],
-                f.rgb[2],
-                intensity as f32,
-            ]);
+            out.extend_from_slice(&[r[0], r[1], r[2], radius as f32, f.rgb[0], f.rgb[1], f.rgb[2], intensity as f32]);
         }
     }
 
@@ -706,11 +614,7 @@ mod tests {
         assert_eq!(out.instances.len(), 3 * INSTANCE_FLOATS);
         assert_eq!(out.outline.len(), INSTANCE_FLOATS);
         // Dead entity 3 is grey; entity 1 is faction-0 blue.
-        let colours: Vec<&[f32]> = out
-            .instances
-            .chunks(INSTANCE_FLOATS)
-            .map(|c| &c[8..11])
-            .collect();
+        let colours: Vec<&[f32]> = out.instances.chunks(INSTANCE_FLOATS).map(|c| &c[8..11]).collect();
         assert!(colours.contains(&&DEAD_RGB[..]));
         assert!(colours.contains(&&FACTION_RGB[0][..]));
         let mut labels = Vec::new();

@@ -26,7 +26,14 @@ pub struct DeathmatchConfig {
 
 impl Default for DeathmatchConfig {
     fn default() -> Self {
-        DeathmatchConfig { seed: 1, players: 10, seconds: 300.0, fps: 20, map_name: "dm_warehouse".into(), game_mode: "deathmatch".into() }
+        DeathmatchConfig {
+            seed: 1,
+            players: 10,
+            seconds: 300.0,
+            fps: 20,
+            map_name: "dm_warehouse".into(),
+            game_mode: "deathmatch".into(),
+        }
     }
 }
 
@@ -58,9 +65,16 @@ const WALLS: [(f64, f64, f64, f64); 12] = [
     (33.0, 48.0, 36.0, 51.0),
     (64.0, 49.0, 67.0, 52.0),
 ];
-const SPAWNS: [(f64, f64); 8] = [(5.0, 5.0), (95.0, 5.0), (5.0, 95.0), (95.0, 95.0), (50.0, 5.0), (50.0, 95.0), (5.0, 50.0), (95.0, 50.0)];
+const SPAWNS: [(f64, f64); 8] =
+    [(5.0, 5.0), (95.0, 5.0), (5.0, 95.0), (95.0, 95.0), (50.0, 5.0), (50.0, 95.0), (5.0, 50.0), (95.0, 50.0)];
 /// (x, z, item)
-const PICKUPS: [(f64, f64, &str); 5] = [(50.0, 25.0, "medkit"), (50.0, 75.0, "medkit"), (25.0, 50.0, "ammo_box"), (75.0, 50.0, "grenade"), (10.0, 90.0, "sniper")];
+const PICKUPS: [(f64, f64, &str); 5] = [
+    (50.0, 25.0, "medkit"),
+    (50.0, 75.0, "medkit"),
+    (25.0, 50.0, "ammo_box"),
+    (75.0, 50.0, "grenade"),
+    (10.0, 90.0, "sniper"),
+];
 const FLAG: (f64, f64) = (50.0, 50.0);
 const OBJECTIVES: [(f64, f64); 3] = [(15.0, 15.0), (85.0, 85.0), (85.0, 15.0)];
 
@@ -246,7 +260,13 @@ impl Deathmatch {
         let ts = t as f32;
         let dt = 1.0 / fps;
         let mut events = Vec::new();
-        let ev = |kind: &str, source: u32, target: u32, x: f64, y: f64, z: f64| SparkEvent { timestamp: ts, kind: kind.into(), source, target, position: [x as f32, y as f32, z as f32] };
+        let ev = |kind: &str, source: u32, target: u32, x: f64, y: f64, z: f64| SparkEvent {
+            timestamp: ts,
+            kind: kind.into(),
+            source,
+            target,
+            position: [x as f32, y as f32, z as f32],
+        };
 
         if self.frame == 0 {
             for p in &self.players {
@@ -267,7 +287,8 @@ impl Deathmatch {
             events.push(ev("spawn", p.id, 0, p.x, 0.0, p.z));
         }
         // Who sees whom (from positions at the start of the frame).
-        let snapshot: Vec<(u32, f64, f64, bool, Gait)> = self.players.iter().map(|p| (p.id, p.x, p.z, p.alive, p.gait)).collect();
+        let snapshot: Vec<(u32, f64, f64, bool, Gait)> =
+            self.players.iter().map(|p| (p.id, p.x, p.z, p.alive, p.gait)).collect();
         let mut damage: Vec<(usize, u32, f64)> = Vec::new();
         for (i, p) in self.players.iter_mut().enumerate() {
             p.firing = false;
@@ -364,7 +385,13 @@ impl Deathmatch {
                     p.grenades -= 1;
                     let (gx, gz) = ((s.1 - p.x) / td, (s.2 - p.z) / td);
                     let sp = td / 1.6;
-                    self.grenades.push(Grenade { id: self.next_grenade_id, owner: p.id, p: [p.x, 1.6, p.z], v: [gx * sp, 6.0, gz * sp], explode_at: t + 2.0 });
+                    self.grenades.push(Grenade {
+                        id: self.next_grenade_id,
+                        owner: p.id,
+                        p: [p.x, 1.6, p.z],
+                        v: [gx * sp, 6.0, gz * sp],
+                        explode_at: t + 2.0,
+                    });
                     self.next_grenade_id = self.next_grenade_id.wrapping_add(1).max(1000);
                 }
             }

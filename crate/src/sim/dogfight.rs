@@ -5,7 +5,10 @@
 use super::Rng;
 use crate::format::flrep::header::{Header, Sections};
 use crate::format::flrep::writer::default_header;
-use crate::model::{flags, geodetic_to_world, projectile_kind, Category, EntityState, EntityType, Event, EventBody, Faction, Geodetic, MissionObject, Participant};
+use crate::model::{
+    flags, geodetic_to_world, projectile_kind, Category, EntityState, EntityType, Event, EventBody, Faction, Geodetic,
+    MissionObject, Participant,
+};
 use std::f64::consts::PI;
 
 #[derive(Clone, Debug)]
@@ -38,13 +41,50 @@ impl Default for DogfightConfig {
 }
 
 const CALLSIGNS: [&str; 32] = [
-    "Maverick", "Iceman", "Goose", "Viper", "Jester", "Hollywood", "Wolfman", "Slider", "Cougar", "Merlin", "Stinger", "Sundown",
-    "Chipper", "Rooster", "Hangman", "Phoenix", "Bob", "Payback", "Fanboy", "Coyote", "Warlock", "Cyclone", "Hondo", "Penny", "Ghost",
-    "Raven", "Talon", "Havoc", "Reaper", "Saber", "Nomad", "Blaze",
+    "Maverick",
+    "Iceman",
+    "Goose",
+    "Viper",
+    "Jester",
+    "Hollywood",
+    "Wolfman",
+    "Slider",
+    "Cougar",
+    "Merlin",
+    "Stinger",
+    "Sundown",
+    "Chipper",
+    "Rooster",
+    "Hangman",
+    "Phoenix",
+    "Bob",
+    "Payback",
+    "Fanboy",
+    "Coyote",
+    "Warlock",
+    "Cyclone",
+    "Hondo",
+    "Penny",
+    "Ghost",
+    "Raven",
+    "Talon",
+    "Havoc",
+    "Reaper",
+    "Saber",
+    "Nomad",
+    "Blaze",
 ];
 const CHAT: [&str; 10] = [
-    "Fox three!", "Splash one.", "Tally two, low.", "Bingo fuel, RTB.", "Engaged, defending.", "Padlocked.", "Break left!",
-    "Good kill, good kill.", "Winchester.", "Check six!",
+    "Fox three!",
+    "Splash one.",
+    "Tally two, low.",
+    "Bingo fuel, RTB.",
+    "Engaged, defending.",
+    "Padlocked.",
+    "Break left!",
+    "Good kill, good kill.",
+    "Winchester.",
+    "Check six!",
 ];
 
 const T_F16: u16 = 0;
@@ -188,7 +228,13 @@ impl Dogfight {
     }
 
     pub fn sections(&self) -> Sections {
-        let t = |index, id: &str, name: &str, category, pk| EntityType { index, id: id.into(), display_name: name.into(), category, projectile_kind: pk };
+        let t = |index, id: &str, name: &str, category, pk| EntityType {
+            index,
+            id: id.into(),
+            display_name: name.into(),
+            category,
+            projectile_kind: pk,
+        };
         Sections {
             entity_types: vec![
                 t(T_F16, "f16c", "F-16C Viper", Category::Aircraft, projectile_kind::NONE),
@@ -205,9 +251,16 @@ impl Dogfight {
                 .ac
                 .iter()
                 .enumerate()
-                .map(|(i, a)| Participant { id: i as u32 + 1, callsign: Self::callsign(i), entity: a.id, faction: a.faction })
+                .map(|(i, a)| Participant {
+                    id: i as u32 + 1,
+                    callsign: Self::callsign(i),
+                    entity: a.id,
+                    faction: a.faction,
+                })
                 .collect(),
-            mission_objects: (0..4u32).map(|k| MissionObject { object_id: 500 + k, entity: GROUND_ID_BASE + k + 1 }).collect(),
+            mission_objects: (0..4u32)
+                .map(|k| MissionObject { object_id: 500 + k, entity: GROUND_ID_BASE + k + 1 })
+                .collect(),
             metadata: Vec::new(),
             skipped: Vec::new(),
         }
@@ -262,10 +315,20 @@ impl Dogfight {
         if n > 0 && self.rng.chance(dt / 3.0) {
             let who = self.rng.below(n);
             let text = CHAT.get(self.rng.below(CHAT.len())).copied().unwrap_or("Copy.");
-            events.push(Event { tick, body: EventBody::Chat { participant: who as u32 + 1, channel: 0, text: text.into() } });
+            events.push(Event {
+                tick,
+                body: EventBody::Chat { participant: who as u32 + 1, channel: 0, text: text.into() },
+            });
         }
         if tick == self.cfg.first_tick + (self.last_tick - self.cfg.first_tick) / 3 {
-            events.push(Event { tick, body: EventBody::Admin { participant: 0, action: "set-weather".into(), detail: "wind 270/15, visibility 10 km".into() } });
+            events.push(Event {
+                tick,
+                body: EventBody::Admin {
+                    participant: 0,
+                    action: "set-weather".into(),
+                    detail: "wind 270/15, visibility 10 km".into(),
+                },
+            });
         }
         if first {
             events.push(Event { tick, body: EventBody::AlertLevel { level: self.alert } });
@@ -297,11 +360,17 @@ impl Dogfight {
     fn fly_aircraft(&mut self, i: usize, tick: u64, dt: f64, events: &mut Vec<Event>) {
         let n = self.ac.len();
         // Retarget every few seconds to a random living enemy.
-        let needs = self.ac.get(i).map(|a| tick >= a.retarget_at || !self.ac.get(a.target).is_some_and(|t| t.alive && t.faction != a.faction)).unwrap_or(false);
+        let needs = self
+            .ac
+            .get(i)
+            .map(|a| tick >= a.retarget_at || !self.ac.get(a.target).is_some_and(|t| t.alive && t.faction != a.faction))
+            .unwrap_or(false);
         if needs {
             let faction = self.ac.get(i).map(|a| a.faction).unwrap_or(0);
             let start = self.rng.below(n);
-            let pick = (0..n).map(|k| (start + k) % n).find(|&k| self.ac.get(k).is_some_and(|t| t.alive && t.faction != faction));
+            let pick = (0..n)
+                .map(|k| (start + k) % n)
+                .find(|&k| self.ac.get(k).is_some_and(|t| t.alive && t.faction != faction));
             let secs = self.rng.range(2.0, 5.0);
             let next = self.secs(secs);
             if let Some(a) = self.ac.get_mut(i) {
@@ -311,7 +380,8 @@ impl Dogfight {
                 a.retarget_at = tick + next;
             }
         }
-        let tgt = self.ac.get(i).and_then(|a| self.ac.get(a.target)).map(|t| (t.f.x, t.f.y, t.f.alt, t.alive, t.faction));
+        let tgt =
+            self.ac.get(i).and_then(|a| self.ac.get(a.target)).map(|t| (t.f.x, t.f.y, t.f.alt, t.alive, t.faction));
         let fire_roll = self.rng.f64();
         let weave_noise = self.rng.range(-0.02, 0.02);
         let rate = f64::from(self.cfg.tick_rate_hz);
@@ -367,7 +437,10 @@ impl Dogfight {
             });
             events.push(Event { tick, body: EventBody::Spawn { entity: id, participant: i as u32 + 1 } });
             if self.rng.chance(0.5) {
-                events.push(Event { tick, body: EventBody::Chat { participant: i as u32 + 1, channel: 0, text: "Fox three!".into() } });
+                events.push(Event {
+                    tick,
+                    body: EventBody::Chat { participant: i as u32 + 1, channel: 0, text: "Fox three!".into() },
+                });
             }
         }
     }
@@ -402,7 +475,10 @@ impl Dogfight {
                 events.push(Event { tick, body: EventBody::AlertLevel { level: self.alert } });
             }
             if self.rng.chance(0.6) {
-                events.push(Event { tick, body: EventBody::Chat { participant: m.owner as u32 + 1, channel: 0, text: "Splash one.".into() } });
+                events.push(Event {
+                    tick,
+                    body: EventBody::Chat { participant: m.owner as u32 + 1, channel: 0, text: "Splash one.".into() },
+                });
             }
             return true;
         }
@@ -451,8 +527,23 @@ impl Dogfight {
         for k in 0..4u32 {
             let faction = (k % 2) as u8;
             let side = if faction == 0 { -1.0 } else { 1.0 };
-            let f = Flight { x: side * 26_000.0, y: (f64::from(k) - 1.5) * 6_000.0, alt: 0.0, heading: 0.0, pitch: 0.0, roll: 0.0, speed: 0.0 };
-            states.push(self.quantize(GROUND_ID_BASE + k + 1, T_SAM, faction, &f, 10_000, flags::ALIVE | flags::VISIBLE));
+            let f = Flight {
+                x: side * 26_000.0,
+                y: (f64::from(k) - 1.5) * 6_000.0,
+                alt: 0.0,
+                heading: 0.0,
+                pitch: 0.0,
+                roll: 0.0,
+                speed: 0.0,
+            };
+            states.push(self.quantize(
+                GROUND_ID_BASE + k + 1,
+                T_SAM,
+                faction,
+                &f,
+                10_000,
+                flags::ALIVE | flags::VISIBLE,
+            ));
         }
         for m in &self.missiles {
             states.push(self.quantize(m.id, m.type_index, m.faction, &m.f, 10_000, flags::ALIVE | flags::VISIBLE));
@@ -465,7 +556,8 @@ impl Dogfight {
     fn to_world(&self, f: &Flight) -> ([f64; 3], [f64; 3], [[f64; 3]; 3]) {
         let r = self.cfg.planet_radius_m;
         // Body axes in local East-North-Up: forward, left, up (FLU).
-        let (sh, ch, sp, cp, sr, cr) = (f.heading.sin(), f.heading.cos(), f.pitch.sin(), f.pitch.cos(), f.roll.sin(), f.roll.cos());
+        let (sh, ch, sp, cp, sr, cr) =
+            (f.heading.sin(), f.heading.cos(), f.pitch.sin(), f.pitch.cos(), f.roll.sin(), f.roll.cos());
         let fwd = [sh * cp, ch * cp, sp];
         let l0 = [-ch, sh, 0.0];
         let u0 = cross(fwd, l0);
@@ -478,7 +570,8 @@ impl Dogfight {
         let lat = self.ref_lat + (f.y / r).to_degrees();
         let lon = self.ref_lon + (f.x / (r * self.ref_lat.to_radians().cos())).to_degrees();
         let p = geodetic_to_world(Geodetic { lat_deg: lat, lon_deg: lon, alt_m: f.alt }, r);
-        let (sla, cla, slo, clo) = (lat.to_radians().sin(), lat.to_radians().cos(), lon.to_radians().sin(), lon.to_radians().cos());
+        let (sla, cla, slo, clo) =
+            (lat.to_radians().sin(), lat.to_radians().cos(), lon.to_radians().sin(), lon.to_radians().cos());
         let e = [-slo, clo, 0.0];
         let nn = [-sla * clo, -sla * slo, cla];
         let u = [cla * clo, cla * slo, sla];

@@ -35,8 +35,20 @@ pub fn events_fixture() -> Result<Vec<u8>, WriteError> {
     h.keyframe_interval_ticks = 15;
     let sections = Sections {
         entity_types: vec![
-            EntityType { index: 0, id: "soldier".into(), display_name: "Soldier".into(), category: Category::Character, projectile_kind: 0 },
-            EntityType { index: 1, id: "grenade".into(), display_name: "Frag grenade".into(), category: Category::Projectile, projectile_kind: 5 },
+            EntityType {
+                index: 0,
+                id: "soldier".into(),
+                display_name: "Soldier".into(),
+                category: Category::Character,
+                projectile_kind: 0,
+            },
+            EntityType {
+                index: 1,
+                id: "grenade".into(),
+                display_name: "Frag grenade".into(),
+                category: Category::Projectile,
+                projectile_kind: 5,
+            },
         ],
         factions: vec![
             Faction { index: 0, id: "alpha".into(), display_name: "Alpha".into() },
@@ -50,7 +62,8 @@ pub fn events_fixture() -> Result<Vec<u8>, WriteError> {
         metadata: vec![("map".into(), "de_golden".into()), ("mode".into(), "deathmatch".into())],
         skipped: vec![],
     };
-    let mut w = Writer::new(Vec::new(), &h, &sections, WriterOptions { keyframe_interval_ticks: 15, ..Default::default() })?;
+    let mut w =
+        Writer::new(Vec::new(), &h, &sections, WriterOptions { keyframe_interval_ticks: 15, ..Default::default() })?;
     for t in 0u64..40 {
         let ti = t as i32;
         let mut states = vec![EntityState {
@@ -65,24 +78,78 @@ pub fn events_fixture() -> Result<Vec<u8>, WriteError> {
             anim: (t / 5) as i32,
         }];
         if !(12..18).contains(&t) {
-            states.push(EntityState { id: 20, type_index: 0, faction: 1, pos: if t == 30 { [-100_000, 0, 0] } else { [400, -ti * 4, 14] }, orient: [0, 0, 0, 32767], health: 10_000, flags: flags::ALIVE, ..Default::default() });
+            states.push(EntityState {
+                id: 20,
+                type_index: 0,
+                faction: 1,
+                pos: if t == 30 { [-100_000, 0, 0] } else { [400, -ti * 4, 14] },
+                orient: [0, 0, 0, 32767],
+                health: 10_000,
+                flags: flags::ALIVE,
+                ..Default::default()
+            });
         }
         if (5..9).contains(&t) {
-            states.push(EntityState { id: 70_000, type_index: 1, faction: 0, pos: [ti * 40, 0, 30 - ti], vel: [800, 0, -32], health: 1, flags: flags::VISIBLE, ..Default::default() });
+            states.push(EntityState {
+                id: 70_000,
+                type_index: 1,
+                faction: 0,
+                pos: [ti * 40, 0, 30 - ti],
+                vel: [800, 0, -32],
+                health: 1,
+                flags: flags::VISIBLE,
+                ..Default::default()
+            });
         }
         let mut events = Vec::new();
         let tick = 5000 + t * 3;
         let ev = |body| Event { tick, body };
         match t {
-            0 => events.extend([ev(EventBody::Spawn { entity: 10, participant: 1 }), ev(EventBody::Spawn { entity: 20, participant: 2 }), ev(EventBody::AlertLevel { level: 1 })]),
-            5 => events.push(ev(EventBody::Custom { kind: "weapon_switch".into(), source: 10, target: 0, pos: [40, 25, 14], data: "grenade".into() })),
-            9 => events.push(ev(EventBody::Custom { kind: "explosion".into(), source: 10, target: 0, pos: [360, 0, 21], data: "radius=6,damage=120".into() })),
-            11 => events.extend([ev(EventBody::Kill { killer: 10, victim: 20, weapon_type: 1 }), ev(EventBody::Despawn { entity: 20, reason: 0 })]),
-            14 => events.push(ev(EventBody::Chat { participant: 2, channel: 1, text: "<script>alert(1)</script> gg".into() })),
+            0 => events.extend([
+                ev(EventBody::Spawn { entity: 10, participant: 1 }),
+                ev(EventBody::Spawn { entity: 20, participant: 2 }),
+                ev(EventBody::AlertLevel { level: 1 }),
+            ]),
+            5 => events.push(ev(EventBody::Custom {
+                kind: "weapon_switch".into(),
+                source: 10,
+                target: 0,
+                pos: [40, 25, 14],
+                data: "grenade".into(),
+            })),
+            9 => events.push(ev(EventBody::Custom {
+                kind: "explosion".into(),
+                source: 10,
+                target: 0,
+                pos: [360, 0, 21],
+                data: "radius=6,damage=120".into(),
+            })),
+            11 => events.extend([
+                ev(EventBody::Kill { killer: 10, victim: 20, weapon_type: 1 }),
+                ev(EventBody::Despawn { entity: 20, reason: 0 }),
+            ]),
+            14 => events.push(ev(EventBody::Chat {
+                participant: 2,
+                channel: 1,
+                text: "<script>alert(1)</script> gg".into(),
+            })),
             18 => events.push(ev(EventBody::Spawn { entity: 20, participant: 2 })),
-            20 => events.push(ev(EventBody::Admin { participant: 0, action: "kick".into(), detail: "afk, 3 warnings".into() })),
-            33 => events.extend([ev(EventBody::Kill { killer: 20, victim: 10, weapon_type: NO_WEAPON }), ev(EventBody::AlertLevel { level: 3 })]),
-            36 => events.push(ev(EventBody::Custom { kind: "pickup".into(), source: 20, target: 0, pos: [400, -144, 14], data: "medkit".into() })),
+            20 => events.push(ev(EventBody::Admin {
+                participant: 0,
+                action: "kick".into(),
+                detail: "afk, 3 warnings".into(),
+            })),
+            33 => events.extend([
+                ev(EventBody::Kill { killer: 20, victim: 10, weapon_type: NO_WEAPON }),
+                ev(EventBody::AlertLevel { level: 3 }),
+            ]),
+            36 => events.push(ev(EventBody::Custom {
+                kind: "pickup".into(),
+                source: 20,
+                target: 0,
+                pos: [400, -144, 14],
+                data: "medkit".into(),
+            })),
             _ => {}
         }
         w.tick(tick, &states, &events)?;

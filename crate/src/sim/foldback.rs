@@ -40,7 +40,17 @@ pub struct FoldbackConfig {
 
 impl Default for FoldbackConfig {
     fn default() -> Self {
-        FoldbackConfig { seed: 1, peers: 2, ticks: 600, first_tick: 0, entities: 4, tick_rate_hz: 60, snapshot_every: 60, detail: true, desync: None }
+        FoldbackConfig {
+            seed: 1,
+            peers: 2,
+            ticks: 600,
+            first_tick: 0,
+            entities: 4,
+            tick_rate_hz: 60,
+            snapshot_every: 60,
+            detail: true,
+            desync: None,
+        }
     }
 }
 
@@ -119,7 +129,12 @@ impl FoldbackSim {
                 return Err(format!("desync field {:?} is not one of {}", d.field, FIELDS.join(", ")));
             }
             if d.entity < entity_id(0) || d.entity >= entity_id(cfg.entities) {
-                return Err(format!("desync entity {} is not one of {}..={}", d.entity, entity_id(0), entity_id(cfg.entities - 1)));
+                return Err(format!(
+                    "desync entity {} is not one of {}..={}",
+                    d.entity,
+                    entity_id(0),
+                    entity_id(cfg.entities - 1)
+                ));
             }
             if d.peer >= cfg.peers {
                 return Err(format!("desync peer {} is not one of 0..{}", d.peer, cfg.peers));
@@ -171,7 +186,10 @@ impl FoldbackSim {
 
     /// Encoded Metadata frames (written before the first tick).
     pub fn metadata_frames(&self) -> Result<Vec<Vec<u8>>, WriteError> {
-        self.metadata().iter().map(|(k, v)| encode_frame(&Frame::Metadata { key: k, value: v.as_bytes() }, &self.limits)).collect()
+        self.metadata()
+            .iter()
+            .map(|(k, v)| encode_frame(&Frame::Metadata { key: k, value: v.as_bytes() }, &self.limits))
+            .collect()
     }
 
     /// Advances every peer one tick; `None` after the last tick.
@@ -216,12 +234,18 @@ impl FoldbackSim {
                 let value = u.value(name);
                 let hash = fnv1a(&[name.as_bytes(), &[0], &value]);
                 field_hashes.extend_from_slice(&hash.to_le_bytes());
-                fields.push(encode_frame(&Frame::FieldHash { tick, peer: as_peer, entity: u.id, name, hash, value: &value }, &self.limits)?);
+                fields.push(encode_frame(
+                    &Frame::FieldHash { tick, peer: as_peer, entity: u.id, name, hash, value: &value },
+                    &self.limits,
+                )?);
             }
             let eh = fnv1a(&[&u.id.to_le_bytes(), &field_hashes]);
             ent_hashes.extend_from_slice(&eh.to_le_bytes());
             if self.cfg.detail {
-                detail.push(encode_frame(&Frame::EntityHash { tick, peer: as_peer, entity: u.id, hash: eh }, &self.limits)?);
+                detail.push(encode_frame(
+                    &Frame::EntityHash { tick, peer: as_peer, entity: u.id, hash: eh },
+                    &self.limits,
+                )?);
                 detail.append(&mut fields);
             }
         }
@@ -276,7 +300,8 @@ pub fn foldback_per_peer(cfg: &FoldbackConfig) -> Result<Vec<Vec<u8>>, String> {
         for f in sim.metadata_frames().map_err(|e| e.to_string())? {
             w.raw(&f).map_err(|e| e.to_string())?;
         }
-        w.frame(&Frame::Metadata { key: "recorded_peer", value: p.to_string().as_bytes() }).map_err(|e| e.to_string())?;
+        w.frame(&Frame::Metadata { key: "recorded_peer", value: p.to_string().as_bytes() })
+            .map_err(|e| e.to_string())?;
         ws.push(w);
     }
     while let Some(t) = sim.step() {
@@ -292,12 +317,28 @@ pub fn foldback_per_peer(cfg: &FoldbackConfig) -> Result<Vec<Vec<u8>>, String> {
 /// The golden `.foldback` fixtures: (file name, bytes). `cargo run --example make_foldback_fixtures`
 /// writes them with their expected dumps to tests/fixtures/foldback/.
 pub fn golden() -> Result<Vec<(&'static str, Vec<u8>)>, String> {
-    let small = |desync: Option<Desync>| FoldbackConfig { seed: 7, peers: 2, ticks: 12, first_tick: 1000, entities: 3, tick_rate_hz: 30, snapshot_every: 5, detail: true, desync };
+    let small = |desync: Option<Desync>| FoldbackConfig {
+        seed: 7,
+        peers: 2,
+        ticks: 12,
+        first_tick: 1000,
+        entities: 3,
+        tick_rate_hz: 30,
+        snapshot_every: 5,
+        detail: true,
+        desync,
+    };
     let agree = foldback_bytes(&small(None))?;
-    let desync = foldback_bytes(&small(Some(Desync { tick: 1006, entity: entity_id(1), field: "position.x".into(), peer: 1 })))?;
+    let desync =
+        foldback_bytes(&small(Some(Desync { tick: 1006, entity: entity_id(1), field: "position.x".into(), peer: 1 })))?;
     // A crashed recording: the desync session cut inside its last frames (no EndOfStream).
     let cut = desync.get(..desync.len().saturating_sub(23)).unwrap_or(&[]).to_vec();
-    Ok(vec![("agree.foldback", agree), ("desync.foldback", desync), ("crashed.foldback", cut), ("forward-compat.foldback", forward_compat()?)])
+    Ok(vec![
+        ("agree.foldback", agree),
+        ("desync.foldback", desync),
+        ("crashed.foldback", cut),
+        ("forward-compat.foldback", forward_compat()?),
+    ])
 }
 
 /// Unknown frame types (small and larger than any window would need), a known frame with extra
@@ -316,7 +357,10 @@ pub fn forward_compat() -> Result<Vec<u8>, String> {
         }
         // A TickHash-like frame with 4 extra payload bytes: read, extra bytes ignored.
         let mut extended = Vec::new();
-        crate::format::foldback::frame::encode_unchecked(&Frame::EntityHash { tick, peer: 0, entity: 7, hash: 9 }, &mut extended);
+        crate::format::foldback::frame::encode_unchecked(
+            &Frame::EntityHash { tick, peer: 0, entity: 7, hash: 9 },
+            &mut extended,
+        );
         extended.extend_from_slice(&[0xEE; 4]);
         if let Some(len) = extended.get_mut(1..5) {
             len.copy_from_slice(&(26u32 + 4).to_le_bytes());

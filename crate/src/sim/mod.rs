@@ -3,8 +3,8 @@
 
 pub mod deathmatch;
 mod dogfight;
-pub mod foldback;
 pub mod fixtures;
+pub mod foldback;
 mod rng;
 
 pub use deathmatch::{deathmatch_bytes, Deathmatch, DeathmatchConfig};

@@ -75,9 +75,7 @@ fn info_js(i: &RecordingInfo) -> JsValue {
         crate::model::FormatKind::Foldback => "foldback",
     };
     let world = match i.world {
-        WorldKind::Planet { radius_m } => {
-            Obj::new().set("kind", "planet").set("radius_m", radius_m)
-        }
+        WorldKind::Planet { radius_m } => Obj::new().set("kind", "planet").set("radius_m", radius_m),
         WorldKind::Flat => Obj::new().set("kind", "flat"),
     };
     Obj::new()
@@ -130,18 +128,11 @@ fn info_js(i: &RecordingInfo) -> JsValue {
         )
         .set(
             "mission_objects",
-            array(&i.mission_objects, |m| {
-                Obj::new()
-                    .set("object_id", m.object_id)
-                    .set("entity", m.entity)
-                    .into()
-            }),
+            array(&i.mission_objects, |m| Obj::new().set("object_id", m.object_id).set("entity", m.entity).into()),
         )
         .set(
             "metadata",
-            array(&i.metadata, |(k, v)| {
-                js_sys::Array::of2(&JsValue::from_str(k), &JsValue::from_str(v)).into()
-            }),
+            array(&i.metadata, |(k, v)| js_sys::Array::of2(&JsValue::from_str(k), &JsValue::from_str(v)).into()),
         )
         .set("warnings", str_array(&i.warnings))
         .into()
@@ -151,52 +142,23 @@ fn info_js(i: &RecordingInfo) -> JsValue {
 fn event_js(e: &Event) -> JsValue {
     let o = Obj::new().num("tick", e.tick);
     match &e.body {
-        EventBody::Kill {
-            killer,
-            victim,
-            weapon_type,
-        } => o
-            .set("kind", "kill")
-            .set("killer", *killer)
-            .set("victim", *victim)
-            .set("weapon_type", *weapon_type),
-        EventBody::Spawn {
-            entity,
-            participant,
-        } => o
-            .set("kind", "spawn")
-            .set("entity", *entity)
-            .set("participant", *participant),
-        EventBody::Despawn { entity, reason } => o
-            .set("kind", "despawn")
-            .set("entity", *entity)
-            .set("reason", *reason),
-        EventBody::Chat {
-            participant,
-            channel,
-            text,
-        } => o
-            .set("kind", "chat")
-            .set("participant", *participant)
-            .set("channel", *channel)
-            .set("text", text.as_str()),
-        EventBody::Admin {
-            participant,
-            action,
-            detail,
-        } => o
+        EventBody::Kill { killer, victim, weapon_type } => {
+            o.set("kind", "kill").set("killer", *killer).set("victim", *victim).set("weapon_type", *weapon_type)
+        }
+        EventBody::Spawn { entity, participant } => {
+            o.set("kind", "spawn").set("entity", *entity).set("participant", *participant)
+        }
+        EventBody::Despawn { entity, reason } => o.set("kind", "despawn").set("entity", *entity).set("reason", *reason),
+        EventBody::Chat { participant, channel, text } => {
+            o.set("kind", "chat").set("participant", *participant).set("channel", *channel).set("text", text.as_str())
+        }
+        EventBody::Admin { participant, action, detail } => o
             .set("kind", "admin")
             .set("participant", *participant)
             .set("action", action.as_str())
             .set("detail", detail.as_str()),
         EventBody::AlertLevel { level } => o.set("kind", "alert_level").set("level", *level),
-        EventBody::Custom {
-            kind,
-            source,
-            target,
-            pos,
-            data,
-        } => o
+        EventBody::Custom { kind, source, target, pos, data } => o
             .set("kind", "custom")
             .set("type", kind.as_str())
             .set("source", *source)
@@ -215,9 +177,7 @@ fn usize_of(i: f64, what: &str) -> Result<usize, JsValue> {
     if i.is_finite() && i >= 0.0 && i.fract() == 0.0 && i <= 9.0e15 {
         usize::try_from(i as u64).map_err(|_| js_error(format!("{what} {i} is out of range")))
     } else {
-        Err(js_error(format!(
-            "{what} must be a non-negative integer, got {i}"
-        )))
+        Err(js_error(format!("{what} must be a non-negative integer, got {i}")))
     }
 }
 
@@ -226,25 +186,15 @@ impl DecoderSession {
     /// `new DecoderSession(fileLength)`: starts opening a file of `fileLength` bytes.
     #[wasm_bindgen(constructor)]
     pub fn new(file_length: f64) -> Result<DecoderSession, JsValue> {
-        if !(file_length.is_finite()
-            && file_length >= 0.0
-            && file_length.fract() == 0.0
-            && file_length <= 9.0e15)
-        {
-            return Err(js_error(format!(
-                "file length must be a non-negative integer, got {file_length}"
-            )));
+        if !(file_length.is_finite() && file_length >= 0.0 && file_length.fract() == 0.0 && file_length <= 9.0e15) {
+            return Err(js_error(format!("file length must be a non-negative integer, got {file_length}")));
         }
         let mut session = Session::new(file_length as u64);
         let pending = match session.next(None).map_err(js_error)? {
             OpenStep::Need { offset, len } => Some((offset, len)),
             OpenStep::Ready => None,
         };
-        Ok(DecoderSession {
-            session,
-            pending,
-            failed: None,
-        })
+        Ok(DecoderSession { session, pending, failed: None })
     }
 
     /// The byte range the open needs next as `Float64Array [offset, len]`, or `undefined` when the
@@ -259,9 +209,7 @@ impl DecoderSession {
             return Err(js_error(m));
         }
         if self.pending.is_none() {
-            return Err(js_error(
-                "feed() called but the session is not waiting for bytes",
-            ));
+            return Err(js_error("feed() called but the session is not waiting for bytes"));
         }
         // A short read (a truncated source) is the reader's to judge: it reports it in its words.
         match self.session.next(Some(bytes)) {
@@ -291,23 +239,13 @@ impl DecoderSession {
     /// The recording: `{info, durationS, fileLen, chunks: [{offset, len, firstTick}], markers:
     /// [Event], markersComplete}` as a plain object (see docs/worker-protocol.md).
     pub fn info(&self) -> Result<JsValue, JsValue> {
-        let info = self
-            .session
-            .info()
-            .ok_or_else(|| js_error("the replay is not open yet"))?;
+        let info = self.session.info().ok_or_else(|| js_error("the replay is not open yet"))?;
         let chunks = js_sys::Array::new_with_length(0);
         for i in 0..self.session.chunk_count() {
-            if let (Some((offset, len)), Some(first_tick)) = (
-                self.session.chunk_range(i),
-                self.session.chunk_first_tick(i),
-            ) {
-                chunks.push(
-                    &Obj::new()
-                        .num("offset", offset)
-                        .num("len", len)
-                        .num("firstTick", first_tick)
-                        .into(),
-                );
+            if let (Some((offset, len)), Some(first_tick)) =
+                (self.session.chunk_range(i), self.session.chunk_first_tick(i))
+            {
+                chunks.push(&Obj::new().num("offset", offset).num("len", len).num("firstTick", first_tick).into());
             }
         }
         let (markers, markers_complete) = self.session.markers();
@@ -330,12 +268,10 @@ impl DecoderSession {
     #[wasm_bindgen(js_name = chunkRange)]
     pub fn chunk_range(&self, i: f64) -> Result<Vec<f64>, JsValue> {
         let idx = usize_of(i, "chunk index")?;
-        let (o, l) = self.session.chunk_range(idx).ok_or_else(|| {
-            js_error(format!(
-                "no chunk {idx} (the replay has {})",
-                self.session.chunk_count()
-            ))
-        })?;
+        let (o, l) = self
+            .session
+            .chunk_range(idx)
+            .ok_or_else(|| js_error(format!("no chunk {idx} (the replay has {})", self.session.chunk_count())))?;
         Ok(vec![o as f64, l as f64])
     }
 
@@ -343,10 +279,7 @@ impl DecoderSession {
     #[wasm_bindgen(js_name = chunkFirstTick)]
     pub fn chunk_first_tick(&self, i: f64) -> Result<f64, JsValue> {
         let idx = usize_of(i, "chunk index")?;
-        self.session
-            .chunk_first_tick(idx)
-            .map(|t| t as f64)
-            .ok_or_else(|| js_error(format!("no chunk {idx}")))
+        self.session.chunk_first_tick(idx).map(|t| t as f64).ok_or_else(|| js_error(format!("no chunk {idx}")))
     }
 
     /// The chunk holding `tick` (the last one starting at or before it; 0 before the first).
@@ -384,7 +317,15 @@ impl DecoderSession {
     /// (docs/worker-protocol.md). `end()` of the result is where the piece stopped (the next
     /// range starts there); `complete()` is true when it reached the chunk's end.
     #[wasm_bindgen(js_name = decodeRange)]
-    pub fn decode_range(&mut self, i: f64, bytes: &[u8], from: f64, to: f64, stride: f64, max_states: f64) -> Result<DecodedChunkJs, JsValue> {
+    pub fn decode_range(
+        &mut self,
+        i: f64,
+        bytes: &[u8],
+        from: f64,
+        to: f64,
+        stride: f64,
+        max_states: f64,
+    ) -> Result<DecodedChunkJs, JsValue> {
         let idx = usize_of(i, "chunk index")?;
         let r = TickRange {
             from: tick_of(from),
@@ -432,7 +373,11 @@ impl DecodedChunkJs {
             offsets: c.offsets.clone(),
             entities,
             events: events_js(&c.events),
-            event_ticks: if c.event_ticks.len() == c.events.len() { c.event_ticks.iter().map(|&t| t as f64).collect() } else { c.events.iter().map(|e| e.tick as f64).collect() },
+            event_ticks: if c.event_ticks.len() == c.events.len() {
+                c.event_ticks.iter().map(|&t| t as f64).collect()
+            } else {
+                c.events.iter().map(|e| e.tick as f64).collect()
+            },
             skipped_events: c.skipped_events,
             end,
         })
@@ -518,19 +463,10 @@ mod foldback_view {
         fn cmp(&mut self) -> &Comparison {
             if self.cmp.is_none() {
                 let c = if let Some(live) = &self.live {
-                    Comparison::new(&[FbSource {
-                        label: String::new(),
-                        index: live.index(),
-                    }])
+                    Comparison::new(&[FbSource { label: String::new(), index: live.index() }])
                 } else {
-                    let srcs: Vec<FbSource<'_>> = self
-                        .sources
-                        .iter()
-                        .map(|(l, ix)| FbSource {
-                            label: l.clone(),
-                            index: ix,
-                        })
-                        .collect();
+                    let srcs: Vec<FbSource<'_>> =
+                        self.sources.iter().map(|(l, ix)| FbSource { label: l.clone(), index: ix }).collect();
                     Comparison::new(&srcs)
                 };
                 self.cmp = Some(c);
@@ -555,11 +491,7 @@ mod foldback_view {
             if let Some(live) = &self.live {
                 for r in cmp.reads_for_span(from, to) {
                     if let Some(b) = live.read(r.offset, r.len) {
-                        out.push(FbBytes {
-                            source: r.source,
-                            offset: r.offset,
-                            bytes: b,
-                        });
+                        out.push(FbBytes { source: r.source, offset: r.offset, bytes: b });
                     }
                 }
             } else {
@@ -571,11 +503,7 @@ mod foldback_view {
                     let l = l.max(0.0) as usize;
                     let Some(end) = at.checked_add(l) else { break };
                     let Some(b) = data.get(at..end) else { break };
-                    out.push(FbBytes {
-                        source: s.max(0.0) as usize,
-                        offset: o.max(0.0) as u64,
-                        bytes: b,
-                    });
+                    out.push(FbBytes { source: s.max(0.0) as usize, offset: o.max(0.0) as u64, bytes: b });
                     at = end;
                 }
             }
@@ -597,24 +525,13 @@ mod foldback_view {
     impl FoldbackView {
         #[wasm_bindgen(constructor)]
         pub fn new() -> FoldbackView {
-            FoldbackView {
-                sources: Vec::new(),
-                live: None,
-                cmp: None,
-            }
+            FoldbackView { sources: Vec::new(), live: None, cmp: None }
         }
 
         /// Adds the index of an open `.foldback` session (throws for other formats).
         #[wasm_bindgen(js_name = addSession)]
-        pub fn add_session(
-            &mut self,
-            session: &DecoderSession,
-            label: &str,
-        ) -> Result<(), JsValue> {
-            let ix = session
-                .session
-                .foldback()
-                .ok_or_else(|| js_error("this file is not a .foldback session"))?;
+        pub fn add_session(&mut self, session: &DecoderSession, label: &str) -> Result<(), JsValue> {
+            let ix = session.session.foldback().ok_or_else(|| js_error("this file is not a .foldback session"))?;
             self.sources.push((label.to_owned(), ix.clone()));
             self.cmp = None;
             Ok(())
@@ -625,10 +542,8 @@ mod foldback_view {
         pub fn summary_json(&mut self) -> Result<String, JsValue> {
             let mut s = serde_json::to_value(self.cmp().summary()).map_err(js_error)?;
             if let (Some(live), Some(obj)) = (&self.live, s.as_object_mut()) {
-                let mut w: Vec<serde_json::Value> = obj
-                    .get("warnings")
-                    .and_then(|w| w.as_array().cloned())
-                    .unwrap_or_default();
+                let mut w: Vec<serde_json::Value> =
+                    obj.get("warnings").and_then(|w| w.as_array().cloned()).unwrap_or_default();
                 for x in live.warnings() {
                     w.push(x.into());
                 }
@@ -648,12 +563,7 @@ mod foldback_view {
 
         #[wasm_bindgen(js_name = timelineJson)]
         pub fn timeline_json(&mut self, from: f64, to: f64, limit: u32) -> Result<String, JsValue> {
-            serde_json::to_string(
-                &self
-                    .cmp()
-                    .timeline(fb_tick(from), fb_tick(to), limit as usize),
-            )
-            .map_err(js_error)
+            serde_json::to_string(&self.cmp().timeline(fb_tick(from), fb_tick(to), limit as usize)).map_err(js_error)
         }
 
         /// Metadata, snapshot sizes and frame counts per source.
@@ -667,13 +577,7 @@ mod foldback_view {
                 metadata: ixs.iter().map(|i| i.metadata_text()).collect(),
                 snapshots: ixs
                     .iter()
-                    .map(|i| {
-                        i.snapshots
-                            .iter()
-                            .take(100_000)
-                            .map(|s| (s.tick, s.peer, s.compressed_len))
-                            .collect()
-                    })
+                    .map(|i| i.snapshots.iter().take(100_000).map(|s| (s.tick, s.peer, s.compressed_len)).collect())
                     .collect(),
                 counts: ixs.iter().map(|i| i.counts).collect(),
                 frame_errors: ixs.iter().map(|i| i.frame_errors.clone()).collect(),
@@ -687,17 +591,11 @@ mod foldback_view {
             if self.live.is_some() {
                 return Ok("[]".into());
             }
-            serde_json::to_string(&self.cmp().reads_for_span(fb_tick(from), fb_tick(to)))
-                .map_err(js_error)
+            serde_json::to_string(&self.cmp().reads_for_span(fb_tick(from), fb_tick(to))).map_err(js_error)
         }
 
         #[wasm_bindgen(js_name = tickDetailJson)]
-        pub fn tick_detail_json(
-            &mut self,
-            tick: f64,
-            meta: &[f64],
-            data: &[u8],
-        ) -> Result<String, JsValue> {
+        pub fn tick_detail_json(&mut self, tick: f64, meta: &[f64], data: &[u8]) -> Result<String, JsValue> {
             let t = fb_tick(tick);
             let d = self.with_bytes(t, t, meta, data, |c, b| c.tick_detail(t, b));
             serde_json::to_string(&d).map_err(js_error)
@@ -712,9 +610,7 @@ mod foldback_view {
             data: &[u8],
         ) -> Result<String, JsValue> {
             let t = fb_tick(tick);
-            let e: u64 = entity
-                .parse()
-                .map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
+            let e: u64 = entity.parse().map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
             let d = self.with_bytes(t, t, meta, data, |c, b| c.entity_detail(t, e, b));
             serde_json::to_string(&d).map_err(js_error)
         }
@@ -730,12 +626,8 @@ mod foldback_view {
             data: &[u8],
         ) -> Result<String, JsValue> {
             let (a, b) = (fb_tick(from), fb_tick(to));
-            let e: u64 = entity
-                .parse()
-                .map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
-            let d = self.with_bytes(a, b, meta, data, |c, bytes| {
-                c.field_history(e, field, a, b, bytes)
-            });
+            let e: u64 = entity.parse().map_err(|_| js_error(format!("entity id {entity:?} is not a u64")))?;
+            let d = self.with_bytes(a, b, meta, data, |c, bytes| c.field_history(e, field, a, b, bytes));
             serde_json::to_string(&d).map_err(js_error)
         }
 
@@ -746,8 +638,7 @@ mod foldback_view {
             let c = FbControl::parse(text).map_err(js_error)?;
             match &c {
                 FbControl::Hello(h) => {
-                    let rec =
-                        LiveRecording::from_hello(h, FbLimits::default()).map_err(js_error)?;
+                    let rec = LiveRecording::from_hello(h, FbLimits::default()).map_err(js_error)?;
                     self.sources.clear();
                     self.live = Some(rec);
                     self.cmp = None;
@@ -766,10 +657,7 @@ mod foldback_view {
         /// `parse_frame`. Returns `{accepted, refused, errors:[first few messages]}`.
         #[wasm_bindgen(js_name = livePush)]
         pub fn live_push(&mut self, data: &[u8], lens: &[u32]) -> Result<String, JsValue> {
-            let live = self
-                .live
-                .as_mut()
-                .ok_or_else(|| js_error("a binary frame arrived before the hello"))?;
+            let live = self.live.as_mut().ok_or_else(|| js_error("a binary frame arrived before the hello"))?;
             let (mut ok, mut bad, mut errors, mut at) = (0u32, 0u32, Vec::new(), 0usize);
             for &l in lens {
                 let Some(end) = at.checked_add(l as usize) else {
@@ -788,19 +676,14 @@ mod foldback_view {
                 }
             }
             self.cmp = None;
-            serde_json::to_string(
-                &serde_json::json!({"accepted": ok, "refused": bad, "errors": errors}),
-            )
-            .map_err(js_error)
+            serde_json::to_string(&serde_json::json!({"accepted": ok, "refused": bad, "errors": errors}))
+                .map_err(js_error)
         }
 
         /// The live recording so far as `.foldback` bytes (header from the hello + kept frames).
         #[wasm_bindgen(js_name = liveBytes)]
         pub fn live_bytes(&self) -> Vec<u8> {
-            self.live
-                .as_ref()
-                .map(|l| l.bytes().to_vec())
-                .unwrap_or_default()
+            self.live.as_ref().map(|l| l.bytes().to_vec()).unwrap_or_default()
         }
     }
 

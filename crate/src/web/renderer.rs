@@ -131,7 +131,9 @@ impl Renderer {
 
     #[wasm_bindgen(js_name = setCameraMode)]
     pub fn set_camera_mode(&mut self, mode: &str) -> Result<(), JsValue> {
-        let m = CameraMode::parse(mode).ok_or_else(|| js_error(format!("unknown camera mode {mode:?} (expected orbit, follow, first, free or kill)")))?;
+        let m = CameraMode::parse(mode).ok_or_else(|| {
+            js_error(format!("unknown camera mode {mode:?} (expected orbit, follow, first, free or kill)"))
+        })?;
         self.inner.scene.set_camera_mode(m);
         Ok(())
     }
@@ -236,10 +238,7 @@ impl Renderer {
     /// `[id, xCss, yCss, visible]` of one entity from the last render, or `[]` when it was not drawn.
     #[wasm_bindgen(js_name = labelOf)]
     pub fn label_of(&self, id: f64) -> Vec<f64> {
-        id_of(id)
-            .and_then(|id| self.inner.scene.label_of(id))
-            .map(|l| l.to_vec())
-            .unwrap_or_default()
+        id_of(id).and_then(|id| self.inner.scene.label_of(id)).map(|l| l.to_vec()).unwrap_or_default()
     }
 
     /// ms inside the last `render()` (scene building + wgpu encoding and submitting).

@@ -42,7 +42,10 @@ pub fn open(bytes: &[u8], limits: &Limits) -> Option<Index> {
             Ok(IndexStep::Need { offset, len: n }) => {
                 let end = offset.checked_add(n).expect("range overflows");
                 assert!(end <= len, "asked for {offset}+{n} past the end {len}");
-                assert!(n <= u64::from(limits.max_frame_payload) + 5 + u64::from(limits.scan_window) + 64 * 1024, "asked for {n} bytes at once");
+                assert!(
+                    n <= u64::from(limits.max_frame_payload) + 5 + u64::from(limits.scan_window) + 64 * 1024,
+                    "asked for {n} bytes at once"
+                );
                 input = Some(&bytes[offset as usize..end as usize]);
             }
             Ok(IndexStep::Ready(i)) => return Some(*i),
@@ -54,7 +57,13 @@ fn check(ix: &Index, bytes: &[u8], limits: &Limits) {
     let len = bytes.len() as u64;
     for (k, t) in &ix.ticks {
         assert_eq!(*k, t.tick);
-        assert!(t.start <= t.end && t.end <= len, "tick {} range {}..{} outside the file ({len})", t.tick, t.start, t.end);
+        assert!(
+            t.start <= t.end && t.end <= len,
+            "tick {} range {}..{} outside the file ({len})",
+            t.tick,
+            t.start,
+            t.end
+        );
         assert!(t.hashes.windows(2).all(|w| w[0].peer < w[1].peer));
     }
     let _ = ix.info();
@@ -65,7 +74,14 @@ fn check(ix: &Index, bytes: &[u8], limits: &Limits) {
     // Level-2/3 detail of a few ticks, as the divergence view would ask for them.
     for t in ix.ticks.keys().take(8).copied().chain(s.first_divergent_tick) {
         let reads = cmp.reads_for_tick(t);
-        let data: Vec<Bytes<'_>> = reads.iter().map(|r| Bytes { source: r.source, offset: r.offset, bytes: &bytes[r.offset as usize..(r.offset + r.len) as usize] }).collect();
+        let data: Vec<Bytes<'_>> = reads
+            .iter()
+            .map(|r| Bytes {
+                source: r.source,
+                offset: r.offset,
+                bytes: &bytes[r.offset as usize..(r.offset + r.len) as usize],
+            })
+            .collect();
         let d = cmp.tick_detail(t, &data);
         for e in d.entities.iter().take(4) {
             let ed = cmp.entity_detail(t, e.entity, &data);
@@ -90,7 +106,10 @@ fn file(bytes: &[u8]) {
     // The window size never changes what is read.
     match (&a, &b) {
         (Some(a), Some(b)) => {
-            assert_eq!(a.ticks.values().map(|t| (t.tick, t.hashes.clone())).collect::<Vec<_>>(), b.ticks.values().map(|t| (t.tick, t.hashes.clone())).collect::<Vec<_>>());
+            assert_eq!(
+                a.ticks.values().map(|t| (t.tick, t.hashes.clone())).collect::<Vec<_>>(),
+                b.ticks.values().map(|t| (t.tick, t.hashes.clone())).collect::<Vec<_>>()
+            );
             assert_eq!(a.counts.tick_hash, b.counts.tick_hash);
             assert_eq!(a.end.as_ref().map(|e| e.clean), b.end.as_ref().map(|e| e.clean));
         }

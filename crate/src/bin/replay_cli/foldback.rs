@@ -70,7 +70,13 @@ pub fn validate(ix: &Index) -> Result<u8, Fail> {
     println!(
         "ok: {} ticks, {} frames{}",
         ix.ticks.len(),
-        ix.counts.tick_hash + ix.counts.entity_hash + ix.counts.field_hash + ix.counts.snapshot + ix.counts.metadata + ix.counts.unknown + ix.counts.end_of_stream,
+        ix.counts.tick_hash
+            + ix.counts.entity_hash
+            + ix.counts.field_hash
+            + ix.counts.snapshot
+            + ix.counts.metadata
+            + ix.counts.unknown
+            + ix.counts.end_of_stream,
         if ix.ended_cleanly() { "" } else { " (did not end cleanly)" }
     );
     Ok(0)
@@ -90,8 +96,13 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
         srcs.push(src);
         indexes.push(ix);
     }
-    let label = |f: &String| Path::new(f).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| f.clone());
-    let sources: Vec<Source<'_>> = files.iter().zip(&indexes).map(|(f, ix)| Source { label: if files.len() > 1 { label(f) } else { String::new() }, index: ix }).collect();
+    let label =
+        |f: &String| Path::new(f).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| f.clone());
+    let sources: Vec<Source<'_>> = files
+        .iter()
+        .zip(&indexes)
+        .map(|(f, ix)| Source { label: if files.len() > 1 { label(f) } else { String::new() }, index: ix })
+        .collect();
     let cmp = Comparison::new(&sources);
     let s = cmp.summary();
     let stdout = std::io::stdout();
@@ -103,7 +114,11 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
         writeln!(w, "warning: {warn}")?;
     }
     match (s.first_tick, s.last_tick) {
-        (Some(a), Some(b)) => writeln!(w, "ticks {a}..={b}: {} agree, {} disagree, {} with a peer's hash missing", s.agree, s.disagree, s.missing)?,
+        (Some(a), Some(b)) => writeln!(
+            w,
+            "ticks {a}..={b}: {} agree, {} disagree, {} with a peer's hash missing",
+            s.agree, s.disagree, s.missing
+        )?,
         _ => writeln!(w, "no tick hashes")?,
     }
     let Some(tick) = s.first_divergent_tick else {
@@ -115,7 +130,8 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
         return Ok(0);
     };
     writeln!(w, "first divergent tick: {tick}")?;
-    for (p, h) in s.peers.iter().zip(cmp.timeline(tick, tick, 1).first().map(|r| r.hashes.clone()).unwrap_or_default()) {
+    for (p, h) in s.peers.iter().zip(cmp.timeline(tick, tick, 1).first().map(|r| r.hashes.clone()).unwrap_or_default())
+    {
         writeln!(w, "  {}: tick hash {}", p.label, h.map(hash_hex).unwrap_or_else(|| "(none)".into()))?;
     }
     let data = read_ranges(&mut srcs, &cmp.reads_for_tick(tick)).map_err(|e| Fail(e.to_string(), 2))?;
@@ -125,7 +141,10 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
         writeln!(w, "  warning: {e}")?;
     }
     if detail.entities.is_empty() {
-        writeln!(w, "  (no Level-2/3 frames at this tick: record EntityHash/FieldHash frames to see which entity differs)")?;
+        writeln!(
+            w,
+            "  (no Level-2/3 frames at this tick: record EntityHash/FieldHash frames to see which entity differs)"
+        )?;
     }
     for ent in detail.entities.iter().filter(|e| e.status == Status::Disagree) {
         let hs: Vec<String> = ent.hashes.iter().map(|h| h.map(hash_hex).unwrap_or_else(|| "(none)".into())).collect();
@@ -162,27 +181,48 @@ fn parse_sim_args(args: &[String], live: bool) -> Result<SimArgs, Fail> {
     let (mut out, mut port, mut queue) = (None, None, None);
     let mut it = args.iter();
     while let Some(flag) = it.next() {
-        let int = |v: String| -> Result<u64, Fail> { v.parse::<u64>().map_err(|_| Fail(format!("{flag}: not a non-negative integer: {v}"), 2)) };
+        let int = |v: String| -> Result<u64, Fail> {
+            v.parse::<u64>().map_err(|_| Fail(format!("{flag}: not a non-negative integer: {v}"), 2))
+        };
         match flag.as_str() {
             "--format" => {
                 desync_args(&mut it, flag)?;
             }
             "--out" if !live => out = Some(PathBuf::from(desync_args(&mut it, flag)?)),
             "--record" if live => out = Some(PathBuf::from(desync_args(&mut it, flag)?)),
-            "--port" if live => port = Some(u16::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--port must be 0..65535".into(), 2))?),
+            "--port" if live => {
+                port = Some(
+                    u16::try_from(int(desync_args(&mut it, flag)?)?)
+                        .map_err(|_| Fail("--port must be 0..65535".into(), 2))?,
+                )
+            }
             "--queue" if live => queue = Some(int(desync_args(&mut it, flag)?)? as usize),
             "--seed" => cfg.seed = int(desync_args(&mut it, flag)?)?,
-            "--peers" => cfg.peers = u16::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--peers must be 1..=1024".into(), 2))?,
+            "--peers" => {
+                cfg.peers = u16::try_from(int(desync_args(&mut it, flag)?)?)
+                    .map_err(|_| Fail("--peers must be 1..=1024".into(), 2))?
+            }
             "--ticks" => cfg.ticks = int(desync_args(&mut it, flag)?)?,
             "--first-tick" => cfg.first_tick = int(desync_args(&mut it, flag)?)?,
-            "--entities" => cfg.entities = u32::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--entities too large".into(), 2))?,
-            "--tick-rate" => cfg.tick_rate_hz = u32::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--tick-rate too large".into(), 2))?,
+            "--entities" => {
+                cfg.entities = u32::try_from(int(desync_args(&mut it, flag)?)?)
+                    .map_err(|_| Fail("--entities too large".into(), 2))?
+            }
+            "--tick-rate" => {
+                cfg.tick_rate_hz = u32::try_from(int(desync_args(&mut it, flag)?)?)
+                    .map_err(|_| Fail("--tick-rate too large".into(), 2))?
+            }
             "--snapshot-every" => cfg.snapshot_every = int(desync_args(&mut it, flag)?)?,
             "--no-detail" => cfg.detail = false,
             "--desync-tick" => dtick = Some(int(desync_args(&mut it, flag)?)?),
             "--desync-entity" => dent = Some(int(desync_args(&mut it, flag)?)?),
             "--desync-field" => dfield = Some(desync_args(&mut it, flag)?),
-            "--desync-peer" => dpeer = Some(u16::try_from(int(desync_args(&mut it, flag)?)?).map_err(|_| Fail("--desync-peer too large".into(), 2))?),
+            "--desync-peer" => {
+                dpeer = Some(
+                    u16::try_from(int(desync_args(&mut it, flag)?)?)
+                        .map_err(|_| Fail("--desync-peer too large".into(), 2))?,
+                )
+            }
             other => return Err(Fail(format!("unknown option {other}\n{USAGE}"), 2)),
         }
     }
@@ -193,7 +233,12 @@ fn parse_sim_args(args: &[String], live: bool) -> Result<SimArgs, Fail> {
         return Err(Fail("--desync-entity/--desync-field/--desync-peer need --desync-tick".into(), 2));
     }
     if let Some(tick) = dtick {
-        cfg.desync = Some(Desync { tick, entity: dent.unwrap_or_else(|| entity_id(1)), field: dfield.unwrap_or_else(|| "position.x".into()), peer: dpeer.unwrap_or(cfg.peers - 1) });
+        cfg.desync = Some(Desync {
+            tick,
+            entity: dent.unwrap_or_else(|| entity_id(1)),
+            field: dfield.unwrap_or_else(|| "position.x".into()),
+            peer: dpeer.unwrap_or(cfg.peers - 1),
+        });
     }
     Ok(SimArgs { cfg, out, port, queue })
 }
@@ -221,9 +266,18 @@ pub fn live_demo(args: &[String]) -> Result<u8, Fail> {
     if let Some(q) = a.queue {
         opts.queue_frames = q.max(1);
     }
-    let server = LiveServer::bind(port, &Hello::for_header(&header), opts).map_err(|e| Fail(format!("cannot listen on 127.0.0.1:{port}: {e}"), 2))?;
+    let server = LiveServer::bind(port, &Hello::for_header(&header), opts)
+        .map_err(|e| Fail(format!("cannot listen on 127.0.0.1:{port}: {e}"), 2))?;
     let mut record = match &a.out {
-        Some(p) => Some(Writer::new(std::io::BufWriter::new(std::fs::File::create(p).map_err(|e| Fail(format!("{}: {e}", p.display()), 2))?), &header).map_err(|e| Fail(e.to_string(), 2))?),
+        Some(p) => Some(
+            Writer::new(
+                std::io::BufWriter::new(
+                    std::fs::File::create(p).map_err(|e| Fail(format!("{}: {e}", p.display()), 2))?,
+                ),
+                &header,
+            )
+            .map_err(|e| Fail(e.to_string(), 2))?,
+        ),
         None => None,
     };
     println!("live-demo: listening on ws://127.0.0.1:{}", server.port());

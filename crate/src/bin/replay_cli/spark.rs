@@ -25,7 +25,9 @@ pub fn generate(args: &[String]) -> Result<u8, Fail> {
     let mut it = args.iter();
     while let Some(flag) = it.next() {
         let mut val = || it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2));
-        let num = |v: String| -> Result<f64, Fail> { v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2)) };
+        let num = |v: String| -> Result<f64, Fail> {
+            v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2))
+        };
         match flag.as_str() {
             "--format" => {
                 val()?;
@@ -39,7 +41,8 @@ pub fn generate(args: &[String]) -> Result<u8, Fail> {
         }
     }
     let out = out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
-    if !(1..=64).contains(&cfg.players) || !(1..=1000).contains(&cfg.fps) || cfg.seconds.is_nan() || cfg.seconds <= 0.0 {
+    if !(1..=64).contains(&cfg.players) || !(1..=1000).contains(&cfg.fps) || cfg.seconds.is_nan() || cfg.seconds <= 0.0
+    {
         return Err(Fail("--players must be 1..64, --fps 1..1000 and --seconds positive".into(), 2));
     }
     write_deathmatch(&cfg, create(&out)?)?;
@@ -70,7 +73,12 @@ pub fn convert(args: &[String]) -> Result<u8, Fail> {
         to_flrep(&mut session, &mut src, create(&output)?).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?.1
     };
     let (a, b) = (src.len_bytes(), std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0));
-    eprintln!("wrote {} ({b} bytes; the input {} is {a} bytes: {a}/{b} = {:.2})", output.display(), input.display(), if b > 0 { a as f64 / b as f64 } else { 0.0 });
+    eprintln!(
+        "wrote {} ({b} bytes; the input {} is {a} bytes: {a}/{b} = {:.2})",
+        output.display(),
+        input.display(),
+        if b > 0 { a as f64 / b as f64 } else { 0.0 }
+    );
     for n in notes {
         eprintln!("lost: {n}");
     }

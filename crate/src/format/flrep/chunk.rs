@@ -52,20 +52,36 @@ impl ChunkHeader {
             crc32: c.u32().map_err(trunc("chunk header"))?,
         };
         if h.compressed_len > limits.max_chunk_compressed {
-            return Err(Error::ChunkTooLarge { at: offset, field: "compressedLength", len: u64::from(h.compressed_len), max: u64::from(limits.max_chunk_compressed) });
+            return Err(Error::ChunkTooLarge {
+                at: offset,
+                field: "compressedLength",
+                len: u64::from(h.compressed_len),
+                max: u64::from(limits.max_chunk_compressed),
+            });
         }
         if h.uncompressed_len > limits.max_chunk_uncompressed {
-            return Err(Error::ChunkTooLarge { at: offset, field: "uncompressedLength", len: u64::from(h.uncompressed_len), max: u64::from(limits.max_chunk_uncompressed) });
+            return Err(Error::ChunkTooLarge {
+                at: offset,
+                field: "uncompressedLength",
+                len: u64::from(h.uncompressed_len),
+                max: u64::from(limits.max_chunk_uncompressed),
+            });
         }
         if h.end() > file_len {
             return Err(Error::ChunkBeyondFile { at: offset, end: h.end(), file_len });
         }
         if h.tick_count == 0 || h.last_tick < h.first_tick {
-            return Err(Error::ChunkTickMismatch { chunk_at: offset, reason: format!("tickCount {} with ticks {}..={}", h.tick_count, h.first_tick, h.last_tick) });
+            return Err(Error::ChunkTickMismatch {
+                chunk_at: offset,
+                reason: format!("tickCount {} with ticks {}..={}", h.tick_count, h.first_tick, h.last_tick),
+            });
         }
         // Every tick costs at least TICK_HEADER_LEN decompressed bytes.
         if u64::from(h.tick_count) * TICK_HEADER_LEN as u64 > u64::from(h.uncompressed_len) {
-            return Err(Error::ChunkTickMismatch { chunk_at: offset, reason: format!("tickCount {} cannot fit in {} bytes", h.tick_count, h.uncompressed_len) });
+            return Err(Error::ChunkTickMismatch {
+                chunk_at: offset,
+                reason: format!("tickCount {} cannot fit in {} bytes", h.tick_count, h.uncompressed_len),
+            });
         }
         Ok(h)
     }
@@ -120,7 +136,11 @@ fn whole(limits: &Limits) -> TickRange {
 
 impl ChunkDecoder {
     pub fn new(limits: Limits) -> Self {
-        ChunkDecoder { z: Decompressor::new(), t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), at: None }, held: None }
+        ChunkDecoder {
+            z: Decompressor::new(),
+            t: TickDecoder { limits, live: Vec::new(), next: Vec::new(), at: None },
+            held: None,
+        }
     }
 
     /// Decompresses and decodes one whole chunk. `frame` is the compressed frame (the bytes after the
@@ -185,12 +205,20 @@ impl ChunkDecoder {
         let at = h.offset;
         self.held = None;
         if frame.len() as u64 != u64::from(h.compressed_len) {
-            return Err(Error::ChunkSizeMismatch { chunk_at: at, declared: u64::from(h.compressed_len), actual: frame.len() as u64 });
+            return Err(Error::ChunkSizeMismatch {
+                chunk_at: at,
+                declared: u64::from(h.compressed_len),
+                actual: frame.len() as u64,
+            });
         }
         let expected = h.uncompressed_len as usize;
         let data = self.z.decompress(frame, expected).map_err(|err| Error::Zstd { chunk_at: at, err })?;
         if data.len() != expected {
-            return Err(Error::ChunkSizeMismatch { chunk_at: at, declared: expected as u64, actual: data.len() as u64 });
+            return Err(Error::ChunkSizeMismatch {
+                chunk_at: at,
+                declared: expected as u64,
+                actual: data.len() as u64,
+            });
         }
         let crc = crc32fast::hash(data);
         if crc != h.crc32 {
@@ -216,18 +244,29 @@ impl TickDecoder {
         let to = r.to.max(from.saturating_add(1));
         let stride = r.stride.max(1);
         let mut c = Cursor::at(data, 0);
-        c.skip(p.pos).map_err(|_| Error::ChunkTickMismatch { chunk_at: at, reason: "resume position past the payload (internal)".into() })?;
+        c.skip(p.pos).map_err(|_| Error::ChunkTickMismatch {
+            chunk_at: at,
+            reason: "resume position past the payload (internal)".into(),
+        })?;
         let mut out = Piece::default();
         out.chunk.offsets.push(0);
         let mut kept: Option<u64> = None;
         // The most ticks this piece can keep: those left (at most one per 14 bytes of tick header),
         // those in the range, thinned by the stride.
-        let ticks_hint = ((n - p.i.min(n)) as u64 + 1).min(c.remaining() as u64 / TICK_HEADER_LEN as u64 + 1).min(((to - from) / stride).saturating_add(2));
+        let ticks_hint = ((n - p.i.min(n)) as u64 + 1)
+            .min(c.remaining() as u64 / TICK_HEADER_LEN as u64 + 1)
+            .min(((to - from) / stride).saturating_add(2));
         let mut past_to = false;
         while p.i < n {
             let tick = match c.rest().get(..8) {
                 Some(b) => u64::from_le_bytes(b.try_into().unwrap_or([0; 8])),
-                None => return Err(Error::BadTick { chunk_at: at, tick: p.prev_tick.unwrap_or(h.first_tick), reason: "chunk data ends inside a tick header".into() }),
+                None => {
+                    return Err(Error::BadTick {
+                        chunk_at: at,
+                        tick: p.prev_tick.unwrap_or(h.first_tick),
+                        reason: "chunk data ends inside a tick header".into(),
+                    })
+                }
             };
             // No tick falls on `from`: the piece starts with the world at the tick before it.
             if kept.is_none() && tick > from {
@@ -239,7 +278,9 @@ impl TickDecoder {
             // The first tick at or past `to` is kept, whatever the stride: the frame after the
             // range's last, which the page interpolates towards. The piece stops after it.
             let keep = tick >= from && (tick >= to || kept.is_none_or(|k| tick.saturating_sub(k) >= stride));
-            if past_to || (kept.is_some() && tick < to && keep && out.chunk.entities.len() + self.live.len() > r.max_states) {
+            if past_to
+                || (kept.is_some() && tick < to && keep && out.chunk.entities.len() + self.live.len() > r.max_states)
+            {
                 out.end = Some(tick);
                 self.at = Some(p);
                 return Ok(out);
@@ -261,10 +302,16 @@ impl TickDecoder {
             }
         }
         if !c.is_empty() {
-            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("{} bytes left after the last of {} ticks", c.remaining(), n) });
+            return Err(Error::ChunkTickMismatch {
+                chunk_at: at,
+                reason: format!("{} bytes left after the last of {} ticks", c.remaining(), n),
+            });
         }
         if p.prev_tick != Some(h.last_tick) {
-            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("last tick {} does not match the header's {}", p.prev_tick.unwrap_or(0), h.last_tick) });
+            return Err(Error::ChunkTickMismatch {
+                chunk_at: at,
+                reason: format!("last tick {} does not match the header's {}", p.prev_tick.unwrap_or(0), h.last_tick),
+            });
         }
         self.at = None;
         Ok(out)
@@ -272,13 +319,23 @@ impl TickDecoder {
 
     /// Appends the live world as tick `tick` of `out`.
     /// `ticks_hint`: how many ticks the piece may keep at most (sizes its one reservation).
-    fn keep(&self, out: &mut DecodedChunk, at: u64, tick: u64, max_states: usize, ticks_hint: u64) -> Result<(), Error> {
+    fn keep(
+        &self,
+        out: &mut DecodedChunk,
+        at: u64,
+        tick: u64,
+        max_states: usize,
+        ticks_hint: u64,
+    ) -> Result<(), Error> {
         if out.ticks.is_empty() {
             // Room for every state this piece will hold, reserved once instead of doubling its way
             // up (12 MB of states for a whole chunk at 2,000 entities: doubling copies it ~20 times
             // and can leave the capacity at 2× the need). Bounded by the ticks the piece can still
             // keep, by its state budget and by the hard limit; entities that spawn later grow it.
-            let want = ticks_hint.saturating_mul(self.live.len() as u64).min(max_states.saturating_add(self.live.len()) as u64).min(self.max_states());
+            let want = ticks_hint
+                .saturating_mul(self.live.len() as u64)
+                .min(max_states.saturating_add(self.live.len()) as u64)
+                .min(self.max_states());
             out.entities.reserve_exact(usize::try_from(want).unwrap_or(0));
             out.ticks.reserve_exact(usize::try_from(ticks_hint.min(4096)).unwrap_or(0));
         }
@@ -288,23 +345,42 @@ impl TickDecoder {
         }
         out.entities.extend(self.live.iter().map(|l| l.s));
         out.ticks.push(tick);
-        let len = u32::try_from(out.entities.len()).map_err(|_| Error::BadTick { chunk_at: at, tick, reason: "chunk holds too many entity states".into() })?;
+        let len = u32::try_from(out.entities.len()).map_err(|_| Error::BadTick {
+            chunk_at: at,
+            tick,
+            reason: "chunk holds too many entity states".into(),
+        })?;
         out.offsets.push(len);
         Ok(())
     }
 
     /// Reads tick number `i` of the chunk (header, records, events) and applies it to the live
     /// world. Its events go to `events` when given (ticks before a range are read, not kept).
-    fn tick(&mut self, c: &mut Cursor, h: &ChunkHeader, i: usize, prev_tick: Option<u64>, events: Option<&mut DecodedChunk>) -> Result<(), Error> {
+    fn tick(
+        &mut self,
+        c: &mut Cursor,
+        h: &ChunkHeader,
+        i: usize,
+        prev_tick: Option<u64>,
+        events: Option<&mut DecodedChunk>,
+    ) -> Result<(), Error> {
         let at = h.offset;
         let bad = |tick: u64, reason: String| Error::BadTick { chunk_at: at, tick, reason };
-        let tick = c.u64().map_err(|_| bad(prev_tick.unwrap_or(h.first_tick), "chunk data ends inside a tick header".into()))?;
+        let tick = c
+            .u64()
+            .map_err(|_| bad(prev_tick.unwrap_or(h.first_tick), "chunk data ends inside a tick header".into()))?;
         let flags = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
         let record_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
         let event_count = c.u16().map_err(|_| bad(tick, "chunk data ends inside a tick header".into()))?;
         let keyframe = flags & TICK_KEYFRAME != 0;
         if i == 0 && (!keyframe || tick != h.first_tick) {
-            return Err(Error::ChunkTickMismatch { chunk_at: at, reason: format!("first tick {tick} (keyframe: {keyframe}) does not match the header's keyframe tick {}", h.first_tick) });
+            return Err(Error::ChunkTickMismatch {
+                chunk_at: at,
+                reason: format!(
+                    "first tick {tick} (keyframe: {keyframe}) does not match the header's keyframe tick {}",
+                    h.first_tick
+                ),
+            });
         }
         if i > 0 && keyframe {
             return Err(bad(tick, "a keyframe tick inside a chunk (keyframes start chunks)".into()));
@@ -324,13 +400,25 @@ impl TickDecoder {
         let mut li = 0usize;
         let mut last_id: Option<u32> = None;
         for _ in 0..record_count {
-            let r = record::read(c, last_id).map_err(|(id, reason)| Error::BadRecord { chunk_at: at, tick, entity: id.unwrap_or(u32::MAX), reason })?;
+            let r = record::read(c, last_id).map_err(|(id, reason)| Error::BadRecord {
+                chunk_at: at,
+                tick,
+                entity: id.unwrap_or(u32::MAX),
+                reason,
+            })?;
             let id = r.id();
             last_id = Some(id);
             if keyframe {
                 match r {
                     Record::Absolute(s) => self.next.push(Live::absolute(s)),
-                    _ => return Err(Error::BadRecord { chunk_at: at, tick, entity: id, reason: "a keyframe tick holds a non-absolute record".into() }),
+                    _ => {
+                        return Err(Error::BadRecord {
+                            chunk_at: at,
+                            tick,
+                            entity: id,
+                            reason: "a keyframe tick holds a non-absolute record".into(),
+                        })
+                    }
                 }
                 continue;
             }
@@ -344,7 +432,9 @@ impl TickDecoder {
                 (_, Record::Absolute(s)) => self.next.push(Live::absolute(s)),
                 (Some(_), Record::Remove { .. }) => {}
                 (Some(l), Record::Delta(d)) => self.next.push(record::apply_delta(l, &d).map_err(|e| bad(&e))?),
-                (None, Record::Remove { .. }) => return Err(bad("remove record for an entity that is not in the world")),
+                (None, Record::Remove { .. }) => {
+                    return Err(bad("remove record for an entity that is not in the world"))
+                }
                 (None, Record::Delta(_)) => return Err(bad("delta record for an entity that is not in the world")),
             }
         }
@@ -352,11 +442,21 @@ impl TickDecoder {
             self.advance_below(at, tick, &mut li, u32::MAX)?;
             // An entity with id u32::MAX and no record this tick.
             if let Some(l) = self.live.get(li) {
-                self.next.push(record::advance(l).map_err(|e| Error::BadRecord { chunk_at: at, tick, entity: l.s.id, reason: e })?);
+                self.next.push(record::advance(l).map_err(|e| Error::BadRecord {
+                    chunk_at: at,
+                    tick,
+                    entity: l.s.id,
+                    reason: e,
+                })?);
             }
         }
         if self.next.len() > self.limits.max_live_entities {
-            return Err(Error::TooManyEntities { chunk_at: at, tick, count: self.next.len() as u64, max: self.limits.max_live_entities as u64 });
+            return Err(Error::TooManyEntities {
+                chunk_at: at,
+                tick,
+                count: self.next.len() as u64,
+                max: self.limits.max_live_entities as u64,
+            });
         }
         std::mem::swap(&mut self.live, &mut self.next);
         let mut events = events;
@@ -391,7 +491,12 @@ impl TickDecoder {
             if l.s.id >= id {
                 break;
             }
-            self.next.push(record::advance(l).map_err(|e| Error::BadRecord { chunk_at: at, tick, entity: l.s.id, reason: e })?);
+            self.next.push(record::advance(l).map_err(|e| Error::BadRecord {
+                chunk_at: at,
+                tick,
+                entity: l.s.id,
+                reason: e,
+            })?);
             *li += 1;
         }
         Ok(())

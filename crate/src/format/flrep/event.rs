@@ -18,7 +18,9 @@ pub fn read(c: &mut Cursor, max_string: usize) -> Result<Option<Event>, String> 
     let kind = c.u8().map_err(|_| "file ends inside an event header".to_string())?;
     let len = c.u16().map_err(|_| "file ends inside an event header".to_string())?;
     let at = c.offset();
-    let payload = c.take(usize::from(len)).map_err(|s| format!("event at offset {at} declares {len} bytes but {} remain", s.have))?;
+    let payload = c
+        .take(usize::from(len))
+        .map_err(|s| format!("event at offset {at} declares {len} bytes but {} remain", s.have))?;
     let mut p = Cursor::at(payload, at);
     let short = |what: &str| format!("event kind {kind} at offset {at}: payload too short for {what}");
     let text = |p: &mut Cursor, what: &str| -> Result<String, String> {
@@ -38,8 +40,14 @@ pub fn read(c: &mut Cursor, max_string: usize) -> Result<Option<Event>, String> 
             victim: p.u32().map_err(|_| short("victim"))?,
             weapon_type: p.u16().map_err(|_| short("weapon type"))?,
         },
-        SPAWN => EventBody::Spawn { entity: p.u32().map_err(|_| short("entity"))?, participant: p.u32().map_err(|_| short("participant"))? },
-        DESPAWN => EventBody::Despawn { entity: p.u32().map_err(|_| short("entity"))?, reason: p.u8().map_err(|_| short("reason"))? },
+        SPAWN => EventBody::Spawn {
+            entity: p.u32().map_err(|_| short("entity"))?,
+            participant: p.u32().map_err(|_| short("participant"))?,
+        },
+        DESPAWN => EventBody::Despawn {
+            entity: p.u32().map_err(|_| short("entity"))?,
+            reason: p.u8().map_err(|_| short("reason"))?,
+        },
         CHAT => EventBody::Chat {
             participant: p.u32().map_err(|_| short("participant"))?,
             channel: p.u8().map_err(|_| short("channel"))?,
@@ -54,7 +62,11 @@ pub fn read(c: &mut Cursor, max_string: usize) -> Result<Option<Event>, String> 
         _ => EventBody::Custom {
             source: p.u32().map_err(|_| short("source"))?,
             target: p.u32().map_err(|_| short("target"))?,
-            pos: [p.i32().map_err(|_| short("position"))?, p.i32().map_err(|_| short("position"))?, p.i32().map_err(|_| short("position"))?],
+            pos: [
+                p.i32().map_err(|_| short("position"))?,
+                p.i32().map_err(|_| short("position"))?,
+                p.i32().map_err(|_| short("position"))?,
+            ],
             kind: text(&mut p, "event type")?,
             data: text(&mut p, "event data")?,
         },

@@ -47,7 +47,11 @@ pub struct Sections {
 pub enum Prefix {
     /// Need the first `n` bytes of the file (more than were given).
     NeedBytes(u64),
-    Done { header: Header, sections: Sections, stream_start: u64 },
+    Done {
+        header: Header,
+        sections: Sections,
+        stream_start: u64,
+    },
 }
 
 fn name(c: &mut Cursor, what: &'static str, max: usize) -> Result<String, Error> {
@@ -98,7 +102,8 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
             }
             if let Ok(bytes) = probe.take(usize::from(len)) {
                 let s = String::from_utf8_lossy(bytes);
-                engine_version = s.chars().filter(|c| !c.is_control() && !crate::bytes::is_bidi_control(*c)).take(64).collect();
+                engine_version =
+                    s.chars().filter(|c| !c.is_control() && !crate::bytes::is_bidi_control(*c)).take(64).collect();
             }
         }
         return Err(Error::NewerMajor { file_major: major, file_minor: minor, engine_version });
@@ -112,7 +117,11 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
     if header_end > file_len {
         return Err(Error::Truncated {
             what: "header",
-            short: crate::bytes::Short { at: PREFIX_LEN as u64, need: u64::from(header_len), have: file_len - PREFIX_LEN as u64 },
+            short: crate::bytes::Short {
+                at: PREFIX_LEN as u64,
+                need: u64::from(header_len),
+                have: file_len - PREFIX_LEN as u64,
+            },
         });
     }
     if (buf.len() as u64) < header_end {
@@ -127,7 +136,10 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
     loop {
         let at = c.offset();
         if at + 6 > file_len {
-            return Err(Error::Truncated { what: "section list", short: crate::bytes::Short { at, need: 6, have: file_len - at } });
+            return Err(Error::Truncated {
+                what: "section list",
+                short: crate::bytes::Short { at, need: 6, have: file_len - at },
+            });
         }
         if c.remaining() < 6 {
             return Ok(Prefix::NeedBytes(at + 6));
@@ -170,7 +182,9 @@ pub fn parse_prefix(buf: &[u8], file_len: u64, limits: &Limits) -> Result<Prefix
             _ => sections.skipped.push(id),
         }
     }
-    for (id, name) in [(SECTION_TYPES, "entity-type manifest"), (SECTION_FACTIONS, "faction table"), (SECTION_ROSTER, "roster")] {
+    for (id, name) in
+        [(SECTION_TYPES, "entity-type manifest"), (SECTION_FACTIONS, "faction table"), (SECTION_ROSTER, "roster")]
+    {
         if !seen.contains(&id) {
             return Err(Error::MissingSection { id, name });
         }

@@ -73,17 +73,28 @@ impl Default for Limits {
     }
 }
 
-
-
 /// Decodes the bytes of chunk `i` (header + frame, as one range) after checking them against the index.
-pub fn decode_chunk_bytes(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
+pub fn decode_chunk_bytes(
+    opened: &Opened,
+    dec: &mut ChunkDecoder,
+    limits: &Limits,
+    i: usize,
+    bytes: &[u8],
+) -> Result<DecodedChunk, Error> {
     let (h, frame) = chunk_of_bytes(opened, limits, i, bytes)?;
     dec.decode(&h, frame)
 }
 
 /// Decodes the ticks `r` of chunk `i` (see [`ChunkDecoder::decode_range`]). `bytes` (header + frame)
 /// may be empty when the decoder holds that chunk's payload ([`ChunkDecoder::holds`]).
-pub fn decode_chunk_range(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limits, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, Error> {
+pub fn decode_chunk_range(
+    opened: &Opened,
+    dec: &mut ChunkDecoder,
+    limits: &Limits,
+    i: usize,
+    bytes: &[u8],
+    r: TickRange,
+) -> Result<Piece, Error> {
     let offset = opened.chunks.get(i).map(|c| c.offset).unwrap_or(0);
     if bytes.is_empty() {
         if let Some(h) = dec.holds(offset) {
@@ -95,7 +106,12 @@ pub fn decode_chunk_range(opened: &Opened, dec: &mut ChunkDecoder, limits: &Limi
 }
 
 /// The checked header of chunk `i` and its compressed frame, out of the chunk's bytes.
-fn chunk_of_bytes<'a>(opened: &Opened, limits: &Limits, i: usize, bytes: &'a [u8]) -> Result<(ChunkHeader, &'a [u8]), Error> {
+fn chunk_of_bytes<'a>(
+    opened: &Opened,
+    limits: &Limits,
+    i: usize,
+    bytes: &'a [u8],
+) -> Result<(ChunkHeader, &'a [u8]), Error> {
     let offset = opened.chunks.get(i).map(|c| c.offset).unwrap_or(0);
     let hb = bytes.get(..chunk::CHUNK_HEADER_LEN).unwrap_or(bytes);
     let h = match ChunkHeader::parse(hb, offset, opened.file_len, limits) {

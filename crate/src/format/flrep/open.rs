@@ -64,18 +64,36 @@ impl Opened {
     /// Checks a chunk header read at a chunk's offset against what the index said.
     pub fn check_chunk(&self, i: usize, header: &ChunkHeader) -> Result<(), Error> {
         let Some(c) = self.chunks.get(i) else {
-            return Err(Error::IndexEntryMismatch { at: header.offset, expected_tick: 0, reason: format!("no chunk {i}") });
+            return Err(Error::IndexEntryMismatch {
+                at: header.offset,
+                expected_tick: 0,
+                reason: format!("no chunk {i}"),
+            });
         };
         if header.first_tick != c.first_tick {
-            return Err(Error::IndexEntryMismatch { at: c.offset, expected_tick: c.first_tick, reason: format!("the chunk there starts at tick {}", header.first_tick) });
+            return Err(Error::IndexEntryMismatch {
+                at: c.offset,
+                expected_tick: c.first_tick,
+                reason: format!("the chunk there starts at tick {}", header.first_tick),
+            });
         }
         if header.end() != c.offset + c.len {
-            return Err(Error::IndexEntryMismatch { at: c.offset, expected_tick: c.first_tick, reason: format!("the chunk there ends at {}, the index says {}", header.end(), c.offset + c.len) });
+            return Err(Error::IndexEntryMismatch {
+                at: c.offset,
+                expected_tick: c.first_tick,
+                reason: format!("the chunk there ends at {}, the index says {}", header.end(), c.offset + c.len),
+            });
         }
         // The scan refuses overlapping chunks when it opens; an index cannot vouch for them either.
         if let Some(next) = self.chunks.get(i + 1) {
             if header.last_tick >= next.first_tick {
-                return Err(Error::ChunkTickMismatch { chunk_at: c.offset, reason: format!("ends at tick {}, not before the next chunk's keyframe tick {}", header.last_tick, next.first_tick) });
+                return Err(Error::ChunkTickMismatch {
+                    chunk_at: c.offset,
+                    reason: format!(
+                        "ends at tick {}, not before the next chunk's keyframe tick {}",
+                        header.last_tick, next.first_tick
+                    ),
+                });
             }
         }
         Ok(())
@@ -89,7 +107,11 @@ impl Opened {
             format_minor: h.format_minor,
             engine_version: h.engine_version.clone(),
             tick_rate_hz: h.tick_rate_hz,
-            world: if h.planet_radius_m == 0.0 { WorldKind::Flat } else { WorldKind::Planet { radius_m: h.planet_radius_m } },
+            world: if h.planet_radius_m == 0.0 {
+                WorldKind::Flat
+            } else {
+                WorldKind::Planet { radius_m: h.planet_radius_m }
+            },
             position_quantum_m: h.position_quantum_m,
             velocity_quantum_mps: h.velocity_quantum_mps,
             start_unix_seconds: h.start_unix_seconds,
@@ -129,7 +151,15 @@ pub struct Opener {
 
 impl Opener {
     pub fn new(file_len: u64, limits: Limits) -> Self {
-        Opener { file_len, limits, state: State::Start, prefix: None, scanned: Vec::new(), warnings: Vec::new(), trailer_problem: None }
+        Opener {
+            file_len,
+            limits,
+            state: State::Start,
+            prefix: None,
+            scanned: Vec::new(),
+            warnings: Vec::new(),
+            trailer_problem: None,
+        }
     }
 
     /// Advances with the bytes of the range asked for last (`None` on the first call).
@@ -161,7 +191,8 @@ impl Opener {
                     Prefix::Done { header, sections, stream_start } => {
                         if !sections.skipped.is_empty() {
                             let ids: Vec<String> = sections.skipped.iter().map(|i| format!("0x{i:04X}")).collect();
-                            self.warnings.push(format!("skipped sections this build does not read: {}", ids.join(", ")));
+                            self.warnings
+                                .push(format!("skipped sections this build does not read: {}", ids.join(", ")));
                         }
                         self.prefix = Some((header, sections, stream_start));
                         if self.file_len >= stream_start + trailer::MIN_TRAILER_LEN {
@@ -209,7 +240,9 @@ impl Opener {
                     }
                     Err(e) => {
                         let why = match e {
-                            Error::ChunkBeyondFile { .. } | Error::Truncated { .. } => format!("the file ends inside the chunk at offset {offset}: the recording was cut short"),
+                            Error::ChunkBeyondFile { .. } | Error::Truncated { .. } => format!(
+                                "the file ends inside the chunk at offset {offset}: the recording was cut short"
+                            ),
                             other if remaining > 0 => format!("stopped at offset {offset}: {other}"),
                             _ => String::new(),
                         };
@@ -244,7 +277,11 @@ impl Opener {
     }
 
     fn finish_scan(&mut self, stop_reason: Option<String>) -> Result<Step, Error> {
-        let chunks: Vec<ChunkRef> = self.scanned.iter().map(|h| ChunkRef { offset: h.offset, len: h.end() - h.offset, first_tick: h.first_tick }).collect();
+        let chunks: Vec<ChunkRef> = self
+            .scanned
+            .iter()
+            .map(|h| ChunkRef { offset: h.offset, len: h.end() - h.offset, first_tick: h.first_tick })
+            .collect();
         let (first, last) = match (self.scanned.first(), self.scanned.last()) {
             (Some(f), Some(l)) => (f.first_tick, l.last_tick),
             _ => return Err(Error::NoChunks),
@@ -252,7 +289,13 @@ impl Opener {
         for w in self.scanned.windows(2) {
             if let [a, b] = w {
                 if b.first_tick <= a.last_tick {
-                    return Err(Error::ChunkTickMismatch { chunk_at: b.offset, reason: format!("starts at tick {}, not after the previous chunk's last tick {}", b.first_tick, a.last_tick) });
+                    return Err(Error::ChunkTickMismatch {
+                        chunk_at: b.offset,
+                        reason: format!(
+                            "starts at tick {}, not after the previous chunk's last tick {}",
+                            b.first_tick, a.last_tick
+                        ),
+                    });
                 }
             }
         }
@@ -264,7 +307,14 @@ impl Opener {
         self.ready(chunks, first, last, IndexSource::Scan, Vec::new())
     }
 
-    fn ready(&mut self, chunks: Vec<ChunkRef>, first_tick: u64, last_tick: u64, index_source: IndexSource, markers: Vec<Event>) -> Result<Step, Error> {
+    fn ready(
+        &mut self,
+        chunks: Vec<ChunkRef>,
+        first_tick: u64,
+        last_tick: u64,
+        index_source: IndexSource,
+        markers: Vec<Event>,
+    ) -> Result<Step, Error> {
         let Some((header, sections, stream_start)) = self.prefix.take() else {
             return Err(Error::Io("opener finished without a header".into()));
         };

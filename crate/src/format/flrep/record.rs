@@ -78,13 +78,19 @@ pub type RecordError = String;
 
 #[inline(always)]
 fn vint<T: TryFrom<u64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
-    let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
+    let v = c
+        .varint()
+        .map_err(|_| format!("record ends inside {what}"))?
+        .ok_or_else(|| format!("{what}: malformed varint"))?;
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
 
 #[inline(always)]
 fn svint<T: TryFrom<i64>>(c: &mut Cursor, what: &str) -> Result<T, RecordError> {
-    let v = c.varint().map_err(|_| format!("record ends inside {what}"))?.ok_or_else(|| format!("{what}: malformed varint"))?;
+    let v = c
+        .varint()
+        .map_err(|_| format!("record ends inside {what}"))?
+        .ok_or_else(|| format!("{what}: malformed varint"))?;
     let v = crate::bytes::unzigzag(v);
     T::try_from(v).map_err(|_| format!("{what} value {v} out of range"))
 }
@@ -138,7 +144,9 @@ fn is_small(v: &[i64]) -> bool {
 fn read_body(c: &mut Cursor, id: u32) -> Result<Record, RecordError> {
     let mask: u64 = vint(c, "presence mask")?;
     if mask & !KNOWN_BITS != 0 {
-        return Err(format!("presence mask 0x{mask:x} has unknown bits (a newer record layout needs a new major version)"));
+        return Err(format!(
+            "presence mask 0x{mask:x} has unknown bits (a newer record layout needs a new major version)"
+        ));
     }
     if mask & REMOVE != 0 {
         if mask != REMOVE {
@@ -217,7 +225,10 @@ fn wide<const N: usize, T: Into<i64> + Copy>(v: [T; N]) -> [i64; N] {
 }
 
 /// Narrows every component, or describes the first that does not fit.
-fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(v: [i64; N], err: impl Fn(i64) -> String) -> Result<[T; N], RecordError> {
+fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(
+    v: [i64; N],
+    err: impl Fn(i64) -> String,
+) -> Result<[T; N], RecordError> {
     let mut out = [T::default(); N];
     for (o, x) in out.iter_mut().zip(v) {
         *o = T::try_from(x).map_err(|_| err(x))?;
@@ -226,9 +237,20 @@ fn narrow<const N: usize, T: TryFrom<i64> + Copy + Default>(v: [i64; N], err: im
 }
 
 /// One prediction step: `n = v + d + r`, `d' = n - v`.
-fn step<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(v: [T; N], d: [i32; N], r: [i32; N], what: &str) -> Result<([T; N], [i32; N]), RecordError> {
+fn step<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(
+    v: [T; N],
+    d: [i32; N],
+    r: [i32; N],
+    what: &str,
+) -> Result<([T; N], [i32; N]), RecordError> {
     let n = comb(comb(wide(v), wide(d), |a, b| a + b), wide(r), |a, b| a + b);
-    let value = narrow(n, |x| if what == "orientation" { format!("orientation component {x} out of range") } else { format!("{what} overflows ({x})") })?;
+    let value = narrow(n, |x| {
+        if what == "orientation" {
+            format!("orientation component {x} out of range")
+        } else {
+            format!("{what} overflows ({x})")
+        }
+    })?;
     Ok((value, narrow(comb(n, wide(v), |a, b| a - b), |_| format!("{what} change overflows"))?))
 }
 
@@ -240,7 +262,11 @@ pub fn advance(l: &Live) -> Result<Live, RecordError> {
 /// One prediction step without the error text: `None` when a component does not fit (then
 /// [`step`] says which). The hot path of a roll forward.
 #[inline(always)]
-fn step_fast<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(v: [T; N], d: [i32; N], r: [i32; N]) -> Option<([T; N], [i32; N])> {
+fn step_fast<const N: usize, T: Into<i64> + TryFrom<i64> + Copy + Default>(
+    v: [T; N],
+    d: [i32; N],
+    r: [i32; N],
+) -> Option<([T; N], [i32; N])> {
     let mut value = [T::default(); N];
     let mut change = [0i32; N];
     for ((((o, c), v), d), r) in value.iter_mut().zip(change.iter_mut()).zip(v).zip(d).zip(r) {
@@ -263,7 +289,17 @@ pub fn apply_delta(l: &Live, d: &Delta) -> Result<Live, RecordError> {
     };
     let (type_index, faction) = d.type_faction.unwrap_or((l.s.type_index, l.s.faction));
     Ok(Live {
-        s: EntityState { id: l.s.id, type_index, faction, pos, orient, vel, health: d.health.unwrap_or(l.s.health), flags: d.flags.unwrap_or(l.s.flags), anim: d.anim.unwrap_or(l.s.anim) },
+        s: EntityState {
+            id: l.s.id,
+            type_index,
+            faction,
+            pos,
+            orient,
+            vel,
+            health: d.health.unwrap_or(l.s.health),
+            flags: d.flags.unwrap_or(l.s.flags),
+            anim: d.anim.unwrap_or(l.s.anim),
+        },
         dpos,
         dori,
         dvel,
@@ -324,8 +360,13 @@ pub fn write_delta(out: &mut Vec<u8>, prev: &Live, next: &EntityState, prev_id: 
     let mut mask = 0u64;
     let sub = |a: i64, b: i64| a - b;
     // Changes since the previous tick, and residuals against the prediction.
-    let (cpos, cori, cvel) = (comb(wide(next.pos), wide(prev.s.pos), sub), comb(wide(next.orient), wide(prev.s.orient), sub), comb(wide(next.vel), wide(prev.s.vel), sub));
-    let (rpos, rori, rvel) = (comb(cpos, wide(prev.dpos), sub), comb(cori, wide(prev.dori), sub), comb(cvel, wide(prev.dvel), sub));
+    let (cpos, cori, cvel) = (
+        comb(wide(next.pos), wide(prev.s.pos), sub),
+        comb(wide(next.orient), wide(prev.s.orient), sub),
+        comb(wide(next.vel), wide(prev.s.vel), sub),
+    );
+    let (rpos, rori, rvel) =
+        (comb(cpos, wide(prev.dpos), sub), comb(cori, wide(prev.dori), sub), comb(cvel, wide(prev.dvel), sub));
     let fits = |v: &i64| i32::try_from(*v).is_ok();
     if !(rpos.iter().chain(&rvel).chain(&rori).chain(&cpos).chain(&cvel).all(fits)) {
         // A jump too large for a delta (a teleport across the world): restate the entity.
@@ -354,7 +395,8 @@ pub fn write_delta(out: &mut Vec<u8>, prev: &Live, next: &EntityState, prev_id: 
         mask |= ANIM;
     }
     // Every change fits i32 (checked above; orientation changes are differences of i16s).
-    let live = Live { s: *next, dpos: cpos.map(|v| v as i32), dori: cori.map(|v| v as i32), dvel: cvel.map(|v| v as i32) };
+    let live =
+        Live { s: *next, dpos: cpos.map(|v| v as i32), dori: cori.map(|v| v as i32), dvel: cvel.map(|v| v as i32) };
     if mask == 0 {
         return live;
     }
@@ -373,7 +415,9 @@ pub fn write_delta(out: &mut Vec<u8>, prev: &Live, next: &EntityState, prev_id: 
         out.put_varint(u64::from(next.type_index));
         out.put_u8(next.faction);
     }
-    for (bit, small_bit, r) in [(POS, POS_SMALL, &rpos[..]), (ORIENT, ORIENT_SMALL, &rori[..]), (VEL, VEL_SMALL, &rvel[..])] {
+    for (bit, small_bit, r) in
+        [(POS, POS_SMALL, &rpos[..]), (ORIENT, ORIENT_SMALL, &rori[..]), (VEL, VEL_SMALL, &rvel[..])]
+    {
         if mask & small_bit != 0 {
             put_small(out, r);
         } else if mask & bit != 0 {

@@ -26,7 +26,9 @@ pub struct Trailer {
 pub fn table_offset(last8: &[u8], file_len: u64, stream_start: u64, limits: &Limits) -> Result<u64, String> {
     let off = Cursor::new(last8).u64().map_err(|_| "file too short for an index trailer".to_string())?;
     if off < stream_start || off > file_len.saturating_sub(MIN_TRAILER_LEN) {
-        return Err(format!("the last 8 bytes give table offset {off}, outside the stream ({stream_start}..{file_len})"));
+        return Err(format!(
+            "the last 8 bytes give table offset {off}, outside the stream ({stream_start}..{file_len})"
+        ));
     }
     if file_len - off > limits.max_trailer_bytes {
         return Err(format!("index of {} bytes exceeds the {}-byte limit", file_len - off, limits.max_trailer_bytes));
@@ -78,7 +80,9 @@ pub fn parse(bytes: &[u8], table_offset: u64, stream_start: u64, limits: &Limits
         None => return Err("index has no entries".into()),
         Some(&(t, o)) => {
             if o != stream_start {
-                return Err(format!("first index entry points at {o}, not at the start of the frame stream ({stream_start})"));
+                return Err(format!(
+                    "first index entry points at {o}, not at the start of the frame stream ({stream_start})"
+                ));
             }
             if t != first_tick {
                 return Err(format!("first keyframe tick {t} differs from the index's first tick {first_tick}"));

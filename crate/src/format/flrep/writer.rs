@@ -91,12 +91,27 @@ pub struct ChunkEncoder {
 impl ChunkEncoder {
     pub fn new(opts: WriterOptions) -> Result<Self, WriteError> {
         opts.check()?;
-        Ok(ChunkEncoder { opts, live: Vec::new(), next: Vec::new(), buf: Vec::new(), ticks: 0, first_tick: 0, last_tick: None, markers: Vec::new(), states: 0 })
+        Ok(ChunkEncoder {
+            opts,
+            live: Vec::new(),
+            next: Vec::new(),
+            buf: Vec::new(),
+            ticks: 0,
+            first_tick: 0,
+            last_tick: None,
+            markers: Vec::new(),
+            states: 0,
+        })
     }
 
     /// Adds one tick. `states` are the entities alive at this tick, sorted by ascending, unique id.
     /// Returns the previous chunk when this tick starts a new one.
-    pub fn push_tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> Result<Option<EncodedChunk>, WriteError> {
+    pub fn push_tick(
+        &mut self,
+        tick: u64,
+        states: &[EntityState],
+        events: &[Event],
+    ) -> Result<Option<EncodedChunk>, WriteError> {
         if let Some(last) = self.last_tick {
             if tick <= last {
                 return Err(WriteError::BadInput(format!("tick {tick} does not follow tick {last}")));
@@ -112,12 +127,16 @@ impl ChunkEncoder {
         if states.len() + self.live.len() > usize::from(u16::MAX) && states.len() + self.live.len() > 0 {
             let bound = states.len() + self.live.len();
             if bound > usize::from(u16::MAX) {
-                return Err(WriteError::BadInput(format!("tick {tick}: up to {bound} records (removals included) may exceed 65,535")));
+                return Err(WriteError::BadInput(format!(
+                    "tick {tick}: up to {bound} records (removals included) may exceed 65,535"
+                )));
             }
         }
         let mut closed = None;
         if self.ticks >= self.opts.keyframe_interval_ticks
-            || (self.ticks > 0 && (self.buf.len() >= self.opts.soft_chunk_bytes || self.states + states.len() > super::MAX_CHUNK_STATES))
+            || (self.ticks > 0
+                && (self.buf.len() >= self.opts.soft_chunk_bytes
+                    || self.states + states.len() > super::MAX_CHUNK_STATES))
         {
             closed = self.flush();
         }
@@ -178,7 +197,9 @@ impl ChunkEncoder {
             }
         }
         if records > u32::from(u16::MAX) {
-            return Err(WriteError::BadInput(format!("tick {tick}: {records} records (removals included) exceed 65,535")));
+            return Err(WriteError::BadInput(format!(
+                "tick {tick}: {records} records (removals included) exceed 65,535"
+            )));
         }
         let rc = (records as u16).to_le_bytes();
         if let Some(dst) = self.buf.get_mut(count_at..count_at + 2) {
@@ -241,7 +262,16 @@ impl FileAssembler {
         h.format_minor = FORMAT_MINOR;
         let mut prefix = Vec::new();
         write_prefix(&mut prefix, &h, sections);
-        (FileAssembler { offset: prefix.len() as u64, entries: Vec::new(), markers: Vec::new(), first_tick: None, last_tick: 0 }, prefix)
+        (
+            FileAssembler {
+                offset: prefix.len() as u64,
+                entries: Vec::new(),
+                markers: Vec::new(),
+                first_tick: None,
+                last_tick: 0,
+            },
+            prefix,
+        )
     }
 
     /// Bytes written so far (prefix + chunks).
@@ -263,7 +293,12 @@ impl FileAssembler {
 
     /// The trailer bytes that end the file.
     pub fn finish(self) -> Vec<u8> {
-        let t = Trailer { first_tick: self.first_tick.unwrap_or(0), last_tick: self.last_tick, entries: self.entries, markers: self.markers };
+        let t = Trailer {
+            first_tick: self.first_tick.unwrap_or(0),
+            last_tick: self.last_tick,
+            entries: self.entries,
+            markers: self.markers,
+        };
         let mut out = Vec::new();
         if !t.entries.is_empty() {
             trailer::write(&mut out, self.offset, &t);

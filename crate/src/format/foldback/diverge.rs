@@ -287,7 +287,12 @@ impl Comparison {
             for p in 0..count {
                 let id = p as u16;
                 let g = peers.len();
-                peers.push(PeerInfo { peer: g, source: s, peer_id: id, label: if multi { format!("{label} peer {id}") } else { format!("peer {id}") } });
+                peers.push(PeerInfo {
+                    peer: g,
+                    source: s,
+                    peer_id: id,
+                    label: if multi { format!("{label} peer {id}") } else { format!("peer {id}") },
+                });
                 peer_map.push(((s, id), g));
             }
             for w in src.index.warnings() {
@@ -303,12 +308,19 @@ impl Comparison {
                     ));
                 }
                 if o.tick_rate_hz != first.tick_rate_hz {
-                    warnings.push(format!("{} runs at {} Hz, {} at {} Hz: ticks are compared by number", o.label, o.tick_rate_hz, first.label, first.tick_rate_hz));
+                    warnings.push(format!(
+                        "{} runs at {} Hz, {} at {} Hz: ticks are compared by number",
+                        o.label, o.tick_rate_hz, first.label, first.tick_rate_hz
+                    ));
                 }
             }
         }
         if peers.len() < 2 {
-            warnings.push(format!("{} peer{} in all: nothing to compare", peers.len(), if peers.len() == 1 { "" } else { "s" }));
+            warnings.push(format!(
+                "{} peer{} in all: nothing to compare",
+                peers.len(),
+                if peers.len() == 1 { "" } else { "s" }
+            ));
         }
         // Merge the sources' ticks (each index is sorted by tick).
         let mut merged: BTreeMap<u64, Vec<(u32, u64)>> = BTreeMap::new();
@@ -336,7 +348,17 @@ impl Comparison {
             ticks.push(t);
             hashes.push(row);
         }
-        Comparison { sources: infos, peers, peer_map, ticks, hashes, status, ranges, warnings, limits: Limits::default() }
+        Comparison {
+            sources: infos,
+            peers,
+            peer_map,
+            ticks,
+            hashes,
+            status,
+            ranges,
+            warnings,
+            limits: Limits::default(),
+        }
     }
 
     pub fn peers(&self) -> &[PeerInfo] {
@@ -402,7 +424,9 @@ impl Comparison {
         let hi = self.ticks.partition_point(|t| *t <= to);
         (lo..hi)
             .take(limit)
-            .filter_map(|r| Some(TickRow { tick: *self.ticks.get(r)?, status: *self.status.get(r)?, hashes: self.row_hashes(r) }))
+            .filter_map(|r| {
+                Some(TickRow { tick: *self.ticks.get(r)?, status: *self.status.get(r)?, hashes: self.row_hashes(r) })
+            })
             .collect()
     }
 
@@ -444,7 +468,14 @@ impl Comparison {
     }
 
     /// Calls `f(global_peer, frame)` for each Level-2/3 frame in `data` whose tick is in `from..=to`.
-    fn each_frame<'d>(&self, data: &[Bytes<'d>], from: u64, to: u64, errors: &mut Vec<String>, mut f: impl FnMut(usize, Frame<'d>)) {
+    fn each_frame<'d>(
+        &self,
+        data: &[Bytes<'d>],
+        from: u64,
+        to: u64,
+        errors: &mut Vec<String>,
+        mut f: impl FnMut(usize, Frame<'d>),
+    ) {
         for b in data {
             for (_, r) in frames_in(b.bytes, b.offset, &self.limits) {
                 match r {
@@ -494,7 +525,9 @@ impl Comparison {
         let mut ents: BTreeMap<u64, (Sparse, BTreeMap<&str, Sparse>)> = BTreeMap::new();
         self.each_frame(data, tick, tick, &mut errors, |g, f| match f {
             Frame::EntityHash { entity, hash, .. } => set_first(&mut ents.entry(entity).or_default().0, g, hash),
-            Frame::FieldHash { entity, name, hash, .. } => set_first(ents.entry(entity).or_default().1.entry(name).or_default(), g, hash),
+            Frame::FieldHash { entity, name, hash, .. } => {
+                set_first(ents.entry(entity).or_default().1.entry(name).or_default(), g, hash)
+            }
             _ => {}
         });
         let mut rows: Vec<(bool, EntityRow)> = Vec::with_capacity(ents.len());
@@ -511,7 +544,10 @@ impl Comparison {
                     Status::Missing
                 };
             }
-            rows.push((status == Status::Disagree, EntityRow { entity, status, hashes: Vec::new(), fields: fields.len(), fields_differing }));
+            rows.push((
+                status == Status::Disagree,
+                EntityRow { entity, status, hashes: Vec::new(), fields: fields.len(), fields_differing },
+            ));
         }
         let entities_differing = rows.iter().filter(|r| r.0).count();
         let truncated = rows.len() > self.max_rows();
@@ -557,7 +593,9 @@ impl Comparison {
         let mut fields: BTreeMap<&str, Vec<(u32, u64)>> = BTreeMap::new();
         self.each_frame(data, tick, tick, &mut errors, |g, f| match f {
             Frame::EntityHash { entity: e, hash, .. } if e == entity => set_first(&mut hashes, g, hash),
-            Frame::FieldHash { entity: e, name, hash, .. } if e == entity => set_first(fields.entry(name).or_default(), g, hash),
+            Frame::FieldHash { entity: e, name, hash, .. } if e == entity => {
+                set_first(fields.entry(name).or_default(), g, hash)
+            }
             _ => {}
         });
         let mut rows: Vec<(&str, Status)> = fields.iter().map(|(n, h)| (*n, sparse_status(h, np))).collect();
@@ -580,7 +618,14 @@ impl Comparison {
                 }
             }
         });
-        let fields: Vec<FieldRow> = rows.into_iter().map(|(name, status)| FieldRow { name: name.to_owned(), status, peers: values.remove(name).unwrap_or_default() }).collect();
+        let fields: Vec<FieldRow> = rows
+            .into_iter()
+            .map(|(name, status)| FieldRow {
+                name: name.to_owned(),
+                status,
+                peers: values.remove(name).unwrap_or_default(),
+            })
+            .collect();
         let mut status = sparse_status(&hashes, np);
         if hashes.is_empty() && !fields.is_empty() {
             status = if fields_differing > 0 { Status::Disagree } else { Status::Missing };
@@ -627,7 +672,17 @@ impl Comparison {
                 }
             });
         }
-        FieldHistory { entity, field: field.to_owned(), from, to, ticks_seen: per_tick.len(), first_differing_tick: first, last_agreeing_tick: last_agree, values, errors }
+        FieldHistory {
+            entity,
+            field: field.to_owned(),
+            from,
+            to,
+            ticks_seen: per_tick.len(),
+            first_differing_tick: first,
+            last_agreeing_tick: last_agree,
+            values,
+            errors,
+        }
     }
 }
 

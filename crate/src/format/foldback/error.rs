@@ -7,37 +7,93 @@ use crate::format::zstd::ZstdError;
 #[derive(Debug, Clone, PartialEq)]
 pub enum Error {
     /// The file is shorter than the 32-byte header.
-    TooShort { len: u64 },
-    BadMagic { found: [u8; 4] },
+    TooShort {
+        len: u64,
+    },
+    BadMagic {
+        found: [u8; 4],
+    },
     /// `format_version` is newer than this build reads.
-    NewerVersion { file_version: u16, supported: u16 },
+    NewerVersion {
+        file_version: u16,
+        supported: u16,
+    },
     /// `format_version` 0 was never defined.
-    BadVersion { version: u16 },
+    BadVersion {
+        version: u16,
+    },
     /// The v1 `flags` field must be 0.
-    BadFlags { flags: u16 },
-    TooManyPeers { count: u32, max: u32 },
+    BadFlags {
+        flags: u16,
+    },
+    TooManyPeers {
+        count: u32,
+        max: u32,
+    },
     /// A frame's `payload_len` is over [`super::Limits::max_frame_payload`].
-    FrameTooLarge { at: u64, frame_type: u8, len: u64, max: u64 },
+    FrameTooLarge {
+        at: u64,
+        frame_type: u8,
+        len: u64,
+        max: u64,
+    },
     /// A live message (or a byte range) ends before the frame it starts does.
-    FrameTruncated { at: u64, frame_type: u8, need: u64, have: u64 },
+    FrameTruncated {
+        at: u64,
+        frame_type: u8,
+        need: u64,
+        have: u64,
+    },
     /// A payload shorter than its frame type's fields (the frame is refused; others are still read).
     /// `at` is the frame's offset (as in every frame error); `field` names what did not fit.
-    PayloadTooShort { at: u64, frame_type: u8, field: &'static str, need: u64, have: u64 },
+    PayloadTooShort {
+        at: u64,
+        frame_type: u8,
+        field: &'static str,
+        need: u64,
+        have: u64,
+    },
     /// A length-prefixed field over its limit.
-    FieldTooLong { at: u64, frame_type: u8, field: &'static str, len: u64, max: u64 },
-    NotUtf8 { at: u64, frame_type: u8, field: &'static str },
+    FieldTooLong {
+        at: u64,
+        frame_type: u8,
+        field: &'static str,
+        len: u64,
+        max: u64,
+    },
+    NotUtf8 {
+        at: u64,
+        frame_type: u8,
+        field: &'static str,
+    },
     /// A live message holds bytes after its one frame.
-    TrailingBytes { at: u64, extra: u64 },
+    TrailingBytes {
+        at: u64,
+        extra: u64,
+    },
     /// A live message with no bytes at all.
     EmptyMessage,
     /// A frame names a peer the header does not declare.
-    PeerOutOfRange { at: u64, frame_type: u8, peer: u16, peer_count: u32 },
+    PeerOutOfRange {
+        at: u64,
+        frame_type: u8,
+        peer: u16,
+        peer_count: u32,
+    },
     /// A snapshot failed to decompress (or is over [`super::Limits::max_snapshot_decompressed`]).
-    Snapshot { at: u64, tick: u64, peer: u16, err: ZstdError },
+    Snapshot {
+        at: u64,
+        tick: u64,
+        peer: u16,
+        err: ZstdError,
+    },
     /// A live control message that is not the JSON this build understands.
     BadControl(String),
     /// A live hello with a newer protocol version.
-    NewerProtocol { version: u64, supported: u64 },
+    NewerProtocol {
+        version: u64,
+        supported: u64,
+    },
     Io(String),
 }
 

@@ -75,18 +75,44 @@ impl Header {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Frame<'a> {
     /// Level 1: one peer's hash of its whole state at a tick.
-    TickHash { tick: u64, peer: u16, hash: u64 },
+    TickHash {
+        tick: u64,
+        peer: u16,
+        hash: u64,
+    },
     /// Level 2: one peer's hash of one entity at a tick.
-    EntityHash { tick: u64, peer: u16, entity: u64, hash: u64 },
+    EntityHash {
+        tick: u64,
+        peer: u16,
+        entity: u64,
+        hash: u64,
+    },
     /// Level 3: one peer's hash of one field of one entity, with the value itself.
-    FieldHash { tick: u64, peer: u16, entity: u64, name: &'a str, hash: u64, value: &'a [u8] },
+    FieldHash {
+        tick: u64,
+        peer: u16,
+        entity: u64,
+        name: &'a str,
+        hash: u64,
+        value: &'a [u8],
+    },
     /// A zstd-compressed, game-defined snapshot (decompressed only on demand).
-    Snapshot { tick: u64, peer: u16, data: &'a [u8] },
+    Snapshot {
+        tick: u64,
+        peer: u16,
+        data: &'a [u8],
+    },
     /// A free-form annotation (the key is UTF-8; the value is bytes, shown as text when it is UTF-8).
-    Metadata { key: &'a str, value: &'a [u8] },
+    Metadata {
+        key: &'a str,
+        value: &'a [u8],
+    },
     EndOfStream,
     /// A frame type this build does not read (skipped by length).
-    Unknown { frame_type: u8, payload: &'a [u8] },
+    Unknown {
+        frame_type: u8,
+        payload: &'a [u8],
+    },
 }
 
 impl<'a> Frame<'a> {
@@ -105,14 +131,20 @@ impl<'a> Frame<'a> {
     /// The tick a frame belongs to (Metadata, EndOfStream and unknown frames have none).
     pub fn tick(&self) -> Option<u64> {
         match self {
-            Frame::TickHash { tick, .. } | Frame::EntityHash { tick, .. } | Frame::FieldHash { tick, .. } | Frame::Snapshot { tick, .. } => Some(*tick),
+            Frame::TickHash { tick, .. }
+            | Frame::EntityHash { tick, .. }
+            | Frame::FieldHash { tick, .. }
+            | Frame::Snapshot { tick, .. } => Some(*tick),
             _ => None,
         }
     }
 
     pub fn peer(&self) -> Option<u16> {
         match self {
-            Frame::TickHash { peer, .. } | Frame::EntityHash { peer, .. } | Frame::FieldHash { peer, .. } | Frame::Snapshot { peer, .. } => Some(*peer),
+            Frame::TickHash { peer, .. }
+            | Frame::EntityHash { peer, .. }
+            | Frame::FieldHash { peer, .. }
+            | Frame::Snapshot { peer, .. } => Some(*peer),
             _ => None,
         }
     }
@@ -122,7 +154,9 @@ impl<'a> Frame<'a> {
         match self {
             Frame::TickHash { tick, hash, .. } => Frame::TickHash { tick, peer: new_peer, hash },
             Frame::EntityHash { tick, entity, hash, .. } => Frame::EntityHash { tick, peer: new_peer, entity, hash },
-            Frame::FieldHash { tick, entity, name, hash, value, .. } => Frame::FieldHash { tick, peer: new_peer, entity, name, hash, value },
+            Frame::FieldHash { tick, entity, name, hash, value, .. } => {
+                Frame::FieldHash { tick, peer: new_peer, entity, name, hash, value }
+            }
             Frame::Snapshot { tick, data, .. } => Frame::Snapshot { tick, peer: new_peer, data },
             other => other,
         }
@@ -162,10 +196,20 @@ pub fn parse_frame_prefix<'a>(bytes: &'a [u8], base: u64, limits: &Limits) -> Re
         if bytes.is_empty() {
             return Err(Error::EmptyMessage);
         }
-        return Err(Error::FrameTruncated { at: base, frame_type: bytes.first().copied().unwrap_or(0), need: FRAME_HEADER_LEN as u64, have: bytes.len() as u64 });
+        return Err(Error::FrameTruncated {
+            at: base,
+            frame_type: bytes.first().copied().unwrap_or(0),
+            need: FRAME_HEADER_LEN as u64,
+            have: bytes.len() as u64,
+        });
     };
     if len > limits.max_frame_payload {
-        return Err(Error::FrameTooLarge { at: base, frame_type: t, len: u64::from(len), max: u64::from(limits.max_frame_payload) });
+        return Err(Error::FrameTooLarge {
+            at: base,
+            frame_type: t,
+            len: u64::from(len),
+            max: u64::from(limits.max_frame_payload),
+        });
     }
     let total = FRAME_HEADER_LEN + len as usize;
     let Some(payload) = bytes.get(FRAME_HEADER_LEN..total) else {
@@ -183,7 +227,12 @@ pub fn parse_payload<'a>(t: u8, payload: &'a [u8], frame_at: u64, limits: &Limit
     let mut p = P { c: Cursor::at(payload, frame_at + FRAME_HEADER_LEN as u64), t, frame_at };
     Ok(match t {
         ft::TICK_HASH => Frame::TickHash { tick: p.u64("tick")?, peer: p.u16("peer_id")?, hash: p.u64("hash")? },
-        ft::ENTITY_HASH => Frame::EntityHash { tick: p.u64("tick")?, peer: p.u16("peer_id")?, entity: p.u64("entity_id")?, hash: p.u64("hash")? },
+        ft::ENTITY_HASH => Frame::EntityHash {
+            tick: p.u64("tick")?,
+            peer: p.u16("peer_id")?,
+            entity: p.u64("entity_id")?,
+            hash: p.u64("hash")?,
+        },
         ft::FIELD_HASH => {
             let tick = p.u64("tick")?;
             let peer = p.u16("peer_id")?;
@@ -223,7 +272,13 @@ pub fn snapshot_prefix(prefix: &[u8], payload_len: u32, frame_at: u64) -> Result
     let clen = p.u32("compressed_len")?;
     let room = u64::from(payload_len).saturating_sub(SNAPSHOT_PREFIX_LEN as u64);
     if u64::from(clen) > room {
-        return Err(Error::PayloadTooShort { at, frame_type: ft::SNAPSHOT, field: "snapshot data", need: u64::from(clen), have: room });
+        return Err(Error::PayloadTooShort {
+            at,
+            frame_type: ft::SNAPSHOT,
+            field: "snapshot data",
+            need: u64::from(clen),
+            have: room,
+        });
     }
     Ok((tick, peer, clen))
 }
@@ -255,7 +310,13 @@ impl<'a> P<'a> {
         let at = self.frame_at;
         let len = self.u32(field)?;
         if len > max {
-            return Err(Error::FieldTooLong { at, frame_type: self.t, field, len: u64::from(len), max: u64::from(max) });
+            return Err(Error::FieldTooLong {
+                at,
+                frame_type: self.t,
+                field,
+                len: u64::from(len),
+                max: u64::from(max),
+            });
         }
         let r = self.c.take_u64(u64::from(len));
         r.map_err(self.short(field))
@@ -324,15 +385,25 @@ pub fn frame_json(f: &Frame<'_>) -> serde_json::Value {
     use serde_json::json;
     let h = super::hash_hex;
     match *f {
-        Frame::TickHash { tick, peer, hash } => json!({"kind": "tick_hash", "tick": tick, "peer": peer, "hash": h(hash)}),
-        Frame::EntityHash { tick, peer, entity, hash } => json!({"kind": "entity_hash", "tick": tick, "peer": peer, "entity": entity.to_string(), "hash": h(hash)}),
+        Frame::TickHash { tick, peer, hash } => {
+            json!({"kind": "tick_hash", "tick": tick, "peer": peer, "hash": h(hash)})
+        }
+        Frame::EntityHash { tick, peer, entity, hash } => {
+            json!({"kind": "entity_hash", "tick": tick, "peer": peer, "entity": entity.to_string(), "hash": h(hash)})
+        }
         Frame::FieldHash { tick, peer, entity, name, hash, value } => json!({
             "kind": "field_hash", "tick": tick, "peer": peer, "entity": entity.to_string(), "field": name, "hash": h(hash),
             "value": super::value::ValueView::of(value),
         }),
-        Frame::Snapshot { tick, peer, data } => json!({"kind": "snapshot", "tick": tick, "peer": peer, "compressed_len": data.len()}),
-        Frame::Metadata { key, value } => json!({"kind": "metadata", "key": key, "value": super::index::value_text(value)}),
+        Frame::Snapshot { tick, peer, data } => {
+            json!({"kind": "snapshot", "tick": tick, "peer": peer, "compressed_len": data.len()})
+        }
+        Frame::Metadata { key, value } => {
+            json!({"kind": "metadata", "key": key, "value": super::index::value_text(value)})
+        }
         Frame::EndOfStream => json!({"kind": "end_of_stream"}),
-        Frame::Unknown { frame_type, payload } => json!({"kind": "unknown", "frame_type": frame_type, "payload_len": payload.len()}),
+        Frame::Unknown { frame_type, payload } => {
+            json!({"kind": "unknown", "frame_type": frame_type, "payload_len": payload.len()})
+        }
     }
 }

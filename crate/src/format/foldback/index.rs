@@ -204,12 +204,22 @@ impl Index {
         if u32::from(peer) < self.header.peer_count {
             return true;
         }
-        self.bad(Error::PeerOutOfRange { at: offset, frame_type: t, peer, peer_count: self.header.peer_count }.to_string());
+        self.bad(
+            Error::PeerOutOfRange { at: offset, frame_type: t, peer, peer_count: self.header.peer_count }.to_string(),
+        );
         false
     }
 
     fn entry(&mut self, tick: u64, offset: u64, len: u64) -> Option<&mut TickEntry> {
-        let e = self.ticks.entry(tick).or_insert_with(|| TickEntry { tick, start: offset, end: offset, hashes: Vec::new(), entity_hashes: 0, field_hashes: 0, snapshots: 0 });
+        let e = self.ticks.entry(tick).or_insert_with(|| TickEntry {
+            tick,
+            start: offset,
+            end: offset,
+            hashes: Vec::new(),
+            entity_hashes: 0,
+            field_hashes: 0,
+            snapshots: 0,
+        });
         e.start = e.start.min(offset);
         e.end = e.end.max(offset + len);
         Some(e)
@@ -281,13 +291,23 @@ impl Index {
         }
         if !self.unknown_types.is_empty() {
             let t: Vec<String> = self.unknown_types.iter().map(|t| format!("0x{t:02X}")).collect();
-            w.push(format!("skipped {} frames of types this build does not read: {}", self.counts.unknown, t.join(", ")));
+            w.push(format!(
+                "skipped {} frames of types this build does not read: {}",
+                self.counts.unknown,
+                t.join(", ")
+            ));
         }
         if self.counts.duplicate_tick_hash > 0 {
-            w.push(format!("{} duplicate TickHash frames for a tick and peer already seen (the first was kept)", self.counts.duplicate_tick_hash));
+            w.push(format!(
+                "{} duplicate TickHash frames for a tick and peer already seen (the first was kept)",
+                self.counts.duplicate_tick_hash
+            ));
         }
         if self.counts.metadata_dropped > 0 {
-            w.push(format!("{} Metadata frames not kept (over {} bytes of metadata)", self.counts.metadata_dropped, self.max_metadata_bytes));
+            w.push(format!(
+                "{} Metadata frames not kept (over {} bytes of metadata)",
+                self.counts.metadata_dropped, self.max_metadata_bytes
+            ));
         }
         w
     }
@@ -391,7 +411,10 @@ impl Indexer {
 pub fn read_snapshot(dec: &mut Decompressor, frame: &[u8], frame_at: u64, limits: &Limits) -> Result<Vec<u8>, Error> {
     let f = parse_frame_with(frame, frame_at, limits)?;
     let Frame::Snapshot { tick, peer, data } = f else {
-        return Err(Error::Io(format!("no Snapshot frame at offset {frame_at} (found a {} frame)", ft::name(f.frame_type()))));
+        return Err(Error::Io(format!(
+            "no Snapshot frame at offset {frame_at} (found a {} frame)",
+            ft::name(f.frame_type())
+        )));
     };
     let cap = limits.max_snapshot_decompressed as usize;
     // Allocate what the zstd frame declares (when it does and it is under the cap), else the cap.
@@ -402,9 +425,14 @@ pub fn read_snapshot(dec: &mut Decompressor, frame: &[u8], frame_at: u64, limits
             dec.shrink(1 << 20);
             Ok(v)
         }
-        Err(crate::format::zstd::ZstdError::TooLarge { .. }) if expected < cap => {
-            Err(Error::Snapshot { at: frame_at, tick, peer, err: crate::format::zstd::ZstdError::Corrupt(format!("decodes to more than the {expected} bytes its frame header declares")) })
-        }
+        Err(crate::format::zstd::ZstdError::TooLarge { .. }) if expected < cap => Err(Error::Snapshot {
+            at: frame_at,
+            tick,
+            peer,
+            err: crate::format::zstd::ZstdError::Corrupt(format!(
+                "decodes to more than the {expected} bytes its frame header declares"
+            )),
+        }),
         Err(err) => Err(Error::Snapshot { at: frame_at, tick, peer, err }),
     }
 }

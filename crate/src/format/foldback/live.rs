@@ -27,7 +27,12 @@ pub struct Hello {
 
 impl Hello {
     pub fn for_header(h: &Header) -> Self {
-        Hello { protocol_version: PROTOCOL_VERSION, tick_rate_hz: h.tick_rate_hz, peer_count: h.peer_count, build_id: h.build_id_hex() }
+        Hello {
+            protocol_version: PROTOCOL_VERSION,
+            tick_rate_hz: h.tick_rate_hz,
+            peer_count: h.peer_count,
+            build_id: h.build_id_hex(),
+        }
     }
 }
 
@@ -35,9 +40,13 @@ impl Hello {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Control {
     Hello(Hello),
-    Goodbye { reason: String },
+    Goodbye {
+        reason: String,
+    },
     /// A control type this build does not know (ignored, for forward compatibility).
-    Other { kind: String },
+    Other {
+        kind: String,
+    },
 }
 
 #[cfg(feature = "json")]
@@ -62,13 +71,18 @@ impl Control {
     /// hello with a newer `protocol_version` is [`Error::NewerProtocol`].
     pub fn parse(text: &str) -> Result<Control, Error> {
         if text.len() > 64 * 1024 {
-            return Err(Error::BadControl(format!("{} bytes, over the 65536-byte limit for control messages", text.len())));
+            return Err(Error::BadControl(format!(
+                "{} bytes, over the 65536-byte limit for control messages",
+                text.len()
+            )));
         }
         let v: serde_json::Value = serde_json::from_str(text).map_err(|e| Error::BadControl(e.to_string()))?;
-        let kind = v.get("type").and_then(|t| t.as_str()).ok_or_else(|| Error::BadControl("no \"type\" string".into()))?;
+        let kind =
+            v.get("type").and_then(|t| t.as_str()).ok_or_else(|| Error::BadControl("no \"type\" string".into()))?;
         match kind {
             "hello" => {
-                let h: Hello = serde_json::from_value(v.clone()).map_err(|e| Error::BadControl(format!("hello: {e}")))?;
+                let h: Hello =
+                    serde_json::from_value(v.clone()).map_err(|e| Error::BadControl(format!("hello: {e}")))?;
                 if h.protocol_version > PROTOCOL_VERSION {
                     return Err(Error::NewerProtocol { version: h.protocol_version, supported: PROTOCOL_VERSION });
                 }
@@ -77,7 +91,9 @@ impl Control {
                 }
                 Ok(Control::Hello(h))
             }
-            "goodbye" => Ok(Control::Goodbye { reason: v.get("reason").and_then(|r| r.as_str()).unwrap_or("").to_owned() }),
+            "goodbye" => {
+                Ok(Control::Goodbye { reason: v.get("reason").and_then(|r| r.as_str()).unwrap_or("").to_owned() })
+            }
             other => Ok(Control::Other { kind: other.to_owned() }),
         }
     }
@@ -112,16 +128,34 @@ impl LiveRecording {
         }
         let mut warnings = Vec::new();
         let build_id = super::parse_build_id(&hello.build_id).unwrap_or_else(|| {
-            warnings.push(format!("hello build_id {:?} is not 32 hex digits: recorded as zeros", crate::bytes::truncate_utf8(&hello.build_id, 64)));
+            warnings.push(format!(
+                "hello build_id {:?} is not 32 hex digits: recorded as zeros",
+                crate::bytes::truncate_utf8(&hello.build_id, 64)
+            ));
             [0; 16]
         });
-        let header = Header { format_version: FORMAT_VERSION, flags: 0, tick_rate_hz: hello.tick_rate_hz, peer_count: hello.peer_count, build_id };
+        let header = Header {
+            format_version: FORMAT_VERSION,
+            flags: 0,
+            tick_rate_hz: hello.tick_rate_hz,
+            peer_count: hello.peer_count,
+            build_id,
+        };
         Ok(Self::new(header, limits, warnings))
     }
 
     pub fn new(header: Header, limits: Limits, warnings: Vec<String>) -> Self {
         let index = Index::new(header, &limits);
-        LiveRecording { bytes: header.encode(), index, limits, max_bytes: DEFAULT_MAX_LIVE_BYTES, frames_not_kept: 0, frames_refused: 0, goodbye: None, warnings }
+        LiveRecording {
+            bytes: header.encode(),
+            index,
+            limits,
+            max_bytes: DEFAULT_MAX_LIVE_BYTES,
+            frames_not_kept: 0,
+            frames_refused: 0,
+            goodbye: None,
+            warnings,
+        }
     }
 
     pub fn set_max_bytes(&mut self, max: u64) {
@@ -183,7 +217,10 @@ impl LiveRecording {
     pub fn warnings(&self) -> Vec<String> {
         let mut w = self.warnings.clone();
         if self.frames_not_kept > 0 {
-            w.push(format!("{} frames past the {}-byte live buffer were indexed (Level 1) but not kept", self.frames_not_kept, self.max_bytes));
+            w.push(format!(
+                "{} frames past the {}-byte live buffer were indexed (Level 1) but not kept",
+                self.frames_not_kept, self.max_bytes
+            ));
         }
         if self.frames_refused > 0 {
             w.push(format!("{} live messages refused", self.frames_refused));

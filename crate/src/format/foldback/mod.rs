@@ -24,9 +24,9 @@ pub mod value;
 pub mod writer;
 
 pub use error::Error;
-pub use frame::{parse_frame, parse_frame_with, Frame, Header};
 #[cfg(feature = "json")]
 pub use frame::frame_json;
+pub use frame::{parse_frame, parse_frame_with, Frame, Header};
 pub use index::{Index, IndexStep, Indexer};
 pub use scan::{Item, ScanEnd, ScanStep, Scanner};
 pub use writer::{encode_frame, WriteError, Writer};

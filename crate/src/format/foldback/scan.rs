@@ -21,7 +21,10 @@ pub const FIRST_READ: u64 = 64 * 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ScanStep {
     /// Hand over `file[offset .. offset + len]` with the next call.
-    Need { offset: u64, len: u64 },
+    Need {
+        offset: u64,
+        len: u64,
+    },
     Done,
 }
 
@@ -30,14 +33,34 @@ pub enum ScanStep {
 pub enum Item<'a> {
     /// The file header, visited once before any frame.
     Header(Header),
-    Frame { offset: u64, len: u64, frame: Frame<'a> },
+    Frame {
+        offset: u64,
+        len: u64,
+        frame: Frame<'a>,
+    },
     /// A Snapshot larger than the scan window: indexed from its prefix, bytes not read.
-    SnapshotRef { offset: u64, len: u64, tick: u64, peer: u16, data_offset: u64, compressed_len: u32 },
+    SnapshotRef {
+        offset: u64,
+        len: u64,
+        tick: u64,
+        peer: u16,
+        data_offset: u64,
+        compressed_len: u32,
+    },
     /// An unknown frame type larger than the scan window, skipped by length.
-    Skipped { offset: u64, len: u64, frame_type: u8 },
+    Skipped {
+        offset: u64,
+        len: u64,
+        frame_type: u8,
+    },
     /// A frame whose outer length is sound but whose payload is not (too short, a field over its
     /// limit, bad UTF-8): refused, and the scan goes on after it.
-    Bad { offset: u64, len: u64, frame_type: u8, error: Error },
+    Bad {
+        offset: u64,
+        len: u64,
+        frame_type: u8,
+        error: Error,
+    },
 }
 
 /// How the frame stream ended.
@@ -130,12 +153,23 @@ impl Scanner {
         loop {
             let remaining_file = self.file_len.saturating_sub(self.pos);
             if remaining_file == 0 {
-                return self.finish(false, Some(format!("the file ends at offset {} without an EndOfStream frame", self.pos)), None);
+                return self.finish(
+                    false,
+                    Some(format!("the file ends at offset {} without an EndOfStream frame", self.pos)),
+                    None,
+                );
             }
             let rel = usize::try_from(self.pos - base).map_err(|_| Error::Io("window offset overflow".into()))?;
             let here = win.get(rel..).unwrap_or(&[]);
             if remaining_file < FRAME_HEADER_LEN as u64 {
-                return self.finish(false, Some(format!("the file ends inside the frame header at offset {} ({remaining_file} of 5 bytes)", self.pos)), None);
+                return self.finish(
+                    false,
+                    Some(format!(
+                        "the file ends inside the frame header at offset {} ({remaining_file} of 5 bytes)",
+                        self.pos
+                    )),
+                    None,
+                );
             }
             let Some((t, plen)) = frame_header(here) else {
                 return self.ask();
@@ -149,7 +183,12 @@ impl Scanner {
                 );
             }
             if plen > self.limits.max_frame_payload {
-                let e = Error::FrameTooLarge { at: self.pos, frame_type: t, len: u64::from(plen), max: u64::from(self.limits.max_frame_payload) };
+                let e = Error::FrameTooLarge {
+                    at: self.pos,
+                    frame_type: t,
+                    len: u64::from(plen),
+                    max: u64::from(self.limits.max_frame_payload),
+                };
                 return self.finish(false, Some(format!("stopped at offset {}: {e}", self.pos)), Some(e));
             }
             let offset = self.pos;

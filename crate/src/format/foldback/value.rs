@@ -34,7 +34,12 @@ pub struct ValueView {
 impl ValueView {
     pub fn of(v: &[u8]) -> Self {
         let shown = v.get(..MAX_HEX_BYTES).unwrap_or(v);
-        let mut out = ValueView { len: v.len(), hex: super::hex(shown), hex_truncated: shown.len() < v.len(), ..Default::default() };
+        let mut out = ValueView {
+            len: v.len(),
+            hex: super::hex(shown),
+            hex_truncated: shown.len() < v.len(),
+            ..Default::default()
+        };
         if let Ok(a) = <[u8; 4]>::try_from(v) {
             out.i32 = Some(i32::from_le_bytes(a));
             out.u32 = Some(u32::from_le_bytes(a));
@@ -71,7 +76,11 @@ impl ValueView {
         if let Some(x) = &self.i64 {
             parts.push(format!("i64 {x}"));
         }
-        parts.push(format!("hex {}{}", if self.hex.is_empty() { "(empty)" } else { &self.hex }, if self.hex_truncated { "…" } else { "" }));
+        parts.push(format!(
+            "hex {}{}",
+            if self.hex.is_empty() { "(empty)" } else { &self.hex },
+            if self.hex_truncated { "…" } else { "" }
+        ));
         parts.join(", ")
     }
 }

@@ -10,7 +10,11 @@ use std::io::Write;
 pub enum WriteError {
     Io(std::io::Error),
     /// A field or frame over a limit (the writer refuses it before writing anything of the frame).
-    TooLarge { what: &'static str, len: u64, max: u64 },
+    TooLarge {
+        what: &'static str,
+        len: u64,
+        max: u64,
+    },
     /// EndOfStream is written by [`Writer::finish`], not as a frame.
     Misuse(&'static str),
 }

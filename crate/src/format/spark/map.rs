@@ -90,12 +90,20 @@ fn quantize(field: &'static str, v: f32, quantum: f64) -> Result<i32, MapError> 
 
 /// SparkEngine position (metres) → model position in [`POSITION_QUANTUM_M`] steps.
 pub fn position_to_model(p: [f32; 3]) -> Result<[i32; 3], MapError> {
-    Ok([quantize("position", p[0], POSITION_QUANTUM_M)?, quantize("position", p[2], POSITION_QUANTUM_M)?, quantize("position", p[1], POSITION_QUANTUM_M)?])
+    Ok([
+        quantize("position", p[0], POSITION_QUANTUM_M)?,
+        quantize("position", p[2], POSITION_QUANTUM_M)?,
+        quantize("position", p[1], POSITION_QUANTUM_M)?,
+    ])
 }
 
 /// SparkEngine velocity (m/s) → model velocity in [`VELOCITY_QUANTUM_MPS`] steps.
 pub fn velocity_to_model(v: [f32; 3]) -> Result<[i32; 3], MapError> {
-    Ok([quantize("velocity", v[0], VELOCITY_QUANTUM_MPS)?, quantize("velocity", v[2], VELOCITY_QUANTUM_MPS)?, quantize("velocity", v[1], VELOCITY_QUANTUM_MPS)?])
+    Ok([
+        quantize("velocity", v[0], VELOCITY_QUANTUM_MPS)?,
+        quantize("velocity", v[2], VELOCITY_QUANTUM_MPS)?,
+        quantize("velocity", v[1], VELOCITY_QUANTUM_MPS)?,
+    ])
 }
 
 /// Model position (in `quantum` steps) → SparkEngine position.
@@ -116,7 +124,10 @@ pub fn velocity_to_spark(v: [i32; 3], quantum: f64) -> [f32; 3] {
 pub fn rotation_to_model(q: [f32; 4]) -> Result<[i16; 4], MapError> {
     let q = q.map(f64::from);
     if q.iter().any(|c| !c.is_finite()) {
-        return Err(bad("rotation", format!("({}, {}, {}, {}) has a component that is not a finite number", q[0], q[1], q[2], q[3])));
+        return Err(bad(
+            "rotation",
+            format!("({}, {}, {}, {}) has a component that is not a finite number", q[0], q[1], q[2], q[3]),
+        ));
     }
     let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
     let q = if n < 1e-12 || !n.is_finite() { [0.0, 0.0, 0.0, 1.0] } else { q.map(|c| c / n) };
@@ -167,7 +178,11 @@ pub fn entity_to_model(e: &super::SparkEntity) -> Result<crate::model::EntitySta
 }
 
 /// A model entity state (with its recording's quanta) → SparkEngine. Type and faction are dropped.
-pub fn entity_to_spark(s: &crate::model::EntityState, position_quantum_m: f64, velocity_quantum_mps: f64) -> super::SparkEntity {
+pub fn entity_to_spark(
+    s: &crate::model::EntityState,
+    position_quantum_m: f64,
+    velocity_quantum_mps: f64,
+) -> super::SparkEntity {
     super::SparkEntity {
         id: s.id,
         position: position_to_spark(s.pos, position_quantum_m),
@@ -202,7 +217,11 @@ mod tests {
             let q = q.map(|c| c / n);
             let m = unq(rotation_to_model(q.map(|c| c as f32)).unwrap());
             // spark forward +Z → model body +X; spark up +Y → model body +Z; spark right +X → model body −Y.
-            for (spark_body, model_body) in [([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]), ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]), ([1.0, 0.0, 0.0], [0.0, -1.0, 0.0])] {
+            for (spark_body, model_body) in [
+                ([0.0, 0.0, 1.0], [1.0, 0.0, 0.0]),
+                ([0.0, 1.0, 0.0], [0.0, 0.0, 1.0]),
+                ([1.0, 0.0, 0.0], [0.0, -1.0, 0.0]),
+            ] {
                 let want = swap(quat_rotate(q, spark_body));
                 let got = quat_rotate(m, model_body);
                 assert!(close(want, got, 2e-4), "q {q:?}: {want:?} vs {got:?}");

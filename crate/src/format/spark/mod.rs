@@ -50,7 +50,13 @@ pub struct Limits {
 
 impl Default for Limits {
     fn default() -> Self {
-        Limits { max_string: 4096, max_frames: 1_000_000, max_entities: 100_000, max_events: 1_000_000, max_participants: 4096 }
+        Limits {
+            max_string: 4096,
+            max_frames: 1_000_000,
+            max_entities: 100_000,
+            max_events: 1_000_000,
+            max_participants: 4096,
+        }
     }
 }
 
@@ -87,7 +93,15 @@ pub fn read_entity(c: &mut crate::bytes::Cursor) -> Result<SparkEntity, crate::b
     let animation_state = c.i32()?;
     let flags = c.u32()?;
     let [px, py, pz, rx, ry, rz, rw, vx, vy, vz, health] = f;
-    Ok(SparkEntity { id, position: [px, py, pz], rotation: [rx, ry, rz, rw], velocity: [vx, vy, vz], health, animation_state, flags })
+    Ok(SparkEntity {
+        id,
+        position: [px, py, pz],
+        rotation: [rx, ry, rz, rw],
+        velocity: [vx, vy, vz],
+        health,
+        animation_state,
+        flags,
+    })
 }
 
 /// Appends one 56-byte entity state.

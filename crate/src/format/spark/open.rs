@@ -16,10 +16,13 @@
 //! frame 0 or the header it is refused. Opening never reads an entity state except those of frame 0
 //! (for the participant list, when they lie in a read already made).
 
-use super::map::{self, PLAYER_TYPE, ALL_FACTION};
+use super::map::{self, ALL_FACTION, PLAYER_TYPE};
 use super::{Error, Limits, ENTITY_LEN, FRAME_HEADER_LEN, MAGIC, MAGIC_BIG_ENDIAN, VERSION};
 use crate::bytes::{Cursor, Short};
-use crate::model::{Category, DecodedChunk, EntityType, Event, EventBody, Faction, FormatKind, Participant, RecordingInfo, WorldKind, NO_WEAPON};
+use crate::model::{
+    Category, DecodedChunk, EntityType, Event, EventBody, Faction, FormatKind, Participant, RecordingInfo, WorldKind,
+    NO_WEAPON,
+};
 
 /// The first read (the same as the session's, so the session can replay it).
 pub const FIRST_READ: u64 = 64 * 1024;
@@ -108,11 +111,21 @@ impl Opened {
             keyframe_interval_ticks: u32::try_from(span.max(1)).unwrap_or(u32::MAX),
             first_tick: self.first_tick(),
             last_tick: self.last_tick(),
-            entity_types: vec![EntityType { index: PLAYER_TYPE, id: "player".into(), display_name: "Player".into(), category: Category::Character, projectile_kind: 0 }],
+            entity_types: vec![EntityType {
+                index: PLAYER_TYPE,
+                id: "player".into(),
+                display_name: "Player".into(),
+                category: Category::Character,
+                projectile_kind: 0,
+            }],
             factions: vec![Faction { index: ALL_FACTION, id: "all".into(), display_name: "All".into() }],
             participants: self.participants.clone(),
             mission_objects: Vec::new(),
-            metadata: vec![("map".into(), self.map_name.clone()), ("mode".into(), self.game_mode.clone()), ("duration".into(), format!("{}", self.duration))],
+            metadata: vec![
+                ("map".into(), self.map_name.clone()),
+                ("mode".into(), self.game_mode.clone()),
+                ("duration".into(), format!("{}", self.duration)),
+            ],
             warnings: self.warnings.clone(),
         }
     }
@@ -120,7 +133,11 @@ impl Opened {
     /// Decodes chunk `i` from the bytes of its range.
     pub fn decode_chunk(&self, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
         let Some(r) = self.chunks.get(i).copied() else {
-            return Err(Error::ChunkMismatch { chunk: i, at: 0, reason: format!("no chunk {i} (the file has {})", self.chunks.len()) });
+            return Err(Error::ChunkMismatch {
+                chunk: i,
+                at: 0,
+                reason: format!("no chunk {i} (the file has {})", self.chunks.len()),
+            });
         };
         let mismatch = |reason: String| Error::ChunkMismatch { chunk: i, at: r.offset, reason };
         if bytes.len() as u64 != r.len {
@@ -130,7 +147,12 @@ impl Opened {
         let mut out = DecodedChunk::default();
         out.offsets.push(0);
         let mut last = r.prev_tick;
-        let short = |s: Short| mismatch(format!("the chunk ends inside a frame at offset {} ({} bytes needed, {} left)", s.at, s.need, s.have));
+        let short = |s: Short| {
+            mismatch(format!(
+                "the chunk ends inside a frame at offset {} ({} bytes needed, {} left)",
+                s.at, s.need, s.have
+            ))
+        };
         for k in 0..u64::from(r.frames) {
             let frame = r.first_frame + k;
             let at = c.offset();
@@ -138,10 +160,20 @@ impl Opened {
             let _frame_number = c.u32().map_err(short)?;
             let count = c.u32().map_err(short)?;
             if count > self.limits.max_entities {
-                return Err(Error::TooManyEntities { frame, at, count: u64::from(count), max: u64::from(self.limits.max_entities) });
+                return Err(Error::TooManyEntities {
+                    frame,
+                    at,
+                    count: u64::from(count),
+                    max: u64::from(self.limits.max_entities),
+                });
             }
             let body = c.take_u64(u64::from(count) * ENTITY_LEN).map_err(short)?;
-            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp { what: "frame", index: frame, at, reason })?;
+            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp {
+                what: "frame",
+                index: frame,
+                at,
+                reason,
+            })?;
             if last.is_some_and(|l| tick <= l) {
                 continue;
             }
@@ -151,7 +183,13 @@ impl Opened {
             while !e.is_empty() {
                 let eat = e.offset();
                 let raw = super::read_entity(&mut e).map_err(short)?;
-                let s = map::entity_to_model(&raw).map_err(|m| Error::BadEntity { frame, at: eat, entity: raw.id, field: m.field, reason: m.reason })?;
+                let s = map::entity_to_model(&raw).map_err(|m| Error::BadEntity {
+                    frame,
+                    at: eat,
+                    entity: raw.id,
+                    field: m.field,
+                    reason: m.reason,
+                })?;
                 out.entities.push(s);
             }
             let states = out.entities.get_mut(start..).unwrap_or(&mut []);
@@ -160,12 +198,18 @@ impl Opened {
                 return Err(Error::DuplicateEntity { frame, at, entity: w.first().map(|a| a.id).unwrap_or(0) });
             }
             out.ticks.push(tick);
-            out.offsets.push(u32::try_from(out.entities.len()).map_err(|_| mismatch("over 2^32 entity states in one chunk".into()))?);
+            out.offsets.push(
+                u32::try_from(out.entities.len())
+                    .map_err(|_| mismatch("over 2^32 entity states in one chunk".into()))?,
+            );
         }
         if !c.is_empty() {
             return Err(mismatch(format!("{} bytes after its last frame", c.remaining())));
         }
-        if out.ticks.len() != r.kept as usize || out.ticks.first() != Some(&r.first_tick) || out.ticks.last() != Some(&r.last_tick) {
+        if out.ticks.len() != r.kept as usize
+            || out.ticks.first() != Some(&r.first_tick)
+            || out.ticks.last() != Some(&r.last_tick)
+        {
             return Err(mismatch(format!(
                 "holds {} frames over ticks {:?}..{:?}; the open scan found {} over {}..{}",
                 out.ticks.len(),
@@ -222,7 +266,11 @@ pub struct Opener {
 
 /// Reads a length-prefixed string: lossy UTF-8, control and bidi characters replaced with U+FFFD.
 /// Returns the raw bytes too (event types are matched on them) and whether anything was replaced.
-fn string<'a>(c: &mut Cursor<'a>, what: &'static str, max: u32) -> Result<(&'a [u8], String, bool), Result<Short, Error>> {
+fn string<'a>(
+    c: &mut Cursor<'a>,
+    what: &'static str,
+    max: u32,
+) -> Result<(&'a [u8], String, bool), Result<Short, Error>> {
     let at = c.offset();
     let len = c.u32().map_err(Ok)?;
     if len > max {
@@ -273,7 +321,11 @@ impl Opener {
             }
             State::Head => {
                 if (input.len() as u64) < self.file_len.min(FIRST_READ) {
-                    return Err(Error::Io(format!("asked for {} bytes at offset 0, got {}", self.file_len.min(FIRST_READ), input.len())));
+                    return Err(Error::Io(format!(
+                        "asked for {} bytes at offset 0, got {}",
+                        self.file_len.min(FIRST_READ),
+                        input.len()
+                    )));
                 }
                 self.head(input)?;
                 self.frames_from(self.pos)
@@ -305,7 +357,8 @@ impl Opener {
 
     fn head(&mut self, buf: &[u8]) -> Result<(), Error> {
         let mut c = Cursor::new(buf);
-        let trunc = |what: &'static str| move |s: Short| Error::Truncated { what, at: s.at, need: s.need, have: s.have };
+        let trunc =
+            |what: &'static str| move |s: Short| Error::Truncated { what, at: s.at, need: s.need, have: s.have };
         let magic: [u8; 4] = c.array().map_err(trunc("magic"))?;
         if &magic == MAGIC_BIG_ENDIAN {
             return Err(Error::BigEndian);
@@ -327,12 +380,15 @@ impl Opener {
         let (_, game_mode, odd_mode) = string(&mut c, "game mode", max).map_err(str_err("game mode"))?;
         for (odd, what) in [(odd_map, "map name"), (odd_mode, "game mode")] {
             if odd {
-                self.warnings.push(format!("the {what} held invalid UTF-8 or control/bidirectional characters: replaced with U+FFFD"));
+                self.warnings.push(format!(
+                    "the {what} held invalid UTF-8 or control/bidirectional characters: replaced with U+FFFD"
+                ));
             }
         }
         self.duration = c.f32().map_err(trunc("duration"))?;
         if !self.duration.is_finite() {
-            self.warnings.push(format!("the header's duration is {} (ignored: the frames' timestamps are used)", self.duration));
+            self.warnings
+                .push(format!("the header's duration is {} (ignored: the frames' timestamps are used)", self.duration));
         }
         let frame_count = c.u32().map_err(trunc("frame count"))?;
         if frame_count > self.limits.max_frames {
@@ -383,7 +439,12 @@ impl Opener {
             let count = c.u32().map_err(short)?;
             let frame = u64::from(self.frames_read);
             if count > self.limits.max_entities {
-                return Err(Error::TooManyEntities { frame, at: fat, count: u64::from(count), max: u64::from(self.limits.max_entities) });
+                return Err(Error::TooManyEntities {
+                    frame,
+                    at: fat,
+                    count: u64::from(count),
+                    max: u64::from(self.limits.max_entities),
+                });
             }
             let body = u64::from(count) * ENTITY_LEN;
             let end = fat + FRAME_HEADER_LEN + body;
@@ -391,7 +452,12 @@ impl Opener {
                 let at = fat + FRAME_HEADER_LEN;
                 return self.cut("entity states", Short { at, need: body, have: self.file_len - at });
             }
-            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp { what: "frame", index: frame, at: fat, reason })?;
+            let tick = map::timestamp_to_tick(ts).map_err(|reason| Error::BadTimestamp {
+                what: "frame",
+                index: frame,
+                at: fat,
+                reason,
+            })?;
             let in_window = c.take_u64(body).ok();
             if frame == 0 {
                 if let Some(b) = in_window {
@@ -440,7 +506,18 @@ impl Opener {
                 c.kept += 1;
                 c.last_tick = tick;
             }
-            None => self.cur = Some(ChunkRef { offset: at, len, first_frame: frame, frames: 1, kept: 1, first_tick: tick, last_tick: tick, prev_tick }),
+            None => {
+                self.cur = Some(ChunkRef {
+                    offset: at,
+                    len,
+                    first_frame: frame,
+                    frames: 1,
+                    kept: 1,
+                    first_tick: tick,
+                    last_tick: tick,
+                    prev_tick,
+                })
+            }
         }
     }
 
@@ -476,7 +553,11 @@ impl Opener {
             }
             Some(n) if self.events.len() as u64 >= u64::from(n) => return self.events_done(at),
             Some(n) if at >= self.file_len => {
-                self.warnings.push(format!("the file ends before event {} (offset {at}): the recording was cut short; kept {} of {n} events", self.events.len(), self.events.len()));
+                self.warnings.push(format!(
+                    "the file ends before event {} (offset {at}): the recording was cut short; kept {} of {n} events",
+                    self.events.len(),
+                    self.events.len()
+                ));
                 return self.finish();
             }
             _ => {}
@@ -535,8 +616,10 @@ impl Opener {
         for v in &mut p {
             *v = c.f32().map_err(Ok)?;
         }
-        let tick = map::timestamp_to_tick(ts).map_err(|reason| Err(Error::BadTimestamp { what: "event", index, at, reason }))?;
-        let pos = map::position_to_model(p).map_err(|m| Err(Error::BadEvent { index, at, field: m.field, reason: m.reason }))?;
+        let tick = map::timestamp_to_tick(ts)
+            .map_err(|reason| Err(Error::BadTimestamp { what: "event", index, at, reason }))?;
+        let pos = map::position_to_model(p)
+            .map_err(|m| Err(Error::BadEvent { index, at, field: m.field, reason: m.reason }))?;
         if odd {
             self.odd_event_types += 1;
         }
@@ -551,7 +634,8 @@ impl Opener {
     fn events_done(&mut self, end: u64) -> Result<Step, Error> {
         self.events_complete = true;
         if end < self.file_len {
-            self.warnings.push(format!("{} bytes after the events block (from offset {end}) ignored", self.file_len - end));
+            self.warnings
+                .push(format!("{} bytes after the events block (from offset {end}) ignored", self.file_len - end));
         }
         self.finish()
     }
@@ -569,7 +653,10 @@ impl Opener {
             ));
         }
         if self.odd_event_types > 0 {
-            self.warnings.push(format!("{} event types held invalid UTF-8 or control/bidirectional characters: replaced with U+FFFD", self.odd_event_types));
+            self.warnings.push(format!(
+                "{} event types held invalid UTF-8 or control/bidirectional characters: replaced with U+FFFD",
+                self.odd_event_types
+            ));
         }
         let mut events = std::mem::take(&mut self.events);
         events.sort_by_key(|e| e.tick);
@@ -579,7 +666,9 @@ impl Opener {
         for e in &events {
             match e.body {
                 // 0 is "no entity" in SparkEngine events ("0 (area)").
-                EventBody::Kill { killer, victim, .. } => ids.extend([killer, victim].into_iter().filter(|id| *id != 0)),
+                EventBody::Kill { killer, victim, .. } => {
+                    ids.extend([killer, victim].into_iter().filter(|id| *id != 0))
+                }
                 EventBody::Spawn { entity, .. } if entity != 0 => ids.push(entity),
                 _ => {}
             }
@@ -587,7 +676,10 @@ impl Opener {
         ids.sort_unstable();
         ids.dedup();
         ids.truncate(self.limits.max_participants);
-        let participants = ids.into_iter().map(|id| Participant { id, callsign: format!("Player {id}"), entity: id, faction: ALL_FACTION }).collect();
+        let participants = ids
+            .into_iter()
+            .map(|id| Participant { id, callsign: format!("Player {id}"), entity: id, faction: ALL_FACTION })
+            .collect();
         self.state = State::Done;
         Ok(Step::Ready(Box::new(Opened {
             file_len: self.file_len,
@@ -618,7 +710,9 @@ pub fn open_bytes(bytes: &[u8], limits: Limits) -> Result<Opened, Error> {
                 let end = offset.checked_add(len).and_then(|e| usize::try_from(e).ok());
                 let start = usize::try_from(offset).ok();
                 input = match (start, end) {
-                    (Some(s), Some(e)) => Some(bytes.get(s..e).ok_or_else(|| Error::Io(format!("range {offset}+{len} past the end")))?),
+                    (Some(s), Some(e)) => {
+                        Some(bytes.get(s..e).ok_or_else(|| Error::Io(format!("range {offset}+{len} past the end")))?)
+                    }
                     _ => return Err(Error::Io("range overflows".into())),
                 };
             }

@@ -12,7 +12,7 @@
 //! bidirectional characters replaced with U+FFFD, at most 4,096 bytes).
 
 use super::map;
-use super::{write_entity, Limits, SparkEvent, SparkEntity, MAGIC, VERSION};
+use super::{write_entity, Limits, SparkEntity, SparkEvent, MAGIC, VERSION};
 use crate::bytes::PutLe;
 use crate::format::flrep::writer::WriteError;
 use std::io::{Seek, SeekFrom, Write};
@@ -48,7 +48,16 @@ impl<W: Write + Seek> Writer<W> {
         h.put_f32(0.0);
         h.put_u32(0);
         sink.write_all(&h).map_err(io)?;
-        Ok(Writer { sink, patch_at, frames: 0, last: None, events: Vec::new(), buf: Vec::new(), ids: Vec::new(), limits })
+        Ok(Writer {
+            sink,
+            patch_at,
+            frames: 0,
+            last: None,
+            events: Vec::new(),
+            buf: Vec::new(),
+            ids: Vec::new(),
+            limits,
+        })
     }
 
     pub fn frames(&self) -> u32 {
@@ -61,9 +70,14 @@ impl<W: Write + Seek> Writer<W> {
             return Err(WriteError::BadInput(format!("over {} frames", self.limits.max_frames)));
         }
         if entities.len() > self.limits.max_entities as usize {
-            return Err(WriteError::BadInput(format!("frame {frame_number}: {} entities, over {}", entities.len(), self.limits.max_entities)));
+            return Err(WriteError::BadInput(format!(
+                "frame {frame_number}: {} entities, over {}",
+                entities.len(),
+                self.limits.max_entities
+            )));
         }
-        let tick = map::timestamp_to_tick(timestamp).map_err(|r| WriteError::BadInput(format!("frame {frame_number}: {r}")))?;
+        let tick = map::timestamp_to_tick(timestamp)
+            .map_err(|r| WriteError::BadInput(format!("frame {frame_number}: {r}")))?;
         if let Some((t, last)) = self.last {
             if tick <= last {
                 return Err(WriteError::BadInput(format!("frame {frame_number}: timestamp {timestamp} s is not at least 1 ms after the previous frame's {t} s")));
@@ -81,7 +95,10 @@ impl<W: Write + Seek> Writer<W> {
         self.buf.put_u32(entities.len() as u32);
         for e in entities {
             if let Err(m) = map::entity_to_model(e) {
-                return Err(WriteError::BadInput(format!("frame {frame_number}, entity {}: {} {}", e.id, m.field, m.reason)));
+                return Err(WriteError::BadInput(format!(
+                    "frame {frame_number}, entity {}: {} {}",
+                    e.id, m.field, m.reason
+                )));
             }
             write_entity(&mut self.buf, e);
         }
@@ -97,7 +114,8 @@ impl<W: Write + Seek> Writer<W> {
             return Err(WriteError::BadInput(format!("over {} events", self.limits.max_events)));
         }
         map::timestamp_to_tick(e.timestamp).map_err(|r| WriteError::BadInput(format!("event {:?}: {r}", e.kind)))?;
-        map::position_to_model(e.position).map_err(|m| WriteError::BadInput(format!("event {:?}: {} {}", e.kind, m.field, m.reason)))?;
+        map::position_to_model(e.position)
+            .map_err(|m| WriteError::BadInput(format!("event {:?}: {} {}", e.kind, m.field, m.reason)))?;
         e.kind = crate::bytes::clean_name(&e.kind, self.limits.max_string as usize);
         self.events.push(e);
         Ok(())
