@@ -60,10 +60,17 @@ function sha256(file) {
 async function buildArtefact(a, tgt) {
   const t0 = performance.now();
   await run('cargo', [
-    'build', '-p', 'replay-player', '--lib',
-    '--target', WASM_TARGET,
-    '--profile', a.profile,
-    '--no-default-features', '--features', a.features,
+    'build',
+    '-p',
+    'replay-player',
+    '--lib',
+    '--target',
+    WASM_TARGET,
+    '--profile',
+    a.profile,
+    '--no-default-features',
+    '--features',
+    a.features,
   ]);
   // All builds of a profile write the same file name: bindgen it before the next cargo build.
   const wasmIn = path.join(tgt, WASM_TARGET, a.profile, 'replay_player.wasm');
@@ -73,14 +80,30 @@ async function buildArtefact(a, tgt) {
   const jsOut = path.join(outDir, `${a.name}.js`);
   // Skip wasm-bindgen + wasm-opt when cargo's output, the tools and the flags are unchanged.
   const stampFile = path.join(outDir, '.build-stamp');
-  const stamp = JSON.stringify({ input: sha256(wasmIn), bindgen: WASM_BINDGEN_VERSION, opt: a.opt, features: WASM_OPT_FEATURES });
-  if (fs.existsSync(wasmOut) && fs.existsSync(jsOut) && fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp) {
+  const stamp = JSON.stringify({
+    input: sha256(wasmIn),
+    bindgen: WASM_BINDGEN_VERSION,
+    opt: a.opt,
+    features: WASM_OPT_FEATURES,
+  });
+  if (
+    fs.existsSync(wasmOut) &&
+    fs.existsSync(jsOut) &&
+    fs.existsSync(stampFile) &&
+    fs.readFileSync(stampFile, 'utf8') === stamp
+  ) {
     log(`${a.name}: unchanged, skipping wasm-bindgen and wasm-opt`);
     return;
   }
   fs.rmSync(outDir, { recursive: true, force: true });
   await run(wasmBindgenPath() ?? 'wasm-bindgen', [
-    '--target', 'web', '--out-dir', outDir, '--out-name', a.name, wasmIn,
+    '--target',
+    'web',
+    '--out-dir',
+    outDir,
+    '--out-name',
+    a.name,
+    wasmIn,
   ]);
   const wasmOpt = path.join(ROOT, 'node_modules', '.bin', 'wasm-opt');
   await run(wasmOpt, [a.opt, ...WASM_OPT_FEATURES, wasmOut, '-o', wasmOut]);
@@ -93,8 +116,22 @@ async function buildArtefact(a, tgt) {
 async function buildDemo() {
   fs.mkdirSync(path.dirname(DEMO), { recursive: true });
   await run('cargo', [
-    'run', '--release', '-p', 'replay-player', '--bin', 'replay', '--',
-    'generate', '--out', path.relative(ROOT, DEMO), '--seed', '1', '--entities', '40', '--seconds', '120',
+    'run',
+    '--release',
+    '-p',
+    'replay-player',
+    '--bin',
+    'replay',
+    '--',
+    'generate',
+    '--out',
+    path.relative(ROOT, DEMO),
+    '--seed',
+    '1',
+    '--entities',
+    '40',
+    '--seconds',
+    '120',
   ]);
 }
 
@@ -102,7 +139,10 @@ function sizes(pkgDir = PKG_DIR) {
   const out = {};
   for (const a of ARTEFACTS) {
     const entry = {};
-    for (const [kind, file] of [['wasm', `${a.name}_bg.wasm`], ['js', `${a.name}.js`]]) {
+    for (const [kind, file] of [
+      ['wasm', `${a.name}_bg.wasm`],
+      ['js', `${a.name}.js`],
+    ]) {
       const p = path.join(pkgDir, a.name, file);
       if (!fs.existsSync(p)) continue;
       const buf = fs.readFileSync(p);

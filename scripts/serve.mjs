@@ -89,11 +89,22 @@ function resolvePath(root, urlPath) {
  * or use server.address() after the 'listening' event). port 0 picks a free port.
  * @param {{root?: string, port?: number, host?: string, headers?: Record<string,string>, quiet?: boolean}} opts
  */
-export function serve({ root = path.join(ROOT, 'dist'), port = 8080, host = '127.0.0.1', headers = {}, quiet = true } = {}) {
+export function serve({
+  root = path.join(ROOT, 'dist'),
+  port = 8080,
+  host = '127.0.0.1',
+  headers = {},
+  quiet = true,
+} = {}) {
   const absRoot = fs.realpathSync(path.resolve(root));
   const server = http.createServer((req, res) => {
     const send = (status, body, extra = {}) => {
-      res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-cache', ...headers, ...extra });
+      res.writeHead(status, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Cache-Control': 'no-cache',
+        ...headers,
+        ...extra,
+      });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
     if (req.method !== 'GET' && req.method !== 'HEAD') {

@@ -38,14 +38,22 @@ async function main() {
   if (!rustOnly) {
     const unitDir = path.join(ROOT, 'tests', 'unit');
     const units = fs.existsSync(unitDir)
-      ? fs.readdirSync(unitDir).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join('tests', 'unit', f))
+      ? fs
+          .readdirSync(unitDir)
+          .filter((f) => f.endsWith('.test.mjs'))
+          .sort()
+          .map((f) => path.join('tests', 'unit', f))
       : [];
     if (units.length) await step('js unit tests', () => run(process.execPath, ['--test', ...units]));
     if (!noBuild) await step('build', () => build({ skipSetup: true }));
     else await step('dist', () => buildDist());
     const dir = path.join(ROOT, 'tests', 'e2e');
     const files = fs.existsSync(dir)
-      ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).sort().map((f) => path.join('tests', 'e2e', f))
+      ? fs
+          .readdirSync(dir)
+          .filter((f) => f.endsWith('.test.mjs'))
+          .sort()
+          .map((f) => path.join('tests', 'e2e', f))
       : [];
     if (files.length === 0) throw new Error('no browser tests found in tests/e2e/');
     // --test-concurrency=1: each test file starts its own Chromium; 2 cores do not fit several.

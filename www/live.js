@@ -70,7 +70,10 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
       }
       if (queue.length >= MAX_QUEUE_MESSAGES || queueBytes + size > MAX_QUEUE_BYTES) {
         dropped++;
-        if (dropped === 1 || dropped % 1000 === 0) onWarning?.(`the game sends faster than the page can read: ${dropped} messages dropped (their ticks show as missing)`);
+        if (dropped === 1 || dropped % 1000 === 0)
+          onWarning?.(
+            `the game sends faster than the page can read: ${dropped} messages dropped (their ticks show as missing)`,
+          );
         return;
       }
       queue.push(ev.data);
@@ -123,7 +126,8 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
         }
         const r = await client.call('fbLivePush', { data, lens });
         changed = true;
-        if (r.refused > 0) onWarning?.(`refused ${r.refused} live frame${r.refused === 1 ? '' : 's'}: ${r.errors.join('; ')}`);
+        if (r.refused > 0)
+          onWarning?.(`refused ${r.refused} live frame${r.refused === 1 ? '' : 's'}: ${r.errors.join('; ')}`);
       };
       for (const m of batch) {
         if (typeof m !== 'string') {

@@ -11,7 +11,10 @@ const params = new URLSearchParams(location.search);
 const DEMO = 'demo/demo.flrep';
 
 const stage = $('stage');
-const player = create(null, stage, { forceWebgl: params.get('renderer') === 'webgl', renderInPage: params.get('render') === 'page' });
+const player = create(null, stage, {
+  forceWebgl: params.get('renderer') === 'webgl',
+  renderInPage: params.get('render') === 'page',
+});
 window.__player = player;
 
 // Test / inspection hooks of the UI (marker positions, kill feed rows): window.__ui.
@@ -120,7 +123,8 @@ player.on('killcam', ({ active, holding, kill }) => {
   killBadge.hidden = !active;
   killBadge.classList.toggle('holding', !!holding);
   stage.classList.toggle('killcam-on', !!active);
-  if (active && kill) killSub.textContent = `${player.entityName(kill.killer)} → ${player.entityName(kill.victim)} · 0.5×`;
+  if (active && kill)
+    killSub.textContent = `${player.entityName(kill.killer)} → ${player.entityName(kill.victim)} · 0.5×`;
 });
 
 const toasts = $('toasts');

@@ -226,7 +226,8 @@ export class Playback {
   /** SetPlaybackSpeed: a positive multiplier (negative is refused: use rewind()). Ends a kill cam. */
   setSpeed(s) {
     const v = Number(s);
-    if (!(v > 0) || !Number.isFinite(v)) throw new RangeError(`playback speed must be positive (got ${s}); use rewind() to play backwards`);
+    if (!(v > 0) || !Number.isFinite(v))
+      throw new RangeError(`playback speed must be positive (got ${s}); use rewind() to play backwards`);
     this.endKillCam();
     this.speed = Math.min(MAX_SPEED, Math.max(MIN_SPEED, v));
     // Forward motion's state follows the speed: above 1× it is FastForward.

@@ -500,7 +500,13 @@ class Player {
       this.checkSeeked();
       this.updateWant();
       if (m.timing) {
-        const t = { index: m.chunk, from: m.from, ...m.timing, transit: performance.timeOrigin + received - m.timing.postedAt, page: performance.now() - received };
+        const t = {
+          index: m.chunk,
+          from: m.from,
+          ...m.timing,
+          transit: performance.timeOrigin + received - m.timing.postedAt,
+          page: performance.now() - received,
+        };
         delete t.postedAt;
         // When the worker began the piece, on the page's clock (the request's way there).
         if (m.timing.startedAt) t.started = m.timing.startedAt - performance.timeOrigin;
@@ -678,7 +684,8 @@ class Player {
 
   prunePieces() {
     const [lo, hi] = this.keepRange();
-    if (this.pieces.some((p) => p.end <= lo || p.from >= hi)) this.pieces = this.pieces.filter((p) => p.end > lo && p.from < hi);
+    if (this.pieces.some((p) => p.end <= lo || p.from >= hi))
+      this.pieces = this.pieces.filter((p) => p.end > lo && p.from < hi);
   }
 
   /** Asks the worker for the ticks the window needs and the pieces held do not cover (at the
@@ -699,7 +706,8 @@ class Player {
     } else {
       // The start of the covered run that holds the playhead's frames (tick + 1 back).
       let lo = tick + 2;
-      for (let p = this.pieceAt(lo - 1, stride), k = 0; p && k < 10000; p = this.pieceAt(lo - 1, stride), k++) lo = p.from;
+      for (let p = this.pieceAt(lo - 1, stride), k = 0; p && k < 10000; p = this.pieceAt(lo - 1, stride), k++)
+        lo = p.from;
       if (lo > tick) {
         // The playhead's own frames are missing.
         to = Math.min(end, tick + 1);
@@ -714,7 +722,15 @@ class Player {
     }
     const s = this.sent;
     // Unchanged request (or only a little further ahead): what was asked for is in flight.
-    if (!force && s && s.from === from && s.stride === stride && s.dir === dir && (from === to || (dir > 0 ? to < s.to + Math.max(1, ahead / 4) : to === s.to))) return;
+    if (
+      !force &&
+      s &&
+      s.from === from &&
+      s.stride === stride &&
+      s.dir === dir &&
+      (from === to || (dir > 0 ? to < s.to + Math.max(1, ahead / 4) : to === s.to))
+    )
+      return;
     this.sent = { from, to, stride, dir };
     // Sent even when empty: it clears whatever the worker still had queued.
     this.gen++;
@@ -734,7 +750,14 @@ class Player {
     const a = p.offsets[i] * STRIDE;
     const b = p.offsets[i + 1] * STRIDE;
     const tick = p.ticks[i];
-    return { tick, t: (tick - this.firstTick) / this.tickRate, frame: p.entities.subarray(a, b), key: `${p.id}:${i}`, piece: p, i };
+    return {
+      tick,
+      t: (tick - this.firstTick) / this.tickRate,
+      frame: p.entities.subarray(a, b),
+      key: `${p.id}:${i}`,
+      piece: p,
+      i,
+    };
   }
 
   /** The frame after `f`: in its piece, else the first later one in the piece that follows. */
@@ -805,7 +828,15 @@ class Player {
     if (!this.renderInWorker || !this.renderer?.quiet?.()) return false;
     if (!this.info) return true;
     const k = this.flyKeys;
-    return this.firstFrameMarked && !this.pb.moving && !this.pb.killCam && !this.pendingSeek && !this.buffering && !this.fitPending && !(k.forward || k.right || k.up);
+    return (
+      this.firstFrameMarked &&
+      !this.pb.moving &&
+      !this.pb.killCam &&
+      !this.pendingSeek &&
+      !this.buffering &&
+      !this.fitPending &&
+      !(k.forward || k.right || k.up)
+    );
   }
 
   /** Stops the animation-frame loop until `wake()`: an untouched, paused player costs no frames.
@@ -1289,7 +1320,10 @@ class Player {
 
   /** The tick at `t` seconds, clamped to the recording. */
   tickAtTime(t) {
-    return Math.min(this.lastTick, Math.max(this.firstTick, Math.floor(this.firstTick + Math.max(0, t) * this.tickRate + 1e-6)));
+    return Math.min(
+      this.lastTick,
+      Math.max(this.firstTick, Math.floor(this.firstTick + Math.max(0, t) * this.tickRate + 1e-6)),
+    );
   }
 
   /**
@@ -1311,7 +1345,13 @@ class Player {
       if (!warm && !reads.length) return;
       this.prefetched = tick;
       this.hintsSent++;
-      this.client.notify('prefetch', { session: this.sessionId, tick: warm ? tick : null, decode: paused, reads, keep });
+      this.client.notify('prefetch', {
+        session: this.sessionId,
+        tick: warm ? tick : null,
+        decode: paused,
+        reads,
+        keep,
+      });
     }, HINT_DELAY_MS);
   }
 
@@ -1544,7 +1584,10 @@ class Player {
     }
     try {
       if ((mode === 'follow' || mode === 'first') && this.followId < 0) {
-        const id = this.selected >= 0 ? this.selected : (this.info?.info.participants.find((x) => x.entity !== NO_ENTITY)?.entity ?? -1);
+        const id =
+          this.selected >= 0
+            ? this.selected
+            : (this.info?.info.participants.find((x) => x.entity !== NO_ENTITY)?.entity ?? -1);
         if (id >= 0) this.select(id, { follow: true });
       }
       this.renderer.setCameraMode(mode);
@@ -1631,16 +1674,34 @@ class Player {
       playbackState: this.pb.state,
       killCam: this.pb.killCam !== null,
       killCamHolding: this.pb.killCam?.phase === 'hold',
-      killCamKill: this.killCamKill ? { tick: this.killCamKill.tick, killer: this.killCamKill.killer, victim: this.killCamKill.victim } : null,
+      killCamKill: this.killCamKill
+        ? { tick: this.killCamKill.tick, killer: this.killCamKill.killer, victim: this.killCamKill.victim }
+        : null,
       cameraMode: this.cameraMode(),
       followed: this.followId,
       events: this.events.length,
-      eventKinds: this.events.reduce((m, e) => ((m[e.kind === 'custom' ? e.type : e.kind] = (m[e.kind === 'custom' ? e.type : e.kind] ?? 0) + 1), m), {}),
+      eventKinds: this.events.reduce(
+        (m, e) => ((m[e.kind === 'custom' ? e.type : e.kind] = (m[e.kind === 'custom' ? e.type : e.kind] ?? 0) + 1), m),
+        {},
+      ),
       status: this.info ? this.playbackStatus().text : '',
       markers: this.kills.length,
-      killFeed: this.kills.map((k) => ({ tick: k.tick, time: this.killTime(k), killer: k.killer, victim: k.victim, text: this.killText(k) })),
+      killFeed: this.kills.map((k) => ({
+        tick: k.tick,
+        time: this.killTime(k),
+        killer: k.killer,
+        victim: k.victim,
+        text: this.killText(k),
+      })),
       chunksHeld: [...new Set(this.pieces.map((p) => p.chunk))].sort((a, b) => a - b),
-      pieces: this.pieces.map((p) => ({ chunk: p.chunk, from: p.from, end: p.end, stride: p.stride, ticks: p.ticks.length, states: p.offsets[p.offsets.length - 1] ?? 0 })),
+      pieces: this.pieces.map((p) => ({
+        chunk: p.chunk,
+        from: p.from,
+        end: p.end,
+        stride: p.stride,
+        ticks: p.ticks.length,
+        states: p.offsets[p.offsets.length - 1] ?? 0,
+      })),
       heldBytes: this.heldBytes(),
       selected: this.selected,
       error: this.error,
@@ -1675,7 +1736,17 @@ class Player {
       timeMs.push(this.perfTime[j % PERF_FRAMES]);
       buildMs.push(this.perfBuild[j % PERF_FRAMES]);
     }
-    const out = { frames: n, totalMs, renderMs, timeMs, buildMs, chunks: this.perfChunks.slice(), rendererWasmBytes: this.renderer?.wasmBytes() ?? 0, renderInWorker: !!this.renderInWorker, renderStats: this.renderer?.stats ? { ...this.renderer.stats } : null };
+    const out = {
+      frames: n,
+      totalMs,
+      renderMs,
+      timeMs,
+      buildMs,
+      chunks: this.perfChunks.slice(),
+      rendererWasmBytes: this.renderer?.wasmBytes() ?? 0,
+      renderInWorker: !!this.renderInWorker,
+      renderStats: this.renderer?.stats ? { ...this.renderer.stats } : null,
+    };
     if (reset) {
       this.perfN = 0;
       this.perfChunks = [];

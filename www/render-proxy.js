@@ -16,7 +16,17 @@ const MODES = ['orbit', 'follow', 'first', 'free', 'kill'];
 const IDLE_REDRAW_MS = 1000;
 
 /** Sentinel: the reply to a frame that is still being drawn. */
-const NO_REPLY = Object.freeze({ drawn: false, labels: new Float64Array(0), of: [], cameraMode: 'orbit', ready: false, frameMs: 0, timeMs: 0, buildMs: 0, wasmBytes: 0 });
+const NO_REPLY = Object.freeze({
+  drawn: false,
+  labels: new Float64Array(0),
+  of: [],
+  cameraMode: 'orbit',
+  ready: false,
+  frameMs: 0,
+  timeMs: 0,
+  buildMs: 0,
+  wasmBytes: 0,
+});
 
 export class RenderProxy {
   /**
@@ -151,15 +161,23 @@ export class RenderProxy {
     // it, so the worker and the GPU rest. Once a second a frame is drawn anyway, so that a device
     // lost while idle is noticed and recovered.
     const now = performance.now();
-    if (!this.queue.length && !this.newReads() && this.last.drawn && this.last.ready && now - this.postedAt < IDLE_REDRAW_MS) {
+    if (
+      !this.queue.length &&
+      !this.newReads() &&
+      this.last.drawn &&
+      this.last.ready &&
+      now - this.postedAt < IDLE_REDRAW_MS
+    ) {
       this.stats.idle++;
       return true;
     }
     this.postedAt = now;
     const cmds = this.queue;
-    for (const c of cmds) if (c[0] === 'setTime' || c[0] === 'setFrames') this.sentTime = c[0] === 'setTime' ? c[1] : undefined;
+    for (const c of cmds)
+      if (c[0] === 'setTime' || c[0] === 'setFrames') this.sentTime = c[0] === 'setTime' ? c[1] : undefined;
     const transfer = [];
-    for (const c of cmds) for (const v of c) if (ArrayBuffer.isView(v) && !transfer.includes(v.buffer)) transfer.push(v.buffer);
+    for (const c of cmds)
+      for (const v of c) if (ArrayBuffer.isView(v) && !transfer.includes(v.buffer)) transfer.push(v.buffer);
     this.queue = [];
     const ids = [...this.idsAsked];
     this.idsAsked = new Set();
@@ -190,7 +208,9 @@ export class RenderProxy {
   /** Nothing to send or wait for: the worker drew the last frame, nothing is queued or in flight,
    *  and no label was asked for that the last reply lacks (the player may rest its loop). */
   quiet() {
-    return !this.error && !this.inFlight && !this.queue.length && !this.newReads() && this.last.drawn && this.last.ready;
+    return (
+      !this.error && !this.inFlight && !this.queue.length && !this.newReads() && this.last.drawn && this.last.ready
+    );
   }
 
   // ---------------------------------------------------------------- reads (last reply)
@@ -253,7 +273,21 @@ export class RenderProxy {
 }
 
 // The calls queued as they are (arguments copied by postMessage's structured clone).
-for (const name of ['setWorld', 'setTypeCategories', 'resize', 'setSelected', 'orbit', 'zoom', 'fly', 'resetCamera', 'flash', 'flashAt', 'setTrailSeconds', 'clearTrails', 'debugLoseDevice']) {
+for (const name of [
+  'setWorld',
+  'setTypeCategories',
+  'resize',
+  'setSelected',
+  'orbit',
+  'zoom',
+  'fly',
+  'resetCamera',
+  'flash',
+  'flashAt',
+  'setTrailSeconds',
+  'clearTrails',
+  'debugLoseDevice',
+]) {
   RenderProxy.prototype[name] = function (...args) {
     this.push([name, ...args]);
   };

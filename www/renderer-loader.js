@@ -22,7 +22,11 @@ async function loadModule(path) {
 
 /** Whether this browser can hand a canvas to a worker. */
 export function canRenderInWorker() {
-  return typeof HTMLCanvasElement !== 'undefined' && 'transferControlToOffscreen' in HTMLCanvasElement.prototype && typeof OffscreenCanvas !== 'undefined';
+  return (
+    typeof HTMLCanvasElement !== 'undefined' &&
+    'transferControlToOffscreen' in HTMLCanvasElement.prototype &&
+    typeof OffscreenCanvas !== 'undefined'
+  );
 }
 
 /** A fresh canvas in place of `canvas` (one that gave a context, or was transferred, cannot give another). */
@@ -36,13 +40,18 @@ function replaceCanvas(canvas) {
  *  and loads the WebGPU build when it gets one, else the WebGL2 build); resolves with
  *  `{renderer, build}` or rejects. */
 async function startWorker(canvas, build, onFatal) {
-  const worker = new Worker(new URL('./render-worker.js', import.meta.url), { type: 'module', name: 'replay-renderer' });
+  const worker = new Worker(new URL('./render-worker.js', import.meta.url), {
+    type: 'module',
+    name: 'replay-renderer',
+  });
   const offscreen = canvas.transferControlToOffscreen();
   // The handshake goes through the proxy's own request/reply and crash handling; a crash is the
   // player's business (onFatal) only once the renderer has started.
   const proxy = new RenderProxy(worker, '', null);
   try {
-    const r = await proxy.post('init', { canvas: offscreen, build, preferWebgl: build === 'renderer_webgl' }, [offscreen]);
+    const r = await proxy.post('init', { canvas: offscreen, build, preferWebgl: build === 'renderer_webgl' }, [
+      offscreen,
+    ]);
     proxy.backendName = r.backend;
     proxy.onFatal = onFatal;
     return { renderer: proxy, build: r.build };

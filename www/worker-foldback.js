@@ -34,7 +34,8 @@ export function createFoldbackMethods({ UrlSource, BlobSource, openSession, ensu
     const parts = [];
     let total = 0;
     for (const [i, r] of reads.entries()) {
-      if (total + r.len > FB_MAX_SPAN_BYTES) throw new Error(`the ticks ${from}–${to} span more than ${FB_MAX_SPAN_BYTES} bytes`);
+      if (total + r.len > FB_MAX_SPAN_BYTES)
+        throw new Error(`the ticks ${from}–${to} span more than ${FB_MAX_SPAN_BYTES} bytes`);
       const b = await f.sources[r.source].read(r.offset, r.len);
       meta[i * 3] = r.source;
       meta[i * 3 + 1] = r.offset;
@@ -60,7 +61,7 @@ export function createFoldbackMethods({ UrlSource, BlobSource, openSession, ensu
     };
   }
 
-    return {
+  return {
     /** `{files: [{blob, name} | {url}]}`: opens each (.foldback by magic) and compares them. */
     async fbOpen(params) {
       const { FoldbackView } = await ensureWasm('decoder_foldback');

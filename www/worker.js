@@ -58,7 +58,11 @@ function ensureWasm(name = DEFAULT_DECODER) {
       const exports = await mod.default();
       mod.init_panic_hook();
       // FoldbackView exists in decoder_foldback only.
-      return { DecoderSession: mod.DecoderSession, FoldbackView: mod.FoldbackView ?? null, memory: exports?.memory ?? null };
+      return {
+        DecoderSession: mod.DecoderSession,
+        FoldbackView: mod.FoldbackView ?? null,
+        memory: exports?.memory ?? null,
+      };
     })().catch((e) => {
       decoders.delete(name);
       throw new Error(`the decoder could not be loaded: ${messageOf(e)}`);
@@ -177,7 +181,9 @@ function httpError(res, url) {
 async function readCapped(res, cap, onProgress) {
   const declared = Number(res.headers.get('Content-Length'));
   if (Number.isFinite(declared) && declared > cap) {
-    throw new Error(`the server does not support range requests and the file is ${(declared / 1048576).toFixed(0)} MiB: over the ${cap / 1048576} MiB this player reads whole`);
+    throw new Error(
+      `the server does not support range requests and the file is ${(declared / 1048576).toFixed(0)} MiB: over the ${cap / 1048576} MiB this player reads whole`,
+    );
   }
   const reader = res.body.getReader();
   const parts = [];
@@ -188,7 +194,9 @@ async function readCapped(res, cap, onProgress) {
     total += value.length;
     if (total > cap) {
       reader.cancel().catch(() => {});
-      throw new Error(`the server does not support range requests and the file is over the ${cap / 1048576} MiB this player reads whole`);
+      throw new Error(
+        `the server does not support range requests and the file is over the ${cap / 1048576} MiB this player reads whole`,
+      );
     }
     parts.push(value);
     onProgress?.(total, Number.isFinite(declared) ? declared : 0);
@@ -259,7 +267,8 @@ class UrlSource {
       }
       if (res.status !== 206) throw httpError(res, this.url);
       const m = /^bytes\s+(\d+)-/i.exec(res.headers.get('Content-Range') ?? '');
-      if (!m || Number(m[1]) !== offset) throw new Error(`the server answered a different range than asked for ${this.url}`);
+      if (!m || Number(m[1]) !== offset)
+        throw new Error(`the server answered a different range than asked for ${this.url}`);
       return new Uint8Array(await res.arrayBuffer());
     } finally {
       this.controllers.delete(ctl);
@@ -338,7 +347,21 @@ class Replay {
      *  handled. */
     this.hint = null;
     this.hinting = false;
-    this.stats = { reads: 0, bytesRead: 0, decoded: 0, resumed: 0, posted: 0, cacheHits: 0, dropped: 0, hints: 0, prefetched: 0, warmed: 0, hintReads: 0, hintDecoded: 0, swapped: 0 };
+    this.stats = {
+      reads: 0,
+      bytesRead: 0,
+      decoded: 0,
+      resumed: 0,
+      posted: 0,
+      cacheHits: 0,
+      dropped: 0,
+      hints: 0,
+      prefetched: 0,
+      warmed: 0,
+      hintReads: 0,
+      hintDecoded: 0,
+      swapped: 0,
+    };
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
@@ -352,7 +375,15 @@ class Replay {
     if (gen < this.gen) return; // an older request overtaken in flight
     this.gen = gen;
     const ok = Number.isFinite(from) && Number.isFinite(to) && to > from;
-    this.req = ok ? { gen, from: Math.max(this.firstTick, Math.floor(from)), to: Math.min(this.endTick, Math.ceil(to)), stride: Math.max(1, Math.min(64, Math.floor(stride) || 1)), dir: dir < 0 ? -1 : 1 } : null;
+    this.req = ok
+      ? {
+          gen,
+          from: Math.max(this.firstTick, Math.floor(from)),
+          to: Math.min(this.endTick, Math.ceil(to)),
+          stride: Math.max(1, Math.min(64, Math.floor(stride) || 1)),
+          dir: dir < 0 ? -1 : 1,
+        }
+      : null;
     this.next = this.req ? this.req.from : 0;
     // A read for a chunk no longer wanted is abandoned (a URL's download, not a file's slice).
     if (this.req && this.reading.size) {
@@ -453,7 +484,16 @@ class Replay {
     // `resumed`: from the payload the decoder held; `cached`: from bytes the cache held;
     // `startedAt` / `postedAt` are wall-clock ms (timeOrigin + now) so the page can tell the transit
     // times.
-    msg.timing = { resumed, cached: cached && !resumed, read: t1 - t0, decode: t2 - t1, extract: t3 - t2, copy: 0, startedAt: performance.timeOrigin + t0, postedAt: performance.timeOrigin + performance.now() };
+    msg.timing = {
+      resumed,
+      cached: cached && !resumed,
+      read: t1 - t0,
+      decode: t2 - t1,
+      extract: t3 - t2,
+      copy: 0,
+      startedAt: performance.timeOrigin + t0,
+      postedAt: performance.timeOrigin + performance.now(),
+    };
     post(msg, transfer);
   }
 
@@ -725,7 +765,9 @@ const methods = {
       cacheBytes: replay.cache.bytes,
       cachedChunks: [...replay.cache.map.keys()],
       // The chunks the decoder and the spare one hold (decode there without bytes).
-      heldChunks: [replay.dec, replay.spare].filter((d) => d && d.rpChunk >= 0 && d.holdsChunk(d.rpChunk)).map((d) => d.rpChunk),
+      heldChunks: [replay.dec, replay.spare]
+        .filter((d) => d && d.rpChunk >= 0 && d.holdsChunk(d.rpChunk))
+        .map((d) => d.rpChunk),
       // A prefetch hint being handled or waiting for the one being handled.
       hinting: replay.hinting || replay.hint !== null,
       wasmMemoryBytes: replay.memory?.buffer?.byteLength ?? 0,

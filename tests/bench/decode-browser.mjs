@@ -9,7 +9,18 @@
 //     --gap=MS   a pause before each decode (a seek comes after the worker was idle)
 //     --player   on the player's page (the demo open and paused, its render worker there)
 //                instead of an empty page
-import { launchBrowser, serveRoot, benchFile, percentile, median, fmt, machineLine, openPlayerPage, openEmptyPage, runFileWorker } from './lib.mjs';
+import {
+  launchBrowser,
+  serveRoot,
+  benchFile,
+  percentile,
+  median,
+  fmt,
+  machineLine,
+  openPlayerPage,
+  openEmptyPage,
+  runFileWorker,
+} from './lib.mjs';
 
 const args = process.argv.slice(2);
 const N = Number(args.find((a) => /^\d+$/.test(a)) ?? 100);
@@ -59,13 +70,23 @@ const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
   const page = PLAYER ? (await openPlayerPage(browser, srv, '')).page : await openEmptyPage(browser, srv);
-  const out = await runFileWorker(page, file, worker(`${srv.page}pkg/decoder/decoder.js`), { n: N, gap: GAP }, { module: true });
+  const out = await runFileWorker(
+    page,
+    file,
+    worker(`${srv.page}pkg/decoder/decoder.js`),
+    { n: N, gap: GAP },
+    { module: true },
+  );
   if (out.error) throw new Error(out.error);
   const q = (v) => `${fmt(median(v))} / ${fmt(percentile(v, 0.95))}`;
-  console.log(`file: ${file}, ${out.cold.length} cold seeks (2 rounds of ${N} random ticks), ${PLAYER ? "the player's page" : 'an empty page'}, ${GAP} ms pause before each`);
+  console.log(
+    `file: ${file}, ${out.cold.length} cold seeks (2 rounds of ${N} random ticks), ${PLAYER ? "the player's page" : 'an empty page'}, ${GAP} ms pause before each`,
+  );
   console.log('| page | cold seek p50 / p95 ms | roll forward alone (held) p50 / p95 ms |');
   console.log('|---|---|---|');
-  console.log(`| ${PLAYER ? "player's" : 'empty'}${GAP ? `, ${GAP} ms pause` : ''} | **${q(out.cold)}** | ${q(out.held)} |`);
+  console.log(
+    `| ${PLAYER ? "player's" : 'empty'}${GAP ? `, ${GAP} ms pause` : ''} | **${q(out.cold)}** | ${q(out.held)} |`,
+  );
 } finally {
   await browser.close();
   await srv.close();

@@ -38,7 +38,8 @@ function run(dec) {
   const { first_tick: first, last_tick: last } = dec.info().info;
   // (Until session 8 this read fields that do not exist: every "random" tick was NaN, i.e. chunk 0
   // held, rolled forward ~82 ticks each time. A shape change must stop the bench, not skew it.)
-  if (!Number.isFinite(first) || !Number.isFinite(last) || last <= first + 2) throw new Error(`bad tick range ${first}..${last}`);
+  if (!Number.isFinite(first) || !Number.isFinite(last) || last <= first + 2)
+    throw new Error(`bad tick range ${first}..${last}`);
   const r = rng(42);
   const cold = [];
   const held = [];
@@ -62,7 +63,9 @@ function run(dec) {
 }
 
 console.log(machineLine());
-console.log(`file: ${path.relative(ROOT, file)} (${fmt(fileLen / 1048576, 0)} MiB), ${N} random paused seeks per round, ${ROUNDS} rounds, Node ${process.version}\n`);
+console.log(
+  `file: ${path.relative(ROOT, file)} (${fmt(fileLen / 1048576, 0)} MiB), ${N} random paused seeks per round, ${ROUNDS} rounds, Node ${process.version}\n`,
+);
 const decs = [];
 for (const dir of trees) decs.push({ dir, dec: await load(dir), cold: [], held: [] });
 for (const d of decs) run(d.dec); // warm-up: V8 tiers the hot functions up
@@ -76,5 +79,7 @@ for (let round = 0; round < ROUNDS; round++) {
 console.log('| tree | cold seek p50 / p95 ms | roll forward alone (held) p50 / p95 ms |');
 console.log('|---|---|---|');
 for (const d of decs) {
-  console.log(`| ${d.dir} | **${fmt(median(d.cold))}** / ${fmt(percentile(d.cold, 0.95))} | ${fmt(median(d.held))} / ${fmt(percentile(d.held, 0.95))} |`);
+  console.log(
+    `| ${d.dir} | **${fmt(median(d.cold))}** / ${fmt(percentile(d.cold, 0.95))} | ${fmt(median(d.held))} / ${fmt(percentile(d.held, 0.95))} |`,
+  );
 }

@@ -57,7 +57,9 @@ try {
       const cpu = chromiumCpu() - c0;
       const st = await page.evaluate(() => window.__player.perf().renderStats);
       const frames = await page.evaluate(() => window.__player.perf().frames);
-      rows.push(`| ${r + 1} | ${mode} | ${fmt((100 * cpu) / SECONDS, 0)} % | ${st ? `${frames} animation frames: ${st.posted} posted, ${st.idle} idle` : 'every frame'} |`);
+      rows.push(
+        `| ${r + 1} | ${mode} | ${fmt((100 * cpu) / SECONDS, 0)} % | ${st ? `${frames} animation frames: ${st.posted} posted, ${st.idle} idle` : 'every frame'} |`,
+      );
       await page.close();
     }
   }

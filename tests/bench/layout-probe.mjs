@@ -4,7 +4,16 @@
 // what relayouts / repaints the page every frame.
 //
 //   node tests/bench/layout-probe.mjs [seconds=5] [entities=2000] [--hide=CSS-SELECTOR] [--css=CSS-TO-ADD] [--render=page]
-import { launchBrowser, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine, openPlayerPage } from './lib.mjs';
+import {
+  launchBrowser,
+  serveRoot,
+  benchFile,
+  openWithPicker,
+  frames,
+  fmt,
+  machineLine,
+  openPlayerPage,
+} from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 5);
 const N = Number(process.argv[3] ?? 2000);
@@ -24,7 +33,11 @@ try {
   const events = [];
   cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
   const traced = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,disabled-by-default-devtools.timeline.invalidationTracking', transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', {
+    categories:
+      'devtools.timeline,disabled-by-default-devtools.timeline,disabled-by-default-devtools.timeline.invalidationTracking',
+    transferMode: 'ReportEvents',
+  });
   await page.waitForTimeout(SECONDS * 1000);
   await cdp.send('Tracing.end');
   await traced;
@@ -40,15 +53,22 @@ try {
     r.ms += e.dur / 1000;
     roots.set(key, r);
   }
-  for (const [k, r] of [...roots.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) console.log(`${fmt(r.ms, 1).padStart(8)} ms  ×${r.n}  ${k}`);
-  const inv = events.filter((e) => e.name === 'LayoutInvalidationTracking' || e.name === 'ScheduleStyleInvalidationTracking' || e.name === 'PaintInvalidationTracking');
+  for (const [k, r] of [...roots.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
+    console.log(`${fmt(r.ms, 1).padStart(8)} ms  ×${r.n}  ${k}`);
+  const inv = events.filter(
+    (e) =>
+      e.name === 'LayoutInvalidationTracking' ||
+      e.name === 'ScheduleStyleInvalidationTracking' ||
+      e.name === 'PaintInvalidationTracking',
+  );
   const reasons = new Map();
   for (const e of inv) {
     const d = e.args?.data ?? {};
     const k = `${e.name}: ${d.reason ?? ''} ${d.nodeName ?? ''}${d.paintId ? ` (layer ${d.paintId})` : ''}`;
     reasons.set(k, (reasons.get(k) ?? 0) + 1);
   }
-  for (const [k, n] of [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${String(n).padStart(6)}  ${k}`);
+  for (const [k, n] of [...reasons.entries()].sort((a, b) => b[1] - a[1]).slice(0, 30))
+    console.log(`${String(n).padStart(6)}  ${k}`);
   // What is painted: Paint events by the element they start from (a layer's root), time and count.
   const paints = events.filter((e) => e.ph === 'X' && e.name === 'Paint');
   const byNode = new Map();
@@ -59,7 +79,12 @@ try {
     r.ms += e.dur / 1000;
     byNode.set(d.nodeId, r);
   }
-  console.log(`${paints.length} paints, ${fmt(paints.reduce((a, e) => a + e.dur / 1000, 0), 1)} ms in ${SECONDS} s`);
+  console.log(
+    `${paints.length} paints, ${fmt(
+      paints.reduce((a, e) => a + e.dur / 1000, 0),
+      1,
+    )} ms in ${SECONDS} s`,
+  );
   await cdp.send('DOM.getDocument', { depth: 0 });
   for (const [node, r] of [...byNode.entries()].sort((a, b) => b[1].ms - a[1].ms).slice(0, 12)) {
     let name = String(node);

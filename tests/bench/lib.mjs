@@ -18,12 +18,31 @@ export function benchFile(name, { entities, seconds, seed = 7 }) {
   if (fs.existsSync(file)) return file;
   const bin = replayBinPath();
   if (!fs.existsSync(bin)) {
-    const r = spawnSync('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay'], { cwd: ROOT, stdio: 'inherit' });
+    const r = spawnSync('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
     if (r.status !== 0) throw new Error('cargo build of the replay CLI failed');
   }
   console.error(`generating ${path.relative(ROOT, file)} (${entities} entities, ${seconds} s)…`);
   const tmp = `${file}.tmp.flrep`;
-  const r = spawnSync(bin, ['generate', '--out', tmp, '--seed', String(seed), '--entities', String(entities), '--seconds', String(seconds), '--max-file-mb', '4096'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(
+    bin,
+    [
+      'generate',
+      '--out',
+      tmp,
+      '--seed',
+      String(seed),
+      '--entities',
+      String(entities),
+      '--seconds',
+      String(seconds),
+      '--max-file-mb',
+      '4096',
+    ],
+    { cwd: ROOT, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`replay generate failed: ${r.stderr}`);
   fs.renameSync(tmp, file);
   return file;
@@ -64,7 +83,9 @@ export async function serveRoot({ latencyMs = 0 } = {}) {
   if (latencyMs > 0) {
     const handlers = srv.server.listeners('request');
     srv.server.removeAllListeners('request');
-    srv.server.on('request', (req, res) => setTimeout(() => handlers.forEach((h) => h.call(srv.server, req, res)), latencyMs));
+    srv.server.on('request', (req, res) =>
+      setTimeout(() => handlers.forEach((h) => h.call(srv.server, req, res)), latencyMs),
+    );
   }
   // BENCH_WWW=<dir> serves another copy (e.g. a baseline build, or www for the unminified source).
   return { ...srv, page: `${srv.url}${process.env.BENCH_WWW || 'dist'}/` };
@@ -72,8 +93,16 @@ export async function serveRoot({ latencyMs = 0 } = {}) {
 
 /** Waits until window.__player has shown its first frame (or failed). */
 export async function waitReady(page, timeout = 120_000) {
-  await page.waitForFunction(() => window.__player && (window.__player.state().ready || window.__player.state().error), null, { timeout });
-  const s = await page.evaluate(() => ({ ready: window.__player.state().ready, error: window.__player.state().error, backend: window.__player.state().backend }));
+  await page.waitForFunction(
+    () => window.__player && (window.__player.state().ready || window.__player.state().error),
+    null,
+    { timeout },
+  );
+  const s = await page.evaluate(() => ({
+    ready: window.__player.state().ready,
+    error: window.__player.state().error,
+    backend: window.__player.state().backend,
+  }));
   if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
   return s;
 }
@@ -138,7 +167,10 @@ export async function runFileWorker(page, file, src, params, { module = false } 
   return page.evaluate(
     ({ src, params, module }) =>
       new Promise((resolve, reject) => {
-        const w = new Worker(URL.createObjectURL(new Blob([src], { type: 'text/javascript' })), module ? { type: 'module' } : {});
+        const w = new Worker(
+          URL.createObjectURL(new Blob([src], { type: 'text/javascript' })),
+          module ? { type: 'module' } : {},
+        );
         w.onmessage = (e) => {
           w.terminate();
           resolve(e.data);

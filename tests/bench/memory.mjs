@@ -23,12 +23,22 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true, args: ['--enable-precise-memory-info'] });
 console.log(machineLine());
 try {
-  const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
+  const { page, log } = await openPlayerPage(
+    browser,
+    srv,
+    process.argv.includes('--render=page') ? '?render=page' : '',
+  );
   await openWithPicker(page, file);
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('Performance.enable');
-  const info = await page.evaluate(() => ({ duration: window.__player.duration, len: window.__player.info.fileLen, chunks: window.__player.info.chunks.length }));
-  console.log(`file: ${file} (${mib(info.len)}, ${fmt(info.duration / 60, 1)} min, ${info.chunks} chunks); ${SECONDS} s ${PAUSED ? 'paused, a random seek every 2 s' : `at ${SPEED}× with a random seek every ${SEEK_S} s`}`);
+  const info = await page.evaluate(() => ({
+    duration: window.__player.duration,
+    len: window.__player.info.fileLen,
+    chunks: window.__player.info.chunks.length,
+  }));
+  console.log(
+    `file: ${file} (${mib(info.len)}, ${fmt(info.duration / 60, 1)} min, ${info.chunks} chunks); ${SECONDS} s ${PAUSED ? 'paused, a random seek every 2 s' : `at ${SPEED}× with a random seek every ${SEEK_S} s`}`,
+  );
   await page.evaluate((speed) => {
     window.__player.setSpeed(speed);
     window.__player.play();
@@ -55,7 +65,12 @@ try {
         pageHeapTotal: performance.memory?.totalJSHeapSize ?? NaN,
         // (A tree from before pieces held whole chunks: an A/B with BENCH_WWW= reads those.)
         chunksHeld: p.pieces ? p.pieces.length : p.chunks.size,
-        heldBytes: p.heldBytes ? p.heldBytes() : [...p.chunks.values()].reduce((a, c) => a + c.entities.byteLength + c.ticks.byteLength + c.offsets.byteLength, 0),
+        heldBytes: p.heldBytes
+          ? p.heldBytes()
+          : [...p.chunks.values()].reduce(
+              (a, c) => a + c.entities.byteLength + c.ticks.byteLength + c.offsets.byteLength,
+              0,
+            ),
       };
     });
     const w = worker();
@@ -73,16 +88,21 @@ try {
     }
     if (el >= nextSeek) {
       nextSeek += SEEK_S;
-      await page.evaluate(([t, speed]) => {
-        window.__player.seek(t);
-        window.__player.setSpeed(speed);
-        window.__player.play();
-      }, [Math.random() * info.duration * 0.95, SPEED]);
+      await page.evaluate(
+        ([t, speed]) => {
+          window.__player.seek(t);
+          window.__player.setSpeed(speed);
+          window.__player.play();
+        },
+        [Math.random() * info.duration * 0.95, SPEED],
+      );
     }
   }
   await page.evaluate(() => window.__player.pause());
   console.log('');
-  console.log('| s | playhead s | worker wasm | worker cache: compressed chunks | renderer wasm | page JS heap (performance.memory) | page JS heap (CDP) | worker JS heap | render worker JS heap | page: pieces held |');
+  console.log(
+    '| s | playhead s | worker wasm | worker cache: compressed chunks | renderer wasm | page JS heap (performance.memory) | page JS heap (CDP) | worker JS heap | render worker JS heap | page: pieces held |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const s of samples) {
     console.log(
@@ -95,10 +115,22 @@ try {
   // performance.memory's figure also counts transferred buffers not yet collected (it falls back
   // when the GC runs), so it is shown but not summed.
   // The render worker's JS heap (when the renderer runs there) is summed too: it exists because of it.
-  const live = samples.map((s) => s.workerWasm + s.workerCache + s.rendererWasm + s.cdpHeap + s.heldBytes + (Number.isFinite(s.renderHeap) ? s.renderHeap : 0));
+  const live = samples.map(
+    (s) =>
+      s.workerWasm +
+      s.workerCache +
+      s.rendererWasm +
+      s.cdpHeap +
+      s.heldBytes +
+      (Number.isFinite(s.renderHeap) ? s.renderHeap : 0),
+  );
   console.log('');
-  console.log(`peaks: worker wasm ${mib(max('workerWasm'))}, worker cache ${mib(max('workerCache'))}, renderer wasm ${mib(max('rendererWasm'))}, page V8 heap (CDP) ${mib(max('cdpHeap'))}, page piece arrays ${mib(max('heldBytes'))}, performance.memory ${mib(max('pageHeap'))}`);
-  console.log(`live total (worker wasm + cache + renderer wasm + page V8 heap + page piece arrays + render worker JS heap): max ${mib(Math.max(...live))}, median ${mib([...live].sort((a, b) => a - b)[live.length >> 1])} (goal ≤ 64 MB)`);
+  console.log(
+    `peaks: worker wasm ${mib(max('workerWasm'))}, worker cache ${mib(max('workerCache'))}, renderer wasm ${mib(max('rendererWasm'))}, page V8 heap (CDP) ${mib(max('cdpHeap'))}, page piece arrays ${mib(max('heldBytes'))}, performance.memory ${mib(max('pageHeap'))}`,
+  );
+  console.log(
+    `live total (worker wasm + cache + renderer wasm + page V8 heap + page piece arrays + render worker JS heap): max ${mib(Math.max(...live))}, median ${mib([...live].sort((a, b) => a - b)[live.length >> 1])} (goal ≤ 64 MB)`,
+  );
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();

@@ -3,7 +3,17 @@
 //
 //   node tests/bench/profile.mjs [seconds=8] [entities=2000] [top=30]
 // (BENCH_WWW=www profiles the unminified source: readable function names and lines.)
-import { profileTimes, launchBrowser, serveRoot, benchFile, openWithPicker, frames, fmt, machineLine, openPlayerPage } from './lib.mjs';
+import {
+  profileTimes,
+  launchBrowser,
+  serveRoot,
+  benchFile,
+  openWithPicker,
+  frames,
+  fmt,
+  machineLine,
+  openPlayerPage,
+} from './lib.mjs';
 
 const SECONDS = Number(process.argv[2] ?? 8);
 const N = Number(process.argv[3] ?? 2000);
@@ -13,7 +23,11 @@ const srv = await serveRoot();
 const browser = await launchBrowser({ webgpu: true });
 console.log(machineLine());
 try {
-  const { page, log } = await openPlayerPage(browser, srv, process.argv.includes('--render=page') ? '?render=page' : '');
+  const { page, log } = await openPlayerPage(
+    browser,
+    srv,
+    process.argv.includes('--render=page') ? '?render=page' : '',
+  );
   await openWithPicker(page, benchFile(`frame-${N}`, { entities: N, seconds: 60 }));
   await page.evaluate(() => {
     window.__player.setSpeed(1);
@@ -31,9 +45,11 @@ try {
   const { self, inclusive: incl } = profileTimes(profile);
   const total = [...self.values()].reduce((a, b) => a + b, 0);
   console.log(`profile ${fmt(total, 0)} ms over ${SECONDS} s (${nFrames} frames recorded by perf())`);
-  for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${fmt(v, 1).padStart(9)} ms  ${fmt((100 * v) / total, 1).padStart(5)} %  ${k}`);
+  for (const [k, v] of [...self.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(`${fmt(v, 1).padStart(9)} ms  ${fmt((100 * v) / total, 1).padStart(5)} %  ${k}`);
   console.log(`\ninclusive (ms per frame of perf(), top ${TOP}):`);
-  for (const [k, v] of [...incl.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${fmt(v / Math.max(1, nFrames), 2).padStart(9)} ms  ${k}`);
+  for (const [k, v] of [...incl.entries()].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+    console.log(`${fmt(v / Math.max(1, nFrames), 2).padStart(9)} ms  ${k}`);
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();

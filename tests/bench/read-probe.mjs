@@ -4,7 +4,18 @@
 // an empty page and on the player's page (the player open and resting, its render worker there).
 //
 //   node tests/bench/read-probe.mjs [reads=60]
-import { launchBrowser, serveRoot, benchFile, percentile, median, fmt, machineLine, openPlayerPage, openEmptyPage, runFileWorker } from './lib.mjs';
+import {
+  launchBrowser,
+  serveRoot,
+  benchFile,
+  percentile,
+  median,
+  fmt,
+  machineLine,
+  openPlayerPage,
+  openEmptyPage,
+  runFileWorker,
+} from './lib.mjs';
 
 const N = Number(process.argv[2] ?? 60);
 const file = benchFile('hour-200', { entities: 200, seconds: 3600 });
@@ -51,8 +62,12 @@ try {
   console.log(`|---|---|${SIZES.map(() => '---|').join('')}`);
   for (const [label, out] of rows) {
     for (const how of ['slice', 'sync']) {
-      const cells = SIZES.map((s) => out[`${how}:${s}`]).map((ms) => `${fmt(median(ms))} / ${fmt(percentile(ms, 0.95))}`);
-      console.log(`| ${label} | ${how === 'slice' ? 'Blob.slice().arrayBuffer()' : 'FileReaderSync'} | ${cells.join(' | ')} |`);
+      const cells = SIZES.map((s) => out[`${how}:${s}`]).map(
+        (ms) => `${fmt(median(ms))} / ${fmt(percentile(ms, 0.95))}`,
+      );
+      console.log(
+        `| ${label} | ${how === 'slice' ? 'Blob.slice().arrayBuffer()' : 'FileReaderSync'} | ${cells.join(' | ')} |`,
+      );
     }
   }
 } finally {

@@ -32,7 +32,20 @@
 //
 //   node tests/bench/seek.mjs [seeks=100] [--bare] [--render=page] [--no-rest] [--rest=MS] [--css=CSS] [--latency=MS]
 import path from 'node:path';
-import { ROOT, launchBrowser, serveRoot, benchFile, openWithPicker, percentile, median, mean, fmt, machineLine, openPlayerPage, rng } from './lib.mjs';
+import {
+  ROOT,
+  launchBrowser,
+  serveRoot,
+  benchFile,
+  openWithPicker,
+  percentile,
+  median,
+  mean,
+  fmt,
+  machineLine,
+  openPlayerPage,
+  rng,
+} from './lib.mjs';
 
 const args = process.argv.slice(2);
 const BARE = args.includes('--bare');
@@ -62,14 +75,24 @@ async function seekOnce(page, t) {
           res();
         });
       });
-      document.dispatchEvent(new KeyboardEvent('keydown', { key: target === 'key' ? 'ArrowRight' : 'ArrowLeft', bubbles: true, cancelable: true }));
+      document.dispatchEvent(
+        new KeyboardEvent('keydown', {
+          key: target === 'key' ? 'ArrowRight' : 'ArrowLeft',
+          bubbles: true,
+          cancelable: true,
+        }),
+      );
       await done;
     } else await p.seek(target);
     const ms = performance.now() - t0;
     // perfChunks keeps the last 512: the pieces since the seek are those after the entry that was
     // last before it.
     const piece = p.pieceAt?.(p.currentTickInt()) ?? null;
-    const timing = piece ? (p.perfChunks.slice(p.perfChunks.lastIndexOf(last) + 1).find((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null;
+    const timing = piece
+      ? (p.perfChunks
+          .slice(p.perfChunks.lastIndexOf(last) + 1)
+          .find((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
+      : null;
     // `before`: seek() to the worker starting the piece (the page's work, the request's post and
     // the worker's queue); `after`: what the parts do not cover (after the page handled the piece).
     if (timing && Number.isFinite(timing.started)) {
@@ -99,7 +122,10 @@ async function idle(page) {
   let last = -1;
   for (;;) {
     await page.waitForTimeout(60);
-    const s = await page.evaluate(async () => ({ ...(await window.__player.workerStats()), waiting: window.__player.hintWaiting }));
+    const s = await page.evaluate(async () => ({
+      ...(await window.__player.workerStats()),
+      waiting: window.__player.hintWaiting,
+    }));
     const k = `${s.decoded}:${s.posted}:${s.cacheHits}:${s.reads}:${s.hinting}`;
     if (k === last && !s.waiting && !s.hinting) return s;
     last = k;
@@ -114,28 +140,50 @@ function report(label, runs) {
   const resumed = runs.filter((r) => r.timing?.resumed).length;
   const cached = runs.filter((r) => r.timing?.cached).length;
   const part = (k) => median(withT.map((r) => r.timing[k]));
-  const partP95 = (k) => percentile(withT.map((r) => r.timing[k]), 0.95);
+  const partP95 = (k) =>
+    percentile(
+      withT.map((r) => r.timing[k]),
+      0.95,
+    );
   console.log(
     `| ${label} | ${runs.length} | **${fmt(median(ms))}** | **${fmt(percentile(ms, 0.95))}** | ${fmt(Math.max(...ms))} | ${fmt(mean(ms))} | ` +
-      ['before', 'read', 'decode', 'extract', 'transit', 'page', 'after'].map((k) => `${fmt(part(k))} / ${fmt(partP95(k))}`).join(' | ') +
+      ['before', 'read', 'decode', 'extract', 'transit', 'page', 'after']
+        .map((k) => `${fmt(part(k))} / ${fmt(partP95(k))}`)
+        .join(' | ') +
       ` | ${resumed} | ${cached} |`,
   );
 }
 
 const srv = await serveRoot({ latencyMs: LATENCY_MS });
 // BENCH_CHROME_ARGS: extra Chromium flags for an experiment (space-separated).
-const browser = await launchBrowser({ webgpu: true, args: (process.env.BENCH_CHROME_ARGS || '').split(' ').filter(Boolean) });
+const browser = await launchBrowser({
+  webgpu: true,
+  args: (process.env.BENCH_CHROME_ARGS || '').split(' ').filter(Boolean),
+});
 console.log(machineLine());
 try {
-  const query = [process.argv.includes('--render=page') ? 'render=page' : '', LATENCY_MS ? `url=${encodeURIComponent(srv.url + path.relative(ROOT, file))}` : ''].filter(Boolean).join('&');
+  const query = [
+    process.argv.includes('--render=page') ? 'render=page' : '',
+    LATENCY_MS ? `url=${encodeURIComponent(srv.url + path.relative(ROOT, file))}` : '',
+  ]
+    .filter(Boolean)
+    .join('&');
   const { page, log } = await openPlayerPage(browser, srv, query ? `?${query}` : '');
   if (!LATENCY_MS) await openWithPicker(page, file);
   // --no-rest: the page's loop runs every frame while paused (as before session 6's resting).
-  if (args.includes('--no-rest')) await page.evaluate(() => { window.__player.restAfterFrames = Infinity; });
+  if (args.includes('--no-rest'))
+    await page.evaluate(() => {
+      window.__player.restAfterFrames = Infinity;
+    });
   if (CSS) await page.addStyleTag({ content: CSS });
   if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
-  const { duration, chunks } = await page.evaluate(() => ({ duration: window.__player.duration, chunks: window.__player.info.chunks.length }));
-  console.log(`file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}, ${LATENCY_MS ? `opened with ?url= from a server answering ${LATENCY_MS} ms late, ` : ''}renderer ${process.argv.includes('--render=page') ? 'on the page' : 'in the render worker'}`);
+  const { duration, chunks } = await page.evaluate(() => ({
+    duration: window.__player.duration,
+    chunks: window.__player.info.chunks.length,
+  }));
+  console.log(
+    `file: ${file} (${fmt(duration / 60, 1)} min, ${chunks} chunks), ${N} random seeks while paused${BARE ? ' (--bare: kill feed and kill markers hidden)' : ''}, ${LATENCY_MS ? `opened with ?url= from a server answering ${LATENCY_MS} ms late, ` : ''}renderer ${process.argv.includes('--render=page') ? 'on the page' : 'in the render worker'}`,
+  );
   const r = rng(42);
   for (let i = 0; i < 5; i++) await seekOnce(page, r() * duration); // warm-up (JIT, caches)
   await idle(page);
@@ -186,7 +234,9 @@ try {
   }
   const stats = await page.evaluate(() => window.__player.workerStats());
   console.log('');
-  console.log('| run | seeks | p50 ms | p95 ms | max ms | mean ms | before p50/p95 | read p50/p95 | decode p50/p95 | extract p50/p95 | transit p50/p95 | page p50/p95 | after p50/p95 | resumed | cached |');
+  console.log(
+    '| run | seeks | p50 ms | p95 ms | max ms | mean ms | before p50/p95 | read p50/p95 | decode p50/p95 | extract p50/p95 | transit p50/p95 | page p50/p95 | after p50/p95 | resumed | cached |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|');
   report('isolated (worker idle at each seek)', isolated);
   report('back to back', b2b);
@@ -195,7 +245,9 @@ try {
   report('→ again (the first → hinted it)', keyAgain);
   report('← after a seek forward landed', keyLeft);
   console.log('');
-  console.log(`worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, resumed ${stats.resumed}, prefetched ${stats.prefetched ?? 0}, warmed ${stats.warmed ?? 0}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (6 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (6 * N + 5), 2)}`);
+  console.log(
+    `worker stats after the runs: decoded ${stats.decoded}, posted ${stats.posted}, resumed ${stats.resumed}, prefetched ${stats.prefetched ?? 0}, warmed ${stats.warmed ?? 0}, reads ${stats.reads}, ${fmt(stats.bytesRead / Math.max(1, stats.reads) / 1024, 0)} KiB per read, dropped ${stats.dropped ?? 0}, cache hits ${stats.cacheHits}, decoded per seek ${fmt(stats.decoded / (6 * N + 5), 2)}, posted per seek ${fmt(stats.posted / (6 * N + 5), 2)}`,
+  );
   if (log.errors.length) console.error(log.errors.join('\n'));
 } finally {
   await browser.close();

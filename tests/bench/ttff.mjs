@@ -12,7 +12,11 @@ const N = Number(process.argv[2] ?? 5);
 const QUERY = process.argv.includes('--render=page') ? '?render=page' : '';
 
 async function marks(page) {
-  await page.waitForFunction(() => performance.getEntriesByName('rp:first-frame').length > 0 || window.__player?.state().error, null, { timeout: 120_000 });
+  await page.waitForFunction(
+    () => performance.getEntriesByName('rp:first-frame').length > 0 || window.__player?.state().error,
+    null,
+    { timeout: 120_000 },
+  );
   return page.evaluate(() => {
     const m = (n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN;
     const nav = performance.getEntriesByType('navigation')[0];
@@ -38,7 +42,9 @@ function summary(label, runs) {
 
 const srv = await serveRoot();
 console.log(machineLine());
-console.log('| case | backend | loads | DOMContentLoaded ms | open done (rp:info) ms | renderer ready ms | first frame ms (median) | every load (ms) |');
+console.log(
+  '| case | backend | loads | DOMContentLoaded ms | open done (rp:info) ms | renderer ready ms | first frame ms (median) | every load (ms) |',
+);
 console.log('|---|---|---|---|---|---|---|---|');
 try {
   for (const webgpu of [true, false]) {

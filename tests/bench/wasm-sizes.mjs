@@ -36,7 +36,8 @@ function staticGraph(entry) {
     if (seen.has(f) || !fs.existsSync(f)) return;
     seen.add(f);
     const src = fs.readFileSync(f, 'utf8');
-    for (const m of src.matchAll(/(?:^|[;\s}])import\s*(?:[^'"();]*?from\s*)?['"](\.[^'"]+)['"]/g)) visit(path.resolve(path.dirname(f), m[1]));
+    for (const m of src.matchAll(/(?:^|[;\s}])import\s*(?:[^'"();]*?from\s*)?['"](\.[^'"]+)['"]/g))
+      visit(path.resolve(path.dirname(f), m[1]));
   };
   visit(entry);
   return [...seen];
@@ -47,7 +48,9 @@ async function downloadSizes({ browser }) {
   console.log('| artefact | wasm raw / gz | JS glue raw / gz | gz total |\n|---|---|---|---|');
   for (const [name, e] of Object.entries(sizes)) {
     const t = (e.wasm?.gzip ?? 0) + (e.js?.gzip ?? 0);
-    console.log(`| ${name} | ${e.wasm?.raw ?? '-'} / ${e.wasm?.gzip ?? '-'} | ${e.js?.raw ?? '-'} / ${e.js?.gzip ?? '-'} | ${kb(t)} |`);
+    console.log(
+      `| ${name} | ${e.wasm?.raw ?? '-'} / ${e.wasm?.gzip ?? '-'} | ${e.js?.raw ?? '-'} / ${e.js?.gzip ?? '-'} | ${kb(t)} |`,
+    );
   }
   let files;
   let how;
@@ -55,21 +58,38 @@ async function downloadSizes({ browser }) {
     files = await measureSession();
     how = 'Chromium network log, WebGPU, demo.flrep until the first frame + 3 s of playback';
   } else {
-    const shell = ['index.html', 'style.css', 'favicon.svg', 'worker.js', 'worker-client.js'].map((f) => path.join(WWW, f));
-    files = [...new Set([...shell, ...staticGraph(path.join(WWW, 'main.js')), ...staticGraph(path.join(WWW, 'worker.js')),
-      ...['decoder/decoder.js', 'decoder/decoder_bg.wasm', 'renderer/renderer.js', 'renderer/renderer_bg.wasm'].map((f) => path.join(WWW, 'pkg', f))])];
-    how = 'from files: the shell\'s static imports + the .flrep decoder + the WebGPU renderer';
+    const shell = ['index.html', 'style.css', 'favicon.svg', 'worker.js', 'worker-client.js'].map((f) =>
+      path.join(WWW, f),
+    );
+    files = [
+      ...new Set([
+        ...shell,
+        ...staticGraph(path.join(WWW, 'main.js')),
+        ...staticGraph(path.join(WWW, 'worker.js')),
+        ...['decoder/decoder.js', 'decoder/decoder_bg.wasm', 'renderer/renderer.js', 'renderer/renderer_bg.wasm'].map(
+          (f) => path.join(WWW, 'pkg', f),
+        ),
+      ]),
+    ];
+    how = "from files: the shell's static imports + the .flrep decoder + the WebGPU renderer";
   }
-  const rows = files.map((f) => ({ f: path.relative(WWW, f), raw: fs.statSync(f).size, gz: gz(fs.readFileSync(f)) })).sort((a, b) => b.gz - a.gz);
-  const group = (r) => (r.f.startsWith('pkg/decoder') ? 'decoder' : r.f.startsWith('pkg/renderer') ? 'renderer' : 'shell');
+  const rows = files
+    .map((f) => ({ f: path.relative(WWW, f), raw: fs.statSync(f).size, gz: gz(fs.readFileSync(f)) }))
+    .sort((a, b) => b.gz - a.gz);
+  const group = (r) =>
+    r.f.startsWith('pkg/decoder') ? 'decoder' : r.f.startsWith('pkg/renderer') ? 'renderer' : 'shell';
   console.log(`\nWhat a WebGPU .flrep session downloads (${how}); the replay's own byte ranges not counted:\n`);
   console.log('| file | raw | gzip -9 |\n|---|---|---|');
   for (const r of rows) console.log(`| ${r.f} | ${r.raw} | ${r.gz} |`);
   const by = {};
   for (const r of rows) by[group(r)] = (by[group(r)] ?? 0) + r.gz;
   const total = rows.reduce((a, r) => a + r.gz, 0);
-  console.log(`\ndecoder ${kb(by.decoder ?? 0)} + renderer ${kb(by.renderer ?? 0)} + shell ${kb(by.shell ?? 0)} = ${kb(total)} gzipped`);
-  console.log(`goal <= ${GOAL_KB} KB: ${total <= GOAL_KB * 1000 ? 'met' : 'NOT met'} (${total <= GOAL_KB * 1000 ? kb(GOAL_KB * 1000 - total) + ' to spare' : kb(total - GOAL_KB * 1000) + ' over'})`);
+  console.log(
+    `\ndecoder ${kb(by.decoder ?? 0)} + renderer ${kb(by.renderer ?? 0)} + shell ${kb(by.shell ?? 0)} = ${kb(total)} gzipped`,
+  );
+  console.log(
+    `goal <= ${GOAL_KB} KB: ${total <= GOAL_KB * 1000 ? 'met' : 'NOT met'} (${total <= GOAL_KB * 1000 ? kb(GOAL_KB * 1000 - total) + ' to spare' : kb(total - GOAL_KB * 1000) + ' over'})`,
+  );
 }
 
 /** Plays the demo in Chromium (WebGPU) and lists every file of dist/ the page and its worker fetched. */
@@ -82,15 +102,27 @@ async function measureSession() {
     const urls = new Set();
     page.on('request', (r) => urls.add(r.url()));
     await page.goto(srv.url, { waitUntil: 'load' });
-    await page.waitForFunction(() => window.__player && (window.__player.state().ready || window.__player.state().error), null, { timeout: 120_000 });
-    const st = await page.evaluate(() => ({ ready: window.__player.state().ready, error: window.__player.state().error, backend: window.__player.state().backend }));
+    await page.waitForFunction(
+      () => window.__player && (window.__player.state().ready || window.__player.state().error),
+      null,
+      { timeout: 120_000 },
+    );
+    const st = await page.evaluate(() => ({
+      ready: window.__player.state().ready,
+      error: window.__player.state().error,
+      backend: window.__player.state().backend,
+    }));
     if (!st.ready) throw new Error(`the demo did not open: ${st.error}`);
     if (st.backend !== 'webgpu') console.log(`warning: the backend is ${st.backend}, not webgpu`);
     await page.evaluate(() => window.__player.play());
     await page.waitForTimeout(3000);
     // Worker fetches (module imports, wasm) as the worker saw them, in case the page log lacks them.
-    for (const list of [await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)),
-      ...(await Promise.all(page.workers().map((w) => w.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)))))]) {
+    for (const list of [
+      await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name)),
+      ...(await Promise.all(
+        page.workers().map((w) => w.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name))),
+      )),
+    ]) {
       for (const u of list) urls.add(u);
     }
     const files = new Set();
@@ -109,7 +141,6 @@ async function measureSession() {
     await srv.close();
   }
 }
-
 
 const file = process.argv[2];
 const TOP = Number(process.argv[3] ?? 25);
@@ -218,7 +249,11 @@ function crateOf(name) {
     if (m) return m[2].slice(0, Number(m[1]));
   }
   let d = demangle(name);
-  if (d.startsWith('replay_player::')) return d.split('::').slice(0, d.split('::')[1] === 'format' || d.split('::')[1] === 'web' ? 3 : 2).join('::');
+  if (d.startsWith('replay_player::'))
+    return d
+      .split('::')
+      .slice(0, d.split('::')[1] === 'format' || d.split('::')[1] === 'web' ? 3 : 2)
+      .join('::');
   const impl = /^_<(?:impl )?([^ >]+)/.exec(d) ?? /^<([^ >]+)/.exec(d);
   if (impl) d = impl[1];
   d = d.replace(/^_?\$LT\$/, '').replace(/^\.\./, '');
@@ -238,6 +273,7 @@ console.log(`${file}: ${total} bytes, ${bodies.length} functions (${names.size} 
 console.log('sections: ' + sections.map(([l, s]) => `${l} ${s}`).join(', '));
 console.log('\n| crate (by function names) | code bytes | share of code |\n|---|---|---|');
 const code = bodies.reduce((a, b) => a + b, 0);
-for (const [c, s] of [...byCrate].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`| ${c} | ${s} | ${((100 * s) / code).toFixed(1)}% |`);
+for (const [c, s] of [...byCrate].sort((a, b) => b[1] - a[1]).slice(0, TOP))
+  console.log(`| ${c} | ${s} | ${((100 * s) / code).toFixed(1)}% |`);
 console.log('\nbiggest functions:');
 for (const [s, n] of fns.sort((a, b) => b[0] - a[0]).slice(0, 12)) console.log(`  ${s}  ${n.slice(0, 140)}`);

@@ -29,8 +29,15 @@ function open(mod, file) {
 }
 
 function golden(jsonl) {
-  const lines = fs.readFileSync(jsonl, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
-  return { info: lines.find((l) => l.type === 'info').info, events: lines.filter((l) => l.type === 'event').map((l) => l.event) };
+  const lines = fs
+    .readFileSync(jsonl, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+  return {
+    info: lines.find((l) => l.type === 'info').info,
+    events: lines.filter((l) => l.type === 'event').map((l) => l.event),
+  };
 }
 
 const sortKeys = (o) => Object.fromEntries(Object.entries(o).sort(([a], [b]) => a.localeCompare(b)));
@@ -69,12 +76,15 @@ function checkAgainstGolden(mod, replay, jsonl) {
   assert.deepEqual(sortEvents(events), sortEvents(g.events), `${path.basename(replay)}: events`);
   // Markers are the recording's kills (when complete: all of them).
   const kills = g.events.filter((e) => e.kind === 'kill');
-  for (const m of r.markers) assert.ok(kills.some((k) => key(k) === key(m)), `marker ${JSON.stringify(m)}`);
+  for (const m of r.markers)
+    assert.ok(
+      kills.some((k) => key(k) === key(m)),
+      `marker ${JSON.stringify(m)}`,
+    );
   if (r.markersComplete) assert.equal(r.markers.length, kills.length);
   dec.free();
   return { r, events };
 }
-
 
 test('each decoder build exports only what its formats need', async () => {
   for (const name of BUILDS) {
@@ -85,7 +95,10 @@ test('each decoder build exports only what its formats need', async () => {
     assert.equal(hasView, name === 'decoder_foldback', `${name}: FoldbackView exported: ${hasView}`);
     assert.equal(typeof mod.FoldbackView === 'function', name === 'decoder_foldback');
     // The JSON-string API is gone: info and events are plain objects built in wasm.
-    assert.ok(!exportsList.some((n) => /infojson|eventsjson/i.test(n)), `${name}: ${exportsList.filter((n) => /json/i.test(n))}`);
+    assert.ok(
+      !exportsList.some((n) => /infojson|eventsjson/i.test(n)),
+      `${name}: ${exportsList.filter((n) => /json/i.test(n))}`,
+    );
   }
 });
 
@@ -95,8 +108,13 @@ test('.flrep golden fixtures: every build gives the serde shapes of info and eve
   for (const name of BUILDS) {
     const { mod } = await load(name);
     for (const f of files) {
-      const { events } = checkAgainstGolden(mod, path.join(FIX, 'golden', f), path.join(FIX, 'golden', f.replace(/\.flrep$/, '.jsonl')));
-      if (f === 'events.flrep') assert.ok(new Set(events.map((e) => e.kind)).size >= 4, 'events.flrep covers several kinds');
+      const { events } = checkAgainstGolden(
+        mod,
+        path.join(FIX, 'golden', f),
+        path.join(FIX, 'golden', f.replace(/\.flrep$/, '.jsonl')),
+      );
+      if (f === 'events.flrep')
+        assert.ok(new Set(events.map((e) => e.kind)).size >= 4, 'events.flrep covers several kinds');
     }
   }
 });
@@ -107,7 +125,11 @@ test('SparkEngine fixtures open in decoder_spark with the serde shapes; decoder 
   const spark = (await load('decoder_spark')).mod;
   const flrep = (await load('decoder')).mod;
   for (const f of files) {
-    const { r } = checkAgainstGolden(spark, path.join(FIX, 'spark', f), path.join(FIX, 'spark', f.replace(/\.replay$/, '.jsonl')));
+    const { r } = checkAgainstGolden(
+      spark,
+      path.join(FIX, 'spark', f),
+      path.join(FIX, 'spark', f.replace(/\.replay$/, '.jsonl')),
+    );
     assert.equal(r.info.format, 'spark_replay');
     assert.throws(() => open(flrep, path.join(FIX, 'spark', f)), /does not include the SparkEngine replay reader/);
   }
@@ -130,10 +152,13 @@ test('.foldback opens in decoder_foldback only; unknown bytes get the same messa
     const { mod } = await load(name);
     const dec = new mod.DecoderSession(junk.length);
     const [o, l] = dec.want();
-    assert.throws(() => dec.feed(junk.subarray(o, o + l)), (e) => {
-      messages.push(e.message);
-      return /not a replay this player reads \(first bytes 74 68 69 73\)/.test(e.message);
-    });
+    assert.throws(
+      () => dec.feed(junk.subarray(o, o + l)),
+      (e) => {
+        messages.push(e.message);
+        return /not a replay this player reads \(first bytes 74 68 69 73\)/.test(e.message);
+      },
+    );
     dec.free();
   }
   assert.equal(new Set(messages).size, 1, messages.join(' | '));
@@ -149,8 +174,23 @@ function pieces(dec, buf, i, from, stride, maxStates) {
   for (let k = 0; k < 10000; k++) {
     const resumable = dec.holdsChunk(i);
     if (!resumable) withBytes++;
-    const d = dec.decodeRange(i, resumable ? new Uint8Array(0) : buf.subarray(o, o + l), from, Infinity, stride, maxStates);
-    const p = { from, ticks: [...d.ticks()], offsets: [...d.offsets()], entities: d.entities(), events: d.events(), end: d.end(), complete: d.complete() };
+    const d = dec.decodeRange(
+      i,
+      resumable ? new Uint8Array(0) : buf.subarray(o, o + l),
+      from,
+      Infinity,
+      stride,
+      maxStates,
+    );
+    const p = {
+      from,
+      ticks: [...d.ticks()],
+      offsets: [...d.offsets()],
+      entities: d.entities(),
+      events: d.events(),
+      end: d.end(),
+      complete: d.complete(),
+    };
     d.free();
     out.push(p);
     assert.equal(p.complete, p.end === undefined);
@@ -164,7 +204,14 @@ function pieces(dec, buf, i, from, stride, maxStates) {
 test('decodeRange: pieces resume in the chunk without its bytes and rebuild decodeChunk exactly (.flrep and SparkEngine)', async () => {
   const cases = [
     ['decoder', path.join(FIX, 'golden', 'events.flrep')],
-    ['decoder_spark', path.join(FIX, 'spark', fs.readdirSync(path.join(FIX, 'spark')).find((f) => f.endsWith('.replay')))],
+    [
+      'decoder_spark',
+      path.join(
+        FIX,
+        'spark',
+        fs.readdirSync(path.join(FIX, 'spark')).find((f) => f.endsWith('.replay')),
+      ),
+    ],
   ];
   for (const [build, file] of cases) {
     const { mod } = await load(build);
@@ -182,7 +229,11 @@ test('decodeRange: pieces resume in the chunk without its bytes and rebuild deco
       assert.ok(out.length >= 2, `${build} chunk ${i}: ${out.length} pieces`);
       // .flrep resumes where the last piece stopped; SparkEngine decodes its (small) chunk each time.
       // (.flrep: decodeChunk above left the chunk's payload in the decoder: no piece needs the bytes.)
-      assert.equal(withBytes, build === 'decoder' ? 0 : out.length, `${build} chunk ${i}: pieces that needed the bytes`);
+      assert.equal(
+        withBytes,
+        build === 'decoder' ? 0 : out.length,
+        `${build} chunk ${i}: pieces that needed the bytes`,
+      );
       const ticks = out.flatMap((p) => p.ticks);
       assert.deepEqual(ticks, whole.ticks, `${build} chunk ${i}: ticks`);
       const entities = out.flatMap((p) => [...p.entities]);
@@ -195,13 +246,19 @@ test('decodeRange: pieces resume in the chunk without its bytes and rebuild deco
       const stride = Math.max(2, Math.floor(span / 4));
       const thinPieces = pieces(dec, buf, i, whole.ticks[0], stride, 1 << 20).out;
       const thin = thinPieces.flatMap((p) => p.ticks);
-      assert.ok(thin.length >= 2 && thin.length <= 5 && (thin.length < whole.ticks.length || whole.ticks.length <= 5), `${build}: ${thin} of ${whole.ticks}`);
+      assert.ok(
+        thin.length >= 2 && thin.length <= 5 && (thin.length < whole.ticks.length || whole.ticks.length <= 5),
+        `${build}: ${thin} of ${whole.ticks}`,
+      );
       for (let k = 1; k < thin.length; k++) assert.ok(thin[k] - thin[k - 1] >= stride);
       for (const p of thinPieces) {
         for (let k = 0; k < p.ticks.length; k++) {
           const w = whole.ticks.indexOf(p.ticks[k]);
           assert.ok(w >= 0);
-          assert.deepEqual([...p.entities.subarray(p.offsets[k] * 16, p.offsets[k + 1] * 16)], [...whole.entities.subarray(whole.offsets[w] * 16, whole.offsets[w + 1] * 16)]);
+          assert.deepEqual(
+            [...p.entities.subarray(p.offsets[k] * 16, p.offsets[k + 1] * 16)],
+            [...whole.entities.subarray(whole.offsets[w] * 16, whole.offsets[w + 1] * 16)],
+          );
         }
       }
       checked++;

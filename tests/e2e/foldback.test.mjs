@@ -24,7 +24,21 @@ const children = new Set();
 before(async () => {
   fs.mkdirSync(OUT, { recursive: true });
   file = path.join(OUT, 'desync.foldback');
-  replayCli(['generate', '--format', 'foldback', '--out', file, '--ticks', '300', '--desync-tick', String(T), '--desync-entity', ENTITY, '--desync-field', FIELD]);
+  replayCli([
+    'generate',
+    '--format',
+    'foldback',
+    '--out',
+    file,
+    '--ticks',
+    '300',
+    '--desync-tick',
+    String(T),
+    '--desync-entity',
+    ENTITY,
+    '--desync-field',
+    FIELD,
+  ]);
   srv = await startServer({ root: ROOT });
   base = `${srv.url}dist/`;
   browser = await launchBrowser({ webgpu: false });
@@ -50,7 +64,12 @@ async function waitDesync(page, tick, timeout = 30_000) {
       const h = document.getElementById('fb-tick-title');
       const e = document.getElementById('fb-entity-title');
       const row = document.querySelector(`#fb-fields tr.fb-field-row[data-field="${field}"]`);
-      return h?.dataset.tick === String(tick) && e?.dataset.entity === entity && row && row.querySelector('.fb-history')?.dataset.tick !== undefined;
+      return (
+        h?.dataset.tick === String(tick) &&
+        e?.dataset.entity === entity &&
+        row &&
+        row.querySelector('.fb-history')?.dataset.tick !== undefined
+      );
     },
     { tick, entity: ENTITY, field: FIELD },
     { timeout },
@@ -60,7 +79,10 @@ async function waitDesync(page, tick, timeout = 30_000) {
     return {
       first: document.getElementById('fb-first-tick').dataset.tick,
       entities: [...document.querySelectorAll('#fb-entities .fb-entity')].map((b) => b.dataset.entity),
-      values: [...row.querySelectorAll('td.fb-value')].map((td) => ({ hex: td.querySelector('.fb-view-hex')?.textContent, i32: td.querySelector('.fb-view-i32')?.textContent })),
+      values: [...row.querySelectorAll('td.fb-value')].map((td) => ({
+        hex: td.querySelector('.fb-view-hex')?.textContent,
+        i32: td.querySelector('.fb-view-i32')?.textContent,
+      })),
       history: row.querySelector('.fb-history').dataset.tick,
       lanes: document.querySelectorAll('#fb-lanes canvas').length,
       legend: document.querySelector('.fb-legend').textContent,
@@ -68,7 +90,9 @@ async function waitDesync(page, tick, timeout = 30_000) {
   }, FIELD);
 }
 
-test('a desynced .foldback opened through the file picker shows the first divergent tick, entity and field with both peers’ values', { timeout: 120_000 }, async () => {
+test('a desynced .foldback opened through the file picker shows the first divergent tick, entity and field with both peers’ values', {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await page.setInputFiles('#file-input', file);
@@ -82,8 +106,8 @@ test('a desynced .foldback opened through the file picker shows the first diverg
     assert.equal(v.lanes, 2);
     assert.match(v.legend, /agree.*differs.*no hash/);
     // Metadata as a table, snapshot sizes.
-    assert.ok(await page.locator('#fb-metadata tr').count() >= 4);
-    assert.ok(await page.locator('#fb-snapshots .fb-snap').count() >= 1);
+    assert.ok((await page.locator('#fb-metadata tr').count()) >= 4);
+    assert.ok((await page.locator('#fb-snapshots .fb-snap').count()) >= 1);
     // D jumps back to the first divergence after another tick is selected.
     await page.evaluate(() => window.__foldbackView.selectTick(10));
     await page.waitForFunction(() => document.getElementById('fb-tick-title')?.dataset.tick === '10');
@@ -95,7 +119,9 @@ test('a desynced .foldback opened through the file picker shows the first diverg
   }
 });
 
-test('two files opened together are compared (one peer each); a different build id warns', { timeout: 120_000 }, async () => {
+test('two files opened together are compared (one peer each); a different build id warns', {
+  timeout: 120_000,
+}, async () => {
   const a = path.join(OUT, 'one-peer-a.foldback');
   const b = path.join(OUT, 'one-peer-b.foldback');
   replayCli(['generate', '--format', 'foldback', '--out', a, '--peers', '1', '--ticks', '200', '--seed', '1']);
@@ -107,7 +133,9 @@ test('two files opened together are compared (one peer each); a different build 
   const { page } = await openPage();
   try {
     await page.setInputFiles('#file-input', [a, b]);
-    await page.waitForFunction(() => document.querySelectorAll('#fb-lanes canvas').length === 2, null, { timeout: 60_000 });
+    await page.waitForFunction(() => document.querySelectorAll('#fb-lanes canvas').length === 2, null, {
+      timeout: 60_000,
+    });
     const w = await page.locator('#fb-warnings li.fb-build-warning').count();
     assert.ok(w >= 1, 'build-id warning shown');
     const first = await page.locator('#fb-first-tick').textContent();
@@ -119,7 +147,25 @@ test('two files opened together are compared (one peer each); a different build 
 
 function startLiveDemo(port) {
   return new Promise((resolve, reject) => {
-    const c = spawn(replayBinPath(), ['live-demo', '--port', String(port), '--tick-rate', '10', '--ticks', '100000', '--desync-tick', String(T), '--desync-entity', ENTITY, '--desync-field', FIELD], { cwd: ROOT });
+    const c = spawn(
+      replayBinPath(),
+      [
+        'live-demo',
+        '--port',
+        String(port),
+        '--tick-rate',
+        '10',
+        '--ticks',
+        '100000',
+        '--desync-tick',
+        String(T),
+        '--desync-entity',
+        ENTITY,
+        '--desync-field',
+        FIELD,
+      ],
+      { cwd: ROOT },
+    );
     children.add(c);
     c.on('exit', () => children.delete(c));
     let out = '';
@@ -133,7 +179,9 @@ function startLiveDemo(port) {
   });
 }
 
-test('live mode: the page connects to replay live-demo, shows the desync, and reconnects after the game restarts', { timeout: 180_000 }, async () => {
+test('live mode: the page connects to replay live-demo, shows the desync, and reconnects after the game restarts', {
+  timeout: 180_000,
+}, async () => {
   // The page first (it takes seconds to load here), then the game: live mode has no backlog, so
   // the viewer must be connected before the desync tick (12 s in at 10 Hz).
   const { page, log } = await openPage();
@@ -142,18 +190,30 @@ test('live mode: the page connects to replay live-demo, shows the desync, and re
   try {
     await page.fill('#fb-live-url', `ws://127.0.0.1:${port}`);
     await page.click('#fb-live-connect');
-    await page.waitForFunction(() => document.getElementById('fb-live-status')?.dataset.state === 'connected', null, { timeout: 20_000 });
+    await page.waitForFunction(() => document.getElementById('fb-live-status')?.dataset.state === 'connected', null, {
+      timeout: 20_000,
+    });
     const v = await waitDesync(page, T, 60_000);
     assert.equal(v.first, String(T));
     assert.equal(v.history, String(T));
     assert.notEqual(v.values[0].hex, v.values[1].hex);
     // Kill the game: the page shows it is reconnecting; restart it on the same port.
     child.kill('SIGKILL');
-    await page.waitForFunction(() => document.getElementById('fb-live-status')?.dataset.state === 'reconnecting', null, { timeout: 20_000 });
+    await page.waitForFunction(
+      () => document.getElementById('fb-live-status')?.dataset.state === 'reconnecting',
+      null,
+      { timeout: 20_000 },
+    );
     await startLiveDemo(port);
-    await page.waitForFunction(() => document.getElementById('fb-live-status')?.dataset.state === 'connected', null, { timeout: 30_000 });
+    await page.waitForFunction(() => document.getElementById('fb-live-status')?.dataset.state === 'connected', null, {
+      timeout: 30_000,
+    });
     // A new hello: a new session whose view fills again up to the desync.
-    await page.waitForFunction(() => window.__foldback.summary === null || (window.__foldback.summary.last_tick ?? 1e9) < 100, null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => window.__foldback.summary === null || (window.__foldback.summary.last_tick ?? 1e9) < 100,
+      null,
+      { timeout: 30_000 },
+    );
     const v2 = await waitDesync(page, T, 60_000);
     assert.equal(v2.first, String(T));
     // Saving what was received gives a .foldback download.

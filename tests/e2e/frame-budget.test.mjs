@@ -57,7 +57,8 @@ function watch(page, ms) {
           out.maxLabels = Math.max(out.maxLabels, document.querySelectorAll('.rp-label:not([hidden])').length);
           out.times.push(p.currentTime);
           // At least `dur` ms and 12 frames (SwiftShader on a loaded machine draws a few per second).
-          if ((performance.now() - t0 < dur || out.frames < 12) && performance.now() - t0 < 30_000) requestAnimationFrame(f);
+          if ((performance.now() - t0 < dur || out.frames < 12) && performance.now() - t0 < 30_000)
+            requestAnimationFrame(f);
           else resolve(out);
         };
         requestAnimationFrame(f);
@@ -66,7 +67,9 @@ function watch(page, ms) {
   );
 }
 
-test('playing holds only the pieces its window needs (1×, 8× thinned, rewinding) and shows at most MAX_LABELS labels', { timeout: 240_000 }, async () => {
+test('playing holds only the pieces its window needs (1×, 8× thinned, rewinding) and shows at most MAX_LABELS labels', {
+  timeout: 240_000,
+}, async () => {
   const { page, log } = await openE400();
   try {
     const max = await page.evaluate(async () => (await import('./player.js')).MAX_LABELS);
@@ -85,7 +88,11 @@ test('playing holds only the pieces its window needs (1×, 8× thinned, rewindin
       window.__player.rewind();
     });
     const back = await watch(page, 3000);
-    for (const [name, w] of [['1×', one], ['8×', fast], ['rewinding', back]]) {
+    for (const [name, w] of [
+      ['1×', one],
+      ['8×', fast],
+      ['rewinding', back],
+    ]) {
       assert.ok(w.frames > 3, `${name}: frames drawn (${w.frames})`);
       // Nothing outside the window is held after a frame has pruned it (the playhead's piece and
       // those ahead of it in the playing direction) ...
@@ -99,7 +106,10 @@ test('playing holds only the pieces its window needs (1×, 8× thinned, rewindin
     assert.ok(one.maxLabels > 0, 'labels are shown');
     assert.deepEqual(one.strides, [1], 'every tick at 1×');
     assert.ok(fast.strides.includes(4), `one tick in 4 at 8× (${fast.strides})`);
-    assert.ok(fast.times[fast.times.length - 1] > fast.times[0] + 2, `8× moved the playhead (${fast.times[0]} → ${fast.times.at(-1)})`);
+    assert.ok(
+      fast.times[fast.times.length - 1] > fast.times[0] + 2,
+      `8× moved the playhead (${fast.times[0]} → ${fast.times.at(-1)})`,
+    );
     assert.ok(back.times[back.times.length - 1] < back.times[0], 'rewinding moved the playhead back');
     // Past chunk boundaries at 8× (2 s chunks): playback did not stall on a dropped chunk.
     const s = await page.evaluate(() => window.__player.state());
@@ -133,7 +143,14 @@ test('the selected entity is always labelled, even when the label cap is full', 
     const r = await page.evaluate((x) => {
       const p = window.__player;
       const el = p.labelPool.get(x);
-      return { shown: p.labelsShown.has(x), count: p.labelsShown.size, visible: !!el && !el.hidden, selected: !!el?.classList.contains('selected'), text: el?.querySelector('.rp-name')?.textContent, name: p.entityName(x) };
+      return {
+        shown: p.labelsShown.has(x),
+        count: p.labelsShown.size,
+        visible: !!el && !el.hidden,
+        selected: !!el?.classList.contains('selected'),
+        text: el?.querySelector('.rp-name')?.textContent,
+        name: p.entityName(x),
+      };
     }, id);
     assert.ok(r.shown && r.visible, 'the selected entity has a visible label');
     assert.ok(r.selected, 'its label is styled as selected');
@@ -169,7 +186,9 @@ test('the selected entity is always labelled, even when the label cap is full', 
   }
 });
 
-test('the inspector shows the right entity after a seek (binary search over the id-sorted frame)', { timeout: 120_000 }, async () => {
+test('the inspector shows the right entity after a seek (binary search over the id-sorted frame)', {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openE400();
   try {
     const check = () =>
@@ -185,7 +204,8 @@ test('the inspector shows the right entity after a seek (binary search over the 
           maxId = Math.max(maxId, id);
           const st = p.entityState(id);
           const q = p.info.info.position_quantum_m;
-          if (!st || st.id !== id || Math.abs(st.pos[0] - f[k * 16 + 3] * q) > 1e-9 || st.tick !== p.cur.tick) bad.push(id);
+          if (!st || st.id !== id || Math.abs(st.pos[0] - f[k * 16 + 3] * q) > 1e-9 || st.tick !== p.cur.tick)
+            bad.push(id);
         }
         return { n, bad, absent: p.entityState(maxId + 1000), tick: p.tick, curTick: p.cur.tick };
       });

@@ -72,7 +72,12 @@ const NO_WEBGPU_ARGS = ['--use-angle=swiftshader', '--disable-blink-features=Web
  * @param {{webgpu?: boolean, headless?: boolean, args?: string[], viewport?: {width:number,height:number}}} opts
  * @returns {Promise<{context: import('playwright-core').BrowserContext, newPage: () => Promise<import('playwright-core').Page>, close: () => Promise<void>}>}
  */
-export async function launchBrowser({ webgpu = true, headless = true, args = [], viewport = { width: 1280, height: 720 } } = {}) {
+export async function launchBrowser({
+  webgpu = true,
+  headless = true,
+  args = [],
+  viewport = { width: 1280, height: 720 },
+} = {}) {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found (npm test installs it when run as root)`);
   const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-player-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -151,7 +156,13 @@ export async function gpuAdapterInfo(page) {
       const adapter = await navigator.gpu.requestAdapter();
       if (!adapter) return { gpu: true, adapter: false };
       const info = adapter.info ?? {};
-      return { gpu: true, adapter: true, vendor: info.vendor ?? '', architecture: info.architecture ?? '', description: info.description ?? '' };
+      return {
+        gpu: true,
+        adapter: true,
+        vendor: info.vendor ?? '',
+        architecture: info.architecture ?? '',
+        description: info.description ?? '',
+      };
     } catch (e) {
       return { gpu: true, adapter: false, error: String(e) };
     }

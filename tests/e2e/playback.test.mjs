@@ -10,7 +10,19 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startServer, launchBrowser, collectConsole, replayBinPath, ROOT } from './harness.mjs';
 import { fmtTime } from '../../www/ui/format.js';
-import { OUT, DEMO, fixture, waitReady, playerState, settle, decodePng, dist, timelineMarkers, killFeedRow, decoderWorker } from './player-helpers.mjs';
+import {
+  OUT,
+  DEMO,
+  fixture,
+  waitReady,
+  playerState,
+  settle,
+  decodePng,
+  dist,
+  timelineMarkers,
+  killFeedRow,
+  decoderWorker,
+} from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
 let srv;
@@ -39,26 +51,48 @@ async function openPage(query = '') {
   return { page, log };
 }
 
-const pstate = (page) => page.evaluate(() => {
-  const s = window.__player.state();
-  return { time: s.time, tick: s.tick, duration: s.duration, playbackState: s.playbackState, speed: s.speed, killCam: s.killCam, killCamHolding: s.killCamHolding, cameraMode: s.cameraMode, followed: s.followed, selected: s.selected, chunksHeld: s.chunksHeld, status: s.status };
-});
+const pstate = (page) =>
+  page.evaluate(() => {
+    const s = window.__player.state();
+    return {
+      time: s.time,
+      tick: s.tick,
+      duration: s.duration,
+      playbackState: s.playbackState,
+      speed: s.speed,
+      killCam: s.killCam,
+      killCamHolding: s.killCamHolding,
+      cameraMode: s.cameraMode,
+      followed: s.followed,
+      selected: s.selected,
+      chunksHeld: s.chunksHeld,
+      status: s.status,
+    };
+  });
 
 /** Drops `file` on the stage as a browser would (DataTransfer with a File). */
 async function dropFile(page, file, name) {
   const b64 = fs.readFileSync(file).toString('base64');
-  await page.evaluate(async ([data, n]) => {
-    const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
-    const f = new File([bytes], n, { type: 'application/octet-stream' });
-    const dt = new DataTransfer();
-    dt.items.add(f);
-    const target = document.getElementById('stage');
-    for (const type of ['dragenter', 'dragover', 'drop']) target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-  }, [b64, name]);
-  await page.waitForFunction((n) => window.__player.state().name === n && window.__player.state().ready, name, { timeout: 60_000 });
+  await page.evaluate(
+    async ([data, n]) => {
+      const bytes = Uint8Array.from(atob(data), (c) => c.charCodeAt(0));
+      const f = new File([bytes], n, { type: 'application/octet-stream' });
+      const dt = new DataTransfer();
+      dt.items.add(f);
+      const target = document.getElementById('stage');
+      for (const type of ['dragenter', 'dragover', 'drop'])
+        target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+    },
+    [b64, name],
+  );
+  await page.waitForFunction((n) => window.__player.state().name === n && window.__player.state().ready, name, {
+    timeout: 60_000,
+  });
 }
 
-test('reverse playback: time decreases while Rewinding, earlier chunks arrive, and it ends Paused at 0', { timeout: 180_000 }, async () => {
+test('reverse playback: time decreases while Rewinding, earlier chunks arrive, and it ends Paused at 0', {
+  timeout: 180_000,
+}, async () => {
   const { page, log } = await openPage(`?url=${encodeURIComponent('/tests/output/t10.flrep')}`);
   try {
     await waitReady(page);
@@ -86,8 +120,12 @@ test('reverse playback: time decreases while Rewinding, earlier chunks arrive, a
       await page.waitForTimeout(150);
     }
     const times = samples.map((x) => x.time);
-    for (let i = 1; i < times.length; i++) assert.ok(times[i] <= times[i - 1] + 1e-9, `time decreases while rewinding: ${times.join(', ')}`);
-    assert.ok(new Set(times.map((t) => t.toFixed(3))).size >= 3, `several distinct times while rewinding: ${times.join(', ')}`);
+    for (let i = 1; i < times.length; i++)
+      assert.ok(times[i] <= times[i - 1] + 1e-9, `time decreases while rewinding: ${times.join(', ')}`);
+    assert.ok(
+      new Set(times.map((t) => t.toFixed(3))).size >= 3,
+      `several distinct times while rewinding: ${times.join(', ')}`,
+    );
     const end = samples[samples.length - 1];
     assert.equal(end.time, 0);
     assert.equal(end.tick, 0);
@@ -106,7 +144,9 @@ test('reverse playback: time decreases while Rewinding, earlier chunks arrive, a
   }
 });
 
-test('speeds, J/K/L, stop and the end: FastForward above 1×, Stopped at 0 / at the end; the status panel follows', { timeout: 180_000 }, async () => {
+test('speeds, J/K/L, stop and the end: FastForward above 1×, Stopped at 0 / at the end; the status panel follows', {
+  timeout: 180_000,
+}, async () => {
   const { page, log } = await openPage(`?url=${encodeURIComponent('/tests/output/t10.flrep')}`);
   try {
     await waitReady(page);
@@ -162,7 +202,10 @@ test('speeds, J/K/L, stop and the end: FastForward above 1×, Stopped at 0 / at 
     await page.waitForFunction(() => window.__player.state().playbackState === 'Stopped', null, { timeout: 60_000 });
     s = await pstate(page);
     assert.equal(s.time, s.duration);
-    assert.match(s.status, /^=== Replay System ===\nRecording: NO\nPlayback: Stopped\nPlayback time: 10\.0s \/ 10\.0s\nSpeed: 4x\nFrames recorded: 600\n/);
+    assert.match(
+      s.status,
+      /^=== Replay System ===\nRecording: NO\nPlayback: Stopped\nPlayback time: 10\.0s \/ 10\.0s\nSpeed: 4x\nFrames recorded: 600\n/,
+    );
     // Play after the end starts again from 0.
     await page.click('#play');
     s = await pstate(page);
@@ -174,7 +217,9 @@ test('speeds, J/K/L, stop and the end: FastForward above 1×, Stopped at 0 / at 
   }
 });
 
-test('kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends paused on the kill\'s tick with the previous camera at 1×', { timeout: 240_000 }, async () => {
+test("kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends paused on the kill's tick with the previous camera at 1×", {
+  timeout: 240_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     const st = await waitReady(page);
@@ -201,7 +246,10 @@ test('kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends 
     await settle(page, 4);
     await page.screenshot({ path: path.join(SHOTS, 'playback-killcam.png') });
     // Playing forward at 0.5× until the kill, then holding there.
-    await page.waitForFunction(() => window.__player.state().killCamHolding || !window.__player.state().killCam, null, { timeout: 180_000, polling: 100 });
+    await page.waitForFunction(() => window.__player.state().killCamHolding || !window.__player.state().killCam, null, {
+      timeout: 180_000,
+      polling: 100,
+    });
     s = await pstate(page);
     assert.equal(s.tick, kill.tick, 'paused exactly on the kill tick');
     await page.waitForFunction(() => !window.__player.state().killCam, null, { timeout: 30_000 });
@@ -220,7 +268,11 @@ test('kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends 
     await page.keyboard.press('c');
     s = await pstate(page);
     assert.equal(s.killCam, true);
-    assert.equal(await page.evaluate(() => window.__player.state().killCamKill.tick), kill.tick, 'the nearest kill is the one at the playhead');
+    assert.equal(
+      await page.evaluate(() => window.__player.state().killCamKill.tick),
+      kill.tick,
+      'the nearest kill is the one at the playhead',
+    );
     await page.keyboard.press('Escape');
     s = await pstate(page);
     assert.equal(s.killCam, false);
@@ -233,7 +285,9 @@ test('kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends 
   }
 });
 
-test('camera modes: segmented control and keys 1–5, free camera flies with WASD; inspector shows the followed entity\'s flags', { timeout: 180_000 }, async () => {
+test("camera modes: segmented control and keys 1–5, free camera flies with WASD; inspector shows the followed entity's flags", {
+  timeout: 180_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -279,7 +333,9 @@ test('camera modes: segmented control and keys 1–5, free camera flies with WAS
     assert.equal(await mode(), 'follow');
     // Inspector: the followed entity, its flags as chips, health, live values.
     const insp = page.locator('#inspector');
-    await page.waitForFunction(() => !document.getElementById('inspector').hidden && document.getElementById('inspector').dataset.flags);
+    await page.waitForFunction(
+      () => !document.getElementById('inspector').hidden && document.getElementById('inspector').dataset.flags,
+    );
     assert.equal(await insp.getAttribute('data-entity'), String(followed));
     const name = await page.evaluate((id) => window.__player.entityName(id), followed);
     assert.equal(await page.locator('#insp-name').textContent(), name);
@@ -311,7 +367,9 @@ test('camera modes: segmented control and keys 1–5, free camera flies with WAS
   }
 });
 
-test('timeline: kills on the top row, every other event kind as its own smaller marker, with a legend', { timeout: 240_000 }, async () => {
+test('timeline: kills on the top row, every other event kind as its own smaller marker, with a legend', {
+  timeout: 240_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     const s = await waitReady(page);
@@ -325,25 +383,35 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
     assert.ok(others.length >= 2, `other event kinds known: ${others}`);
     for (const k of others) {
       assert.ok(kinds[k] > 0, `${k} events known`);
-      assert.ok(m.events.some((e) => e.kind === k), `${k} markers`);
-      assert.match(await page.locator(`.legend-item[data-kind="${k}"]`).textContent(), new RegExp(`${String(kinds[k])}$`));
+      assert.ok(
+        m.events.some((e) => e.kind === k),
+        `${k} markers`,
+      );
+      assert.match(
+        await page.locator(`.legend-item[data-kind="${k}"]`).textContent(),
+        new RegExp(`${String(kinds[k])}$`),
+      );
     }
     assert.equal(m.events.filter((e) => e.kind === 'kill').length, 0, 'kills are not repeated on the bottom row');
     assert.match(await page.locator('.legend-item[data-kind="kill"]').textContent(), new RegExp(`^Kill${s.markers}$`));
-    assert.ok(Math.min(...m.events.map((e) => e.y)) > Math.max(...m.kills.map((k) => k.y)) + 10, 'other events sit below the kill markers');
+    assert.ok(
+      Math.min(...m.events.map((e) => e.y)) > Math.max(...m.kills.map((k) => k.y)) + 10,
+      'other events sit below the kill markers',
+    );
     // What is drawn: kill red at each kill marker's column on the top row; each event slot in its
     // kind's colour (the legend's colour) on the bottom row. The pointer is away from the bar.
     await page.mouse.move(5, 5);
     await settle(page, 3);
     const img = decodePng(await page.locator('#scrubber').screenshot({ timeout: 90_000 }));
-    const cssColour = (k) => page.evaluate((kind) => {
-      const probe = document.createElement('span');
-      probe.style.color = getComputedStyle(document.documentElement).getPropertyValue(`--ev-${kind}`);
-      document.body.append(probe);
-      const c = getComputedStyle(probe).color.match(/\d+/g).map(Number);
-      probe.remove();
-      return c;
-    }, k);
+    const cssColour = (k) =>
+      page.evaluate((kind) => {
+        const probe = document.createElement('span');
+        probe.style.color = getComputedStyle(document.documentElement).getPropertyValue(`--ev-${kind}`);
+        document.body.append(probe);
+        const c = getComputedStyle(probe).color.match(/\d+/g).map(Number);
+        probe.remove();
+        return c;
+      }, k);
     const closest = (x, y, rgb, r = 3) => {
       let best = Infinity;
       for (let dy = -r; dy <= r; dy++) {
@@ -360,16 +428,22 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
     for (const k of far) assert.ok(closest(k.x, k.y, red, 1) < 40, `kill marker drawn at x ${k.x}`);
     // Between the markers, the top row is not red.
     const gaps = [];
-    for (let i = 1; i < m.kills.length; i++) if (m.kills[i].x - m.kills[i - 1].x > 12) gaps.push((m.kills[i].x + m.kills[i - 1].x) / 2);
+    for (let i = 1; i < m.kills.length; i++)
+      if (m.kills[i].x - m.kills[i - 1].x > 12) gaps.push((m.kills[i].x + m.kills[i - 1].x) / 2);
     assert.ok(gaps.length > 0);
     for (const x of gaps) assert.ok(closest(x, m.kills[0].y, red, 2) > 80, `no marker at x ${x}`);
     for (const k of others) {
       const rgb = await cssColour(k);
-      for (const e of m.events.filter((ev) => ev.kind === k)) assert.ok(closest(e.x, e.y, rgb) < 60, `${k} marker drawn at x ${e.x}: ${closest(e.x, e.y, rgb)}`);
+      for (const e of m.events.filter((ev) => ev.kind === k))
+        assert.ok(closest(e.x, e.y, rgb) < 60, `${k} marker drawn at x ${e.x}: ${closest(e.x, e.y, rgb)}`);
     }
     // Hovering an event marker shows its time and text (of that marker, or of one in the same column).
     const box = await page.locator('#scrubber').boundingBox();
-    const labels = Object.fromEntries(await page.locator('.legend-item').evaluateAll((els) => els.map((el) => [el.dataset.kind, el.querySelector('.legend-name').textContent])));
+    const labels = Object.fromEntries(
+      await page
+        .locator('.legend-item')
+        .evaluateAll((els) => els.map((el) => [el.dataset.kind, el.querySelector('.legend-name').textContent])),
+    );
     let hovered = 0;
     for (const k of others.filter((x) => x !== 'other')) {
       const e = m.events.find((ev) => ev.kind === k);
@@ -377,55 +451,88 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
       await page.locator('#scrub-tip').waitFor({ state: 'visible' });
       const tip = await page.locator('#scrub-tip').textContent();
       const here = m.events.filter((o) => Math.abs(o.x - e.x) < 0.5 && o.kind !== 'other');
-      assert.ok(here.some((o) => tip.startsWith(`${fmtTime(o.t)} ${labels[o.kind]}`)), `${k} tooltip: ${tip}`);
+      assert.ok(
+        here.some((o) => tip.startsWith(`${fmtTime(o.t)} ${labels[o.kind]}`)),
+        `${k} tooltip: ${tip}`,
+      );
       hovered++;
     }
     assert.ok(hovered > 0, 'an event marker hovered');
     await page.mouse.move(5, 5);
-    await page.screenshot({ path: path.join(SHOTS, 'playback-timeline.png'), clip: { x: 0, y: 600, width: 1280, height: 120 }, timeout: 90_000 });
+    await page.screenshot({
+      path: path.join(SHOTS, 'playback-timeline.png'),
+      clip: { x: 0, y: 600, width: 1280, height: 120 },
+      timeout: 90_000,
+    });
     log.assertClean();
   } finally {
     await page.close();
   }
 });
 
-test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS size, markers where the kills are', { timeout: 120_000 }, async () => {
+test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS size, markers where the kills are', {
+  timeout: 120_000,
+}, async () => {
   const page = await browser.newPage();
   const log = collectConsole(page);
   try {
     const cdp = await page.context().newCDPSession(page);
-    await cdp.send('Emulation.setDeviceMetricsOverride', { width: 1280, height: 720, deviceScaleFactor: 2, mobile: false });
+    await cdp.send('Emulation.setDeviceMetricsOverride', {
+      width: 1280,
+      height: 720,
+      deviceScaleFactor: 2,
+      mobile: false,
+    });
     await page.goto(`${base}`, { waitUntil: 'load' });
     const s = await waitReady(page);
     await page.waitForFunction(() => {
       const c = document.getElementById('scrub-markers');
-      return window.devicePixelRatio === 2 && c.clientWidth > 0 && c.width === Math.round(c.clientWidth * 2) && c.height === Math.round(c.clientHeight * 2);
+      return (
+        window.devicePixelRatio === 2 &&
+        c.clientWidth > 0 &&
+        c.width === Math.round(c.clientWidth * 2) &&
+        c.height === Math.round(c.clientHeight * 2)
+      );
     });
     const m = await timelineMarkers(page);
     assert.equal(m.dpr, 2);
     assert.equal(m.kills.length, s.markers);
     const box = await page.locator('#scrubber').boundingBox();
-    m.kills.forEach((k, i) => assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`));
+    m.kills.forEach((k, i) =>
+      assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`),
+    );
     await page.mouse.move(5, 5);
     await settle(page, 3);
     // The backing store's pixels (device px): a kill-red bar at each marker, nothing between them.
     const red = [0xff, 0x6b, 0x5b];
     const xs = m.kills.filter((x) => x.t > 2).map((k) => k.x);
-    const px = await page.evaluate((list) => {
-      const c = document.getElementById('scrub-markers').getContext('2d');
-      return list.map(([x, y]) => Array.from(c.getImageData(x - 2, y, 5, 1).data));
-    }, xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]));
+    const px = await page.evaluate(
+      (list) => {
+        const c = document.getElementById('scrub-markers').getContext('2d');
+        return list.map(([x, y]) => Array.from(c.getImageData(x - 2, y, 5, 1).data));
+      },
+      xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]),
+    );
     px.forEach((row, i) => {
       let best = Infinity;
-      for (let j = 0; j < 5; j++) if (row[j * 4 + 3] > 200) best = Math.min(best, dist(row.slice(j * 4, j * 4 + 3), red));
+      for (let j = 0; j < 5; j++)
+        if (row[j * 4 + 3] > 200) best = Math.min(best, dist(row.slice(j * 4, j * 4 + 3), red));
       assert.ok(best < 40, `kill marker at x ${xs[i]} (2x): ${best}`);
     });
     // Bars are 2 CSS px = 4 device px wide: crisp, not a blurred 1 px line scaled up.
-    const widths = await page.evaluate((list) => {
-      const c = document.getElementById('scrub-markers').getContext('2d');
-      return list.map(([x, y]) => Array.from(c.getImageData(x - 6, y, 13, 1).data).filter((_, j) => j % 4 === 3 && _ > 200).length);
-    }, xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]));
-    assert.ok(widths.every((n) => n >= 4), `bar widths in device px: ${widths}`);
+    const widths = await page.evaluate(
+      (list) => {
+        const c = document.getElementById('scrub-markers').getContext('2d');
+        return list.map(
+          ([x, y]) => Array.from(c.getImageData(x - 6, y, 13, 1).data).filter((_, j) => j % 4 === 3 && _ > 200).length,
+        );
+      },
+      xs.map((x) => [Math.round(x * 2), Math.round(m.kills[0].y * 2)]),
+    );
+    assert.ok(
+      widths.every((n) => n >= 4),
+      `bar widths in device px: ${widths}`,
+    );
     await cdp.detach();
     log.assertClean();
   } finally {
@@ -439,7 +546,10 @@ function sparkFixture() {
   if (fs.existsSync(file)) return file;
   const bin = replayBinPath();
   if (!fs.existsSync(bin)) return null;
-  const r = spawnSync(bin, ['generate', '--format', 'spark', '--out', file, '--seconds', '40', '--seed', '3'], { cwd: ROOT, encoding: 'utf8' });
+  const r = spawnSync(bin, ['generate', '--format', 'spark', '--out', file, '--seconds', '40', '--seed', '3'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
   if (r.status !== 0) {
     if (/unknown option --format/.test(r.stderr)) return null;
     throw new Error(`replay generate --format spark failed: ${r.stderr}`);
@@ -447,7 +557,9 @@ function sparkFixture() {
   return file;
 }
 
-test('a SparkEngine .replay dropped on the page plays, shows its map/mode and kill markers, and its kill cam ends on the kill\'s frame', { timeout: 240_000 }, async (t) => {
+test("a SparkEngine .replay dropped on the page plays, shows its map/mode and kill markers, and its kill cam ends on the kill's frame", {
+  timeout: 240_000,
+}, async (t) => {
   const file = sparkFixture();
   if (!file) {
     t.skip('replay generate --format spark is not available in this build');
@@ -466,9 +578,17 @@ test('a SparkEngine .replay dropped on the page plays, shows its map/mode and ki
     assert.ok(s.markers > 0, 'the deathmatch has kills');
     assert.equal((await timelineMarkers(page)).kills.length, s.markers);
     // The worker fetched the SparkEngine decoder build for it (by its magic), not the .foldback one.
-    const workerResources = await decoderWorker(page).evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
-    assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder_spark/decoder_spark_bg.wasm')), `worker resources: ${workerResources.join(', ')}`);
-    assert.ok(!workerResources.some((n) => /decoder_foldback/.test(n)), `worker resources: ${workerResources.join(', ')}`);
+    const workerResources = await decoderWorker(page).evaluate(() =>
+      performance.getEntriesByType('resource').map((e) => e.name),
+    );
+    assert.ok(
+      workerResources.some((n) => n.endsWith('pkg/decoder_spark/decoder_spark_bg.wasm')),
+      `worker resources: ${workerResources.join(', ')}`,
+    );
+    assert.ok(
+      !workerResources.some((n) => /decoder_foldback/.test(n)),
+      `worker resources: ${workerResources.join(', ')}`,
+    );
     // It plays.
     await page.evaluate(() => window.__player.play());
     await page.waitForFunction(() => window.__player.currentTime > 0.5);
@@ -477,7 +597,10 @@ test('a SparkEngine .replay dropped on the page plays, shows its map/mode and ki
     // Kill cam on a kill at least 5 s in.
     const kill = s.killFeed.find((k) => k.time > 5);
     assert.ok(kill, 'a kill after 5 s');
-    await page.evaluate((tick) => window.__player.startKillCam(window.__player.kills.find((k) => k.tick === tick)), kill.tick);
+    await page.evaluate(
+      (tick) => window.__player.startKillCam(window.__player.kills.find((k) => k.tick === tick)),
+      kill.tick,
+    );
     assert.equal((await pstate(page)).speed, 0.5);
     await page.waitForFunction(() => !window.__player.state().killCam, null, { timeout: 200_000, polling: 100 });
     const e = await pstate(page);

@@ -18,7 +18,10 @@ export const FACTION_RGB = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9
 function replayBin() {
   const bin = replayBinPath();
   if (!fs.existsSync(bin)) {
-    const r = spawnSync('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay'], { cwd: ROOT, stdio: 'inherit' });
+    const r = spawnSync('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
     if (r.status !== 0) throw new Error('cargo build of the replay CLI failed');
   }
   return bin;
@@ -123,7 +126,12 @@ export function decodePng(buf) {
     }
     prev = line;
   }
-  return { width, height, data: px, at: (x, y) => [px[(y * width + x) * 4], px[(y * width + x) * 4 + 1], px[(y * width + x) * 4 + 2]] };
+  return {
+    width,
+    height,
+    data: px,
+    at: (x, y) => [px[(y * width + x) * 4], px[(y * width + x) * 4 + 1], px[(y * width + x) * 4 + 2]],
+  };
 }
 
 export const dist = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
@@ -166,7 +174,11 @@ export function nearFaction(rgb, faction, tol = 70) {
 
 /** Waits until the player has shown its first frame (or an error); returns its state. */
 export async function waitReady(page, timeout = 60_000) {
-  await page.waitForFunction(() => window.__player && (window.__player.state().ready || window.__player.state().error), null, { timeout });
+  await page.waitForFunction(
+    () => window.__player && (window.__player.state().ready || window.__player.state().error),
+    null,
+    { timeout },
+  );
   const s = await playerState(page);
   if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
   return s;
@@ -205,13 +217,18 @@ export function renderWorker(page) {
 /** Screenshot of the canvas (labels hidden) decoded to pixels, plus the entity label positions. */
 export async function canvasShot(page, file) {
   await page.evaluate(() => document.body.classList.add('test-hide-labels'));
-  await page.addStyleTag({ content: '.test-hide-labels .rp-labels, .test-hide-labels .stage-hint { visibility: hidden !important; }' }).catch(() => {});
+  await page
+    .addStyleTag({
+      content: '.test-hide-labels .rp-labels, .test-hide-labels .stage-hint { visibility: hidden !important; }',
+    })
+    .catch(() => {});
   await settle(page);
   const points = await page.evaluate(async () => {
     const p = window.__player;
     const L = await p.renderer.request('labels');
     const out = [];
-    for (let i = 0; i < L.length; i += 4) if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
+    for (let i = 0; i < L.length; i += 4)
+      if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
     return out;
   });
   const canvas = page.locator('canvas.rp-canvas');
@@ -236,7 +253,10 @@ export function roomiestKill(killFeed) {
   let pick = 0;
   let room = -1;
   killFeed.forEach((k, i) => {
-    const gap = Math.min(i > 0 ? k.time - killFeed[i - 1].time : Infinity, i + 1 < killFeed.length ? killFeed[i + 1].time - k.time : Infinity);
+    const gap = Math.min(
+      i > 0 ? k.time - killFeed[i - 1].time : Infinity,
+      i + 1 < killFeed.length ? killFeed[i + 1].time - k.time : Infinity,
+    );
     if (gap > room) {
       room = gap;
       pick = i;
@@ -252,7 +272,9 @@ export function roomiestKill(killFeed) {
 export async function killFeedRow(page, index) {
   const row = page.locator(`#killfeed li[aria-posinset="${index + 1}"]`);
   await page.locator('#killfeed-scroll').evaluate((e, i) => {
-    const rowPx = e.querySelector('#killfeed').offsetHeight / Number(e.querySelector('#killfeed li[aria-setsize]').getAttribute('aria-setsize'));
+    const rowPx =
+      e.querySelector('#killfeed').offsetHeight /
+      Number(e.querySelector('#killfeed li[aria-setsize]').getAttribute('aria-setsize'));
     e.scrollTop = Math.max(0, (i + 0.5) * rowPx - e.clientHeight / 2);
   }, index);
   await row.waitFor({ state: 'visible', timeout: 10_000 });
@@ -264,12 +286,17 @@ export const seekLanded = (page) => page.waitForFunction(() => !window.__player.
 
 /** The playhead (`time`), its chunk, and the timing the worker sent with the piece that holds it
  *  (docs/worker-protocol.md `piece`; null when no piece holds it). */
-export const playhead = (page) => page.evaluate(() => {
-  const p = window.__player;
-  const tick = p.currentTickInt();
-  const piece = p.pieceAt(tick);
-  return { time: p.currentTime, chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick), timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null };
-});
+export const playhead = (page) =>
+  page.evaluate(() => {
+    const p = window.__player;
+    const tick = p.currentTickInt();
+    const piece = p.pieceAt(tick);
+    return {
+      time: p.currentTime,
+      chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick),
+      timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null,
+    };
+  });
 
 /** Until no prefetch hint waits on the page and the worker got and handled every one sent. */
 export async function hintsSettled(page) {

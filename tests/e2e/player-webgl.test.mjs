@@ -5,7 +5,15 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, launchBrowser, collectConsole } from './harness.mjs';
-import { OUT, BACKGROUND, waitReady, canvasShot, fractionNear, fractionDifferent, nearFaction } from './player-helpers.mjs';
+import {
+  OUT,
+  BACKGROUND,
+  waitReady,
+  canvasShot,
+  fractionNear,
+  fractionDifferent,
+  nearFaction,
+} from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
 fs.mkdirSync(SHOTS, { recursive: true });
@@ -28,7 +36,9 @@ async function checkWebgl(t, { webgpu, query, tag }) {
     assert.ok(!res.some((n) => n.includes('/pkg/renderer/')), res.join(', '));
     await page.screenshot({ path: path.join(SHOTS, `${tag}-page.png`) });
     const a = await canvasShot(page, path.join(SHOTS, `${tag}-canvas-0s.png`));
-    const onScreen = a.points.filter((p) => p.faction !== undefined && p.x >= 4 && p.y >= 4 && p.x < a.img.width - 4 && p.y < a.img.height - 4);
+    const onScreen = a.points.filter(
+      (p) => p.faction !== undefined && p.x >= 4 && p.y >= 4 && p.x < a.img.width - 4 && p.y < a.img.height - 4,
+    );
     assert.ok(onScreen.length >= 3, `entities on screen: ${onScreen.length}`);
     let hits = 0;
     for (const p of onScreen) {
@@ -37,12 +47,16 @@ async function checkWebgl(t, { webgpu, query, tag }) {
         for (let dx = -4; dx <= 4 && !found; dx++) {
           const x = Math.round(p.x) + dx;
           const y = Math.round(p.y) + dy;
-          if (x >= 0 && y >= 0 && x < a.img.width && y < a.img.height && nearFaction(a.img.at(x, y), p.faction)) found = true;
+          if (x >= 0 && y >= 0 && x < a.img.width && y < a.img.height && nearFaction(a.img.at(x, y), p.faction))
+            found = true;
         }
       }
       if (found) hits++;
     }
-    assert.ok(hits >= Math.ceil(onScreen.length / 2), `faction colours at entity positions: ${hits}/${onScreen.length}`);
+    assert.ok(
+      hits >= Math.ceil(onScreen.length / 2),
+      `faction colours at entity positions: ${hits}/${onScreen.length}`,
+    );
     await page.evaluate(() => window.__player.seek(60));
     await page.waitForFunction(() => !window.__player.pendingSeek && window.__player.state().chunksHeld.length > 0);
     const b = await canvasShot(page, path.join(SHOTS, `${tag}-canvas-60s.png`));
@@ -62,7 +76,9 @@ async function checkWebgl(t, { webgpu, query, tag }) {
     });
     await page.waitForFunction(() => window.__player.currentTime > 2);
     log.assertClean();
-    t.diagnostic(`${tag}: ${hits}/${onScreen.length} entities in faction colours, ${(bg * 100).toFixed(1)}% background zoomed out`);
+    t.diagnostic(
+      `${tag}: ${hits}/${onScreen.length} entities in faction colours, ${(bg * 100).toFixed(1)}% background zoomed out`,
+    );
   } finally {
     await browser.close();
   }

@@ -11,8 +11,29 @@ import zlib from 'node:zlib';
 import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT, WWW } from './harness.mjs';
 import {
-  OUT, DEMO, BACKGROUND, seekLanded, hintsSettled, playhead, fixture, newerMajorFixture, killCount, waitReady, playerState, canvasShot,
-  fractionNear, fractionDifferent, nearFaction, settle, replayCli, timelineMarkers, roomiestKill, killFeedRow, feedRowText, decoderWorker, renderWorker,
+  OUT,
+  DEMO,
+  BACKGROUND,
+  seekLanded,
+  hintsSettled,
+  playhead,
+  fixture,
+  newerMajorFixture,
+  killCount,
+  waitReady,
+  playerState,
+  canvasShot,
+  fractionNear,
+  fractionDifferent,
+  nearFaction,
+  settle,
+  replayCli,
+  timelineMarkers,
+  roomiestKill,
+  killFeedRow,
+  feedRowText,
+  decoderWorker,
+  renderWorker,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
@@ -45,7 +66,9 @@ async function openPage(query = '') {
   return { page, log };
 }
 
-test('the demo opens and renders (WebGPU when an adapter exists): entities in faction colours on the background; a seek changes the picture', { timeout: 180_000 }, async (t) => {
+test('the demo opens and renders (WebGPU when an adapter exists): entities in faction colours on the background; a seek changes the picture', {
+  timeout: 180_000,
+}, async (t) => {
   const { page, log } = await openPage();
   try {
     const gpu = await gpuAdapterInfo(page);
@@ -68,7 +91,10 @@ test('the demo opens and renders (WebGPU when an adapter exists): entities in fa
     const b = await canvasShot(page, path.join(SHOTS, 'demo-canvas-60s.png'));
     assertPicture(b, 'at 60 s');
     const changed = fractionDifferent(a.img, b.img);
-    assert.ok(changed > 0.001, `the picture should change after a seek (${(changed * 100).toFixed(3)}% of pixels changed)`);
+    assert.ok(
+      changed > 0.001,
+      `the picture should change after a seek (${(changed * 100).toFixed(3)}% of pixels changed)`,
+    );
     // Zoomed out: the globe sits on the background #10141c, which fills the corners.
     await page.evaluate(() => {
       window.__player.resetCamera();
@@ -87,7 +113,9 @@ test('the demo opens and renders (WebGPU when an adapter exists): entities in fa
 });
 
 for (const mode of ['worker', 'page']) {
-  test(`drawn ${mode === 'worker' ? 'in the render worker (the default)' : 'on the page (?render=page)'}: faction colours where entities are; a click on an entity selects and follows it`, { timeout: 180_000 }, async (t) => {
+  test(`drawn ${mode === 'worker' ? 'in the render worker (the default)' : 'on the page (?render=page)'}: faction colours where entities are; a click on an entity selects and follows it`, {
+    timeout: 180_000,
+  }, async (t) => {
     const { page, log } = await openPage(mode === 'page' ? '?render=page' : '');
     try {
       const s = await waitReady(page);
@@ -100,7 +128,9 @@ for (const mode of ['worker', 'page']) {
       const shot = await canvasShot(page, path.join(SHOTS, `demo-canvas-${mode}.png`));
       assertPicture(shot, mode);
       // Click the on-screen entity farthest from the others (so the pick is unambiguous).
-      const pts = shot.points.filter((p) => p.x > 20 && p.y > 20 && p.x < shot.img.width - 20 && p.y < shot.img.height - 20);
+      const pts = shot.points.filter(
+        (p) => p.x > 20 && p.y > 20 && p.x < shot.img.width - 20 && p.y < shot.img.height - 20,
+      );
       const lonely = (p) => Math.min(...pts.filter((q) => q !== p).map((q) => Math.hypot(q.x - p.x, q.y - p.y)));
       const target = pts.sort((a, b) => lonely(b) - lonely(a))[0];
       assert.ok(target && lonely(target) > 20, 'an entity stands apart on screen');
@@ -118,15 +148,25 @@ for (const mode of ['worker', 'page']) {
 function assertBackground(img) {
   const bg = fractionNear(img, BACKGROUND, 6);
   assert.ok(bg > 0.3, `background #10141c should cover the space around the globe (${(bg * 100).toFixed(1)}%)`);
-  for (const [x, y] of [[2, 2], [img.width - 3, 2], [2, Math.floor(img.height / 3)], [img.width - 3, Math.floor(img.height / 3)]]) {
+  for (const [x, y] of [
+    [2, 2],
+    [img.width - 3, 2],
+    [2, Math.floor(img.height / 3)],
+    [img.width - 3, Math.floor(img.height / 3)],
+  ]) {
     const px = img.at(x, y);
-    assert.ok(px.every((v, i) => Math.abs(v - BACKGROUND[i]) <= 3), `pixel (${x}, ${y}) is ${px}, not the background`);
+    assert.ok(
+      px.every((v, i) => Math.abs(v - BACKGROUND[i]) <= 3),
+      `pixel (${x}, ${y}) is ${px}, not the background`,
+    );
   }
 }
 
 /** Background dominates the empty space; pixels at entities' screen positions carry faction colours. */
 function assertPicture({ img, points }, when) {
-  const withFaction = points.filter((p) => p.faction !== undefined && p.x >= 4 && p.y >= 4 && p.x < img.width - 4 && p.y < img.height - 4);
+  const withFaction = points.filter(
+    (p) => p.faction !== undefined && p.x >= 4 && p.y >= 4 && p.x < img.width - 4 && p.y < img.height - 4,
+  );
   assert.ok(withFaction.length >= 3, `${when}: entities on screen (${withFaction.length})`);
   let hits = 0;
   for (const p of withFaction) {
@@ -141,7 +181,10 @@ function assertPicture({ img, points }, when) {
     }
     if (found) hits++;
   }
-  assert.ok(hits >= Math.ceil(withFaction.length * 0.5), `${when}: faction colours at entity positions (${hits}/${withFaction.length})`);
+  assert.ok(
+    hits >= Math.ceil(withFaction.length * 0.5),
+    `${when}: faction colours at entity positions (${hits}/${withFaction.length})`,
+  );
   // Both factions' colours appear somewhere.
   const factions = [...new Set(withFaction.map((p) => p.faction))];
   assert.ok(factions.length >= 2, `${when}: two factions on screen`);
@@ -174,7 +217,10 @@ test('opening a file through the file picker, then a second one replaces it', { 
     s = await playerState(page);
     // The roster is virtualized: its size is the list's aria-setsize and the panel's count.
     assert.equal(String(s.info.info.participants.length), await page.locator('#roster-count').textContent());
-    assert.equal(String(s.info.info.participants.length), await page.locator('#roster li').first().getAttribute('aria-setsize'));
+    assert.equal(
+      String(s.info.info.participants.length),
+      await page.locator('#roster li').first().getAttribute('aria-setsize'),
+    );
     assert.notEqual(rosterA, await page.locator('#roster-count').textContent());
     assert.equal(s.error, null);
     log.assertClean();
@@ -194,8 +240,10 @@ test('opening a file dropped on the page (DragEvent with a DataTransfer)', { tim
       const dt = new DataTransfer();
       dt.items.add(file);
       const target = document.getElementById('stage');
-      for (const type of ['dragenter', 'dragover']) target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
-      if (document.getElementById('drop-overlay').hidden) throw new Error('the drop overlay should show while dragging');
+      for (const type of ['dragenter', 'dragover'])
+        target.dispatchEvent(new DragEvent(type, { bubbles: true, cancelable: true, dataTransfer: dt }));
+      if (document.getElementById('drop-overlay').hidden)
+        throw new Error('the drop overlay should show while dragging');
       target.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
     }, b64);
     await page.waitForFunction(() => window.__player.state().name === 'dropped.flrep' && window.__player.state().ready);
@@ -226,7 +274,11 @@ test('?url= loads over HTTP with Range requests', { timeout: 120_000 }, async ()
     assert.ok(Math.abs(s.duration - 599 / 60) < 0.02);
     await page.evaluate(() => window.__player.seek(9));
     await page.waitForFunction(() => window.__player.state().chunksHeld.includes(4));
-    if (ranges.length) assert.ok(ranges.every((r) => /^bytes=\d+-\d+$/.test(r)), `every request is a range: ${ranges.join(', ')}`);
+    if (ranges.length)
+      assert.ok(
+        ranges.every((r) => /^bytes=\d+-\d+$/.test(r)),
+        `every request is a range: ${ranges.join(', ')}`,
+      );
     const stats = await page.evaluate(() => window.__player.workerStats());
     assert.ok(stats.bytesRead + stats.openBytes <= fs.statSync(t10).size + 65536);
     log.assertClean();
@@ -235,10 +287,16 @@ test('?url= loads over HTTP with Range requests', { timeout: 120_000 }, async ()
   }
 });
 
-test('?url= on a server that ignores Range reads the whole body (and a 404 is reported)', { timeout: 120_000 }, async () => {
+test('?url= on a server that ignores Range reads the whole body (and a 404 is reported)', {
+  timeout: 120_000,
+}, async () => {
   const body = fs.readFileSync(t10);
   const plain = http.createServer((req, res) => {
-    const cors = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': 'Range', 'Access-Control-Expose-Headers': 'Content-Range, Content-Length' };
+    const cors = {
+      'Access-Control-Allow-Origin': '*',
+      'Access-Control-Allow-Headers': 'Range',
+      'Access-Control-Expose-Headers': 'Content-Range, Content-Length',
+    };
     if (req.method === 'OPTIONS') {
       res.writeHead(204, cors);
       res.end();
@@ -277,7 +335,9 @@ test('?url= on a server that ignores Range reads the whole body (and a 404 is re
   }
 });
 
-test('a bad file shows the reader\'s message on the page; a good file afterwards plays', { timeout: 120_000 }, async () => {
+test("a bad file shows the reader's message on the page; a good file afterwards plays", {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -290,7 +350,10 @@ test('a bad file shows the reader\'s message on the page; a good file afterwards
     await page.setInputFiles('#file-input', newerMajorFixture(t10));
     await page.waitForFunction(() => /format 2\.0/i.test(document.getElementById('error-text').textContent));
     const text = await page.locator('#error-text').textContent();
-    assert.match(text, /^This replay was recorded by engine version 0\.4\.0 \(format 2\.0\); this build reads format 1\.x$/);
+    assert.match(
+      text,
+      /^This replay was recorded by engine version 0\.4\.0 \(format 2\.0\); this build reads format 1\.x$/,
+    );
     assert.equal(await page.locator('#error').isVisible(), true);
     await page.screenshot({ path: path.join(SHOTS, 'error.png') });
     await page.setInputFiles('#file-input', t10);
@@ -324,7 +387,9 @@ test('a worker crash shows an error and the next file opens in a fresh worker', 
   }
 });
 
-test('the render worker: a lost GPU device recovers and draws again; a crash shows an error and the next file draws in a fresh worker', { timeout: 150_000 }, async () => {
+test('the render worker: a lost GPU device recovers and draws again; a crash shows an error and the next file draws in a fresh worker', {
+  timeout: 150_000,
+}, async () => {
   const t10 = fixture('t10', { seconds: 10 });
   const { page } = await openPage();
   try {
@@ -336,14 +401,21 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
     await page.evaluate(() => window.__player.perf({ reset: true }));
     await page.waitForTimeout(2500);
-    const idle = await page.evaluate(() => ({ ...window.__player.perf().renderStats, frames: window.__player.perf().frames }));
+    const idle = await page.evaluate(() => ({
+      ...window.__player.perf().renderStats,
+      frames: window.__player.perf().frames,
+    }));
     assert.ok(idle.posted >= 1 && idle.posted <= 4, `idle while paused: one frame a second: ${JSON.stringify(idle)}`);
     assert.ok(idle.frames <= 40, `the page's loop rested (${idle.frames} animation frames in 2.5 s; 150 awake)`);
     // Device loss: the renderer recreates its device in the worker; frames are drawn again.
     await page.evaluate(() => window.__player.renderer.debugLoseDevice());
     await page.waitForFunction(() => !window.__player.renderer.ready(), null, { timeout: 20_000 });
     await page.evaluate(() => window.__player.perf({ reset: true }));
-    await page.waitForFunction(() => window.__player.renderer.ready() && window.__player.perf().renderStats.drawn > 0, null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => window.__player.renderer.ready() && window.__player.perf().renderStats.drawn > 0,
+      null,
+      { timeout: 30_000 },
+    );
     assert.equal(await page.locator('#error').isHidden(), true, 'no error for a recovered loss');
     const back = await canvasShot(page, path.join(SHOTS, 'render-worker-device-recovered.png'));
     assertPicture(back, 'after the device loss');
@@ -367,7 +439,9 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
   }
 });
 
-test('a paused, untouched player rests (no animation frames); input, a selection or play wakes it, and the clock does not jump', { timeout: 120_000 }, async () => {
+test('a paused, untouched player rests (no animation frames); input, a selection or play wakes it, and the clock does not jump', {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -388,14 +462,21 @@ test('a paused, untouched player rests (no animation frames); input, a selection
     await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
     const b = await canvasShot(page, path.join(SHOTS, 'rest-after-orbit.png'));
     const changed = fractionDifferent(a.img, b.img);
-    assert.ok(changed > 0.02, `the orbit redrew the picture while paused (${(changed * 100).toFixed(1)} % of pixels changed)`);
+    assert.ok(
+      changed > 0.02,
+      `the orbit redrew the picture while paused (${(changed * 100).toFixed(1)} % of pixels changed)`,
+    );
     // A selection from the API: its label shows.
     const id = await page.evaluate(() => window.__player.info.info.participants[0].entity);
     await page.evaluate((i) => window.__player.select(i), id);
-    await page.waitForFunction((i) => {
-      const el = document.querySelector('.rp-label.selected');
-      return el && !el.hidden && el.textContent.includes(window.__player.entityName(i));
-    }, id, { timeout: 10_000 });
+    await page.waitForFunction(
+      (i) => {
+        const el = document.querySelector('.rp-label.selected');
+        return el && !el.hidden && el.textContent.includes(window.__player.entityName(i));
+      },
+      id,
+      { timeout: 10_000 },
+    );
     // Play after resting: the clock goes on from where it stood (the rest is not a step).
     await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
     const t0 = await page.evaluate(() => window.__player.currentTime);
@@ -412,7 +493,9 @@ test('a paused, untouched player rests (no animation frames); input, a selection
   }
 });
 
-test('kill markers and the kill feed list the recorded kills; hovering a marker shows its text; clicking a marker or a row seeks to the kill', { timeout: 120_000 }, async () => {
+test('kill markers and the kill feed list the recorded kills; hovering a marker shows its text; clicking a marker or a row seeks to the kill', {
+  timeout: 120_000,
+}, async () => {
   const expected = killCount(DEMO);
   assert.ok(expected > 0, 'the demo has kills');
   const { page, log } = await openPage();
@@ -424,8 +507,13 @@ test('kill markers and the kill feed list the recorded kills; hovering a marker 
     const box = await page.locator('#scrubber').boundingBox();
     const m = await timelineMarkers(page);
     assert.equal(m.kills.length, expected, 'one kill marker per kill');
-    assert.deepEqual(m.kills.map((k) => k.tick), s.killFeed.map((k) => k.tick));
-    m.kills.forEach((k, i) => assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`));
+    assert.deepEqual(
+      m.kills.map((k) => k.tick),
+      s.killFeed.map((k) => k.tick),
+    );
+    m.kills.forEach((k, i) =>
+      assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`),
+    );
     assert.ok(m.killColumns > 0 && m.killColumns <= expected);
     // The feed knows its full size (rows only exist in view).
     const setsize = await page.locator('#killfeed li').first().getAttribute('aria-setsize');
@@ -452,7 +540,10 @@ test('kill markers and the kill feed list the recorded kills; hovering a marker 
     await page.waitForFunction((t) => Math.abs(window.__player.currentTime - t) < 0.05, Math.max(0, kill.time - 2));
     await settle(page, 4);
     let now = await page.evaluate(() => window.__player.currentTime);
-    assert.ok(kill.time - now <= 2.01 && kill.time - now >= 1.95, `playhead ${now} 2 s before the kill at ${kill.time}`);
+    assert.ok(
+      kill.time - now <= 2.01 && kill.time - now >= 1.95,
+      `playhead ${now} 2 s before the kill at ${kill.time}`,
+    );
     // The kill feed: scrolled to the end it shows the last kill; clicking its row seeks there.
     const last = s.killFeed[expected - 1];
     await page.locator('#killfeed-scroll').evaluate((e) => {
@@ -470,7 +561,10 @@ test('kill markers and the kill feed list the recorded kills; hovering a marker 
     const row = await killFeedRow(page, mid);
     assert.equal(feedRowText(await row.locator('.kf-text').textContent()), s.killFeed[mid].text);
     await row.locator('button').click();
-    await page.waitForFunction((t) => Math.abs(window.__player.currentTime - t) < 0.05, Math.max(0, s.killFeed[mid].time - 2));
+    await page.waitForFunction(
+      (t) => Math.abs(window.__player.currentTime - t) < 0.05,
+      Math.max(0, s.killFeed[mid].time - 2),
+    );
     // Keyboard: ] goes to the next kill, [ back.
     await page.evaluate(() => window.__player.seek(0));
     await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -490,16 +584,23 @@ test('kill markers and the kill feed list the recorded kills; hovering a marker 
   }
 });
 
-test('the kill feed follows the playhead, but a scroll of the user\'s after a seek wins until the next move', { timeout: 60_000 }, async () => {
+test("the kill feed follows the playhead, but a scroll of the user's after a seek wins until the next move", {
+  timeout: 60_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
     const idle = () => page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r))));
-    const feed = () => page.evaluate(() => {
-      const sc = document.getElementById('killfeed-scroll');
-      return { top: sc.scrollTop, viewH: sc.clientHeight, rows: [...document.querySelectorAll('#killfeed li[data-index]')].map((li) => Number(li.dataset.index)) };
-    });
+    const feed = () =>
+      page.evaluate(() => {
+        const sc = document.getElementById('killfeed-scroll');
+        return {
+          top: sc.scrollTop,
+          viewH: sc.clientHeight,
+          rows: [...document.querySelectorAll('#killfeed li[data-index]')].map((li) => Number(li.dataset.index)),
+        };
+      });
     const kills = await page.evaluate(() => window.__player.kills.map((k) => window.__player.killTime(k)));
     const rowPx = await page.evaluate(() => {
       const sc = document.getElementById('killfeed-scroll');
@@ -512,8 +613,14 @@ test('the kill feed follows the playhead, but a scroll of the user\'s after a se
     await seekLanded(page);
     await idle();
     const f0 = await feed();
-    assert.ok(f0.top > 0 && f0.rows.includes(last), `the feed followed to the last kill: top ${f0.top}, rows ${f0.rows}`);
-    assert.ok(mid * rowPx > f0.viewH, `the middle kill's row is below the first view (${mid} rows of ${rowPx} px, view ${f0.viewH} px)`);
+    assert.ok(
+      f0.top > 0 && f0.rows.includes(last),
+      `the feed followed to the last kill: top ${f0.top}, rows ${f0.rows}`,
+    );
+    assert.ok(
+      mid * rowPx > f0.viewH,
+      `the middle kill's row is below the first view (${mid} rows of ${rowPx} px, view ${f0.viewH} px)`,
+    );
     // A seek onto the middle kill, and the user scrolls the feed back to the top before the feed
     // followed (the scroll event dispatched at once, as the browser would a frame later).
     await page.evaluate((t) => {
@@ -525,7 +632,7 @@ test('the kill feed follows the playhead, but a scroll of the user\'s after a se
     await seekLanded(page);
     await idle();
     let f = await feed();
-    assert.equal(f.top, 0, 'the user\'s scroll stays');
+    assert.equal(f.top, 0, "the user's scroll stays");
     assert.ok(f.rows.includes(0) && !f.rows.includes(mid), `the top rows stay: ${f.rows}`);
     // The next move: the feed follows again (the last kill, near the playhead, is revealed).
     await page.evaluate((t) => window.__player.seek(t), kills[last]);
@@ -539,7 +646,10 @@ test('the kill feed follows the playhead, but a scroll of the user\'s after a se
     await idle();
     f = await feed();
     const top = mid * rowPx;
-    assert.ok(f.top <= top && top + rowPx <= f.top + f.viewH + 1, `the middle kill's row is in view: top ${f.top}, row at ${top}`);
+    assert.ok(
+      f.top <= top && top + rowPx <= f.top + f.viewH + 1,
+      `the middle kill's row is in view: top ${f.top}, row at ${top}`,
+    );
     log.assertClean();
   } finally {
     await page.close();
@@ -549,11 +659,26 @@ test('the kill feed follows the playhead, but a scroll of the user\'s after a se
 /** ≈ 1,900 kills in 5 minutes (1,000 aircraft, each a participant, at 10 Hz; 35 MB, generated once into tests/output/). */
 function manyKillsFile() {
   const file = path.join(OUT, 'many-kills.flrep');
-  if (!fs.existsSync(file)) replayCli(['generate', '--out', file, '--seed', '7', '--entities', '1000', '--seconds', '300', '--tick-rate', '10']);
+  if (!fs.existsSync(file))
+    replayCli([
+      'generate',
+      '--out',
+      file,
+      '--seed',
+      '7',
+      '--entities',
+      '1000',
+      '--seconds',
+      '300',
+      '--tick-rate',
+      '10',
+    ]);
   return file;
 }
 
-test('a replay with thousands of kills keeps the DOM small: a virtualized feed, markers on one canvas', { timeout: 240_000 }, async (t) => {
+test('a replay with thousands of kills keeps the DOM small: a virtualized feed, markers on one canvas', {
+  timeout: 240_000,
+}, async (t) => {
   const file = manyKillsFile();
   const recorded = Number(/kill markers:\s+(\d+)/.exec(replayCli(['info', file]))?.[1]);
   assert.ok(recorded >= 1000, `thousands of kills: ${recorded}`);
@@ -561,19 +686,26 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
   try {
     await waitReady(page);
     await page.setInputFiles('#file-input', file);
-    await page.waitForFunction(() => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready, null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready,
+      null,
+      { timeout: 120_000 },
+    );
     const s = await playerState(page);
     assert.equal(s.markers, recorded);
     const m = await timelineMarkers(page);
     assert.equal(m.kills.length, recorded, 'a marker per kill');
     assert.ok(m.killColumns < m.width + 1, `merged per pixel column: ${m.killColumns} columns`);
-    const dom = () => page.evaluate(() => ({
-      feedRows: document.querySelectorAll('#killfeed li').length,
-      scrubber: document.querySelectorAll('#scrubber *').length,
-      setsize: Number(document.querySelector('#killfeed li').getAttribute('aria-setsize')),
-    }));
+    const dom = () =>
+      page.evaluate(() => ({
+        feedRows: document.querySelectorAll('#killfeed li').length,
+        scrubber: document.querySelectorAll('#scrubber *').length,
+        setsize: Number(document.querySelector('#killfeed li').getAttribute('aria-setsize')),
+      }));
     let d = await dom();
-    t.diagnostic(`${recorded} kills: ${d.feedRows} feed rows, ${d.scrubber} elements in the scrubber, ${m.killColumns} marker columns`);
+    t.diagnostic(
+      `${recorded} kills: ${d.feedRows} feed rows, ${d.scrubber} elements in the scrubber, ${m.killColumns} marker columns`,
+    );
     assert.equal(d.setsize, recorded);
     assert.ok(d.feedRows > 0 && d.feedRows < 100, `feed rows in the DOM: ${d.feedRows}`);
     assert.ok(d.scrubber < 20, `elements in the scrubber: ${d.scrubber}`);
@@ -585,7 +717,11 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
       // The kills near the playhead (1.5 s) are highlighted; the first of them is scrolled into view
       // (the feed follows the playhead once the page is idle after the seek: www/ui/idle.js).
       await page.waitForFunction(
-        (t) => [...document.querySelectorAll('#killfeed li.near')].some((li) => Math.abs((Number(li.dataset.tick) - window.__player.firstTick) / window.__player.tickRate - t) <= 1.6),
+        (t) =>
+          [...document.querySelectorAll('#killfeed li.near')].some(
+            (li) =>
+              Math.abs((Number(li.dataset.tick) - window.__player.firstTick) / window.__player.tickRate - t) <= 1.6,
+          ),
         k.time,
         { timeout: 10_000 },
       );
@@ -598,7 +734,10 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
       });
       assert.equal(shown.inView, true, `a kill near ${k.time} s is in view`);
       const shownKill = s.killFeed.find((x) => x.tick === shown.tick);
-      assert.ok(Math.abs(shownKill.time - k.time) <= 1.6, `the row in view (${shownKill.time} s) is near the playhead (${k.time} s)`);
+      assert.ok(
+        Math.abs(shownKill.time - k.time) <= 1.6,
+        `the row in view (${shownKill.time} s) is near the playhead (${k.time} s)`,
+      );
       d = await dom();
       assert.ok(d.feedRows < 100, `feed rows after a seek: ${d.feedRows}`);
     }
@@ -617,27 +756,42 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
   }
 });
 
-test('a roster of 1,000 participants keeps the DOM small: only the rows in view; following one far down reveals it; dead marks follow the playhead', { timeout: 240_000 }, async (t) => {
+test('a roster of 1,000 participants keeps the DOM small: only the rows in view; following one far down reveals it; dead marks follow the playhead', {
+  timeout: 240_000,
+}, async (t) => {
   const file = manyKillsFile();
   const { page, log } = await openPage();
   try {
     await waitReady(page);
     await page.setInputFiles('#file-input', file);
-    await page.waitForFunction(() => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready, null, { timeout: 120_000 });
+    await page.waitForFunction(
+      () => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready,
+      null,
+      { timeout: 120_000 },
+    );
     // The roster's order: by faction, then callsign.
     const people = await page.evaluate(() =>
-      [...window.__player.info.info.participants].sort((a, b) => a.faction - b.faction || a.callsign.localeCompare(b.callsign)),
+      [...window.__player.info.info.participants].sort(
+        (a, b) => a.faction - b.faction || a.callsign.localeCompare(b.callsign),
+      ),
     );
     assert.equal(people.length, 1000);
-    const dom = () => page.evaluate(() => {
-      const lis = [...document.querySelectorAll('#roster li')];
-      return {
-        rows: lis.length,
-        setsize: Number(lis[0].getAttribute('aria-setsize')),
-        count: document.getElementById('roster-count').textContent,
-        shown: lis.map((li) => ({ pos: Number(li.getAttribute('aria-posinset')), entity: Number(li.dataset.entity), callsign: li.querySelector('.callsign').textContent, dead: li.classList.contains('dead'), selected: li.classList.contains('selected') })),
-      };
-    });
+    const dom = () =>
+      page.evaluate(() => {
+        const lis = [...document.querySelectorAll('#roster li')];
+        return {
+          rows: lis.length,
+          setsize: Number(lis[0].getAttribute('aria-setsize')),
+          count: document.getElementById('roster-count').textContent,
+          shown: lis.map((li) => ({
+            pos: Number(li.getAttribute('aria-posinset')),
+            entity: Number(li.dataset.entity),
+            callsign: li.querySelector('.callsign').textContent,
+            dead: li.classList.contains('dead'),
+            selected: li.classList.contains('selected'),
+          })),
+        };
+      });
     let d = await dom();
     t.diagnostic(`${people.length} participants: ${d.rows} roster rows in the DOM`);
     assert.equal(d.setsize, 1000);
@@ -653,7 +807,11 @@ test('a roster of 1,000 participants keeps the DOM small: only the rows in view;
     const seen = await row.evaluate((li) => {
       const r = li.getBoundingClientRect();
       const v = document.getElementById('roster-scroll').getBoundingClientRect();
-      return { inView: r.top >= v.top - 1 && r.bottom <= v.bottom + 1, selected: li.classList.contains('selected'), pos: Number(li.getAttribute('aria-posinset')) };
+      return {
+        inView: r.top >= v.top - 1 && r.bottom <= v.bottom + 1,
+        selected: li.classList.contains('selected'),
+        pos: Number(li.getAttribute('aria-posinset')),
+      };
     });
     assert.deepEqual(seen, { inView: true, selected: true, pos: 871 });
     d = await dom();
@@ -662,11 +820,18 @@ test('a roster of 1,000 participants keeps the DOM small: only the rows in view;
     // Late in the battle some of the rows in view are dead, exactly those the frame at the playhead says.
     await page.evaluate(() => window.__player.seek(window.__player.duration - 1));
     await page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 60_000 });
-    await page.waitForFunction(() => {
-      const alive = window.__player.aliveNow();
-      const lis = [...document.querySelectorAll('#roster li')];
-      return alive.size > 0 && lis.every((li) => li.classList.contains('dead') === (alive.get(Number(li.dataset.entity)) !== true));
-    }, null, { timeout: 10_000 });
+    await page.waitForFunction(
+      () => {
+        const alive = window.__player.aliveNow();
+        const lis = [...document.querySelectorAll('#roster li')];
+        return (
+          alive.size > 0 &&
+          lis.every((li) => li.classList.contains('dead') === (alive.get(Number(li.dataset.entity)) !== true))
+        );
+      },
+      null,
+      { timeout: 10_000 },
+    );
     d = await dom();
     const dead = d.shown.filter((r) => r.dead).length;
     t.diagnostic(`${dead} of ${d.rows} rows in view dead at the end`);
@@ -693,7 +858,9 @@ test('a roster of 1,000 participants keeps the DOM small: only the rows in view;
   }
 });
 
-test('keyboard and roster: space, arrows, ticks, Home/End; clicking a callsign follows it', { timeout: 120_000 }, async () => {
+test('keyboard and roster: space, arrows, ticks, Home/End; clicking a callsign follows it', {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -756,14 +923,19 @@ test('scrubbing follows the pointer on the timeline', { timeout: 120_000 }, asyn
   }
 });
 
-test('a seek\'s clock and timeline change with its frame, not before; a drag moves them at once; a slow seek shows its time after seekShowMs', { timeout: 120_000 }, async () => {
+test("a seek's clock and timeline change with its frame, not before; a drag moves them at once; a slow seek shows its time after seekShowMs", {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
     const r = await page.evaluate(async () => {
       const p = window.__player;
       p.pause();
-      const shown = () => [document.getElementById('time').textContent, document.getElementById('scrub-thumb-rail').style.transform].join(' @ ');
+      const shown = () =>
+        [document.getElementById('time').textContent, document.getElementById('scrub-thumb-rail').style.transform].join(
+          ' @ ',
+        );
       const out = {};
       // A seek far away (its frame is not on the page): nothing of the page moves until it lands.
       await p.seek(p.duration * 0.1);
@@ -802,13 +974,21 @@ test('a seek\'s clock and timeline change with its frame, not before; a drag mov
     assert.notEqual(r.cold.after, r.cold.before, JSON.stringify(r));
     assert.equal(r.slow.during, r.slow.before, JSON.stringify(r));
     assert.equal(r.slow.pending, true, JSON.stringify(r));
-    assert.notEqual(r.slow.later, r.slow.before, `a seek without its frame shows its time after ${r.slow.waitMs} ms: ${JSON.stringify(r)}`);
+    assert.notEqual(
+      r.slow.later,
+      r.slow.before,
+      `a seek without its frame shows its time after ${r.slow.waitMs} ms: ${JSON.stringify(r)}`,
+    );
     // A drag: the seek under the pointer never lands here, and the clock and thumb follow at once.
     const before = await page.evaluate(() => document.getElementById('time').textContent);
     const box = await page.locator('#scrubber').boundingBox();
     await page.mouse.move(box.x + box.width * 0.85, box.y + box.height / 2);
     await page.mouse.down();
-    const d = await page.evaluate(() => ({ pending: window.__player.seekPending, clock: document.getElementById('time').textContent, thumb: document.getElementById('scrub-thumb-rail').style.transform }));
+    const d = await page.evaluate(() => ({
+      pending: window.__player.seekPending,
+      clock: document.getElementById('time').textContent,
+      thumb: document.getElementById('scrub-thumb-rail').style.transform,
+    }));
     await page.evaluate(() => window.__restoreWant());
     await page.mouse.up();
     assert.equal(d.pending, true, JSON.stringify(d));
@@ -821,7 +1001,9 @@ test('a seek\'s clock and timeline change with its frame, not before; a drag mov
   }
 });
 
-test('a whole playback of the demo at 16x: no console errors or unhandled rejections, ends', { timeout: 240_000 }, async () => {
+test('a whole playback of the demo at 16x: no console errors or unhandled rejections, ends', {
+  timeout: 240_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -845,7 +1027,9 @@ test('a whole playback of the demo at 16x: no console errors or unhandled reject
   }
 });
 
-test('a paused seek decodes only the frames at its tick; playing on resumes in that chunk without decompressing it again', { timeout: 120_000 }, async () => {
+test('a paused seek decodes only the frames at its tick; playing on resumes in that chunk without decompressing it again', {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -863,7 +1047,12 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
         const before = await p.workerStats();
         await p.seek((tick - p.firstTick) / p.tickRate + 1e-4);
         const at = p.currentTickInt();
-        const seen = { tick: at, pieces: p.state().pieces, frame: p.frameAt(at).frame.length, next: p.nextFrame(p.frameAt(at))?.tick ?? null };
+        const seen = {
+          tick: at,
+          pieces: p.state().pieces,
+          frame: p.frameAt(at).frame.length,
+          next: p.nextFrame(p.frameAt(at))?.tick ?? null,
+        };
         const afterSeek = await p.workerStats();
         // Play on for 20 ticks, then pause: the window stays inside the chunk.
         p.setSpeed(1);
@@ -872,7 +1061,15 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
         p.pause();
         await new Promise((res) => setTimeout(res, 300));
         const played = await p.workerStats();
-        out.push({ ...seen, chunkEnd: firsts[ci + 1], reached: p.currentTickInt(), held: p.state().pieces, decodedBySeek: afterSeek.decoded - afterSeek.hintDecoded - (before.decoded - before.hintDecoded), decodedByPlay: played.decoded - played.hintDecoded - (afterSeek.decoded - afterSeek.hintDecoded), resumedByPlay: played.resumed - afterSeek.resumed });
+        out.push({
+          ...seen,
+          chunkEnd: firsts[ci + 1],
+          reached: p.currentTickInt(),
+          held: p.state().pieces,
+          decodedBySeek: afterSeek.decoded - afterSeek.hintDecoded - (before.decoded - before.hintDecoded),
+          decodedByPlay: played.decoded - played.hintDecoded - (afterSeek.decoded - afterSeek.hintDecoded),
+          resumedByPlay: played.resumed - afterSeek.resumed,
+        });
       }
       return out;
     });
@@ -880,7 +1077,11 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
       const msg = JSON.stringify(s);
       // The seek's piece: the frame at its tick and the next one (for interpolation), nothing more.
       assert.equal(s.pieces.length, 1, msg);
-      assert.deepEqual([s.pieces[0].from, s.pieces[0].end, s.pieces[0].ticks, s.pieces[0].stride], [s.tick, s.tick + 2, 2, 1], msg);
+      assert.deepEqual(
+        [s.pieces[0].from, s.pieces[0].end, s.pieces[0].ticks, s.pieces[0].stride],
+        [s.tick, s.tick + 2, 2, 1],
+        msg,
+      );
       assert.equal(s.next, s.tick + 1, msg);
       assert.ok(s.frame > 0);
       assert.equal(s.decodedBySeek, 1, `one decompression for the seek: ${msg}`);
@@ -889,7 +1090,10 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
       assert.ok(s.reached >= s.tick + 20 && s.reached < s.chunkEnd - 30, msg);
       assert.equal(s.decodedByPlay, 0, msg);
       assert.ok(s.resumedByPlay >= 1, msg);
-      assert.ok(s.held.every((h) => h.stride === 1 && h.end > s.tick), msg);
+      assert.ok(
+        s.held.every((h) => h.stride === 1 && h.end > s.tick),
+        msg,
+      );
     }
     log.assertClean();
   } finally {
@@ -897,13 +1101,16 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
   }
 });
 
-test('the pointer resting on the timeline or a kill row prefetches: the click there neither reads nor decompresses (paused); playing, a hint only reads', { timeout: 120_000 }, async () => {
+test('the pointer resting on the timeline or a kill row prefetches: the click there neither reads nor decompresses (paused); playing, a hint only reads', {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
     const stats = () => page.evaluate(() => window.__player.workerStats());
-    const waitFor = (pred, what) => page.waitForFunction(pred, null, { timeout: 10_000 }).catch(() => assert.fail(`timed out: ${what}`));
+    const waitFor = (pred, what) =>
+      page.waitForFunction(pred, null, { timeout: 10_000 }).catch(() => assert.fail(`timed out: ${what}`));
     // Until the worker's stats (asked of the worker: a promise, so polled from here) satisfy `ok`.
     const statsUntil = async (ok, what) => {
       for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
@@ -927,13 +1134,20 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     await page.mouse.move(x, y);
     await statsUntil((s) => s.warmed > s0.warmed, 'the hovered chunk warmed');
     const s1 = await stats();
-    assert.equal(s1.decoded, s0.decoded + 1, `warming decompressed the hovered chunk once: ${JSON.stringify([s0, s1])}`);
+    assert.equal(
+      s1.decoded,
+      s0.decoded + 1,
+      `warming decompressed the hovered chunk once: ${JSON.stringify([s0, s1])}`,
+    );
     await page.mouse.down();
     await page.mouse.up();
     await waitFor('!window.__player.pendingSeek', 'the click seeked');
     const s2 = await stats();
     const t = await page.evaluate(() => window.__player.currentTime);
-    assert.ok(Math.abs(t - 0.63 * duration) < duration / box.width, `the click seeked under the pointer: ${t} vs ${0.63 * duration}`);
+    assert.ok(
+      Math.abs(t - 0.63 * duration) < duration / box.width,
+      `the click seeked under the pointer: ${t} vs ${0.63 * duration}`,
+    );
     assert.equal(forPieces(s2), forPieces(s1), 'the seek decompressed nothing');
     // (The worker reads the next chunk ahead once idle: reads may grow, the seek's piece read nothing.)
     let timing = await pieceTiming();
@@ -949,13 +1163,13 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     const row = await killFeedRow(page, idx);
     s0 = await hintsSettled(page);
     await row.locator('button').hover();
-    await statsUntil((s) => s.warmed > s0.warmed, 'the kill row\'s chunk warmed');
+    await statsUntil((s) => s.warmed > s0.warmed, "the kill row's chunk warmed");
     const s3 = await stats();
     await row.locator('button').click();
     await waitFor('!window.__player.pendingSeek', 'the row seeked');
     const s4 = await stats();
     assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - (kills[idx] - 2)) < 1e-3);
-    assert.equal(forPieces(s4), forPieces(s3), 'the row\'s seek decompressed nothing');
+    assert.equal(forPieces(s4), forPieces(s3), "the row's seek decompressed nothing");
     timing = await pieceTiming();
     assert.equal(timing?.resumed, true, `the row's seek resumed: ${JSON.stringify(timing)}`);
 
@@ -989,7 +1203,9 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
   }
 });
 
-test('a key pressed again is ready: after ] or ← lands (paused), the same key\'s next seek neither reads nor decompresses', { timeout: 120_000 }, async () => {
+test("a key pressed again is ready: after ] or ← lands (paused), the same key's next seek neither reads nor decompresses", {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -998,7 +1214,9 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     // After a key's seek landed: the page sent its hint (a seek resets `prefetched`; the hint sets
     // it), and the worker got every hint sent and is done with them. Returns the worker's stats.
     const hinted = async (what) => {
-      await page.waitForFunction(() => window.__player.prefetched !== -1, null, { timeout: 10_000 }).catch(() => assert.fail(`no hint sent: ${what}`));
+      await page
+        .waitForFunction(() => window.__player.prefetched !== -1, null, { timeout: 10_000 })
+        .catch(() => assert.fail(`no hint sent: ${what}`));
       const sent = await page.evaluate(() => window.__player.hintsSent);
       for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
         const s = await stats();
@@ -1008,21 +1226,30 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     };
     // The playhead, its chunk, and the worker's timing for the piece that holds it.
     const here = () => playhead(page);
-    const chunkOf = (t) => page.evaluate((x) => {
-      const p = window.__player;
-      return p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(x * p.tickRate));
-    }, t);
+    const chunkOf = (t) =>
+      page.evaluate((x) => {
+        const p = window.__player;
+        return p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(x * p.tickRate));
+      }, t);
     // Three kills in a row whose viewing points (2 s before) lie in three different chunks, so that
     // each ] needs a chunk the decoder does not hold.
     const plan = await page.evaluate(() => {
       const p = window.__player;
-      const chunkAt = (t) => p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate));
+      const chunkAt = (t) =>
+        p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate));
       const starts = [...new Set(p.kills.map((k) => Math.max(0, p.killTime(k) - 2)))].sort((a, b) => a - b);
       for (let i = 0; i + 2 < starts.length; i++) {
         const c = starts.slice(i, i + 3).map(chunkAt);
         // (Nor is the next two's chunk the one the landing of the seek to the first kill readies:
         // → 5 s on.)
-        if (c[0] !== c[1] && c[1] !== c[2] && c[0] !== c[2] && !c.slice(1).includes(chunkAt(starts[i] + 5)) && starts[i] > 12) return { starts: starts.slice(i, i + 3), chunks: c };
+        if (
+          c[0] !== c[1] &&
+          c[1] !== c[2] &&
+          c[0] !== c[2] &&
+          !c.slice(1).includes(chunkAt(starts[i] + 5)) &&
+          starts[i] > 12
+        )
+          return { starts: starts.slice(i, i + 3), chunks: c };
       }
       return null;
     });
@@ -1042,7 +1269,11 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
     assert.equal(h.timing?.resumed, false, 'the first ] decompressed its chunk');
     const s1 = await hinted('after ]');
     assert.equal(s1.warmed, s0.warmed + 1, 'the hint warmed a chunk');
-    assert.equal(s1.decoded, s0.decoded + 2, `the seek and the hint each decompressed once: ${JSON.stringify([s0, s1])}`);
+    assert.equal(
+      s1.decoded,
+      s0.decoded + 2,
+      `the seek and the hint each decompressed once: ${JSON.stringify([s0, s1])}`,
+    );
     // ] again: where the hint left the decoder.
     await page.keyboard.press(']');
     await seekLanded(page);
@@ -1073,7 +1304,9 @@ test('a key pressed again is ready: after ] or ← lands (paused), the same key\
   }
 });
 
-test('a paused seek\'s landing readies ← / → / [ / ]: → resumes in the spare decoder, the others\' chunks are read; the decoder stays for playing on', { timeout: 120_000 }, async () => {
+test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spare decoder, the others' chunks are read; the decoder stays for playing on", {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -1083,16 +1316,26 @@ test('a paused seek\'s landing readies ← / → / [ / ]: → resumes in the spa
     const plan = await page.evaluate(async () => {
       const p = window.__player;
       const cached = (await p.workerStats()).cachedChunks;
-      const chunkAt = (t) => p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate + 1e-6));
+      const chunkAt = (t) =>
+        p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate + 1e-6));
       for (let t = 12; t < p.duration - 12; t += 0.5) {
         const prev = p.killStart(-1, t);
         const next = p.killStart(1, t);
         if (prev === null || next === null) continue;
         const c = [t, t + 5, t - 5, next, prev].map(chunkAt);
         if (new Set(c).size !== 5) continue;
-        const far = [...Array(p.info.chunks.length).keys()].findLast((k) => k > 0 && !cached.includes(k) && c.every((x) => Math.abs(x - k) > 2));
+        const far = [...Array(p.info.chunks.length).keys()].findLast(
+          (k) => k > 0 && !cached.includes(k) && c.every((x) => Math.abs(x - k) > 2),
+        );
         if (far === undefined) continue;
-        return { t, prev, next, chunks: c, far: (p.info.chunks[far].firstTick - p.firstTick + 3) / p.tickRate, farChunk: far };
+        return {
+          t,
+          prev,
+          next,
+          chunks: c,
+          far: (p.info.chunks[far].firstTick - p.firstTick + 3) / p.tickRate,
+          farChunk: far,
+        };
       }
       return null;
     });
@@ -1107,27 +1350,46 @@ test('a paused seek\'s landing readies ← / → / [ / ]: → resumes in the spa
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     const before = await hintsSettled(page);
     let s = await atT();
-    for (const c of plan.chunks.slice(1)) assert.ok(s.cachedChunks.includes(c), `chunk ${c} read on landing: ${JSON.stringify({ plan, cached: s.cachedChunks })}`);
+    for (const c of plan.chunks.slice(1))
+      assert.ok(
+        s.cachedChunks.includes(c),
+        `chunk ${c} read on landing: ${JSON.stringify({ plan, cached: s.cachedChunks })}`,
+      );
     assert.ok(!s.cachedChunks.includes(plan.farChunk), 'the far chunk is not read');
     assert.ok(s.hintReads > before.hintReads, `the landing's hint read chunks: ${JSON.stringify([before, s])}`);
     // The step the way the seek went was decompressed in the spare decoder: its first press resumes
     // there. The others decompress (the decoder stayed at T) bytes from the cache.
-    assert.ok(s.hintDecoded > before.hintDecoded, `the landing's hint decompressed → in the spare decoder: ${JSON.stringify([before, s])}`);
+    assert.ok(
+      s.hintDecoded > before.hintDecoded,
+      `the landing's hint decompressed → in the spare decoder: ${JSON.stringify([before, s])}`,
+    );
     // Each seek back to T comes from where the key went: the landing warms the step the same way
     // (→ after coming from before T, ← after coming back from T + 5 or the next kill).
-    for (const [key, to, chunk, resumed] of [['ArrowRight', plan.t + 5, plan.chunks[1], true], ['ArrowLeft', plan.t - 5, plan.chunks[2], true], [']', plan.next, plan.chunks[3], false], ['[', plan.prev, plan.chunks[4], false]]) {
+    for (const [key, to, chunk, resumed] of [
+      ['ArrowRight', plan.t + 5, plan.chunks[1], true],
+      ['ArrowLeft', plan.t - 5, plan.chunks[2], true],
+      [']', plan.next, plan.chunks[3], false],
+      ['[', plan.prev, plan.chunks[4], false],
+    ]) {
       const k0 = s;
       await page.keyboard.press(key);
       await seekLanded(page);
       const h = await here();
-      assert.ok(Math.abs(h.time - to) < 1e-3 && h.chunk === chunk, `${key} -> ${h.time} (chunk ${h.chunk}), expected ${to} (chunk ${chunk})`);
+      assert.ok(
+        Math.abs(h.time - to) < 1e-3 && h.chunk === chunk,
+        `${key} -> ${h.time} (chunk ${h.chunk}), expected ${to} (chunk ${chunk})`,
+      );
       if (resumed) {
         assert.equal(h.timing?.resumed, true, `${key}: resumed in the spare decoder: ${JSON.stringify(h.timing)}`);
         const k1 = await page.evaluate(() => window.__player.workerStats());
         assert.equal(k1.swapped, k0.swapped + 1, 'the spare decoder became the decoder');
       } else {
         assert.equal(h.timing?.resumed, false, `${key}: the decoder was still at T`);
-        assert.equal(h.timing?.cached, true, `${key}: its chunk's bytes were in the cache: ${JSON.stringify(h.timing)}`);
+        assert.equal(
+          h.timing?.cached,
+          true,
+          `${key}: its chunk's bytes were in the cache: ${JSON.stringify(h.timing)}`,
+        );
       }
       await hintsSettled(page);
       s = await atT();
@@ -1151,14 +1413,20 @@ test('a paused seek\'s landing readies ← / → / [ / ]: → resumes in the spa
   }
 });
 
-test('chunks over 512 KiB get no spare decoder (its memory): a seek\'s landing only reads there, and → decompresses from the cache', { timeout: 120_000 }, async () => {
+test("chunks over 512 KiB get no spare decoder (its memory): a seek's landing only reads there, and → decompresses from the cache", {
+  timeout: 120_000,
+}, async () => {
   // 2,000 entities: chunks of ~1.7 MB (a spare decoder would cost ~9 MiB of wasm memory).
   const big = fixture('spare-2000', { entities: 2000, seconds: 8, seed: 3 });
   const { page, log } = await openPage();
   try {
     await waitReady(page);
     await page.setInputFiles('#file-input', big);
-    await page.waitForFunction(() => window.__player.state().name === 'spare-2000.flrep' && window.__player.state().ready, null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () => window.__player.state().name === 'spare-2000.flrep' && window.__player.state().ready,
+      null,
+      { timeout: 60_000 },
+    );
     await page.evaluate(() => window.__player.pause());
     const before = await hintsSettled(page);
     await page.evaluate(() => window.__player.seek(0.5));
@@ -1168,7 +1436,11 @@ test('chunks over 512 KiB get no spare decoder (its memory): a seek\'s landing o
     const s = await hintsSettled(page);
     assert.equal(s.hintDecoded, before.hintDecoded, `no decompression for a hint: ${JSON.stringify(s)}`);
     assert.ok(s.heldChunks.length <= 1, `one decoder holds a chunk: ${JSON.stringify(s.heldChunks)}`);
-    const next = await page.evaluate(() => window.__player.info.chunks.findLastIndex((c) => c.firstTick <= window.__player.firstTick + Math.floor(7.5 * window.__player.tickRate)));
+    const next = await page.evaluate(() =>
+      window.__player.info.chunks.findLastIndex(
+        (c) => c.firstTick <= window.__player.firstTick + Math.floor(7.5 * window.__player.tickRate),
+      ),
+    );
     assert.ok(s.cachedChunks.includes(next), `→'s chunk read on landing: ${JSON.stringify(s.cachedChunks)}`);
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('ArrowRight');
@@ -1183,26 +1455,51 @@ test('chunks over 512 KiB get no spare decoder (its memory): a seek\'s landing o
   }
 });
 
-test('decoding happens in the worker and drawing in the render worker: the page loads neither wasm; the renderer wasm has no decoder', { timeout: 120_000 }, async () => {
+test('decoding happens in the worker and drawing in the render worker: the page loads neither wasm; the renderer wasm has no decoder', {
+  timeout: 120_000,
+}, async () => {
   const { page, log } = await openPage();
   try {
     const s = await waitReady(page);
     assert.equal(s.renderInWorker, true, 'Chromium draws in a render worker');
     const pageResources = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
     assert.ok(!pageResources.some((n) => /_bg\.wasm$/.test(n)), `the page loads no wasm: ${pageResources.join(', ')}`);
-    assert.ok(!pageResources.some((n) => /decoder(_bg\.wasm|\.js)$/.test(n)), `page resources: ${pageResources.join(', ')}`);
-    const renderResources = await renderWorker(page).evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
-    assert.ok(renderResources.some((n) => /renderer(_webgl)?_bg\.wasm$/.test(n)), `the render worker loads a renderer wasm: ${renderResources.join(', ')}`);
-    assert.ok(!renderResources.some((n) => /decoder/.test(n)), `render worker resources: ${renderResources.join(', ')}`);
+    assert.ok(
+      !pageResources.some((n) => /decoder(_bg\.wasm|\.js)$/.test(n)),
+      `page resources: ${pageResources.join(', ')}`,
+    );
+    const renderResources = await renderWorker(page).evaluate(() =>
+      performance.getEntriesByType('resource').map((e) => e.name),
+    );
+    assert.ok(
+      renderResources.some((n) => /renderer(_webgl)?_bg\.wasm$/.test(n)),
+      `the render worker loads a renderer wasm: ${renderResources.join(', ')}`,
+    );
+    assert.ok(
+      !renderResources.some((n) => /decoder/.test(n)),
+      `render worker resources: ${renderResources.join(', ')}`,
+    );
     const worker = decoderWorker(page);
     const workerResources = await worker.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
-    assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder/decoder.js')), `worker resources: ${workerResources.join(', ')}`);
-    assert.ok(workerResources.some((n) => n.endsWith('pkg/decoder/decoder_bg.wasm')), `worker resources: ${workerResources.join(', ')}`);
+    assert.ok(
+      workerResources.some((n) => n.endsWith('pkg/decoder/decoder.js')),
+      `worker resources: ${workerResources.join(', ')}`,
+    );
+    assert.ok(
+      workerResources.some((n) => n.endsWith('pkg/decoder/decoder_bg.wasm')),
+      `worker resources: ${workerResources.join(', ')}`,
+    );
     assert.ok(!workerResources.some((n) => /renderer/.test(n)));
     // A .flrep session fetches only the .flrep decoder build, and none of the page modules that only
     // .foldback / live sessions use (they are imported on demand).
-    assert.ok(!workerResources.some((n) => /decoder_(spark|foldback)|worker-foldback\.js$/.test(n)), `worker resources: ${workerResources.join(', ')}`);
-    assert.ok(!pageResources.some((n) => /\/(ui\/foldback|live)\.js$/.test(n)), `page resources: ${pageResources.join(', ')}`);
+    assert.ok(
+      !workerResources.some((n) => /decoder_(spark|foldback)|worker-foldback\.js$/.test(n)),
+      `worker resources: ${workerResources.join(', ')}`,
+    );
+    assert.ok(
+      !pageResources.some((n) => /\/(ui\/foldback|live)\.js$/.test(n)),
+      `page resources: ${pageResources.join(', ')}`,
+    );
     // The page's module graph has no decoder import.
     const modules = await page.evaluate(() => [...document.querySelectorAll('script[type=module]')].map((s) => s.src));
     assert.equal(modules.length, 1);
@@ -1213,16 +1510,22 @@ test('decoding happens in the worker and drawing in the render worker: the page 
   for (const name of ['renderer', 'renderer_webgl']) {
     const wasm = fs.readFileSync(path.join(WWW, 'pkg', name, `${name}_bg.wasm`));
     const mod = await WebAssembly.compile(wasm);
-    const names = [...WebAssembly.Module.imports(mod).map((i) => `${i.module}.${i.name}`), ...WebAssembly.Module.exports(mod).map((e) => e.name)];
+    const names = [
+      ...WebAssembly.Module.imports(mod).map((i) => `${i.module}.${i.name}`),
+      ...WebAssembly.Module.exports(mod).map((e) => e.name),
+    ];
     const bad = names.filter((n) => /zstd|decod|session|chunk/i.test(n));
     assert.deepEqual(bad, [], `${name}: decoder symbols in imports/exports`);
-    for (const s of ['ruzstd', 'DecoderSession', 'decodechunk', 'decoderSession']) assert.ok(!wasm.includes(s), `${name}_bg.wasm contains ${s}`);
+    for (const s of ['ruzstd', 'DecoderSession', 'decodechunk', 'decoderSession'])
+      assert.ok(!wasm.includes(s), `${name}_bg.wasm contains ${s}`);
     const js = fs.readFileSync(path.join(WWW, 'pkg', name, `${name}.js`), 'utf8');
     assert.doesNotMatch(js, /DecoderSession|decodeChunk/);
   }
 });
 
-test('download budget: a WebGPU .flrep session fetches at most 250 KB (gzip -9) of JS + wasm', { timeout: 120_000 }, async (t) => {
+test('download budget: a WebGPU .flrep session fetches at most 250 KB (gzip -9) of JS + wasm', {
+  timeout: 120_000,
+}, async (t) => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
@@ -1235,7 +1538,15 @@ test('download budget: a WebGPU .flrep session fetches at most 250 KB (gzip -9) 
     await page.waitForTimeout(1500);
     const urls = [
       ...(await page.evaluate(() => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)])),
-      ...(await Promise.all(page.workers().map((w) => w.evaluate(() => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)])))).flat(),
+      ...(
+        await Promise.all(
+          page
+            .workers()
+            .map((w) =>
+              w.evaluate(() => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)]),
+            ),
+        )
+      ).flat(),
     ];
     const files = new Set();
     for (const u of urls) {
@@ -1245,15 +1556,32 @@ test('download budget: a WebGPU .flrep session fetches at most 250 KB (gzip -9) 
       if (p.endsWith('.flrep')) continue; // the replay's own bytes
       files.add(path.join(ROOT, p));
     }
-    const sizes = [...files].map((f) => [path.relative(WWW, f), zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length]);
+    const sizes = [...files].map((f) => [
+      path.relative(WWW, f),
+      zlib.gzipSync(fs.readFileSync(f), { level: 9 }).length,
+    ]);
     // The goal (issue 3) is JS + wasm; the page's HTML, CSS and icon are reported beside it.
     const code = sizes.filter(([f]) => /\.(js|wasm)$/.test(f));
     const total = code.reduce((a, [, n]) => a + n, 0);
     const all = sizes.reduce((a, [, n]) => a + n, 0);
-    t.diagnostic(`JS + wasm: ${code.length} files, ${(total / 1000).toFixed(1)} KB gzipped; with HTML, CSS and icon ${(all / 1000).toFixed(1)} KB: ${sizes.sort((a, b) => b[1] - a[1]).map(([f, n]) => `${f} ${(n / 1000).toFixed(1)}`).join(', ')}`);
-    assert.ok(code.some(([f]) => f.endsWith('render-worker.js')) && code.some(([f]) => f === 'worker.js'), 'both workers counted');
-    assert.ok(sizes.some(([f]) => f.endsWith('decoder_bg.wasm')) && sizes.some(([f]) => f.endsWith('renderer_bg.wasm')), 'both wasm builds counted');
-    assert.ok(!sizes.some(([f]) => /renderer_webgl|decoder_spark|decoder_foldback/.test(f)), 'nothing a .flrep WebGPU session does not need');
+    t.diagnostic(
+      `JS + wasm: ${code.length} files, ${(total / 1000).toFixed(1)} KB gzipped; with HTML, CSS and icon ${(all / 1000).toFixed(1)} KB: ${sizes
+        .sort((a, b) => b[1] - a[1])
+        .map(([f, n]) => `${f} ${(n / 1000).toFixed(1)}`)
+        .join(', ')}`,
+    );
+    assert.ok(
+      code.some(([f]) => f.endsWith('render-worker.js')) && code.some(([f]) => f === 'worker.js'),
+      'both workers counted',
+    );
+    assert.ok(
+      sizes.some(([f]) => f.endsWith('decoder_bg.wasm')) && sizes.some(([f]) => f.endsWith('renderer_bg.wasm')),
+      'both wasm builds counted',
+    );
+    assert.ok(
+      !sizes.some(([f]) => /renderer_webgl|decoder_spark|decoder_foldback/.test(f)),
+      'nothing a .flrep WebGPU session does not need',
+    );
     assert.ok(total <= 250_000, `${total} bytes of JS + wasm gzipped > 250,000 (docs/performance.md, Download size)`);
     log.assertClean();
   } finally {

@@ -17,7 +17,19 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW, cargoTargetDir } from './harness.mjs';
-import { OUT, DEMO, BACKGROUND, waitReady, playerState, settle, decodePng, fractionNear, timelineMarkers, decoderWorker, renderWorker } from './player-helpers.mjs';
+import {
+  OUT,
+  DEMO,
+  BACKGROUND,
+  waitReady,
+  playerState,
+  settle,
+  decodePng,
+  fractionNear,
+  timelineMarkers,
+  decoderWorker,
+  renderWorker,
+} from './player-helpers.mjs';
 
 const HOSTILE = path.join(ROOT, 'tests', 'fixtures', 'hostile');
 const EXAMPLE = path.join(ROOT, 'crate', 'examples', 'make_hostile_strings.rs');
@@ -42,11 +54,15 @@ function hostileStringsFixture() {
   fs.mkdirSync(OUT, { recursive: true });
   const fresh = fs.existsSync(STRINGS) && fs.statSync(STRINGS).mtimeMs >= fs.statSync(EXAMPLE).mtimeMs;
   if (!fresh) {
-    const r = spawnSync('cargo', ['run', '--release', '-q', '-p', 'replay-player', '--example', 'make_hostile_strings', '--', STRINGS], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, CARGO_TARGET_DIR: cargoTargetDir() },
-    });
+    const r = spawnSync(
+      'cargo',
+      ['run', '--release', '-q', '-p', 'replay-player', '--example', 'make_hostile_strings', '--', STRINGS],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, CARGO_TARGET_DIR: cargoTargetDir() },
+      },
+    );
     if (r.status !== 0) throw new Error(`make_hostile_strings failed: ${r.stderr}`);
   }
   return STRINGS;
@@ -105,7 +121,9 @@ function watchdog() {
     const els = [n, ...n.querySelectorAll('*')];
     for (const e of els) {
       if (e.matches(sel)) W.added.push(e.outerHTML.slice(0, 120));
-      for (const a of e.attributes) if (/^on/i.test(a.name) || /^\s*javascript:/i.test(a.value)) W.handlerAttrs.push(`${e.tagName} ${a.name}=${a.value.slice(0, 60)}`);
+      for (const a of e.attributes)
+        if (/^on/i.test(a.name) || /^\s*javascript:/i.test(a.value))
+          W.handlerAttrs.push(`${e.tagName} ${a.name}=${a.value.slice(0, 60)}`);
     }
   };
   new MutationObserver((list) => {
@@ -129,9 +147,15 @@ async function openPage(url = base) {
   return { page, log, dialogs };
 }
 
-const watch = (page) => page.evaluate(() => ({ ...window.__watch, pwned: window.__pwned, dangerous: document.querySelectorAll('img, script, svg, iframe, object, embed').length }));
+const watch = (page) =>
+  page.evaluate(() => ({
+    ...window.__watch,
+    pwned: window.__pwned,
+    dangerous: document.querySelectorAll('img, script, svg, iframe, object, embed').length,
+  }));
 const texts = (page, selector) => page.locator(selector).evaluateAll((els) => els.map((e) => e.textContent));
-const childElements = (page, selector) => page.locator(selector).evaluateAll((els) => els.reduce((n, e) => n + e.querySelectorAll('*').length, 0));
+const childElements = (page, selector) =>
+  page.locator(selector).evaluateAll((els) => els.reduce((n, e) => n + e.querySelectorAll('*').length, 0));
 
 function assertNothingRan(w, dialogs, when) {
   assert.equal(w.pwned, undefined, `${when}: a payload ran (window.__pwned = ${w.pwned})`);
@@ -141,7 +165,9 @@ function assertNothingRan(w, dialogs, when) {
   assert.deepEqual(w.handlerAttrs, [], `${when}: event-handler or javascript: attributes`);
 }
 
-test('strings from a file render as text: no script runs, no element is injected, the panels show the strings', { timeout: 240_000 }, async (t) => {
+test('strings from a file render as text: no script runs, no element is injected, the panels show the strings', {
+  timeout: 240_000,
+}, async (t) => {
   const { page, log, dialogs } = await openPage();
   try {
     await waitReady(page);
@@ -150,11 +176,21 @@ test('strings from a file render as text: no script runs, no element is injected
     // Pickup toasts: record their text before they fade.
     await page.evaluate(() => {
       window.__toasts = [];
-      new MutationObserver((l) => l.forEach((m) => m.addedNodes.forEach((n) => window.__toasts.push(n.textContent)))).observe(document.getElementById('toasts'), { childList: true });
+      new MutationObserver((l) =>
+        l.forEach((m) => m.addedNodes.forEach((n) => window.__toasts.push(n.textContent))),
+      ).observe(document.getElementById('toasts'), { childList: true });
     });
     // Through the picker, under a file name that is markup too.
-    await page.setInputFiles('#file-input', { name: FILE_NAME, mimeType: 'application/octet-stream', buffer: fs.readFileSync(STRINGS) });
-    await page.waitForFunction((n) => window.__player.state().name === n && (window.__player.state().ready || window.__player.state().error), FILE_NAME, { timeout: 60_000 });
+    await page.setInputFiles('#file-input', {
+      name: FILE_NAME,
+      mimeType: 'application/octet-stream',
+      buffer: fs.readFileSync(STRINGS),
+    });
+    await page.waitForFunction(
+      (n) => window.__player.state().name === n && (window.__player.state().ready || window.__player.state().error),
+      FILE_NAME,
+      { timeout: 60_000 },
+    );
     const s = await playerState(page);
     assert.equal(s.error, null, `opens: ${s.error}`);
     assert.equal(s.info.info.participants.length, 6);
@@ -165,17 +201,27 @@ test('strings from a file render as text: no script runs, no element is injected
 
     // Roster: callsigns and faction names, as text, each in a span without child elements.
     const callsigns = await texts(page, '#roster .callsign');
-    for (const c of [IMG, SCRIPT, SVG, JS_URL, RTL]) assert.ok(callsigns.includes(c), `roster shows ${c}: ${JSON.stringify(callsigns)}`);
-    assert.ok(callsigns.some((c) => c.startsWith(LONG_PREFIX) && c.length === 4096), 'roster shows the 4 KiB callsign whole');
+    for (const c of [IMG, SCRIPT, SVG, JS_URL, RTL])
+      assert.ok(callsigns.includes(c), `roster shows ${c}: ${JSON.stringify(callsigns)}`);
+    assert.ok(
+      callsigns.some((c) => c.startsWith(LONG_PREFIX) && c.length === 4096),
+      'roster shows the 4 KiB callsign whole',
+    );
     const factions = await texts(page, '#roster .faction-name');
-    assert.ok(factions.includes(IFRAME) && factions.includes(JS_URL), `faction names: ${JSON.stringify([...new Set(factions)])}`);
+    assert.ok(
+      factions.includes(IFRAME) && factions.includes(JS_URL),
+      `faction names: ${JSON.stringify([...new Set(factions)])}`,
+    );
     assert.equal(await childElements(page, '#roster .callsign, #roster .faction-name'), 0);
 
     // Recording panel: engine version, mission id, metadata keys and values.
     await page.locator('#panel-info summary').click();
     const info = await texts(page, '#info-list dt, #info-list dd');
     for (const v of [IMG, SCRIPT, SVG, JS_URL, IFRAME, RTL]) assert.ok(info.includes(v), `info panel shows ${v}`);
-    assert.ok(info.some((v) => v.startsWith(LONG_PREFIX)), 'info panel shows the long metadata value');
+    assert.ok(
+      info.some((v) => v.startsWith(LONG_PREFIX)),
+      'info panel shows the long metadata value',
+    );
     assert.equal(await childElements(page, '#info-list dt, #info-list dd'), 0);
 
     // Status panel: map and mode come from metadata.
@@ -185,7 +231,10 @@ test('strings from a file render as text: no script runs, no element is injected
     // Kill feed: callsigns and the weapon's entity-type name.
     const feed = await texts(page, '#killfeed .kf-text');
     assert.equal(feed.length, 4, `kill feed: ${JSON.stringify(feed)}`);
-    assert.ok(feed[0].includes(IMG) && feed[0].includes(SCRIPT) && feed[0].includes(`(${IMG})`), `first kill: ${feed[0]}`);
+    assert.ok(
+      feed[0].includes(IMG) && feed[0].includes(SCRIPT) && feed[0].includes(`(${IMG})`),
+      `first kill: ${feed[0]}`,
+    );
     assert.equal(await childElements(page, '#killfeed .kf-text span'), 0);
     assert.equal(Number(await page.locator('#killfeed li').first().getAttribute('aria-setsize')), 4);
     // Timeline: hovering the first kill marker shows its text in the tooltip, as text.
@@ -204,7 +253,9 @@ test('strings from a file render as text: no script runs, no element is injected
       window.__player.setSpeed(4);
       window.__player.play();
     });
-    await page.waitForFunction(() => window.__player.currentTime > 8 || window.__player.ended, null, { timeout: 60_000 });
+    await page.waitForFunction(() => window.__player.currentTime > 8 || window.__player.ended, null, {
+      timeout: 60_000,
+    });
     await page.evaluate(() => window.__player.pause());
     // Timeline events (titles; events arrive with their chunks): chat, admin, custom types and data.
     // (the tooltip of each drawn event marker, hovered in turn).
@@ -218,7 +269,12 @@ test('strings from a file render as text: no script runs, no element is injected
     }
     await page.mouse.move(5, 5);
     const evTitles = tips.join('\n');
-    for (const v of [`Chat (${IMG}): ${SCRIPT} ${IMG}`, `Admin (participant 0): ${SVG} ${JS_URL}`, `${IMG}: ${SVG}`, `${SCRIPT}: ${SCRIPT} #99 (${IFRAME})`]) {
+    for (const v of [
+      `Chat (${IMG}): ${SCRIPT} ${IMG}`,
+      `Admin (participant 0): ${SVG} ${JS_URL}`,
+      `${IMG}: ${SVG}`,
+      `${SCRIPT}: ${SCRIPT} #99 (${IFRAME})`,
+    ]) {
       assert.ok(evTitles.includes(v), `an event title contains ${v}:\n${evTitles}`);
     }
 
@@ -226,7 +282,11 @@ test('strings from a file render as text: no script runs, no element is injected
     assert.ok(toasts.includes(`${SVG} picked up ${IMG}`), `pickup toast: ${JSON.stringify(toasts)}`);
     const labels = await texts(page, '.rp-label .rp-name');
     t.diagnostic(`labels: ${labels.length}`);
-    if (labels.length) assert.ok(labels.every((l) => [IMG, SCRIPT, SVG, JS_URL, RTL].includes(l) || l.startsWith(LONG_PREFIX)), `labels: ${JSON.stringify(labels)}`);
+    if (labels.length)
+      assert.ok(
+        labels.every((l) => [IMG, SCRIPT, SVG, JS_URL, RTL].includes(l) || l.startsWith(LONG_PREFIX)),
+        `labels: ${JSON.stringify(labels)}`,
+      );
 
     // An entity without a callsign is named by its entity type; the inspector shows it as text.
     await page.evaluate(() => window.__player.select(99));
@@ -249,16 +309,26 @@ test('strings from a file render as text: no script runs, no element is injected
   }
 });
 
-test('a name with a bidi override (U+202E) is refused: the reader\'s error shows, as text', { timeout: 120_000 }, async () => {
+test("a name with a bidi override (U+202E) is refused: the reader's error shows, as text", {
+  timeout: 120_000,
+}, async () => {
   const { page, log, dialogs } = await openPage();
   try {
     await waitReady(page);
-    for (const [file, what] of [['string_bidi_override.flrep', 'callsign'], ['string_bidi_isolate_type_name.flrep', 'entity type name']]) {
+    for (const [file, what] of [
+      ['string_bidi_override.flrep', 'callsign'],
+      ['string_bidi_isolate_type_name.flrep', 'entity type name'],
+    ]) {
       await page.setInputFiles('#file-input', path.join(HOSTILE, file));
-      await page.waitForFunction((f) => window.__player.state().name === f && window.__player.state().error, file, { timeout: 60_000 });
+      await page.waitForFunction((f) => window.__player.state().name === f && window.__player.state().error, file, {
+        timeout: 60_000,
+      });
       await page.waitForSelector('#error:not([hidden])');
       const text = await page.locator('#error-text').textContent();
-      assert.match(text, new RegExp(`bad string in ${what} at offset \\d+: contains a bidirectional-override character`, 'i'));
+      assert.match(
+        text,
+        new RegExp(`bad string in ${what} at offset \\d+: contains a bidirectional-override character`, 'i'),
+      );
       assert.ok(!/[\u202a-\u202e\u2066-\u2069]/.test(text), 'the message carries no bidi control');
       assert.equal(await childElements(page, '#error-text'), 0);
       // Nothing of the refused file reached the panels.
@@ -272,10 +342,16 @@ test('a name with a bidi override (U+202E) is refused: the reader\'s error shows
 });
 
 const CSP_BASIC = "script-src 'self' 'wasm-unsafe-eval'";
-const CSP_STRICT = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+const CSP_STRICT =
+  "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 
-for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_BASIC], ['a strict default-src \'self\' policy', CSP_STRICT]]) {
-  test(`under CSP ${label}: the demo plays at 4x, seeks and follows a kill marker with no violation`, { timeout: 240_000 }, async (t) => {
+for (const [label, policy] of [
+  ["script-src 'self' 'wasm-unsafe-eval'", CSP_BASIC],
+  ["a strict default-src 'self' policy", CSP_STRICT],
+]) {
+  test(`under CSP ${label}: the demo plays at 4x, seeks and follows a kill marker with no violation`, {
+    timeout: 240_000,
+  }, async (t) => {
     const csp = await startServer({ root: WWW, headers: { 'Content-Security-Policy': policy } });
     const { page, log, dialogs } = await openPage(csp.url);
     try {
@@ -290,7 +366,9 @@ for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_
       for (const w of [worker, render]) {
         await w.evaluate(() => {
           self.__csp = [];
-          self.addEventListener('securitypolicyviolation', (e) => self.__csp.push(`${e.violatedDirective} ${e.blockedURI}`));
+          self.addEventListener('securitypolicyviolation', (e) =>
+            self.__csp.push(`${e.violatedDirective} ${e.blockedURI}`),
+          );
         });
       }
       await page.selectOption('#speed', '4');
@@ -300,12 +378,18 @@ for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_
       assert.ok(t0 > 6, `played to ${t0}`);
       await page.evaluate(() => window.__player.pause());
       await page.evaluate(() => window.__player.seek(window.__player.duration / 2));
-      await page.waitForFunction(() => window.__player.state().chunksHeld.length > 0 && !window.__player.pendingSeek, null, { timeout: 60_000 });
+      await page.waitForFunction(
+        () => window.__player.state().chunksHeld.length > 0 && !window.__player.pendingSeek,
+        null,
+        { timeout: 60_000 },
+      );
       const mk = (await timelineMarkers(page)).kills[1];
       const sb = await page.locator('#scrubber').boundingBox();
       await page.mouse.click(sb.x + mk.x, sb.y + mk.y);
       const kill = (await playerState(page)).killFeed[1];
-      await page.waitForFunction((k) => Math.abs(window.__player.currentTime - Math.max(0, k - 2)) < 0.05, kill.time, { timeout: 30_000 });
+      await page.waitForFunction((k) => Math.abs(window.__player.currentTime - Math.max(0, k - 2)) < 0.05, kill.time, {
+        timeout: 30_000,
+      });
       await settle(page, 10);
       // Frames were drawn: the canvas shows more than the background.
       assert.equal(await page.evaluate(() => window.__player.firstFrameShown), true);
@@ -330,22 +414,35 @@ for (const [label, policy] of [['script-src \'self\' \'wasm-unsafe-eval\'', CSP_
   });
 }
 
-test('a wasm trap in the decoder: the page says so in words and the next file opens in a restarted worker', { timeout: 180_000 }, async () => {
+test('a wasm trap in the decoder: the page says so in words and the next file opens in a restarted worker', {
+  timeout: 180_000,
+}, async () => {
   const { page, dialogs } = await openPage();
   try {
     await waitReady(page);
     // 1. A trap in the reply to a request (test hook `__trap`, www/worker.js).
-    const r = await page.evaluate(() => window.__player.client.call('__trap').then(
-      () => ({ ok: true }),
-      (e) => ({ message: e.message, fatal: e.fatal }),
-    ));
+    const r = await page.evaluate(() =>
+      window.__player.client.call('__trap').then(
+        () => ({ ok: true }),
+        (e) => ({ message: e.message, fatal: e.fatal }),
+      ),
+    );
     assert.equal(r.fatal, true, `the trap is fatal: ${JSON.stringify(r)}`);
     assert.match(r.message, /memory access out of bounds|unreachable/i);
     await page.waitForSelector('#error:not([hidden])');
-    assert.match(await page.locator('#error-text').textContent(), /^The decoder crashed \((memory access out of bounds|unreachable)[^)]*\)\. Open the file again, or another one\.$/);
+    assert.match(
+      await page.locator('#error-text').textContent(),
+      /^The decoder crashed \((memory access out of bounds|unreachable)[^)]*\)\. Open the file again, or another one\.$/,
+    );
     assert.equal((await playerState(page)).workerRestarts, 1);
     await page.setInputFiles('#file-input', STRINGS);
-    await page.waitForFunction(() => window.__player.state().name === 'hostile-strings.flrep' && (window.__player.state().ready || window.__player.state().error), null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () =>
+        window.__player.state().name === 'hostile-strings.flrep' &&
+        (window.__player.state().ready || window.__player.state().error),
+      null,
+      { timeout: 60_000 },
+    );
     let s = await playerState(page);
     assert.equal(s.error, null);
     assert.equal(await page.locator('#error').isHidden(), true);
@@ -357,26 +454,38 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     await page.waitForSelector('#error:not([hidden])');
     assert.match(await page.locator('#error-text').textContent(), /decoder crashed/i);
     await page.setInputFiles('#file-input', DEMO);
-    await page.waitForFunction(() => window.__player.state().name === 'demo.flrep' && (window.__player.state().ready || window.__player.state().error), null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () =>
+        window.__player.state().name === 'demo.flrep' &&
+        (window.__player.state().ready || window.__player.state().error),
+      null,
+      { timeout: 60_000 },
+    );
     s = await playerState(page);
     assert.equal(s.error, null);
     assert.equal(s.workerRestarts, 2);
     await page.evaluate(() => window.__player.seek(30));
-    await page.waitForFunction(() => !window.__player.pendingSeek && window.__player.state().chunksHeld.length > 0, null, { timeout: 30_000 });
+    await page.waitForFunction(
+      () => !window.__player.pendingSeek && window.__player.state().chunksHeld.length > 0,
+      null,
+      { timeout: 30_000 },
+    );
     assertNothingRan(await watch(page), dialogs, 'trap');
   } finally {
     await page.close();
   }
 });
 
-test('zstd bombs: the reader\'s error shows and the decoder\'s wasm memory stays small', { timeout: 180_000 }, async (t) => {
+test("zstd bombs: the reader's error shows and the decoder's wasm memory stays small", {
+  timeout: 180_000,
+}, async (t) => {
   const { page, log } = await openPage();
   const MiB = 1024 * 1024;
   const mib = (b) => `${(b / MiB).toFixed(2)} MiB`;
   try {
     await waitReady(page);
     const demo = await page.evaluate(() => window.__player.workerStats());
-    assert.ok(demo.wasmMemoryBytes > 0, 'stats report the decoder\'s wasm memory');
+    assert.ok(demo.wasmMemoryBytes > 0, "stats report the decoder's wasm memory");
     // wasm memory never shrinks: each figure is the peak so far. zstd_bomb_2gib: a 64 KB frame of
     // 16,384 RLE blocks (2 GiB) with an 8 MiB window, declared 64 KiB. zstd_bomb_at_cap: 32 MiB
     // declared as 16 MiB, the largest chunk accepted (the legitimate worst case plus one block).
@@ -387,9 +496,14 @@ test('zstd bombs: the reader\'s error shows and the decoder\'s wasm memory stays
     let prev = demo.wasmMemoryBytes;
     for (const [file, declared, cap] of cases) {
       await page.setInputFiles('#file-input', path.join(HOSTILE, file));
-      await page.waitForFunction((f) => window.__player.state().name === f && window.__player.state().error, file, { timeout: 60_000 });
+      await page.waitForFunction((f) => window.__player.state().name === f && window.__player.state().error, file, {
+        timeout: 60_000,
+      });
       await page.waitForSelector('#error:not([hidden])');
-      assert.equal(await page.locator('#error-text').textContent(), `Chunk at offset 417: zstd frame decompresses to more than the declared ${declared} bytes`);
+      assert.equal(
+        await page.locator('#error-text').textContent(),
+        `Chunk at offset 417: zstd frame decompresses to more than the declared ${declared} bytes`,
+      );
       // Try to play and seek over it: every attempt fails the same way.
       await page.evaluate(async () => {
         const p = window.__player;
@@ -401,7 +515,9 @@ test('zstd bombs: the reader\'s error shows and the decoder\'s wasm memory stays
         await new Promise((r) => setTimeout(r, 500));
       });
       const st = await page.evaluate(() => window.__player.workerStats());
-      t.diagnostic(`${file}: decoder wasm memory ${mib(st.wasmMemoryBytes)} (was ${mib(prev)}; ${st.reads} chunk reads, ${st.decoded} decoded)`);
+      t.diagnostic(
+        `${file}: decoder wasm memory ${mib(st.wasmMemoryBytes)} (was ${mib(prev)}; ${st.reads} chunk reads, ${st.decoded} decoded)`,
+      );
       assert.ok(st.reads >= 1, 'the chunk was read');
       assert.equal(st.decoded, 0);
       assert.ok(st.wasmMemoryBytes < cap, `${file}: wasm memory ${mib(st.wasmMemoryBytes)} over ${mib(cap)}`);
@@ -410,7 +526,13 @@ test('zstd bombs: the reader\'s error shows and the decoder\'s wasm memory stays
     assert.equal((await playerState(page)).workerRestarts, 0, 'no trap');
     // The decoder still works: a good file opens and plays in the same worker.
     await page.setInputFiles('#file-input', DEMO);
-    await page.waitForFunction(() => window.__player.state().name === 'demo.flrep' && (window.__player.state().ready || window.__player.state().error), null, { timeout: 60_000 });
+    await page.waitForFunction(
+      () =>
+        window.__player.state().name === 'demo.flrep' &&
+        (window.__player.state().ready || window.__player.state().error),
+      null,
+      { timeout: 60_000 },
+    );
     assert.equal((await playerState(page)).error, null);
     log.assertClean();
   } finally {
@@ -418,7 +540,9 @@ test('zstd bombs: the reader\'s error shows and the decoder\'s wasm memory stays
   }
 });
 
-test('window messages: the page registers no message listener, and messages posted to it (also from another origin) change nothing', { timeout: 120_000 }, async () => {
+test('window messages: the page registers no message listener, and messages posted to it (also from another origin) change nothing', {
+  timeout: 120_000,
+}, async () => {
   const { page, log, dialogs } = await openPage();
   try {
     const s0 = await waitReady(page);
@@ -430,7 +554,19 @@ test('window messages: the page registers no message listener, and messages post
         { type: 'fatal', message: 'forged' },
         { type: 'error', session: 1, message: 'forged', fatal: true },
         { id: 1, method: 'open', params: { url: 'javascript:alert(1)' } },
-        { type: 'piece', session: 1, gen: 99, chunk: 0, from: 0, end: 1e9, stride: 1, ticks: [], offsets: [0], entities: [], events: [] },
+        {
+          type: 'piece',
+          session: 1,
+          gen: 99,
+          chunk: 0,
+          from: 0,
+          end: 1e9,
+          stride: 1,
+          ticks: [],
+          offsets: [0],
+          entities: [],
+          events: [],
+        },
       ];
       for (const m of msgs) window.postMessage(m, '*');
       const f = document.createElement('iframe');

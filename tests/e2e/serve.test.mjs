@@ -153,7 +153,15 @@ test('directories, 404 and 405', async () => {
 });
 
 test('no directory traversal', async () => {
-  for (const p of ['/../secret.txt', '/%2e%2e/secret.txt', '/..%2fsecret.txt', '/sub/../../secret.txt', '/%2e%2e%5csecret.txt', '/..\\secret.txt', '/%00']) {
+  for (const p of [
+    '/../secret.txt',
+    '/%2e%2e/secret.txt',
+    '/..%2fsecret.txt',
+    '/sub/../../secret.txt',
+    '/%2e%2e%5csecret.txt',
+    '/..\\secret.txt',
+    '/%00',
+  ]) {
     const r = await raw('GET', p);
     assert.ok(r.status === 403 || r.status === 404 || r.status === 400, `${p} -> ${r.status}`);
     assert.ok(!r.body.toString().includes('do not serve'), p);

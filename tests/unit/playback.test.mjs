@@ -68,7 +68,12 @@ test('resume() from Stopped is StartPlayback; play() from Paused continues from 
 });
 
 test('Stop → Stopped at time 0 from every state', () => {
-  for (const enter of [(p) => p.start(), (p) => (p.start(), p.pause()), (p) => (p.seek(5), p.rewind()), (p) => p.fastForward()]) {
+  for (const enter of [
+    (p) => p.start(),
+    (p) => (p.start(), p.pause()),
+    (p) => (p.seek(5), p.rewind()),
+    (p) => p.fastForward(),
+  ]) {
     const p = new Playback({ duration: 10 });
     p.seek(5);
     enter(p);
@@ -207,7 +212,10 @@ test('SeekTo clamps to [0, duration]; a seek while Stopped leaves it Paused ther
 test('update with canReach: time waits for frames (buffering)', () => {
   const p = new Playback({ duration: 10 });
   p.start();
-  assert.deepEqual(p.update(1, () => false), ['buffering']);
+  assert.deepEqual(
+    p.update(1, () => false),
+    ['buffering'],
+  );
   assert.equal(p.time, 0);
   p.update(1, (t) => t <= 1);
   close(p.time, 1);
@@ -247,7 +255,13 @@ test('kill cam: clamps the start at 0; hold 0 ends at once; a seek, stop or spee
   assert.equal(p.time, 0);
   assert.deepEqual(p.update(10), ['killcam-hold', 'killcam-end']);
   assert.equal(p.time, 2);
-  for (const cancel of [(q) => q.seek(1), (q) => q.stop(), (q) => q.setSpeed(2), (q) => q.rewind(), (q) => q.stopKillCam()]) {
+  for (const cancel of [
+    (q) => q.seek(1),
+    (q) => q.stop(),
+    (q) => q.setSpeed(2),
+    (q) => q.rewind(),
+    (q) => q.stopKillCam(),
+  ]) {
     const q = new Playback({ duration: 60 });
     q.startKillCam(30);
     q.update(1);
@@ -277,16 +291,34 @@ test('eventsNear (GetEventsNearTime): [t - w, t + w], default window 0.1, inclus
   const p = new Playback({ duration: 100, events: [ev(5), ev(1), ev(1.05, 'custom'), ev(1.1), ev(3), ev(0.9)] });
   assert.deepEqual(p.eventTimes, [0.9, 1, 1.05, 1.1, 3, 5]);
   p.seek(1);
-  assert.deepEqual(p.eventsNear().map((e) => e.t), [0.9, 1, 1.05, 1.1]);
-  assert.deepEqual(p.eventsNear(0.01).map((e) => e.t), [1]);
-  assert.deepEqual(p.eventsNear(0).map((e) => e.t), [1]);
-  assert.deepEqual(p.eventsNear(2).map((e) => e.t), [0.9, 1, 1.05, 1.1, 3]);
+  assert.deepEqual(
+    p.eventsNear().map((e) => e.t),
+    [0.9, 1, 1.05, 1.1],
+  );
+  assert.deepEqual(
+    p.eventsNear(0.01).map((e) => e.t),
+    [1],
+  );
+  assert.deepEqual(
+    p.eventsNear(0).map((e) => e.t),
+    [1],
+  );
+  assert.deepEqual(
+    p.eventsNear(2).map((e) => e.t),
+    [0.9, 1, 1.05, 1.1, 3],
+  );
   p.seek(4);
   assert.deepEqual(p.eventsNear(), []);
-  assert.deepEqual(p.eventsNear(1).map((e) => e.t), [3, 5]);
+  assert.deepEqual(
+    p.eventsNear(1).map((e) => e.t),
+    [3, 5],
+  );
   p.seek(100);
   assert.deepEqual(p.eventsNear(), []);
-  assert.deepEqual(p.eventsBetween(1, 3).map((e) => e.t), [1.05, 1.1, 3]);
+  assert.deepEqual(
+    p.eventsBetween(1, 3).map((e) => e.t),
+    [1.05, 1.1, 3],
+  );
   assert.deepEqual(p.eventsBetween(3, 1), []);
   p.addEvents([ev(2), ev(0.95)]);
   assert.deepEqual(p.eventTimes, [0.9, 0.95, 1, 1.05, 1.1, 2, 3, 5]);
@@ -313,7 +345,18 @@ test('status() is Console_GetStatus: state, time, speed, frames, events, map, mo
   p.update(45.3);
   assert.equal(
     p.status(),
-    ['=== Replay System ===', 'Recording: NO', 'Playback: Playing', 'Playback time: 45.3s / 180.0s', 'Speed: 1x', 'Frames recorded: 3600', 'Events recorded: 47', 'Map: de_dust2', 'Mode: deathmatch', 'Kill cam: OFF'].join('\n'),
+    [
+      '=== Replay System ===',
+      'Recording: NO',
+      'Playback: Playing',
+      'Playback time: 45.3s / 180.0s',
+      'Speed: 1x',
+      'Frames recorded: 3600',
+      'Events recorded: 47',
+      'Map: de_dust2',
+      'Mode: deathmatch',
+      'Kill cam: OFF',
+    ].join('\n'),
   );
   p.camera = 'kill';
   p.startKillCam(100);
@@ -324,7 +367,18 @@ test('status() is Console_GetStatus: state, time, speed, frames, events, map, mo
   const q = new Playback({ duration: 5 });
   assert.match(q.status(), /Map: —\nMode: —/);
   assert.match(q.status(), /Playback: Stopped/);
-  assert.deepEqual(Object.keys(q.statusFields()), ['state', 'time', 'duration', 'speed', 'frames', 'events', 'map', 'mode', 'camera', 'killCam']);
+  assert.deepEqual(Object.keys(q.statusFields()), [
+    'state',
+    'time',
+    'duration',
+    'speed',
+    'frames',
+    'events',
+    'map',
+    'mode',
+    'camera',
+    'killCam',
+  ]);
 });
 
 test('load() resets to Stopped at 0; a zero-length recording never moves', () => {

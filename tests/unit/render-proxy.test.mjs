@@ -26,7 +26,18 @@ class FakeWorker extends EventTarget {
 }
 
 const tick = () => new Promise((r) => setTimeout(r, 0));
-const reply = (over = {}) => ({ drawn: true, labels: new Float64Array([7, 10, 20, 1]), of: [], cameraMode: 'orbit', ready: true, frameMs: 3, timeMs: 1, buildMs: 2, wasmBytes: 1 << 20, ...over });
+const reply = (over = {}) => ({
+  drawn: true,
+  labels: new Float64Array([7, 10, 20, 1]),
+  of: [],
+  cameraMode: 'orbit',
+  ready: true,
+  frameMs: 3,
+  timeMs: 1,
+  buildMs: 2,
+  wasmBytes: 1 << 20,
+  ...over,
+});
 
 function proxy() {
   const w = new FakeWorker();
@@ -49,12 +60,15 @@ test('calls are queued and sent in order with one frame; frames are copied and t
   assert.equal(w.posts.length, 1);
   const { msg, transfer } = w.posts[0];
   assert.equal(msg.type, 'frame');
-  assert.deepEqual(msg.params.cmds.map((c) => c[0]), ['setWorld', 'setFrames', 'setTime', 'zoom']);
+  assert.deepEqual(
+    msg.params.cmds.map((c) => c[0]),
+    ['setWorld', 'setFrames', 'setTime', 'zoom'],
+  );
   const [, ca, ta, cb, tb] = msg.params.cmds[1];
   assert.deepEqual([...ca], [...a]);
   assert.deepEqual([...cb], [...b]);
   assert.deepEqual([ta, tb], [1, 2]);
-  assert.notEqual(ca.buffer, piece.buffer, 'a copy, not the page\'s piece');
+  assert.notEqual(ca.buffer, piece.buffer, "a copy, not the page's piece");
   assert.equal(ca.length, 32, 'only the frame, not the whole piece');
   assert.deepEqual(transfer, [ca.buffer, cb.buffer], 'both copies transferred, once each');
   // The page's piece is untouched (transferring a subarray's buffer would have detached it).
@@ -85,7 +99,10 @@ test('one frame in flight: render() posts nothing until the reply, and setFrames
   p.render();
   assert.equal(w.posts.length, 2);
   const cmds = w.posts[1].msg.params.cmds;
-  assert.deepEqual(cmds.map((c) => c[0]), ['setFrames', 'orbit', 'setTime']);
+  assert.deepEqual(
+    cmds.map((c) => c[0]),
+    ['setFrames', 'orbit', 'setTime'],
+  );
   assert.equal(cmds[2][1], 2.75, 'the last time wins');
   assert.deepEqual([...cmds[0][1]], [...f(2)]);
 });
@@ -197,7 +214,11 @@ test('idle: nothing changed since a drawn frame posts nothing (a paused player l
   p.setTime(1.5);
   p.render();
   assert.equal(w.posts.length, 2);
-  assert.deepEqual(w.posts[1].msg.params.cmds.map((c) => c[0]), ['orbit', 'setTime'], 'with other calls the time is sent again');
+  assert.deepEqual(
+    w.posts[1].msg.params.cmds.map((c) => c[0]),
+    ['orbit', 'setTime'],
+    'with other calls the time is sent again',
+  );
   w.answer({ id: w.posts[1].msg.id, result: reply() });
   await tick();
   // A new time makes a frame.

@@ -57,7 +57,8 @@ export function eventText(player, e) {
     case 'custom': {
       const key = eventKindKey(e);
       const label = key === 'other' ? clip(e.type, 40) : eventKindLabel(key);
-      const who = e.source !== undefined && e.source !== 0 && e.source !== 4294967295 ? ` ${player.entityName(e.source)}` : '';
+      const who =
+        e.source !== undefined && e.source !== 0 && e.source !== 4294967295 ? ` ${player.entityName(e.source)}` : '';
       const data = e.data ? ` (${clip(e.data, 60)})` : '';
       return `${label}:${who}${data}`;
     }

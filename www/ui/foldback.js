@@ -15,7 +15,17 @@ const HISTORY_SPAN = 2000;
 
 export function createFoldbackView({ root, onShow } = {}) {
   const client = new WorkerClient({ onFatal: (m) => setError(`the decoder stopped: ${m}`) });
-  const state = { summary: null, rows: [], selectedTick: null, tickDetail: null, entity: null, entityDetail: null, histories: {}, live: false, gen: 0 };
+  const state = {
+    summary: null,
+    rows: [],
+    selectedTick: null,
+    tickDetail: null,
+    entity: null,
+    entityDetail: null,
+    histories: {},
+    live: false,
+    gen: 0,
+  };
   window.__foldback = state;
 
   root.replaceChildren();
@@ -57,7 +67,11 @@ export function createFoldbackView({ root, onShow } = {}) {
   const warnings = el('ul', 'warnings fb-warnings');
   warnings.id = 'fb-warnings';
   const legend = el('div', 'fb-legend');
-  for (const [k, label] of [['agree', 'all peers agree'], ['disagree', 'hash differs'], ['missing', 'no hash']]) {
+  for (const [k, label] of [
+    ['agree', 'all peers agree'],
+    ['disagree', 'hash differs'],
+    ['missing', 'no hash'],
+  ]) {
     const sw = el('span', `fb-swatch fb-${k}`);
     sw.style.background = FB_COLORS[k];
     legend.append(sw, el('span', '', label));
@@ -97,12 +111,18 @@ export function createFoldbackView({ root, onShow } = {}) {
     state.extras = ov.extras;
     const s = ov.summary;
     title.textContent = state.live ? 'Divergence — live' : 'Divergence';
-    firstText.textContent = s.first_divergent_tick != null ? `first divergent tick: ${s.first_divergent_tick}` : 'no divergent tick';
+    firstText.textContent =
+      s.first_divergent_tick != null ? `first divergent tick: ${s.first_divergent_tick}` : 'no divergent tick';
     firstText.dataset.tick = s.first_divergent_tick ?? '';
     firstBtn.disabled = s.first_divergent_tick == null;
-    warnings.replaceChildren(...s.warnings.map((w) => el('li', w.includes('different build') ? 'fb-build-warning' : '', w)));
+    warnings.replaceChildren(
+      ...s.warnings.map((w) => el('li', w.includes('different build') ? 'fb-build-warning' : '', w)),
+    );
     warnings.hidden = s.warnings.length === 0;
-    state.rows = s.first_tick == null ? [] : await client.call('fbTimeline', { from: s.first_tick, to: s.last_tick, limit: TIMELINE_LIMIT });
+    state.rows =
+      s.first_tick == null
+        ? []
+        : await client.call('fbTimeline', { from: s.first_tick, to: s.last_tick, limit: TIMELINE_LIMIT });
     drawLanes();
     drawInfo();
   }
@@ -166,7 +186,11 @@ export function createFoldbackView({ root, onShow } = {}) {
       lanes.append(lane);
     }
     const axis = el('div', 'fb-axis');
-    axis.append(el('span', '', `tick ${s.first_tick}`), el('span', '', `${s.ticks} ticks · ${s.agree} agree · ${s.disagree} disagree · ${s.missing} missing`), el('span', '', `tick ${s.last_tick}`));
+    axis.append(
+      el('span', '', `tick ${s.first_tick}`),
+      el('span', '', `${s.ticks} ticks · ${s.agree} agree · ${s.disagree} disagree · ${s.missing} missing`),
+      el('span', '', `tick ${s.last_tick}`),
+    );
     lanes.append(axis);
   }
 
@@ -252,7 +276,11 @@ export function createFoldbackView({ root, onShow } = {}) {
     list.id = 'fb-entities';
     for (const e of differing.slice(0, 500)) {
       const li = el('li');
-      const b = el('button', `fb-entity fb-${e.status}`, `entity ${e.entity} · ${e.status} · ${e.fields_differing}/${e.fields} fields`);
+      const b = el(
+        'button',
+        `fb-entity fb-${e.status}`,
+        `entity ${e.entity} · ${e.status} · ${e.fields_differing}/${e.fields} fields`,
+      );
       b.type = 'button';
       b.dataset.entity = e.entity;
       b.addEventListener('click', () => selectEntity(d.tick, e.entity));
@@ -306,7 +334,11 @@ export function createFoldbackView({ root, onShow } = {}) {
     const t = el('table', 'fb-table fb-fields');
     t.id = 'fb-fields';
     const hr = el('tr');
-    hr.append(el('th', '', 'field'), ...state.summary.peers.map((p) => el('th', '', p.label)), el('th', '', 'history differs from'));
+    hr.append(
+      el('th', '', 'field'),
+      ...state.summary.peers.map((p) => el('th', '', p.label)),
+      el('th', '', 'history differs from'),
+    );
     t.append(hr);
     const differing = d.fields.filter((f) => f.status !== 'agree');
     for (const f of differing) {
@@ -324,14 +356,16 @@ export function createFoldbackView({ root, onShow } = {}) {
           state.histories[f.name] = r;
           hist.textContent = r.first_differing_tick != null ? `tick ${r.first_differing_tick}` : 'no difference seen';
           hist.dataset.tick = r.first_differing_tick ?? '';
-          if (r.last_agreeing_tick != null) hist.title = `last agreeing tick ${r.last_agreeing_tick} (searched ${r.from}–${r.to})`;
+          if (r.last_agreeing_tick != null)
+            hist.title = `last agreeing tick ${r.last_agreeing_tick} (searched ${r.from}–${r.to})`;
         })
         .catch((e) => {
           hist.textContent = e.message;
         });
     }
     entityPane.append(t);
-    if (differing.length === 0) entityPane.append(el('p', '', 'no field differs (the entity hash differs, or Level-3 data is absent)'));
+    if (differing.length === 0)
+      entityPane.append(el('p', '', 'no field differs (the entity hash differs, or Level-3 data is absent)'));
     for (const m of d.errors) entityPane.append(el('p', 'fb-frame-error', m));
   }
 
@@ -365,7 +399,9 @@ export function createFoldbackView({ root, onShow } = {}) {
     state.selectedTick = null;
     tickPane.replaceChildren(el('p', '', 'Opening…'));
     entityPane.replaceChildren();
-    const list = files.map((f) => (typeof f === 'string' ? { url: new URL(f, location.href).href, name: f } : { blob: f, name: f.name || '' }));
+    const list = files.map((f) =>
+      typeof f === 'string' ? { url: new URL(f, location.href).href, name: f } : { blob: f, name: f.name || '' },
+    );
     try {
       const ov = await client.call('fbOpen', { files: list });
       await loadOverview(ov);

@@ -8,32 +8,41 @@ import { SEEK_STEP_S } from '../player.js';
 
 /** [keys, what] for the help overlay, in groups. */
 export const KEYS = [
-  ['Playback', [
-    ['Space', 'Play / pause'],
-    ['J', 'Play backwards (again: faster)'],
-    ['K', 'Pause'],
-    ['L', 'Play forwards (again: faster, up to 16×)'],
-    ['X', 'Stop (back to the start)'],
-    ['← / →', 'Back / forward 5 s (Shift 1 s, Alt 30 s)'],
-    [', / .', 'One tick back / forward'],
-    ['Home / End', 'Start / end'],
-  ]],
-  ['Kills', [
-    ['[ / ]', 'Previous / next kill (from 2 s before)'],
-    ['C', 'Kill cam on the nearest kill'],
-    ['Esc', 'End the kill cam / clear the selection'],
-  ]],
-  ['Camera', [
-    ['1', 'Orbit (overview)'],
-    ['2', 'Free camera'],
-    ['3', 'Follow the selected entity'],
-    ['4', 'First person'],
-    ['5', 'Kill cam'],
-    ['W A S D', 'Free camera: fly forward / left / back / right'],
-    ['Q / E', 'Free camera: down / up (Shift: faster)'],
-    ['Drag · wheel', 'Orbit or look around · zoom'],
-    ['?', 'This help'],
-  ]],
+  [
+    'Playback',
+    [
+      ['Space', 'Play / pause'],
+      ['J', 'Play backwards (again: faster)'],
+      ['K', 'Pause'],
+      ['L', 'Play forwards (again: faster, up to 16×)'],
+      ['X', 'Stop (back to the start)'],
+      ['← / →', 'Back / forward 5 s (Shift 1 s, Alt 30 s)'],
+      [', / .', 'One tick back / forward'],
+      ['Home / End', 'Start / end'],
+    ],
+  ],
+  [
+    'Kills',
+    [
+      ['[ / ]', 'Previous / next kill (from 2 s before)'],
+      ['C', 'Kill cam on the nearest kill'],
+      ['Esc', 'End the kill cam / clear the selection'],
+    ],
+  ],
+  [
+    'Camera',
+    [
+      ['1', 'Orbit (overview)'],
+      ['2', 'Free camera'],
+      ['3', 'Follow the selected entity'],
+      ['4', 'First person'],
+      ['5', 'Kill cam'],
+      ['W A S D', 'Free camera: fly forward / left / back / right'],
+      ['Q / E', 'Free camera: down / up (Shift: faster)'],
+      ['Drag · wheel', 'Orbit or look around · zoom'],
+      ['?', 'This help'],
+    ],
+  ],
 ];
 
 const FLY = {
@@ -60,7 +69,12 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
   const onKey = (e) => {
     if (e.ctrlKey || e.metaKey) return;
     const t = e.target;
-    if (t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement || t?.isContentEditable) {
+    if (
+      t instanceof HTMLInputElement ||
+      t instanceof HTMLTextAreaElement ||
+      t instanceof HTMLSelectElement ||
+      t?.isContentEditable
+    ) {
       if (!(t instanceof HTMLInputElement && t.type === 'button')) return;
     }
     if (e.key === '?') {

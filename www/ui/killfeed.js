@@ -115,7 +115,12 @@ export function createKillFeed(player, root = document) {
 
   // Kills near the playhead (GetEventsNearTime with a 1.5 s window) are highlighted and kept in view.
   function markNear() {
-    const ticks = new Set(player.eventsNear(1.5).filter((e) => e.kind === 'kill').map((e) => e.tick));
+    const ticks = new Set(
+      player
+        .eventsNear(1.5)
+        .filter((e) => e.kind === 'kill')
+        .map((e) => e.tick),
+    );
     const kc = player.killCamKill?.tick;
     const key = `${[...ticks].join(',')}|${kc ?? ''}`;
     if (key === nearKey) return;
@@ -144,7 +149,11 @@ export function createKillFeed(player, root = document) {
     const li = e.target.closest('li[data-index]');
     const k = li ? kills[Number(li.dataset.index)] : undefined;
     if (!k) return;
-    player.prefetch(e.target.closest('.kf-cam') ? Math.max(0, player.killTime(k) - player.killCamRewind) : Math.max(0, player.killTime(k) - KILL_LEAD_S));
+    player.prefetch(
+      e.target.closest('.kf-cam')
+        ? Math.max(0, player.killTime(k) - player.killCamRewind)
+        : Math.max(0, player.killTime(k) - KILL_LEAD_S),
+    );
   });
   player.on('loadstart', () => {
     seeking = false;

@@ -30,17 +30,44 @@ const SHAPES = {
     c.stroke();
   },
   chat: (c, x, y, col) => rect(c, x - 2.5, y + 1.5, 5, 5, col),
-  admin: (c, x, y, col) => poly(c, col, [[x, y + 0.5], [x + 3.5, y + 4], [x, y + 7.5], [x - 3.5, y + 4]]),
-  alert_level: (c, x, y, col) => poly(c, col, [[x, y + 1], [x + 3.5, y + 7], [x - 3.5, y + 7]]),
+  admin: (c, x, y, col) =>
+    poly(c, col, [
+      [x, y + 0.5],
+      [x + 3.5, y + 4],
+      [x, y + 7.5],
+      [x - 3.5, y + 4],
+    ]),
+  alert_level: (c, x, y, col) =>
+    poly(c, col, [
+      [x, y + 1],
+      [x + 3.5, y + 7],
+      [x - 3.5, y + 7],
+    ]),
   explosion: (c, x, y, col) => {
     const cy = y + 4;
-    poly(c, col, [[x, cy - 4], [x + 1, cy - 1], [x + 4, cy], [x + 1, cy + 1], [x, cy + 4], [x - 1, cy + 1], [x - 4, cy], [x - 1, cy - 1]]);
+    poly(c, col, [
+      [x, cy - 4],
+      [x + 1, cy - 1],
+      [x + 4, cy],
+      [x + 1, cy + 1],
+      [x, cy + 4],
+      [x - 1, cy + 1],
+      [x - 4, cy],
+      [x - 1, cy - 1],
+    ]);
   },
   pickup: (c, x, y, col) => {
     circle(c, x, y + 4, 4, 'rgba(79, 209, 197, 0.35)');
     circle(c, x, y + 4, 3, col);
   },
-  flag_capture: (c, x, y, col) => poly(c, col, [[x - 3.5, y], [x + 3.5, y + 2.4], [x - 2.1, y + 4.4], [x - 2.1, y + 8], [x - 3.5, y + 8]]),
+  flag_capture: (c, x, y, col) =>
+    poly(c, col, [
+      [x - 3.5, y],
+      [x + 3.5, y + 2.4],
+      [x - 2.1, y + 4.4],
+      [x - 2.1, y + 8],
+      [x - 3.5, y + 8],
+    ]),
   objective: (c, x, y, col) => rect(c, x - 3, y + 1, 6, 6, col),
   weapon_switch: (c, x, y, col) => rect(c, x - 1, y + 0.5, 2, 7, col),
   other: (c, x, y, col) => circle(c, x, y + 4, 2, col),
@@ -338,13 +365,17 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
   // A devicePixelRatio change (zoom, a move to another screen) without a size change.
   const watchDpr = () => {
     const mq = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
-    mq.addEventListener('change', () => {
-      if (measure()) drawAll();
-      watchDpr();
-  window.addEventListener('resize', () => {
-    if (measure()) drawAll();
-  });
-    }, { once: true });
+    mq.addEventListener(
+      'change',
+      () => {
+        if (measure()) drawAll();
+        watchDpr();
+        window.addEventListener('resize', () => {
+          if (measure()) drawAll();
+        });
+      },
+      { once: true },
+    );
   };
   watchDpr();
   window.addEventListener('resize', () => {
@@ -360,7 +391,13 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
       dpr,
       kills: kills.map((m) => ({ x: m.x, y: KILL_TOP + KILL_H / 2, t: m.t, tick: m.k.tick })),
       killColumns: killCols.length,
-      events: [...slots.values()].map((s) => ({ x: s.x, y: eventRowTop() + 4, t: s.e.t, kind: s.kind, count: s.count })),
+      events: [...slots.values()].map((s) => ({
+        x: s.x,
+        y: eventRowTop() + 4,
+        t: s.e.t,
+        kind: s.kind,
+        count: s.count,
+      })),
       eventKinds: Object.fromEntries(kindCounts),
       near: near.length,
     };

@@ -33,15 +33,26 @@ export function createPanels(player, root = document) {
     infoSummary.textContent = '';
     if (!open) return;
     const i = open.info;
-    const formatName = { flrep: 'FLREP', spark_replay: 'SparkEngine replay', spark: 'SparkEngine replay', foldback: 'Foldback' }[i.format] ?? String(i.format);
+    const formatName =
+      { flrep: 'FLREP', spark_replay: 'SparkEngine replay', spark: 'SparkEngine replay', foldback: 'Foldback' }[
+        i.format
+      ] ?? String(i.format);
     infoSummary.textContent = `${formatName} ${i.format_major}.${i.format_minor} · ${fmtDuration(open.durationS)}${i.warnings.length ? ' · ⚠' : ''}`;
     row('Format', `${formatName} ${i.format_major}.${i.format_minor}`);
     row('Engine', i.engine_version || '—');
     row('Tick rate', `${i.tick_rate_hz} Hz`);
     row('Duration', `${fmtDuration(open.durationS)} (${i.last_tick - i.first_tick + 1} ticks)`);
-    row('Keyframes', `every ${i.keyframe_interval_ticks} ticks (${(i.keyframe_interval_ticks / (i.tick_rate_hz || 1)).toFixed(1)} s)`);
+    row(
+      'Keyframes',
+      `every ${i.keyframe_interval_ticks} ticks (${(i.keyframe_interval_ticks / (i.tick_rate_hz || 1)).toFixed(1)} s)`,
+    );
     row('Mission', i.mission_id || '—');
-    row('World', i.world?.kind === 'planet' ? `planet, radius ${(i.world.radius_m / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} km` : 'flat');
+    row(
+      'World',
+      i.world?.kind === 'planet'
+        ? `planet, radius ${(i.world.radius_m / 1000).toLocaleString('en-US', { maximumFractionDigits: 1 })} km`
+        : 'flat',
+    );
     let start = '—';
     if (i.start_unix_seconds > 0) {
       try {
@@ -103,7 +114,13 @@ export function createPanels(player, root = document) {
     if (li.classList.contains('dead') !== dead) li.classList.toggle('dead', dead);
   }
 
-  const rosterView = createVirtualList({ scroller: $('roster-scroll'), list: roster, rowPx: ROSTER_ROW_PX, makeRow: makeRosterRow, fill: fillRoster });
+  const rosterView = createVirtualList({
+    scroller: $('roster-scroll'),
+    list: roster,
+    rowPx: ROSTER_ROW_PX,
+    makeRow: makeRosterRow,
+    fill: fillRoster,
+  });
 
   function renderRoster(open) {
     people = [];
@@ -159,7 +176,17 @@ export function createPanels(player, root = document) {
     statusList.append(el('dt', '', label), dd);
     statusCells.set(key, dd);
   }
-  for (const [k, l] of [['time', 'Time'], ['speed', 'Speed'], ['frames', 'Frames'], ['events', 'Events'], ['map', 'Map'], ['mode', 'Mode'], ['camera', 'Camera'], ['killCam', 'Kill cam']]) statusRow(k, l);
+  for (const [k, l] of [
+    ['time', 'Time'],
+    ['speed', 'Speed'],
+    ['frames', 'Frames'],
+    ['events', 'Events'],
+    ['map', 'Map'],
+    ['mode', 'Mode'],
+    ['camera', 'Camera'],
+    ['killCam', 'Kill cam'],
+  ])
+    statusRow(k, l);
   const CAMERA_NAMES = { orbit: 'Orbit', free: 'Free', follow: 'Follow', first: 'First person', kill: 'Kill cam' };
 
   function setCell(key, text) {
@@ -201,7 +228,13 @@ export function createPanels(player, root = document) {
   const inspList = $('insp-list');
   const inspFlags = $('insp-flags');
   const inspCells = new Map();
-  for (const [k, l] of [['pos', 'Position'], ['alt', 'Altitude'], ['speed', 'Speed'], ['anim', 'Anim state'], ['tick', 'Tick']]) {
+  for (const [k, l] of [
+    ['pos', 'Position'],
+    ['alt', 'Altitude'],
+    ['speed', 'Speed'],
+    ['anim', 'Anim state'],
+    ['tick', 'Tick'],
+  ]) {
     const dd = el('dd', '', '—');
     inspList.append(el('dt', '', l), dd);
     inspCells.set(k, dd);
@@ -260,7 +293,12 @@ export function createPanels(player, root = document) {
     inspFill.className = `insp-health-fill${hp < 30 ? ' low' : hp < 65 ? ' mid' : ''}`;
     setText(inspHealth, `${st.health.toFixed(st.health % 1 ? 1 : 0)} HP`);
     const big = st.pos.some((v) => Math.abs(v) >= 100000);
-    setText(inspCells.get('pos'), big ? `${st.pos.map((v) => (v / 1000).toFixed(2)).join(', ')} km` : `${st.pos.map((v) => v.toFixed(1)).join(', ')} m`);
+    setText(
+      inspCells.get('pos'),
+      big
+        ? `${st.pos.map((v) => (v / 1000).toFixed(2)).join(', ')} km`
+        : `${st.pos.map((v) => v.toFixed(1)).join(', ')} m`,
+    );
     setText(inspCells.get('alt'), st.altitude !== undefined ? fmtM(st.altitude) : `${st.pos[2].toFixed(1)} m (z)`);
     setText(inspCells.get('speed'), `${st.speed.toFixed(1)} m/s · ${(st.speed * 3.6).toFixed(0)} km/h`);
     setText(inspCells.get('anim'), String(st.anim));

@@ -134,10 +134,13 @@ export function createTimeline(player, root = document) {
   });
   const endScrub = (e) => {
     if (pressed) {
-      const hit = e.type === 'pointerup' ? (() => {
-        const p = local(e);
-        return layer.hitTest(p.x, p.y);
-      })() : null;
+      const hit =
+        e.type === 'pointerup'
+          ? (() => {
+              const p = local(e);
+              return layer.hitTest(p.x, p.y);
+            })()
+          : null;
       if (hit?.row === 'kill' && hit.col === pressed.col) player.seek(Math.max(0, hit.t - KILL_LEAD_S));
       pressed = null;
       return;
@@ -166,7 +169,9 @@ export function createTimeline(player, root = document) {
     else player.rewind();
   });
   stopBtn.addEventListener('click', () => player.stop());
-  ffBtn.addEventListener('click', () => player.fastForward(player.playbackState === 'FastForward' ? nextSpeed(player.speed) : undefined));
+  ffBtn.addEventListener('click', () =>
+    player.fastForward(player.playbackState === 'FastForward' ? nextSpeed(player.speed) : undefined),
+  );
   speed.addEventListener('change', () => {
     player.setSpeed(Number(speed.value));
     speed.blur();
@@ -181,7 +186,12 @@ export function createTimeline(player, root = document) {
   }
 
   // Markers: one canvas layer (www/ui/marker-layer.js), not one element per kill / event.
-  const layer = createMarkerLayer({ scrubber, canvas: markersEl, overlay: nearEl, killTime: (k) => player.killTime(k) });
+  const layer = createMarkerLayer({
+    scrubber,
+    canvas: markersEl,
+    overlay: nearEl,
+    killTime: (k) => player.killTime(k),
+  });
 
   function markerText(hit) {
     const more = hit.count > 1 ? ` (+${hit.count - 1} more)` : '';

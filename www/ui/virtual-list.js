@@ -36,7 +36,11 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
     const first = Math.max(0, Math.floor(scrollTop / rowPx) - OVERSCAN);
     const last = Math.min(count - 1, Math.ceil((scrollTop + viewH) / rowPx) + OVERSCAN);
     const focused = document.activeElement;
-    if (rows.size && last >= first && ![...rows.entries()].some(([i, li]) => (i >= first && i <= last) || li.contains(focused))) {
+    if (
+      rows.size &&
+      last >= first &&
+      ![...rows.entries()].some(([i, li]) => (i >= first && i <= last) || li.contains(focused))
+    ) {
       jump(first, last);
       return;
     }
