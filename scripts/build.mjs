@@ -164,10 +164,10 @@ export async function build({ skipSetup = false } = {}) {
   // The demo replay is part of the product: failing to generate it fails the build.
   await buildDemo();
 
-  fs.writeFileSync(path.join(PKG_DIR, 'sizes.json'), JSON.stringify(sizes(), null, 2) + '\n');
+  fs.writeFileSync(path.join(PKG_DIR, 'sizes.json'), `${JSON.stringify(sizes(), null, 2)}\n`);
   await buildDist();
   const s = sizes(path.join(DIST_DIR, 'pkg'));
-  fs.writeFileSync(path.join(DIST_DIR, 'pkg', 'sizes.json'), JSON.stringify(s, null, 2) + '\n');
+  fs.writeFileSync(path.join(DIST_DIR, 'pkg', 'sizes.json'), `${JSON.stringify(s, null, 2)}\n`);
   log('sizes as shipped in dist/ (raw / gzip -9):');
   for (const [name, entry] of Object.entries(s)) {
     for (const [kind, v] of Object.entries(entry)) {

@@ -79,7 +79,7 @@ function resolvePath(root, urlPath) {
   if (decoded.includes('\0') || decoded.includes('\\')) return null;
   const segments = decoded.split('/');
   if (segments.some((s) => s === '..')) return null;
-  const full = path.resolve(root, '.' + path.posix.normalize('/' + decoded));
+  const full = path.resolve(root, `.${path.posix.normalize(`/${decoded}`)}`);
   if (full !== root && !full.startsWith(root + path.sep)) return null;
   return full;
 }
@@ -123,7 +123,7 @@ export function serve({
       stat = fs.statSync(file);
       if (stat.isDirectory()) {
         if (!urlPath.endsWith('/')) {
-          send(301, 'moved\n', { Location: urlPath + '/' });
+          send(301, 'moved\n', { Location: `${urlPath}/` });
           return;
         }
         file = path.join(file, 'index.html');

@@ -239,4 +239,4 @@ document.addEventListener('drop', (e) => {
 // ---------------------------------------------------------------- first replay
 
 const url = params.get('url');
-player.load(url && url.trim() ? url.trim() : DEMO);
+player.load(url?.trim() ? url.trim() : DEMO);

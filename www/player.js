@@ -207,7 +207,8 @@ class Player {
 
   async initRenderer() {
     try {
-      const token = (this.rendererToken = (this.rendererToken ?? 0) + 1);
+      this.rendererToken = (this.rendererToken ?? 0) + 1;
+      const token = this.rendererToken;
       const r = await createRenderer(this.canvas, {
         forceWebgl: !!this.opts.forceWebgl,
         inPage: !!this.opts.renderInPage,
@@ -1680,10 +1681,11 @@ class Player {
       cameraMode: this.cameraMode(),
       followed: this.followId,
       events: this.events.length,
-      eventKinds: this.events.reduce(
-        (m, e) => ((m[e.kind === 'custom' ? e.type : e.kind] = (m[e.kind === 'custom' ? e.type : e.kind] ?? 0) + 1), m),
-        {},
-      ),
+      eventKinds: this.events.reduce((m, e) => {
+        const k = e.kind === 'custom' ? e.type : e.kind;
+        m[k] = (m[k] ?? 0) + 1;
+        return m;
+      }, {}),
       status: this.info ? this.playbackStatus().text : '',
       markers: this.kills.length,
       killFeed: this.kills.map((k) => ({

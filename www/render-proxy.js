@@ -184,7 +184,8 @@ export class RenderProxy {
     this.inFlight = true;
     this.stats.posted++;
     const seq = this.modeSeq;
-    const withFrames = (this.framesSent ||= cmds.some((c) => c[0] === 'setFrames'));
+    this.framesSent ||= cmds.some((c) => c[0] === 'setFrames');
+    const withFrames = this.framesSent;
     this.sentNear = this.near;
     this.post('frame', { cmds, near: this.near, ids }, transfer).then(
       (reply) => {

@@ -174,7 +174,7 @@ function nameFromUrl(url) {
 }
 
 function httpError(res, url) {
-  return new Error(`the server answered ${res.status}${res.statusText ? ' ' + res.statusText : ''} for ${url}`);
+  return new Error(`the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} for ${url}`);
 }
 
 /** Reads a whole response body, refusing more than `cap` bytes. */
@@ -231,9 +231,9 @@ class UrlSource {
     }
     if (res.status !== 206) throw httpError(res, url);
     const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(res.headers.get('Content-Range') ?? '');
-    if (!m || m[1] !== '0') throw new Error(`the server sent a malformed Content-Range for ${url}`);
+    if (m?.[1] !== '0') throw new Error(`the server sent a malformed Content-Range for ${url}`);
     const head = new Uint8Array(await res.arrayBuffer());
-    let length = Number(m[3]);
+    const length = Number(m[3]);
     if (m[3] === '*') throw new Error(`the server did not tell the file size of ${url} (Content-Range */*)`);
     return new UrlSource(url, name, length, head);
   }

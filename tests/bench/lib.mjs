@@ -84,7 +84,9 @@ export async function serveRoot({ latencyMs = 0 } = {}) {
     const handlers = srv.server.listeners('request');
     srv.server.removeAllListeners('request');
     srv.server.on('request', (req, res) =>
-      setTimeout(() => handlers.forEach((h) => h.call(srv.server, req, res)), latencyMs),
+      setTimeout(() => {
+        for (const h of handlers) h.call(srv.server, req, res);
+      }, latencyMs),
     );
   }
   // BENCH_WWW=<dir> serves another copy (e.g. a baseline build, or www for the unminified source).

@@ -88,7 +88,7 @@ async function downloadSizes({ browser }) {
     `\ndecoder ${kb(by.decoder ?? 0)} + renderer ${kb(by.renderer ?? 0)} + shell ${kb(by.shell ?? 0)} = ${kb(total)} gzipped`,
   );
   console.log(
-    `goal <= ${GOAL_KB} KB: ${total <= GOAL_KB * 1000 ? 'met' : 'NOT met'} (${total <= GOAL_KB * 1000 ? kb(GOAL_KB * 1000 - total) + ' to spare' : kb(total - GOAL_KB * 1000) + ' over'})`,
+    `goal <= ${GOAL_KB} KB: ${total <= GOAL_KB * 1000 ? 'met' : 'NOT met'} (${total <= GOAL_KB * 1000 ? `${kb(GOAL_KB * 1000 - total)} to spare` : `${kb(total - GOAL_KB * 1000)} over`})`,
   );
 }
 
@@ -169,7 +169,6 @@ const sections = [];
 while (at < buf.length) {
   const id = buf[at++];
   const size = uleb();
-  const start = at;
   const end = at + size;
   let label = String(id);
   if (id === 0) {
@@ -270,7 +269,7 @@ bodies.forEach((sz, i) => {
 });
 const total = buf.length;
 console.log(`${file}: ${total} bytes, ${bodies.length} functions (${names.size} named)`);
-console.log('sections: ' + sections.map(([l, s]) => `${l} ${s}`).join(', '));
+console.log(`sections: ${sections.map(([l, s]) => `${l} ${s}`).join(', ')}`);
 console.log('\n| crate (by function names) | code bytes | share of code |\n|---|---|---|');
 const code = bodies.reduce((a, b) => a + b, 0);
 for (const [c, s] of [...byCrate].sort((a, b) => b[1] - a[1]).slice(0, TOP))

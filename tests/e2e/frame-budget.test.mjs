@@ -45,7 +45,7 @@ function watch(page, ms) {
           out.frames++;
           const bytes = p.heldBytes();
           const [lo, hi] = p.keepRange();
-          const desc = () => `[${lo}, ${hi}): ` + p.pieces.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ');
+          const desc = () => `[${lo}, ${hi}): ${p.pieces.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ')}`;
           if (bytes > out.maxBytes) {
             out.maxBytes = bytes;
             out.held = desc();

@@ -28,12 +28,11 @@ const SHOTS = path.join(OUT, 'screenshots');
 let srv;
 let browser;
 let base;
-let t10;
 
 before(async () => {
   fs.mkdirSync(SHOTS, { recursive: true });
   if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  t10 = fixture('t10', { seconds: 10, seed: 7 });
+  fixture('t10', { seconds: 10, seed: 7 });
   srv = await startServer({ root: ROOT });
   base = `${srv.url}dist/`;
   browser = await launchBrowser({ webgpu: true });
@@ -498,9 +497,9 @@ test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS s
     assert.equal(m.dpr, 2);
     assert.equal(m.kills.length, s.markers);
     const box = await page.locator('#scrubber').boundingBox();
-    m.kills.forEach((k, i) =>
-      assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`),
-    );
+    for (const [i, k] of m.kills.entries()) {
+      assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`);
+    }
     await page.mouse.move(5, 5);
     await settle(page, 3);
     // The backing store's pixels (device px): a kill-red bar at each marker, nothing between them.

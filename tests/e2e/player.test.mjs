@@ -511,9 +511,9 @@ test('kill markers and the kill feed list the recorded kills; hovering a marker 
       m.kills.map((k) => k.tick),
       s.killFeed.map((k) => k.tick),
     );
-    m.kills.forEach((k, i) =>
-      assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`),
-    );
+    for (const [i, k] of m.kills.entries()) {
+      assert.ok(Math.abs(k.x - (s.killFeed[i].time / s.duration) * box.width) <= 1, `marker ${i} at x ${k.x}`);
+    }
     assert.ok(m.killColumns > 0 && m.killColumns <= expected);
     // The feed knows its full size (rows only exist in view).
     const setsize = await page.locator('#killfeed li').first().getAttribute('aria-setsize');

@@ -176,9 +176,9 @@ test('strings from a file render as text: no script runs, no element is injected
     // Pickup toasts: record their text before they fade.
     await page.evaluate(() => {
       window.__toasts = [];
-      new MutationObserver((l) =>
-        l.forEach((m) => m.addedNodes.forEach((n) => window.__toasts.push(n.textContent))),
-      ).observe(document.getElementById('toasts'), { childList: true });
+      new MutationObserver((l) => {
+        for (const m of l) for (const n of m.addedNodes) window.__toasts.push(n.textContent);
+      }).observe(document.getElementById('toasts'), { childList: true });
     });
     // Through the picker, under a file name that is markup too.
     await page.setInputFiles('#file-input', {
@@ -571,7 +571,7 @@ test('window messages: the page registers no message listener, and messages post
       for (const m of msgs) window.postMessage(m, '*');
       const f = document.createElement('iframe');
       f.sandbox = 'allow-scripts';
-      f.src = `data:text/html,${encodeURIComponent(`<script>for (const m of ${JSON.stringify(msgs)}) parent.postMessage(m, '*');</` + 'script>')}`;
+      f.src = `data:text/html,${encodeURIComponent(`<script>for (const m of ${JSON.stringify(msgs)}) parent.postMessage(m, '*');</script>`)}`;
       document.body.append(f);
       await new Promise((r) => setTimeout(r, 1000));
       f.remove();

@@ -70,8 +70,14 @@ test('resume() from Stopped is StartPlayback; play() from Paused continues from 
 test('Stop → Stopped at time 0 from every state', () => {
   for (const enter of [
     (p) => p.start(),
-    (p) => (p.start(), p.pause()),
-    (p) => (p.seek(5), p.rewind()),
+    (p) => {
+      p.start();
+      p.pause();
+    },
+    (p) => {
+      p.seek(5);
+      p.rewind();
+    },
     (p) => p.fastForward(),
   ]) {
     const p = new Playback({ duration: 10 });

@@ -200,7 +200,10 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
       const slot = { x: col, e, kind, count: 1 };
       slots.set(key, slot);
       let list = byCol.get(col);
-      if (!list) byCol.set(col, (list = []));
+      if (!list) {
+        list = [];
+        byCol.set(col, list);
+      }
       list.push(slot);
       kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
       fresh.push(slot);

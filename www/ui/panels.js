@@ -303,7 +303,7 @@ export function createPanels(player, root = document) {
     setText(inspCells.get('speed'), `${st.speed.toFixed(1)} m/s · ${(st.speed * 3.6).toFixed(0)} km/h`);
     setText(inspCells.get('anim'), String(st.anim));
     setText(inspCells.get('tick'), String(st.tick));
-    chips.forEach((c, bit) => c.classList.toggle('on', ((st.flags >>> bit) & 1) === 1));
+    for (const [bit, c] of chips.entries()) c.classList.toggle('on', ((st.flags >>> bit) & 1) === 1);
     insp.dataset.flags = st.flagNames.join(',');
   }
 

@@ -316,7 +316,7 @@ export function createTimeline(player, root = document) {
   player.on('seeked', () => {
     clearTimeout(heldTimer);
     heldTimer = 0;
-    heldFrame ||= requestAnimationFrame(showHeld);
+    if (!heldFrame) heldFrame = requestAnimationFrame(showHeld);
   });
   player.on('play', () => setPlaying(true));
   player.on('pause', () => setPlaying(false));
