@@ -30,6 +30,10 @@ async function ensureRust() {
     throw new Error('cargo/rustup not found: install Rust with rustup (https://rustup.rs) and re-run');
   }
   const installed = probe('rustup', ['target', 'list', '--installed']).stdout.split('\n');
+  // clippy and rustfmt are in rustup's default profile; a minimal one lacks them (the gates need both).
+  const components = probe('rustup', ['component', 'list', '--installed']).stdout.split('\n');
+  const missing = ['clippy', 'rustfmt'].filter((c) => !components.some((l) => l.startsWith(`${c}-`)));
+  if (missing.length) await run('rustup', ['component', 'add', ...missing]);
   if (installed.includes(WASM_TARGET)) {
     log(`ok: rust target ${WASM_TARGET}`);
   } else {

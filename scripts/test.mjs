@@ -1,9 +1,11 @@
-// npm test: everything. Setup (incl. Chromium) -> cargo test --workspace -> build -> browser tests.
+// npm test: everything. Setup (incl. Chromium) -> gates (fmt, lints) -> cargo test --workspace -> build ->
+// browser tests.
 //   npm test                   all of it
 //   npm test -- --rust-only    only cargo test --workspace
 //   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
 //   npm test -- --no-build     with --e2e-only: use the existing www/pkg (dist/ is still refreshed)
 //   npm test -- --no-fuzz      skip the fuzz smoke pass (5 s per cargo-fuzz target)
+//   npm test -- --no-lint      skip the gates (scripts/lint.mjs: cargo fmt, Biome, clippy per build)
 // The JS unit tests (tests/unit/*.test.mjs, plain node:test, no browser) run before the browser tests.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,12 +13,14 @@ import { ROOT, log, run, since } from './lib.mjs';
 import { setup } from './setup.mjs';
 import { build } from './build.mjs';
 import { buildDist } from './dist.mjs';
+import { lint } from './lint.mjs';
 
 const args = new Set(process.argv.slice(2));
 const rustOnly = args.has('--rust-only');
 const e2eOnly = args.has('--e2e-only');
 const noBuild = args.has('--no-build');
 const noFuzz = args.has('--no-fuzz');
+const noLint = args.has('--no-lint');
 
 async function main() {
   const t0 = performance.now();
@@ -29,6 +33,8 @@ async function main() {
   };
 
   await step('setup', () => setup({ browser: !rustOnly }));
+  // The gates first: they are quick and fail the run before the long steps.
+  if (!noLint && !e2eOnly) await step('gates', () => lint());
   if (!e2eOnly) {
     await step('cargo test --workspace', () => run('cargo', ['test', '--workspace']));
     // A short smoke pass of every cargo-fuzz target (installs nightly + cargo-fuzz when missing).

@@ -2,12 +2,15 @@
 //! instances, projections for picking and labels), natively, without a GPU. Prints figures; asserts
 //! nothing. This is the part of the page's `render()` that is ours; the rest is wgpu's encoding.
 //!
-//!   cargo run --release -p replay-player --no-default-features --features render-web,formats \
+//!   cargo run --release -p replay-player --no-default-features --features render,formats \
 //!       --example scene_bench -- target/bench/frame-2000.flrep [frames=600]
 //!
 //! Plays the file's first chunk over and over at 1× (60 frames a second, pairs of ticks pushed as the
 //! playhead crosses them, the way `www/player.js` does) and prints p50 / p95 µs per frame, with trails on
 //! (the default 4 s) and off, side by side in one process.
+
+// A benchmark over a file the bench writes itself: an index out of range is a bench bug, not input.
+#![allow(clippy::indexing_slicing)]
 
 use replay_player::format::flrep::Limits;
 use replay_player::io::{FileSource, FlrepFile};

@@ -235,6 +235,44 @@ pub fn truncate_utf8(s: &str, max: usize) -> &str {
     s.get(..end).unwrap_or("")
 }
 
+/// Why a name from a file is refused (see [`check_name`]).
+pub fn name_problem(s: &str) -> Option<&'static str> {
+    for c in s.chars() {
+        if c == '\0' {
+            return Some("contains NUL");
+        }
+        if c.is_control() {
+            return Some("contains a control character");
+        }
+        if is_bidi_control(c) {
+            return Some("contains a bidirectional-override character");
+        }
+    }
+    None
+}
+
+/// Bidirectional formatting characters that can make displayed text lie about its content.
+pub fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
+}
+
+/// What a writer stores for a name: at most `max` bytes, with the characters readers refuse in names
+/// (see [`name_problem`]) replaced by U+FFFD, so a writer never produces a file its reader refuses.
+pub fn clean_name(s: &str, max: usize) -> String {
+    let cleaned: String =
+        s.chars().map(|c| if c.is_control() || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect();
+    truncate_utf8(&cleaned, max).to_owned()
+}
+
+/// Free text (chat, admin detail): keeps it, replacing NUL, control characters other than tab and
+/// bidi controls with U+FFFD so it cannot reorder or hide what the reader sees.
+pub fn sanitize_text(s: String) -> String {
+    if !s.chars().any(|c| (c.is_control() && c != '\t') || is_bidi_control(c)) {
+        return s;
+    }
+    s.chars().map(|c| if (c.is_control() && c != '\t') || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,42 +334,4 @@ mod tests {
             prop_assert!(c.is_empty());
         }
     }
-}
-
-/// Why a name from a file is refused (see [`check_name`]).
-pub fn name_problem(s: &str) -> Option<&'static str> {
-    for c in s.chars() {
-        if c == '\0' {
-            return Some("contains NUL");
-        }
-        if c.is_control() {
-            return Some("contains a control character");
-        }
-        if is_bidi_control(c) {
-            return Some("contains a bidirectional-override character");
-        }
-    }
-    None
-}
-
-/// Bidirectional formatting characters that can make displayed text lie about its content.
-pub fn is_bidi_control(c: char) -> bool {
-    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}' | '\u{200E}' | '\u{200F}' | '\u{061C}')
-}
-
-/// What a writer stores for a name: at most `max` bytes, with the characters readers refuse in names
-/// (see [`name_problem`]) replaced by U+FFFD, so a writer never produces a file its reader refuses.
-pub fn clean_name(s: &str, max: usize) -> String {
-    let cleaned: String =
-        s.chars().map(|c| if c.is_control() || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect();
-    truncate_utf8(&cleaned, max).to_owned()
-}
-
-/// Free text (chat, admin detail): keeps it, replacing NUL, control characters other than tab and
-/// bidi controls with U+FFFD so it cannot reorder or hide what the reader sees.
-pub fn sanitize_text(s: String) -> String {
-    if !s.chars().any(|c| (c.is_control() && c != '\t') || is_bidi_control(c)) {
-        return s;
-    }
-    s.chars().map(|c| if (c.is_control() && c != '\t') || is_bidi_control(c) { '\u{FFFD}' } else { c }).collect()
 }

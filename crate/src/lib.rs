@@ -7,7 +7,7 @@
 //! - [`io`]: native drivers (files) for the sans-IO readers.
 //! - [`sim`]: deterministic session generators (demo replay, fixtures, benchmarks).
 //! - [`player`]: playback clock, interpolation, cameras (no GPU, no JS).
-//! - `render`: wgpu renderer (web builds only).
+//! - [`render`]: the renderer: meshes and scene building (pure), its wgpu half in web builds.
 //! - `web`: the only module that knows wasm-bindgen / web-sys.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
@@ -18,7 +18,7 @@ pub mod format;
 pub mod io;
 pub mod model;
 pub mod player;
-#[cfg(feature = "render-web")]
+#[cfg(feature = "render")]
 pub mod render;
 #[cfg(feature = "formats")]
 pub mod sim;

@@ -122,7 +122,7 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
     for (k, &t) in ticks.iter().enumerate() {
         // 3 to 6 entities: ids come and go.
         let states: Vec<EntityState> = (1..=6u32)
-            .filter(|id| (k as u32 + id) % 4 != 0 || *id <= 3)
+            .filter(|id| !(k as u32 + id).is_multiple_of(4) || *id <= 3)
             .map(|id| EntityState {
                 id,
                 pos: [t as i32 * id as i32, 7, 100],
@@ -180,10 +180,10 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
                     // (A range before the chunk starts at its first tick, and `to` is past `from`.)
                     let past = ticks.iter().copied().find(|&t| t >= to.max(from.max(10) + 1));
                     if max_states == 1_000_000 {
-                        assert_eq!(want.chunk.ticks.last().copied(), past.or(ticks.last().copied()), "{r:?}");
+                        assert_eq!(want.chunk.ticks.last().copied(), past.or_else(|| ticks.last().copied()), "{r:?}");
                     }
                     let first = *want.chunk.ticks.first().unwrap();
-                    assert_eq!(first, *ticks.iter().filter(|&&t| t <= from.max(10)).last().unwrap(), "{r:?}");
+                    assert_eq!(first, *ticks.iter().rfind(|&&t| t <= from.max(10)).unwrap(), "{r:?}");
                     checked += 1;
                 }
             }

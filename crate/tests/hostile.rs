@@ -7,6 +7,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 #[path = "../examples/make_hostile.rs"]
+#[allow(clippy::duplicated_attributes)] // the example allows what this file allows too
 #[allow(dead_code)]
 mod make_hostile;
 

@@ -23,9 +23,12 @@ use replay_player::model::{
     Category, EntityState, EntityType, Event, EventBody, Faction, MissionObject, Participant, TickRange,
 };
 
+/// A fuzz target's body: any bytes in, no panic out.
+pub type Harness = fn(&[u8]);
+
 /// Every target: (name, harness). The names are the `fuzz_targets/<name>.rs` binaries and the
 /// directories under `crate/fuzz/regressions/` and `crate/fuzz/seeds/`.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Harness)] = &[
     ("flrep_open", flrep_open),
     ("flrep_chunk", flrep_chunk),
     ("flrep_play", flrep_play),
@@ -428,7 +431,7 @@ fn arbitrary_state(u: &mut Bytes, id: u32) -> EntityState {
         vel: [u.i32ish(), u.i32ish(), u.i32ish()],
         health: u.u16(),
         flags: u.u32(),
-        anim: if u.u8() % 4 == 0 { u.i32() } else { 0 },
+        anim: if u.u8().is_multiple_of(4) { u.i32() } else { 0 },
     }
 }
 
@@ -489,7 +492,7 @@ fn arbitrary_event(u: &mut Bytes, tick: u64) -> Event {
         },
     };
     // Events usually carry their own tick; the record does not tie them to it.
-    let t = if u.u8() % 8 == 0 { u.u64() } else { tick };
+    let t = if u.u8().is_multiple_of(8) { u.u64() } else { tick };
     Event { tick: t, body }
 }
 

@@ -316,7 +316,7 @@ fn generate(args: &[String]) -> Result<u8, Fail> {
         }
     }
     let out = out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
-    if cfg.tick_rate_hz == 0 || !(cfg.seconds > 0.0) {
+    if cfg.tick_rate_hz == 0 || cfg.seconds.is_nan() || cfg.seconds <= 0.0 {
         return Err(Fail("--tick-rate and --seconds must be positive".into(), 2));
     }
     if !(cfg.planet_radius_m == 0.0 || cfg.planet_radius_m >= 1.0) {

@@ -72,6 +72,8 @@ pub enum OpenStep {
     Ready,
 }
 
+// One per session; the opening states are short-lived and the open ones are what a session is.
+#[allow(clippy::large_enum_variant)]
 enum Inner {
     Sniffing,
     FlrepOpening(flrep::Opener),

@@ -8,9 +8,9 @@
 //! surface reports `Lost`), the next `render()` drops every GPU object and recreates them
 //! asynchronously on the same canvas; `render()` returns `false` until the new device is ready.
 
-// The GPU half only exists in the browser; `scene` and `mesh` also build natively for tests
-// (`cargo test -p replay-player --no-default-features --features render-web --lib render::`).
-#[cfg(target_arch = "wasm32")]
+// The GPU half only exists in the browser build (feature `render-web` on wasm32); `scene` and `mesh`
+// are pure and build natively too (feature `render`, on by default: `cargo test` runs their tests).
+#[cfg(all(feature = "render-web", target_arch = "wasm32"))]
 pub mod gpu;
 pub mod mesh;
 pub mod scene;
@@ -25,10 +25,10 @@ pub fn px_in(device_px: f64, max: f64) -> f64 {
     device_px.round().max(1.0).min(max.max(1.0))
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(feature = "render-web", target_arch = "wasm32"))]
 pub use web_renderer::{Canvas, Renderer};
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(feature = "render-web", target_arch = "wasm32"))]
 mod web_renderer {
     use std::cell::RefCell;
     use std::rc::Rc;

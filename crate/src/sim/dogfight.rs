@@ -470,7 +470,7 @@ impl Dogfight {
                 events.push(Event { tick, body: EventBody::Despawn { entity: v.id, reason: 0 } });
             }
             events.push(Event { tick, body: EventBody::Despawn { entity: m.id, reason: 2 } });
-            if self.kills % 4 == 0 && self.alert < 5 {
+            if self.kills.is_multiple_of(4) && self.alert < 5 {
                 self.alert += 1;
                 events.push(Event { tick, body: EventBody::AlertLevel { level: self.alert } });
             }
@@ -561,9 +561,9 @@ impl Dogfight {
         let fwd = [sh * cp, ch * cp, sp];
         let l0 = [-ch, sh, 0.0];
         let u0 = cross(fwd, l0);
-        let left = [0, 1, 2].map(|k| l0[k] * cr + u0[k] * sr);
-        let up = [0, 1, 2].map(|k| u0[k] * cr - l0[k] * sr);
-        let v_enu = [0, 1, 2].map(|k| fwd[k] * f.speed);
+        let left = lin(l0, cr, u0, sr);
+        let up = lin(u0, cr, l0, -sr);
+        let v_enu = fwd.map(|c| c * f.speed);
         if r == 0.0 {
             return ([f.x, f.y, f.alt], v_enu, [fwd, left, up]);
         }
@@ -575,7 +575,11 @@ impl Dogfight {
         let e = [-slo, clo, 0.0];
         let nn = [-sla * clo, -sla * slo, cla];
         let u = [cla * clo, cla * slo, sla];
-        let w = |v: [f64; 3]| [0, 1, 2].map(|k| v[0] * e[k] + v[1] * nn[k] + v[2] * u[k]);
+        let w = |v: [f64; 3]| {
+            let [a, b, c] = v;
+            let en = lin(e, a, nn, b);
+            lin(en, 1.0, u, c)
+        };
         (p, w(v_enu), [w(fwd), w(left), w(up)])
     }
 
@@ -587,7 +591,7 @@ impl Dogfight {
         let mut orient = q.map(|c| (c * 32767.0).round().clamp(-32767.0, 32767.0) as i16);
         // Keep sign continuity with the previous tick so deltas stay small (q and -q are the same rotation).
         if let Some(prev) = self.states.binary_search_by_key(&id, |s| s.id).ok().and_then(|i| self.states.get(i)) {
-            let dot: i64 = (0..4).map(|k| i64::from(prev.orient[k]) * i64::from(orient[k])).sum();
+            let dot: i64 = prev.orient.iter().zip(orient).map(|(&a, b)| i64::from(a) * i64::from(b)).sum();
             if dot < 0 {
                 orient = orient.map(|c| -c);
             }
@@ -606,26 +610,32 @@ impl Dogfight {
     }
 }
 
+/// `a * x + b * y`, component by component.
+fn lin(a: [f64; 3], x: f64, b: [f64; 3], y: f64) -> [f64; 3] {
+    [a[0] * x + b[0] * y, a[1] * x + b[1] * y, a[2] * x + b[2] * y]
+}
+
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
 }
 
 /// Quaternion (x, y, z, w) of the rotation whose matrix has the given columns (body X, Y, Z in world).
 pub fn quat_from_axes(c: [[f64; 3]; 3]) -> [f64; 4] {
-    let m = |r: usize, col: usize| c[col][r];
-    let tr = m(0, 0) + m(1, 1) + m(2, 2);
+    // m{row}{col}: c holds the columns.
+    let [[m00, m10, m20], [m01, m11, m21], [m02, m12, m22]] = c;
+    let tr = m00 + m11 + m22;
     let q = if tr > 0.0 {
         let s = (tr + 1.0).sqrt() * 2.0;
-        [(m(2, 1) - m(1, 2)) / s, (m(0, 2) - m(2, 0)) / s, (m(1, 0) - m(0, 1)) / s, 0.25 * s]
-    } else if m(0, 0) > m(1, 1) && m(0, 0) > m(2, 2) {
-        let s = (1.0 + m(0, 0) - m(1, 1) - m(2, 2)).sqrt() * 2.0;
-        [0.25 * s, (m(0, 1) + m(1, 0)) / s, (m(0, 2) + m(2, 0)) / s, (m(2, 1) - m(1, 2)) / s]
-    } else if m(1, 1) > m(2, 2) {
-        let s = (1.0 + m(1, 1) - m(0, 0) - m(2, 2)).sqrt() * 2.0;
-        [(m(0, 1) + m(1, 0)) / s, 0.25 * s, (m(1, 2) + m(2, 1)) / s, (m(0, 2) - m(2, 0)) / s]
+        [(m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s, 0.25 * s]
+    } else if m00 > m11 && m00 > m22 {
+        let s = (1.0 + m00 - m11 - m22).sqrt() * 2.0;
+        [0.25 * s, (m01 + m10) / s, (m02 + m20) / s, (m21 - m12) / s]
+    } else if m11 > m22 {
+        let s = (1.0 + m11 - m00 - m22).sqrt() * 2.0;
+        [(m01 + m10) / s, 0.25 * s, (m12 + m21) / s, (m02 - m20) / s]
     } else {
-        let s = (1.0 + m(2, 2) - m(0, 0) - m(1, 1)).sqrt() * 2.0;
-        [(m(0, 2) + m(2, 0)) / s, (m(1, 2) + m(2, 1)) / s, 0.25 * s, (m(1, 0) - m(0, 1)) / s]
+        let s = (1.0 + m22 - m00 - m11).sqrt() * 2.0;
+        [(m02 + m20) / s, (m12 + m21) / s, 0.25 * s, (m10 - m01) / s]
     };
     let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt().max(1e-12);
     q.map(|v| v / n)

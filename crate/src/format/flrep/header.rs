@@ -44,6 +44,8 @@ pub struct Sections {
 }
 
 /// Result of trying to parse the file prefix from the bytes at hand.
+// One value per open, moved out at once: boxing `Done` would only add an allocation.
+#[allow(clippy::large_enum_variant)]
 pub enum Prefix {
     /// Need the first `n` bytes of the file (more than were given).
     NeedBytes(u64),
