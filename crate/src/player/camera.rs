@@ -276,6 +276,54 @@ impl Camera {
         self.mode = mode;
     }
 
+    /// The view a share link carries (docs/renderer.md "Camera pose"), as numbers for the current
+    /// mode: orbit `[target x, y, z (m), yaw, pitch, distance]`; follow and kill
+    /// `[yaw, pitch, distance]` (the orbit around what they track); free `[x, y, z, yaw, pitch]`;
+    /// first person `[look yaw, look pitch]`. Angles in radians.
+    pub fn pose(&self) -> Vec<f64> {
+        match self.mode {
+            CameraMode::Orbit => {
+                let [x, y, z] = self.target;
+                vec![x, y, z, self.yaw, self.pitch, self.distance]
+            }
+            CameraMode::Follow | CameraMode::Kill => vec![self.yaw, self.pitch, self.distance],
+            CameraMode::Free => {
+                let [x, y, z] = self.free_pos;
+                vec![x, y, z, self.free_yaw, self.free_pitch]
+            }
+            CameraMode::FirstPerson => vec![self.look_yaw, self.look_pitch],
+        }
+    }
+
+    /// Applies a [`Camera::pose`] of the current mode. The numbers come from a link (a stranger's):
+    /// a pose of the wrong length or with a number that is not finite changes nothing and returns
+    /// `false`; angles and distances are clamped to what the controls can reach.
+    pub fn set_pose(&mut self, p: &[f64]) -> bool {
+        if !p.iter().all(|v| v.is_finite()) {
+            return false;
+        }
+        let pitch = |v: f64| v.clamp(-PITCH_LIMIT, PITCH_LIMIT);
+        let dist = |v: f64| v.clamp(MIN_DISTANCE_M, MAX_DISTANCE_M);
+        match (self.mode, p) {
+            (CameraMode::Orbit, &[x, y, z, yaw, pi, d]) => {
+                self.target = [x, y, z];
+                (self.yaw, self.pitch, self.distance) = (yaw, pitch(pi), dist(d));
+            }
+            (CameraMode::Follow | CameraMode::Kill, &[yaw, pi, d]) => {
+                (self.yaw, self.pitch, self.distance) = (yaw, pitch(pi), dist(d));
+            }
+            (CameraMode::Free, &[x, y, z, yaw, pi]) => {
+                self.free_pos = [x, y, z];
+                (self.free_yaw, self.free_pitch) = (yaw, pitch(pi));
+            }
+            (CameraMode::FirstPerson, &[yaw, pi]) => {
+                (self.look_yaw, self.look_pitch) = (yaw.clamp(-3.0, 3.0), pi.clamp(-1.4, 1.4));
+            }
+            _ => return false,
+        }
+        true
+    }
+
     /// Centres the orbit on `instances` (centroid) at a distance that fits them.
     pub fn fit(&mut self, instances: &[Instance]) {
         if instances.is_empty() {
@@ -384,6 +432,43 @@ mod tests {
 
     fn inst(id: u32, pos: V3) -> Instance {
         Instance { id, type_index: 0, faction: 0, pos, orient: IDENTITY, health: 0, flags: 1, anim: 0 }
+    }
+
+    #[test]
+    fn a_pose_read_back_gives_the_same_view_in_every_mode() {
+        let r = 6_371_000.0;
+        let e = inst(7, [r + 2000.0, 300.0, -40.0]);
+        let find = |id: u32| if id == 7 { Some(&e) } else { None };
+        for mode in [CameraMode::Orbit, CameraMode::Follow, CameraMode::Free, CameraMode::FirstPerson] {
+            let mut a = Camera::new(WorldKind::Planet { radius_m: r });
+            a.follow = Some(7);
+            a.target = [r + 1500.0, 10.0, 20.0];
+            a.set_mode(mode, Some(&a.clone().view(find, 1.5)));
+            a.drag(37.0, -12.0);
+            a.zoom(-250.0);
+            a.fly(120.0, -30.0, 15.0);
+            let want = a.view(find, 1.5);
+            let mut b = Camera::new(WorldKind::Planet { radius_m: r });
+            b.follow = Some(7);
+            b.set_mode(mode, None);
+            assert!(b.set_pose(&a.pose()), "{mode:?}");
+            let got = b.view(find, 1.5);
+            assert!(len(sub(got.eye, want.eye)) < 1e-6, "{mode:?}: {:?} vs {:?}", got.eye, want.eye);
+            assert!(dot(got.forward, want.forward) > 1.0 - 1e-12, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn a_pose_from_a_link_is_checked() {
+        let mut c = Camera::new(WorldKind::Flat);
+        let before = c.clone();
+        assert!(!c.set_pose(&[1.0, 2.0, 3.0]), "an orbit pose has 6 numbers");
+        assert!(!c.set_pose(&[1.0, 2.0, 3.0, 0.1, f64::NAN, 100.0]));
+        assert!(!c.set_pose(&[1.0, 2.0, f64::INFINITY, 0.1, 0.2, 100.0]));
+        assert!(!c.set_pose(&[]));
+        assert_eq!(c, before, "a refused pose changes nothing");
+        assert!(c.set_pose(&[1.0, 2.0, 3.0, 0.1, 9.0, 1e300]));
+        assert_eq!(c.pose(), vec![1.0, 2.0, 3.0, 0.1, PITCH_LIMIT, MAX_DISTANCE_M]);
     }
 
     #[test]
