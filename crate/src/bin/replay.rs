@@ -1,30 +1,21 @@
-//! `replay`: inspect, validate, dump, generate, hash and diff replay files.
-//! Errors are one line on stderr and a non-zero exit; never a panic or a backtrace.
+//! `replay`: inspect, validate, dump, generate, hash and diff replay files. The command line is
+//! parsed in `replay_cli/args.rs`: a usage error is clap's message naming the option, exit 2. Every
+//! other error is one line on stderr (`replay: …`) and a non-zero exit; never a panic or a backtrace.
 
+use args::{Cmd, FlrepGenerate, GenerateArgs};
 use replay_player::format::{Session, SessionError};
 use replay_player::io::{open_session, read_chunk, FileSource, RotatingWriter, RotationOptions};
 use replay_player::model::{state_hash, DecodedChunk, EntityState, RecordingInfo};
 use replay_player::sim::{Dogfight, DogfightConfig};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
-  replay info FILE
-  replay validate FILE
-  replay dump FILE
-  replay hash FILE
-  replay diff A B
-  replay generate --out FILE [--seed N] [--entities N] [--seconds S] [--planet-radius M]
-                  [--keyframe-interval T] [--tick-rate HZ] [--max-file-mb MB] [--max-files N]
-  replay generate --format spark --out FILE [--seed N] [--players N] [--seconds S] [--fps N]
-  replay convert IN OUT [--to flrep|spark]   (default: .flrep becomes SparkEngine .replay, anything else .flrep)
-  replay generate --format foldback --out FILE [--peers N] [--ticks N] [--entities N] [--tick-rate HZ]
-                  [--seed N] [--snapshot-every T] [--desync-tick T [--desync-entity E] [--desync-field NAME] [--desync-peer P]]
-  replay diverge FILE [FILE...]   (.foldback: exit 0 peers agree, 1 they diverge, 2 error)
-  replay live-demo --port N [--ticks N] [--tick-rate HZ] [--desync-tick T ...] [--queue FRAMES] [--record FILE]";
-
 struct Fail(String, u8);
+
+/// The command line (clap): one args struct per command.
+#[path = "replay_cli/args.rs"]
+mod args;
 
 /// `.foldback`: info/validate output, `diverge`, `generate --format foldback`, `live-demo`.
 #[path = "replay_cli/foldback.rs"]
@@ -46,8 +37,15 @@ fn is_broken_pipe(msg: &str) -> bool {
 }
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
+    let cli = match args::parse(std::env::args_os().collect()) {
+        Ok(cli) => cli,
+        Err(e) => {
+            // Help and usage errors, as clap writes them (help on stdout, exit 0; errors exit 2).
+            let _ = e.print();
+            return ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2));
+        }
+    };
+    match run(cli.command) {
         Ok(code) => ExitCode::from(code),
         Err(Fail(msg, _)) if is_broken_pipe(&msg) => ExitCode::SUCCESS,
         Err(Fail(msg, code)) => {
@@ -57,35 +55,19 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(args: &[String]) -> Result<u8, Fail> {
-    let cmd = args.first().map(String::as_str).unwrap_or("");
-    let rest = args.get(1..).unwrap_or(&[]);
-    let one_file = || -> Result<PathBuf, Fail> {
-        match rest {
-            [f] => Ok(PathBuf::from(f)),
-            _ => Err(Fail(format!("{cmd} takes one FILE\n{USAGE}"), 2)),
-        }
-    };
+fn run(cmd: Cmd) -> Result<u8, Fail> {
     match cmd {
-        "info" => info(&one_file()?),
-        "validate" => validate(&one_file()?),
-        "dump" => dump(&one_file()?),
-        "hash" => hash(&one_file()?),
-        "diff" => match rest {
-            [a, b] => diff(Path::new(a), Path::new(b)),
-            _ => Err(Fail(format!("diff takes two files\n{USAGE}"), 2)),
-        },
-        "generate" if spark_cli::wants_spark(rest) => spark_cli::generate(rest),
-        "generate" if foldback_cli::wants_foldback(rest) => foldback_cli::generate(rest),
-        "diverge" => foldback_cli::diverge(rest),
-        "live-demo" => foldback_cli::live_demo(rest),
-        "generate" => generate(rest),
-        "convert" => spark_cli::convert(rest),
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(0)
-        }
-        _ => Err(Fail(format!("unknown command {cmd:?}\n{USAGE}"), 2)),
+        Cmd::Info(a) => info(&a.file),
+        Cmd::Validate(a) => validate(&a.file),
+        Cmd::Dump(a) => dump(&a.file),
+        Cmd::Hash(a) => hash(&a.file),
+        Cmd::Diff(a) => diff(&a.a, &a.b),
+        Cmd::Generate(GenerateArgs::Flrep(a)) => generate(&a),
+        Cmd::Generate(GenerateArgs::Spark(a)) => spark_cli::generate(&a),
+        Cmd::Generate(GenerateArgs::Foldback(a)) => foldback_cli::generate(&a),
+        Cmd::Convert(a) => spark_cli::convert(&a),
+        Cmd::Diverge(a) => foldback_cli::diverge(&a),
+        Cmd::LiveDemo(a) => foldback_cli::live_demo(&a),
     }
 }
 
@@ -292,30 +274,18 @@ fn report_entities(a: &[EntityState], b: &[EntityState]) {
     }
 }
 
-fn generate(args: &[String]) -> Result<u8, Fail> {
-    let mut cfg = DogfightConfig::default();
-    let mut out: Option<PathBuf> = None;
-    let mut rot = RotationOptions::default();
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let mut val = || it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2));
-        let num = |v: String| -> Result<f64, Fail> {
-            v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2))
-        };
-        match flag.as_str() {
-            "--out" => out = Some(PathBuf::from(val()?)),
-            "--seed" => cfg.seed = val()?.parse().map_err(|_| Fail("--seed: not an integer".into(), 2))?,
-            "--entities" => cfg.entities = num(val()?)? as u32,
-            "--seconds" => cfg.seconds = num(val()?)?,
-            "--planet-radius" => cfg.planet_radius_m = num(val()?)?,
-            "--keyframe-interval" => cfg.keyframe_interval_ticks = num(val()?)? as u32,
-            "--tick-rate" => cfg.tick_rate_hz = num(val()?)? as u32,
-            "--max-file-mb" => rot.max_file_mb = num(val()?)? as u64,
-            "--max-files" => rot.max_files = num(val()?)? as u32,
-            other => return Err(Fail(format!("unknown option {other}\n{USAGE}"), 2)),
-        }
-    }
-    let out = out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
+fn generate(a: &FlrepGenerate) -> Result<u8, Fail> {
+    let cfg = DogfightConfig {
+        seed: a.seed,
+        entities: a.entities as u32,
+        seconds: a.seconds,
+        planet_radius_m: a.planet_radius,
+        keyframe_interval_ticks: a.keyframe_interval as u32,
+        tick_rate_hz: a.tick_rate as u32,
+        ..DogfightConfig::default()
+    };
+    let rot = RotationOptions { max_file_mb: a.max_file_mb as u64, max_files: a.max_files as u32 };
+    let out = a.out.as_path();
     if cfg.tick_rate_hz == 0 || cfg.seconds.is_nan() || cfg.seconds <= 0.0 {
         return Err(Fail("--tick-rate and --seconds must be positive".into(), 2));
     }
@@ -330,7 +300,7 @@ fn generate(args: &[String]) -> Result<u8, Fail> {
         keyframe_interval_ticks: cfg.keyframe_interval_ticks,
         ..Default::default()
     };
-    let mut w = RotatingWriter::create(&out, &sim.header(), &sim.sections(), opts, rot)?;
+    let mut w = RotatingWriter::create(out, &sim.header(), &sim.sections(), opts, rot)?;
     while let Some((tick, states, events)) = sim.step() {
         w.tick(tick, states, &events)?;
     }

@@ -1,7 +1,8 @@
 //! The `.foldback` commands of `replay`: info/validate output, `diverge`, `generate --format
 //! foldback` and `live-demo`. (`dump` goes through the library's `io::dump::write_dump`.)
 
-use super::{Fail, USAGE};
+use super::args::{DivergeArgs, FoldbackGenerate, LiveDemoArgs, SimArgs};
+use super::Fail;
 use replay_player::format::foldback::diverge::{Comparison, Source, Status};
 use replay_player::format::foldback::live::Hello;
 use replay_player::format::foldback::{hash_hex, Index, Limits, Writer};
@@ -10,12 +11,8 @@ use replay_player::io::live::{LiveOptions, LiveServer};
 use replay_player::io::FileSource;
 use replay_player::sim::foldback::{entity_id, foldback_bytes, Desync, FoldbackConfig, FoldbackSim};
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
-
-pub fn wants_foldback(args: &[String]) -> bool {
-    args.windows(2).any(|w| matches!(w, [f, v] if f == "--format" && v == "foldback"))
-}
 
 pub fn info(path: &Path, ix: &Index) -> Result<u8, Fail> {
     let h = &ix.header;
@@ -83,10 +80,8 @@ pub fn validate(ix: &Index) -> Result<u8, Fail> {
 }
 
 /// `replay diverge FILE [FILE…]`: 0 when peers agree throughout, 1 when they diverge, 2 on errors.
-pub fn diverge(files: &[String]) -> Result<u8, Fail> {
-    if files.is_empty() {
-        return Err(Fail(format!("diverge takes one or more FILEs\n{USAGE}"), 2));
-    }
+pub fn diverge(a: &DivergeArgs) -> Result<u8, Fail> {
+    let files = &a.files;
     let limits = Limits::default();
     let mut srcs = Vec::new();
     let mut indexes = Vec::new();
@@ -164,103 +159,52 @@ pub fn diverge(files: &[String]) -> Result<u8, Fail> {
     Ok(1)
 }
 
-fn desync_args(it: &mut std::slice::Iter<'_, String>, flag: &str) -> Result<String, Fail> {
-    it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2))
-}
-
-struct SimArgs {
-    cfg: FoldbackConfig,
-    out: Option<PathBuf>,
-    port: Option<u16>,
-    queue: Option<usize>,
-}
-
-fn parse_sim_args(args: &[String], live: bool) -> Result<SimArgs, Fail> {
-    let mut cfg = FoldbackConfig::default();
-    let (mut dtick, mut dent, mut dfield, mut dpeer) = (None, None, None, None);
-    let (mut out, mut port, mut queue) = (None, None, None);
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let int = |v: String| -> Result<u64, Fail> {
-            v.parse::<u64>().map_err(|_| Fail(format!("{flag}: not a non-negative integer: {v}"), 2))
-        };
-        match flag.as_str() {
-            "--format" => {
-                desync_args(&mut it, flag)?;
-            }
-            "--out" if !live => out = Some(PathBuf::from(desync_args(&mut it, flag)?)),
-            "--record" if live => out = Some(PathBuf::from(desync_args(&mut it, flag)?)),
-            "--port" if live => {
-                port = Some(
-                    u16::try_from(int(desync_args(&mut it, flag)?)?)
-                        .map_err(|_| Fail("--port must be 0..65535".into(), 2))?,
-                )
-            }
-            "--queue" if live => queue = Some(int(desync_args(&mut it, flag)?)? as usize),
-            "--seed" => cfg.seed = int(desync_args(&mut it, flag)?)?,
-            "--peers" => {
-                cfg.peers = u16::try_from(int(desync_args(&mut it, flag)?)?)
-                    .map_err(|_| Fail("--peers must be 1..=1024".into(), 2))?
-            }
-            "--ticks" => cfg.ticks = int(desync_args(&mut it, flag)?)?,
-            "--first-tick" => cfg.first_tick = int(desync_args(&mut it, flag)?)?,
-            "--entities" => {
-                cfg.entities = u32::try_from(int(desync_args(&mut it, flag)?)?)
-                    .map_err(|_| Fail("--entities too large".into(), 2))?
-            }
-            "--tick-rate" => {
-                cfg.tick_rate_hz = u32::try_from(int(desync_args(&mut it, flag)?)?)
-                    .map_err(|_| Fail("--tick-rate too large".into(), 2))?
-            }
-            "--snapshot-every" => cfg.snapshot_every = int(desync_args(&mut it, flag)?)?,
-            "--no-detail" => cfg.detail = false,
-            "--desync-tick" => dtick = Some(int(desync_args(&mut it, flag)?)?),
-            "--desync-entity" => dent = Some(int(desync_args(&mut it, flag)?)?),
-            "--desync-field" => dfield = Some(desync_args(&mut it, flag)?),
-            "--desync-peer" => {
-                dpeer = Some(
-                    u16::try_from(int(desync_args(&mut it, flag)?)?)
-                        .map_err(|_| Fail("--desync-peer too large".into(), 2))?,
-                )
-            }
-            other => return Err(Fail(format!("unknown option {other}\n{USAGE}"), 2)),
-        }
-    }
+/// The simulation's configuration from its options; the ranges clap's types leave open are checked here.
+fn sim_config(a: &SimArgs) -> Result<FoldbackConfig, Fail> {
+    let mut cfg = FoldbackConfig {
+        seed: a.seed,
+        peers: a.peers,
+        ticks: a.ticks,
+        first_tick: a.first_tick,
+        entities: a.entities,
+        tick_rate_hz: a.tick_rate,
+        snapshot_every: a.snapshot_every,
+        detail: !a.no_detail,
+        ..FoldbackConfig::default()
+    };
     if cfg.peers == 0 || cfg.peers > 1024 || cfg.tick_rate_hz == 0 || cfg.tick_rate_hz > 10_000 || cfg.ticks == 0 {
         return Err(Fail("--peers must be 1..=1024, --tick-rate 1..=10000 and --ticks positive".into(), 2));
     }
-    if dtick.is_none() && (dent.is_some() || dfield.is_some() || dpeer.is_some()) {
-        return Err(Fail("--desync-entity/--desync-field/--desync-peer need --desync-tick".into(), 2));
-    }
-    if let Some(tick) = dtick {
+    // clap refuses --desync-entity/--desync-field/--desync-peer without --desync-tick.
+    if let Some(tick) = a.desync_tick {
         cfg.desync = Some(Desync {
             tick,
-            entity: dent.unwrap_or_else(|| entity_id(1)),
-            field: dfield.unwrap_or_else(|| "position.x".into()),
-            peer: dpeer.unwrap_or(cfg.peers - 1),
+            entity: a.desync_entity.unwrap_or_else(|| entity_id(1)),
+            field: a.desync_field.clone().unwrap_or_else(|| "position.x".into()),
+            peer: a.desync_peer.unwrap_or(cfg.peers - 1),
         });
     }
-    Ok(SimArgs { cfg, out, port, queue })
+    Ok(cfg)
 }
 
 /// `replay generate --format foldback --out FILE [--peers N --ticks N --desync-tick T ...]`
-pub fn generate(args: &[String]) -> Result<u8, Fail> {
-    let a = parse_sim_args(args, false)?;
-    let out = a.out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
-    let bytes = foldback_bytes(&a.cfg).map_err(|e| Fail(e, 2))?;
+pub fn generate(a: &FoldbackGenerate) -> Result<u8, Fail> {
+    let cfg = sim_config(&a.sim)?;
+    let out = &a.out;
+    let bytes = foldback_bytes(&cfg).map_err(|e| Fail(e, 2))?;
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
-    std::fs::write(&out, &bytes).map_err(|e| Fail(format!("{}: {e}", out.display()), 2))?;
+    std::fs::write(out, &bytes).map_err(|e| Fail(format!("{}: {e}", out.display()), 2))?;
     eprintln!("wrote {} ({} bytes)", out.display(), bytes.len());
     Ok(0)
 }
 
 /// `replay live-demo --port N [--ticks N --tick-rate HZ --desync-tick T ... --queue FRAMES --record FILE]`
-pub fn live_demo(args: &[String]) -> Result<u8, Fail> {
-    let a = parse_sim_args(args, true)?;
-    let port = a.port.ok_or_else(|| Fail(format!("live-demo needs --port N (0: any free port)\n{USAGE}"), 2))?;
-    let mut sim = FoldbackSim::new(a.cfg.clone()).map_err(|e| Fail(e, 2))?;
+pub fn live_demo(a: &LiveDemoArgs) -> Result<u8, Fail> {
+    let cfg = sim_config(&a.sim)?;
+    let port = a.port;
+    let mut sim = FoldbackSim::new(cfg.clone()).map_err(|e| Fail(e, 2))?;
     let header = sim.header();
     let mut opts = LiveOptions::default();
     if let Some(q) = a.queue {
@@ -268,7 +212,7 @@ pub fn live_demo(args: &[String]) -> Result<u8, Fail> {
     }
     let server = LiveServer::bind(port, &Hello::for_header(&header), opts)
         .map_err(|e| Fail(format!("cannot listen on 127.0.0.1:{port}: {e}"), 2))?;
-    let mut record = match &a.out {
+    let mut record = match &a.record {
         Some(p) => Some(
             Writer::new(
                 std::io::BufWriter::new(
@@ -283,7 +227,7 @@ pub fn live_demo(args: &[String]) -> Result<u8, Fail> {
     println!("live-demo: listening on ws://127.0.0.1:{}", server.port());
     let _ = std::io::stdout().flush();
     let start = Instant::now();
-    let period = Duration::from_secs_f64(1.0 / f64::from(a.cfg.tick_rate_hz));
+    let period = Duration::from_secs_f64(1.0 / f64::from(cfg.tick_rate_hz));
     for f in sim.metadata_frames().map_err(|e| Fail(e.to_string(), 2))? {
         if let Some(r) = record.as_mut() {
             r.raw(&f).map_err(|e| Fail(e.to_string(), 2))?;

@@ -1,15 +1,11 @@
 //! `replay generate --format spark` and `replay convert` (SparkEngine .replay ↔ .flrep).
 
-use super::{Fail, USAGE};
+use super::args::{ConvertArgs, ConvertTo, SparkGenerate};
+use super::Fail;
 use replay_player::io::convert::{to_flrep, to_spark};
 use replay_player::io::{open_session, FileSource};
 use replay_player::model::FormatKind;
 use replay_player::sim::deathmatch::{write_deathmatch, DeathmatchConfig};
-use std::path::PathBuf;
-
-pub fn wants_spark(args: &[String]) -> bool {
-    args.windows(2).any(|w| matches!(w, [f, v] if f == "--format" && v == "spark"))
-}
 
 fn create(out: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Fail> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -19,60 +15,41 @@ fn create(out: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Fa
     Ok(std::io::BufWriter::new(f))
 }
 
-pub fn generate(args: &[String]) -> Result<u8, Fail> {
-    let mut cfg = DeathmatchConfig::default();
-    let mut out: Option<PathBuf> = None;
-    let mut it = args.iter();
-    while let Some(flag) = it.next() {
-        let mut val = || it.next().cloned().ok_or_else(|| Fail(format!("{flag} needs a value"), 2));
-        let num = |v: String| -> Result<f64, Fail> {
-            v.parse::<f64>().map_err(|_| Fail(format!("{flag}: not a number: {v}"), 2))
-        };
-        match flag.as_str() {
-            "--format" => {
-                val()?;
-            }
-            "--out" => out = Some(PathBuf::from(val()?)),
-            "--seed" => cfg.seed = val()?.parse().map_err(|_| Fail("--seed: not an integer".into(), 2))?,
-            "--players" => cfg.players = num(val()?)? as u32,
-            "--seconds" => cfg.seconds = num(val()?)?,
-            "--fps" => cfg.fps = num(val()?)? as u32,
-            other => return Err(Fail(format!("unknown option {other} for --format spark\n{USAGE}"), 2)),
-        }
-    }
-    let out = out.ok_or_else(|| Fail(format!("generate needs --out FILE\n{USAGE}"), 2))?;
+pub fn generate(a: &SparkGenerate) -> Result<u8, Fail> {
+    let cfg = DeathmatchConfig {
+        seed: a.seed,
+        players: a.players as u32,
+        seconds: a.seconds,
+        fps: a.fps as u32,
+        ..DeathmatchConfig::default()
+    };
+    let out = &a.out;
     if !(1..=64).contains(&cfg.players) || !(1..=1000).contains(&cfg.fps) || cfg.seconds.is_nan() || cfg.seconds <= 0.0
     {
         return Err(Fail("--players must be 1..64, --fps 1..1000 and --seconds positive".into(), 2));
     }
-    write_deathmatch(&cfg, create(&out)?)?;
-    let len = std::fs::metadata(&out).map(|m| m.len()).unwrap_or(0);
+    write_deathmatch(&cfg, create(out)?)?;
+    let len = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     eprintln!("wrote {} ({len} bytes)", out.display());
     Ok(0)
 }
 
-pub fn convert(args: &[String]) -> Result<u8, Fail> {
-    let (input, output, to) = match args {
-        [i, o] => (i, o, None),
-        [i, o, f, t] if f == "--to" => (i, o, Some(t.as_str())),
-        _ => return Err(Fail(format!("convert takes IN OUT [--to flrep|spark]\n{USAGE}"), 2)),
-    };
-    let (input, output) = (PathBuf::from(input), PathBuf::from(output));
-    let mut src = FileSource::open(&input).map_err(|e| Fail(format!("{}: {e}", input.display()), 2))?;
+pub fn convert(args: &ConvertArgs) -> Result<u8, Fail> {
+    let (input, output) = (&args.input, &args.output);
+    let mut src = FileSource::open(input).map_err(|e| Fail(format!("{}: {e}", input.display()), 2))?;
     let mut session = open_session(&mut src).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?;
     let kind = session.info().map(|i| i.format);
-    let to_spark_out = match to {
-        Some("spark") => true,
-        Some("flrep") => false,
-        Some(other) => return Err(Fail(format!("--to {other}: expected flrep or spark"), 2)),
+    let to_spark_out = match args.to {
+        Some(ConvertTo::Spark) => true,
+        Some(ConvertTo::Flrep) => false,
         None => kind == Some(FormatKind::Flrep),
     };
     let notes = if to_spark_out {
-        to_spark(&mut session, &mut src, create(&output)?).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?.1
+        to_spark(&mut session, &mut src, create(output)?).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?.1
     } else {
-        to_flrep(&mut session, &mut src, create(&output)?).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?.1
+        to_flrep(&mut session, &mut src, create(output)?).map_err(|e| Fail(format!("{}: {e}", input.display()), 1))?.1
     };
-    let (a, b) = (src.len_bytes(), std::fs::metadata(&output).map(|m| m.len()).unwrap_or(0));
+    let (a, b) = (src.len_bytes(), std::fs::metadata(output).map(|m| m.len()).unwrap_or(0));
     eprintln!(
         "wrote {} ({b} bytes; the input {} is {a} bytes: {a}/{b} = {:.2})",
         output.display(),
