@@ -2,6 +2,7 @@
 //! byte range they need next and are handed the bytes; drivers (crate::io natively, the Web Worker in
 //! the browser) do the reading.
 
+pub mod chunks;
 pub mod flrep;
 #[cfg(feature = "foldback")]
 pub mod foldback;
@@ -10,6 +11,7 @@ pub mod session;
 pub mod spark;
 pub mod zstd;
 
+pub use chunks::{ChunkRef, ChunkTable};
 pub use session::{OpenStep, Session, SessionError};
 
 use crate::model::FormatKind;

@@ -10,13 +10,16 @@
 use super::flrep;
 #[cfg(feature = "foldback")]
 use super::foldback;
-use super::sniff;
 #[cfg(feature = "spark")]
 use super::spark;
+use super::{sniff, ChunkTable};
 use crate::model::{DecodedChunk, Event, FormatKind, Piece, RecordingInfo, TickRange};
 
 /// How many bytes the first read asks for (enough for every format's magic and most headers).
 pub const FIRST_READ: u64 = flrep::open::FIRST_READ;
+
+/// The chunk table of a session that has none.
+static NO_CHUNKS: ChunkTable = ChunkTable::EMPTY;
 
 /// An error from any reader, with the format it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -241,42 +244,32 @@ impl Session {
         }
     }
 
-    pub fn chunk_count(&self) -> usize {
+    /// The chunks of the open recording (empty before the open is done, and for a `.foldback`).
+    pub fn chunks(&self) -> &ChunkTable {
         match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunks.len(),
+            Inner::Flrep { opened, .. } => &opened.chunks,
             #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunks.len(),
-            _ => 0,
+            Inner::Spark(opened) => &opened.chunks,
+            _ => &NO_CHUNKS,
         }
+    }
+
+    pub fn chunk_count(&self) -> usize {
+        self.chunks().len()
     }
 
     /// File range `(offset, len)` holding chunk `i`.
     pub fn chunk_range(&self, i: usize) -> Option<(u64, u64)> {
-        match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| (c.offset, c.len)),
-            #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunks.get(i).map(|c| (c.offset, c.len)),
-            _ => None,
-        }
+        self.chunks().range(i)
     }
 
     pub fn chunk_first_tick(&self, i: usize) -> Option<u64> {
-        match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| c.first_tick),
-            #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunks.get(i).map(|c| c.first_tick),
-            _ => None,
-        }
+        self.chunks().first_tick(i)
     }
 
     /// The chunk holding `tick` (the last one starting at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
-        match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunk_for_tick(tick),
-            #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunk_for_tick(tick),
-            _ => 0,
-        }
+        self.chunks().for_tick(tick)
     }
 
     /// Events known without decoding chunks (kill markers from an index), and whether that list is

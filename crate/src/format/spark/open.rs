@@ -38,20 +38,19 @@ pub const CHUNK_BYTES: u64 = 512 * 1024;
 /// What the opener wants next.
 pub type Step = crate::format::Step<Opened>;
 
-/// A run of consecutive frames, decoded together.
+// A chunk is a run of consecutive frames, decoded together: in the table, the offset of its first
+// frame header, the bytes of all its frames and its first kept tick.
+pub use crate::format::chunks::{ChunkRef, ChunkTable};
+
+/// What the decoder needs of a chunk besides its [`ChunkRef`] (one per chunk, same index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChunkRef {
-    /// Offset of the first frame header.
-    pub offset: u64,
-    /// Bytes of all its frames.
-    pub len: u64,
+pub struct FrameRun {
     /// Index of its first frame in the file.
     pub first_frame: u64,
     /// Frames in its range (dropped ones included).
     pub frames: u32,
     /// Frames kept (the others have a tick not after the frame before them).
     pub kept: u32,
-    pub first_tick: u64,
     pub last_tick: u64,
     /// The last kept tick before this chunk (frames at or before it are dropped).
     pub prev_tick: Option<u64>,
@@ -69,7 +68,9 @@ pub struct Opened {
     pub frame_count: u32,
     /// Frames found complete.
     pub frames_read: u32,
-    pub chunks: Vec<ChunkRef>,
+    pub chunks: ChunkTable,
+    /// Per chunk, its frames ([`Self::chunks`] says where they are).
+    pub runs: Vec<FrameRun>,
     /// Every event, sorted by tick (stable: equal ticks keep file order).
     pub events: Vec<Event>,
     /// Whether the events block was read whole.
@@ -86,16 +87,16 @@ impl Opened {
         self.chunks.first().map(|c| c.first_tick).unwrap_or(0)
     }
     pub fn last_tick(&self) -> u64 {
-        self.chunks.last().map(|c| c.last_tick).unwrap_or(0)
+        self.runs.last().map(|r| r.last_tick).unwrap_or(0)
     }
 
     /// Index of the chunk holding `tick` (the last chunk starting at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
-        self.chunks.partition_point(|c| c.first_tick <= tick).saturating_sub(1)
+        self.chunks.for_tick(tick)
     }
 
     pub fn info(&self) -> RecordingInfo {
-        let span = self.chunks.first().map(|c| c.last_tick.saturating_sub(c.first_tick)).unwrap_or(0);
+        let span = self.runs.first().map(|r| r.last_tick.saturating_sub(self.first_tick())).unwrap_or(0);
         RecordingInfo {
             format: FormatKind::SparkReplay,
             format_major: u16::try_from(self.version).unwrap_or(u16::MAX),
@@ -132,7 +133,7 @@ impl Opened {
 
     /// Decodes chunk `i` from the bytes of its range.
     pub fn decode_chunk(&self, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
-        let Some(r) = self.chunks.get(i).copied() else {
+        let (Some(r), Some(run)) = (self.chunks.get(i).copied(), self.runs.get(i).copied()) else {
             return Err(Error::ChunkMismatch {
                 chunk: i,
                 at: 0,
@@ -146,15 +147,15 @@ impl Opened {
         let mut c = Cursor::at(bytes, r.offset);
         let mut out = DecodedChunk::default();
         out.offsets.push(0);
-        let mut last = r.prev_tick;
+        let mut last = run.prev_tick;
         let short = |s: Short| {
             mismatch(format!(
                 "the chunk ends inside a frame at offset {} ({} bytes needed, {} left)",
                 s.at, s.need, s.have
             ))
         };
-        for k in 0..u64::from(r.frames) {
-            let frame = r.first_frame + k;
+        for k in 0..u64::from(run.frames) {
+            let frame = run.first_frame + k;
             let at = c.offset();
             let ts = c.f32().map_err(short)?;
             let _frame_number = c.u32().map_err(short)?;
@@ -206,18 +207,18 @@ impl Opened {
         if !c.is_empty() {
             return Err(mismatch(format!("{} bytes after its last frame", c.remaining())));
         }
-        if out.ticks.len() != r.kept as usize
+        if out.ticks.len() != run.kept as usize
             || out.ticks.first() != Some(&r.first_tick)
-            || out.ticks.last() != Some(&r.last_tick)
+            || out.ticks.last() != Some(&run.last_tick)
         {
             return Err(mismatch(format!(
                 "holds {} frames over ticks {:?}..{:?}; the open scan found {} over {}..{}",
                 out.ticks.len(),
                 out.ticks.first(),
                 out.ticks.last(),
-                r.kept,
+                run.kept,
                 r.first_tick,
-                r.last_tick
+                run.last_tick
             )));
         }
         // Events: those of this chunk's span (the first chunk also takes any before it, the last any after).
@@ -250,8 +251,9 @@ pub struct Opener {
     /// Offset of the next unread frame or event.
     pos: u64,
     frames_read: u32,
-    chunks: Vec<ChunkRef>,
-    cur: Option<ChunkRef>,
+    chunks: ChunkTable,
+    runs: Vec<FrameRun>,
+    cur: Option<(ChunkRef, FrameRun)>,
     last_tick: Option<u64>,
     dropped: u64,
     first_dropped: Option<(u64, u64, u64)>,
@@ -296,7 +298,8 @@ impl Opener {
             frame_count: 0,
             pos: 0,
             frames_read: 0,
-            chunks: Vec::new(),
+            chunks: ChunkTable::default(),
+            runs: Vec::new(),
             cur: None,
             last_tick: None,
             dropped: 0,
@@ -486,44 +489,39 @@ impl Opener {
             // Not after the frame before it: dropped (the decoder applies the same rule).
             self.dropped += 1;
             self.first_dropped.get_or_insert((frame, at, tick));
-            if let Some(c) = self.cur.as_mut() {
+            if let Some((c, run)) = self.cur.as_mut() {
                 c.len += len;
-                c.frames += 1;
+                run.frames += 1;
             }
             return;
         }
-        if let Some(c) = self.cur {
-            if c.kept >= CHUNK_FRAMES || c.len + len > CHUNK_BYTES {
+        if let Some((c, run)) = self.cur {
+            if run.kept >= CHUNK_FRAMES || c.len + len > CHUNK_BYTES {
                 self.close_chunk();
             }
         }
         let prev_tick = self.last_tick;
         self.last_tick = Some(tick);
         match self.cur.as_mut() {
-            Some(c) => {
+            Some((c, run)) => {
                 c.len += len;
-                c.frames += 1;
-                c.kept += 1;
-                c.last_tick = tick;
+                run.frames += 1;
+                run.kept += 1;
+                run.last_tick = tick;
             }
             None => {
-                self.cur = Some(ChunkRef {
-                    offset: at,
-                    len,
-                    first_frame: frame,
-                    frames: 1,
-                    kept: 1,
-                    first_tick: tick,
-                    last_tick: tick,
-                    prev_tick,
-                })
+                self.cur = Some((
+                    ChunkRef { offset: at, len, first_tick: tick },
+                    FrameRun { first_frame: frame, frames: 1, kept: 1, last_tick: tick, prev_tick },
+                ))
             }
         }
     }
 
     fn close_chunk(&mut self) {
-        if let Some(c) = self.cur.take() {
+        if let Some((c, run)) = self.cur.take() {
             self.chunks.push(c);
+            self.runs.push(run);
         }
     }
 
@@ -690,6 +688,7 @@ impl Opener {
             frame_count: self.frame_count,
             frames_read: self.frames_read,
             chunks: std::mem::take(&mut self.chunks),
+            runs: std::mem::take(&mut self.runs),
             events,
             events_complete: self.events_complete,
             markers,
