@@ -6,12 +6,14 @@ pub mod chunks;
 pub mod flrep;
 #[cfg(feature = "foldback")]
 pub mod foldback;
+mod limits;
 pub mod session;
 #[cfg(feature = "spark")]
 pub mod spark;
 pub mod zstd;
 
 pub use chunks::{ChunkRef, ChunkTable};
+pub use limits::Limits;
 pub use session::{OpenStep, Session, SessionError};
 
 use crate::model::FormatKind;

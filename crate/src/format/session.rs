@@ -12,7 +12,7 @@ use super::flrep;
 use super::foldback;
 #[cfg(feature = "spark")]
 use super::spark;
-use super::{sniff, ChunkTable};
+use super::{sniff, ChunkTable, Limits};
 use crate::model::{DecodedChunk, Event, FormatKind, Piece, RecordingInfo, TickRange};
 
 /// How many bytes the first read asks for (enough for every format's magic and most headers).
@@ -99,17 +99,25 @@ enum Inner {
 
 pub struct Session {
     file_len: u64,
-    limits: flrep::Limits,
+    /// Every format's part: the one the file's format turns out to be is used.
+    limits: Limits,
     inner: Inner,
 }
 
 impl Session {
+    /// A session with the player's default [`Limits`].
     pub fn new(file_len: u64) -> Self {
-        Self::with_limits(file_len, flrep::Limits::default())
+        Self::with_limits(file_len, Limits::default())
     }
 
-    pub fn with_limits(file_len: u64, limits: flrep::Limits) -> Self {
+    /// A session whose opening and decoding apply `limits` (whichever format the file is).
+    pub fn with_limits(file_len: u64, limits: Limits) -> Self {
         Session { file_len, limits, inner: Inner::Sniffing }
+    }
+
+    /// The limits this session reads under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     pub fn file_len(&self) -> u64 {
@@ -125,7 +133,7 @@ impl Session {
                 };
                 match sniff(head) {
                     Some(FormatKind::Flrep) => {
-                        let mut op = flrep::Opener::new(self.file_len, self.limits.clone());
+                        let mut op = flrep::Opener::new(self.file_len, self.limits.flrep.clone());
                         // The flrep opener's first read is the same range: replay it.
                         op.next(None)?;
                         let step = op.next(Some(head));
@@ -134,7 +142,7 @@ impl Session {
                     }
                     #[cfg(feature = "spark")]
                     Some(FormatKind::SparkReplay) => {
-                        let mut op = spark::Opener::new(self.file_len, spark::Limits::default());
+                        let mut op = spark::Opener::new(self.file_len, self.limits.spark.clone());
                         // The spark opener's first read is the same range too.
                         op.next(None)?;
                         let step = op.next(Some(head));
@@ -143,7 +151,7 @@ impl Session {
                     }
                     #[cfg(feature = "foldback")]
                     Some(FormatKind::Foldback) => {
-                        let mut ix = foldback::Indexer::new(self.file_len, foldback::Limits::default());
+                        let mut ix = foldback::Indexer::new(self.file_len, self.limits.foldback.clone());
                         // Replay the head when it is exactly the indexer's first range, else let it ask.
                         let step = match ix.next(None)? {
                             foldback::IndexStep::Need { offset: 0, len } if len == head.len() as u64 => ix.next(Some(head)),
@@ -183,7 +191,8 @@ impl Session {
         match step? {
             flrep::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             flrep::Step::Ready(opened) => {
-                self.inner = Inner::Flrep { opened: opened.into(), dec: flrep::ChunkDecoder::new(self.limits.clone()) };
+                self.inner =
+                    Inner::Flrep { opened: opened.into(), dec: flrep::ChunkDecoder::new(self.limits.flrep.clone()) };
                 Ok(OpenStep::Ready)
             }
         }
@@ -289,7 +298,7 @@ impl Session {
         match &mut self.inner {
             Inner::Flrep { opened, dec } => {
                 // Header check + decode, exactly as the native indexed reader does.
-                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &self.limits, i, bytes)?)
+                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &self.limits.flrep, i, bytes)?)
             }
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
@@ -308,7 +317,7 @@ impl Session {
                 limits: self.limits.clone(),
                 inner: Inner::Flrep {
                     opened: std::sync::Arc::clone(opened),
-                    dec: flrep::ChunkDecoder::new(self.limits.clone()),
+                    dec: flrep::ChunkDecoder::new(self.limits.flrep.clone()),
                 },
             }),
             _ => None,
@@ -333,7 +342,7 @@ impl Session {
     pub fn decode_range(&mut self, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, SessionError> {
         match &mut self.inner {
             Inner::Flrep { opened, dec } => {
-                Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits, i, bytes, r)?)
+                Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits.flrep, i, bytes, r)?)
             }
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?.range(r)),

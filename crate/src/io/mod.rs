@@ -131,10 +131,19 @@ impl<R: ReadAt> FlrepFile<R> {
     }
 }
 
-/// Opens a replay of any format over a [`ReadAt`] (the native twin of the worker's open loop).
+/// Opens a replay of any format over a [`ReadAt`] (the native twin of the worker's open loop), under
+/// the player's default limits.
 pub fn open_session<R: ReadAt>(src: &mut R) -> Result<crate::format::Session, crate::format::SessionError> {
+    open_session_with_limits(src, crate::format::Limits::default())
+}
+
+/// [`open_session`] under the caller's limits (every format's part; docs/security.md "The limits").
+pub fn open_session_with_limits<R: ReadAt>(
+    src: &mut R,
+    limits: crate::format::Limits,
+) -> Result<crate::format::Session, crate::format::SessionError> {
     use crate::format::{OpenStep, Session, SessionError};
-    let mut s = Session::new(src.len());
+    let mut s = Session::with_limits(src.len(), limits);
     let mut data: Option<Vec<u8>> = None;
     loop {
         match s.next(data.as_deref())? {

@@ -449,6 +449,9 @@ mod foldback_view {
         sources: Vec<(String, FbIndex)>,
         live: Option<LiveRecording>,
         cmp: Option<Comparison>,
+        /// What the model's reads and a live recording are checked against: those of the sessions
+        /// added (the worker opens every session with the default limits).
+        limits: FbLimits,
     }
 
     fn fb_tick(t: f64) -> u64 {
@@ -463,11 +466,14 @@ mod foldback_view {
         fn cmp(&mut self) -> &Comparison {
             if self.cmp.is_none() {
                 let c = if let Some(live) = &self.live {
-                    Comparison::new(&[FbSource { label: String::new(), index: live.index() }])
+                    Comparison::with_limits(
+                        &[FbSource { label: String::new(), index: live.index() }],
+                        self.limits.clone(),
+                    )
                 } else {
                     let srcs: Vec<FbSource<'_>> =
                         self.sources.iter().map(|(l, ix)| FbSource { label: l.clone(), index: ix }).collect();
-                    Comparison::new(&srcs)
+                    Comparison::with_limits(&srcs, self.limits.clone())
                 };
                 self.cmp = Some(c);
             }
@@ -525,7 +531,7 @@ mod foldback_view {
     impl FoldbackView {
         #[wasm_bindgen(constructor)]
         pub fn new() -> FoldbackView {
-            FoldbackView { sources: Vec::new(), live: None, cmp: None }
+            FoldbackView { sources: Vec::new(), live: None, cmp: None, limits: FbLimits::default() }
         }
 
         /// Adds the index of an open `.foldback` session (throws for other formats).
@@ -533,6 +539,7 @@ mod foldback_view {
         pub fn add_session(&mut self, session: &DecoderSession, label: &str) -> Result<(), JsValue> {
             let ix = session.session.foldback().ok_or_else(|| js_error("this file is not a .foldback session"))?;
             self.sources.push((label.to_owned(), ix.clone()));
+            self.limits = session.session.limits().foldback.clone();
             self.cmp = None;
             Ok(())
         }
@@ -638,7 +645,7 @@ mod foldback_view {
             let c = FbControl::parse(text).map_err(js_error)?;
             match &c {
                 FbControl::Hello(h) => {
-                    let rec = LiveRecording::from_hello(h, FbLimits::default()).map_err(js_error)?;
+                    let rec = LiveRecording::from_hello(h, self.limits.clone()).map_err(js_error)?;
                     self.sources.clear();
                     self.live = Some(rec);
                     self.cmp = None;
