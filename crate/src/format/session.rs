@@ -12,7 +12,7 @@ use super::flrep;
 use super::foldback;
 #[cfg(feature = "spark")]
 use super::spark;
-use super::{sniff, ChunkTable, Limits};
+use super::{sniff, ChunkTable, IoError, Limits};
 use crate::model::{DecodedChunk, Event, FormatKind, Piece, RecordingInfo, TickRange};
 
 /// How many bytes the first read asks for (enough for every format's magic and most headers).
@@ -32,12 +32,15 @@ pub enum SessionError {
     Foldback(foldback::Error),
     /// The driver handed over the wrong bytes or the session was used out of order.
     Usage(String),
+    /// A native driver's read failed (`crate::io`), with its kind.
+    Io(IoError),
 }
 
 impl std::fmt::Display for SessionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SessionError::UnknownFormat(m) | SessionError::Usage(m) => f.write_str(m),
+            SessionError::Io(e) => write!(f, "{e}"),
             SessionError::Flrep(e) => write!(f, "{e}"),
             #[cfg(feature = "spark")]
             SessionError::Spark(e) => write!(f, "{e}"),

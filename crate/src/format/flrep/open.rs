@@ -166,12 +166,12 @@ impl Opener {
             }
             State::Prefix { asked } => {
                 if (input.len() as u64) < asked {
-                    return Err(Error::Io(format!("asked for {asked} bytes at offset 0, got {}", input.len())));
+                    return Err(Error::Usage(format!("asked for {asked} bytes at offset 0, got {}", input.len())));
                 }
                 match parse_prefix(input, self.file_len, &self.limits)? {
                     Prefix::NeedBytes(n) => {
                         if n <= asked {
-                            return Err(Error::Io("header parser asked for bytes it already had".into()));
+                            return Err(Error::Usage("header parser asked for bytes it already had".into()));
                         }
                         if n > self.limits.max_prefix_bytes {
                             return Err(Error::PrefixTooLarge { len: n, max: self.limits.max_prefix_bytes });
@@ -243,7 +243,7 @@ impl Opener {
                     }
                 }
             }
-            State::Done => Err(Error::Io("opener already finished".into())),
+            State::Done => Err(Error::Usage("opener already finished".into())),
         }
     }
 
@@ -309,7 +309,7 @@ impl Opener {
         markers: Vec<Event>,
     ) -> Result<Step, Error> {
         let Some((header, sections, stream_start)) = self.prefix.take() else {
-            return Err(Error::Io("opener finished without a header".into()));
+            return Err(Error::Usage("opener finished without a header".into()));
         };
         self.state = State::Done;
         Ok(Step::Ready(Box::new(Opened {

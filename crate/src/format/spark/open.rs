@@ -324,7 +324,7 @@ impl Opener {
             }
             State::Head => {
                 if (input.len() as u64) < self.file_len.min(FIRST_READ) {
-                    return Err(Error::Io(format!(
+                    return Err(Error::Usage(format!(
                         "asked for {} bytes at offset 0, got {}",
                         self.file_len.min(FIRST_READ),
                         input.len()
@@ -341,14 +341,14 @@ impl Opener {
                 self.check_read(at, input)?;
                 self.events(at, input)
             }
-            State::Done => Err(Error::Io("opener already finished".into())),
+            State::Done => Err(Error::Usage("opener already finished".into())),
         }
     }
 
     fn check_read(&self, at: u64, input: &[u8]) -> Result<(), Error> {
         let want = self.window(at);
         if (input.len() as u64) < want {
-            return Err(Error::Io(format!("asked for {want} bytes at offset {at}, got {}", input.len())));
+            return Err(Error::Usage(format!("asked for {want} bytes at offset {at}, got {}", input.len())));
         }
         Ok(())
     }
@@ -431,12 +431,12 @@ impl Opener {
             let fat = c.offset();
             if c.remaining() < FRAME_HEADER_LEN as usize {
                 if !progressed && fat + FRAME_HEADER_LEN <= self.file_len {
-                    return Err(Error::Io(format!("the read at offset {fat} did not hold a frame header")));
+                    return Err(Error::Usage(format!("the read at offset {fat} did not hold a frame header")));
                 }
                 return self.frames_from(fat);
             }
             progressed = true;
-            let short = |s: Short| Error::Io(format!("read at {} short", s.at));
+            let short = |s: Short| Error::Usage(format!("read at {} short", s.at));
             let ts = c.f32().map_err(short)?;
             let _frame_number = c.u32().map_err(short)?;
             let count = c.u32().map_err(short)?;
@@ -567,7 +567,7 @@ impl Opener {
     fn events(&mut self, at: u64, input: &[u8]) -> Result<Step, Error> {
         let mut c = Cursor::at(input, at);
         if self.event_count.is_none() {
-            let n = c.u32().map_err(|s| Error::Io(format!("read at {} short", s.at)))?;
+            let n = c.u32().map_err(|s| Error::Usage(format!("read at {} short", s.at)))?;
             if n > self.limits.max_events {
                 return Err(Error::TooManyEvents { count: u64::from(n), max: u64::from(self.limits.max_events) });
             }
@@ -593,7 +593,7 @@ impl Opener {
                         return self.finish();
                     }
                     if eat == at {
-                        return Err(Error::Io(format!("the read at offset {at} did not hold a whole event")));
+                        return Err(Error::Usage(format!("the read at offset {at} did not hold a whole event")));
                     }
                     return self.events_from(eat);
                 }
@@ -709,10 +709,10 @@ pub fn open_bytes(bytes: &[u8], limits: Limits) -> Result<Opened, Error> {
                 let end = offset.checked_add(len).and_then(|e| usize::try_from(e).ok());
                 let start = usize::try_from(offset).ok();
                 input = match (start, end) {
-                    (Some(s), Some(e)) => {
-                        Some(bytes.get(s..e).ok_or_else(|| Error::Io(format!("range {offset}+{len} past the end")))?)
-                    }
-                    _ => return Err(Error::Io("range overflows".into())),
+                    (Some(s), Some(e)) => Some(
+                        bytes.get(s..e).ok_or_else(|| Error::Usage(format!("range {offset}+{len} past the end")))?,
+                    ),
+                    _ => return Err(Error::Usage("range overflows".into())),
                 };
             }
             Step::Ready(o) => return Ok(*o),
