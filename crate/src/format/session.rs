@@ -1,7 +1,8 @@
 //! A replay of any format behind one sans-IO interface: open (asking for byte ranges), then fetch
 //! and decode chunks on demand. The Web Worker and the CLI both drive this; neither knows formats.
 //!
-//! A new format joins by adding a variant to [`Inner`] and its sniffed magic to [`super::sniff`].
+//! A new format joins by adding a variant to [`Inner`] and its sniffed magic to [`super::sniff`]; a
+//! chunked one opens into a [`ChunkTable`] (see [`Session::chunks`]) and takes its part of [`Limits`].
 //!
 //! `.flrep` is always built; SparkEngine `.replay` and `.foldback` join with the cargo features
 //! `spark` / `foldback` (the browser has one decoder wasm per format family; the worker picks it by
