@@ -258,7 +258,8 @@ pub fn flrep_play(data: &[u8]) {
     // chunk over 1 MiB would be a >64:1 frame, which `zstd_decode` and `flrep_chunk` cover.
     let limits = Limits { max_chunk_uncompressed: 1024 * 1024, ..Limits::default() };
     let file_len = data.len() as u64;
-    let mut s = Session::with_limits(file_len, limits.clone());
+    let mut s =
+        Session::with_limits(file_len, replay_player::format::Limits { flrep: limits.clone(), ..Default::default() });
     let mut input: Option<&[u8]> = None;
     let max_steps = file_len / CHUNK_HEADER_LEN as u64 + 16;
     let mut steps = 0u64;

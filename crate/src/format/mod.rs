@@ -2,15 +2,50 @@
 //! byte range they need next and are handed the bytes; drivers (crate::io natively, the Web Worker in
 //! the browser) do the reading.
 
+pub mod chunks;
 pub mod flrep;
 #[cfg(feature = "foldback")]
 pub mod foldback;
+mod limits;
 pub mod session;
 #[cfg(feature = "spark")]
 pub mod spark;
 pub mod zstd;
 
+pub use chunks::{ChunkRef, ChunkTable};
+pub use limits::Limits;
 pub use session::{OpenStep, Session, SessionError};
+
+/// An I/O failure in a native driver (`crate::io`: a file read that failed), with its kind. The
+/// sans-IO readers never produce one; a driver that hands them the wrong bytes, or a caller that uses
+/// them out of order, gets the format's usage error instead.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IoError {
+    pub kind: std::io::ErrorKind,
+    /// What failed, in the driver's words (the offset, the operating system's message).
+    pub message: String,
+}
+
+impl IoError {
+    /// `e`'s kind with `message` (which usually quotes `e`).
+    pub fn new(e: &std::io::Error, message: String) -> Self {
+        IoError { kind: e.kind(), message }
+    }
+}
+
+impl From<std::io::Error> for IoError {
+    fn from(e: std::io::Error) -> Self {
+        IoError { kind: e.kind(), message: e.to_string() }
+    }
+}
+
+impl std::fmt::Display for IoError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for IoError {}
 
 use crate::model::FormatKind;
 

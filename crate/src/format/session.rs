@@ -1,7 +1,8 @@
 //! A replay of any format behind one sans-IO interface: open (asking for byte ranges), then fetch
 //! and decode chunks on demand. The Web Worker and the CLI both drive this; neither knows formats.
 //!
-//! A new format joins by adding a variant to [`Inner`] and its sniffed magic to [`super::sniff`].
+//! A new format joins by adding a variant to [`Inner`] and its sniffed magic to [`super::sniff`]; a
+//! chunked one opens into a [`ChunkTable`] (see [`Session::chunks`]) and takes its part of [`Limits`].
 //!
 //! `.flrep` is always built; SparkEngine `.replay` and `.foldback` join with the cargo features
 //! `spark` / `foldback` (the browser has one decoder wasm per format family; the worker picks it by
@@ -10,13 +11,16 @@
 use super::flrep;
 #[cfg(feature = "foldback")]
 use super::foldback;
-use super::sniff;
 #[cfg(feature = "spark")]
 use super::spark;
+use super::{sniff, ChunkTable, IoError, Limits};
 use crate::model::{DecodedChunk, Event, FormatKind, Piece, RecordingInfo, TickRange};
 
 /// How many bytes the first read asks for (enough for every format's magic and most headers).
 pub const FIRST_READ: u64 = flrep::open::FIRST_READ;
+
+/// The chunk table of a session that has none.
+static NO_CHUNKS: ChunkTable = ChunkTable::EMPTY;
 
 /// An error from any reader, with the format it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,12 +33,15 @@ pub enum SessionError {
     Foldback(foldback::Error),
     /// The driver handed over the wrong bytes or the session was used out of order.
     Usage(String),
+    /// A native driver's read failed (`crate::io`), with its kind.
+    Io(IoError),
 }
 
 impl std::fmt::Display for SessionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SessionError::UnknownFormat(m) | SessionError::Usage(m) => f.write_str(m),
+            SessionError::Io(e) => write!(f, "{e}"),
             SessionError::Flrep(e) => write!(f, "{e}"),
             #[cfg(feature = "spark")]
             SessionError::Spark(e) => write!(f, "{e}"),
@@ -96,17 +103,25 @@ enum Inner {
 
 pub struct Session {
     file_len: u64,
-    limits: flrep::Limits,
+    /// Every format's part: the one the file's format turns out to be is used.
+    limits: Limits,
     inner: Inner,
 }
 
 impl Session {
+    /// A session with the player's default [`Limits`].
     pub fn new(file_len: u64) -> Self {
-        Self::with_limits(file_len, flrep::Limits::default())
+        Self::with_limits(file_len, Limits::default())
     }
 
-    pub fn with_limits(file_len: u64, limits: flrep::Limits) -> Self {
+    /// A session whose opening and decoding apply `limits` (whichever format the file is).
+    pub fn with_limits(file_len: u64, limits: Limits) -> Self {
         Session { file_len, limits, inner: Inner::Sniffing }
+    }
+
+    /// The limits this session reads under.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
     }
 
     pub fn file_len(&self) -> u64 {
@@ -122,7 +137,7 @@ impl Session {
                 };
                 match sniff(head) {
                     Some(FormatKind::Flrep) => {
-                        let mut op = flrep::Opener::new(self.file_len, self.limits.clone());
+                        let mut op = flrep::Opener::new(self.file_len, self.limits.flrep.clone());
                         // The flrep opener's first read is the same range: replay it.
                         op.next(None)?;
                         let step = op.next(Some(head));
@@ -131,7 +146,7 @@ impl Session {
                     }
                     #[cfg(feature = "spark")]
                     Some(FormatKind::SparkReplay) => {
-                        let mut op = spark::Opener::new(self.file_len, spark::Limits::default());
+                        let mut op = spark::Opener::new(self.file_len, self.limits.spark.clone());
                         // The spark opener's first read is the same range too.
                         op.next(None)?;
                         let step = op.next(Some(head));
@@ -140,7 +155,7 @@ impl Session {
                     }
                     #[cfg(feature = "foldback")]
                     Some(FormatKind::Foldback) => {
-                        let mut ix = foldback::Indexer::new(self.file_len, foldback::Limits::default());
+                        let mut ix = foldback::Indexer::new(self.file_len, self.limits.foldback.clone());
                         // Replay the head when it is exactly the indexer's first range, else let it ask.
                         let step = match ix.next(None)? {
                             foldback::IndexStep::Need { offset: 0, len } if len == head.len() as u64 => ix.next(Some(head)),
@@ -180,7 +195,8 @@ impl Session {
         match step? {
             flrep::Step::Need { offset, len } => Ok(OpenStep::Need { offset, len }),
             flrep::Step::Ready(opened) => {
-                self.inner = Inner::Flrep { opened: opened.into(), dec: flrep::ChunkDecoder::new(self.limits.clone()) };
+                self.inner =
+                    Inner::Flrep { opened: opened.into(), dec: flrep::ChunkDecoder::new(self.limits.flrep.clone()) };
                 Ok(OpenStep::Ready)
             }
         }
@@ -241,42 +257,32 @@ impl Session {
         }
     }
 
-    pub fn chunk_count(&self) -> usize {
+    /// The chunks of the open recording (empty before the open is done, and for a `.foldback`).
+    pub fn chunks(&self) -> &ChunkTable {
         match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunks.len(),
+            Inner::Flrep { opened, .. } => &opened.chunks,
             #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunks.len(),
-            _ => 0,
+            Inner::Spark(opened) => &opened.chunks,
+            _ => &NO_CHUNKS,
         }
+    }
+
+    pub fn chunk_count(&self) -> usize {
+        self.chunks().len()
     }
 
     /// File range `(offset, len)` holding chunk `i`.
     pub fn chunk_range(&self, i: usize) -> Option<(u64, u64)> {
-        match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| (c.offset, c.len)),
-            #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunks.get(i).map(|c| (c.offset, c.len)),
-            _ => None,
-        }
+        self.chunks().range(i)
     }
 
     pub fn chunk_first_tick(&self, i: usize) -> Option<u64> {
-        match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunks.get(i).map(|c| c.first_tick),
-            #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunks.get(i).map(|c| c.first_tick),
-            _ => None,
-        }
+        self.chunks().first_tick(i)
     }
 
     /// The chunk holding `tick` (the last one starting at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
-        match &self.inner {
-            Inner::Flrep { opened, .. } => opened.chunk_for_tick(tick),
-            #[cfg(feature = "spark")]
-            Inner::Spark(opened) => opened.chunk_for_tick(tick),
-            _ => 0,
-        }
+        self.chunks().for_tick(tick)
     }
 
     /// Events known without decoding chunks (kill markers from an index), and whether that list is
@@ -296,7 +302,7 @@ impl Session {
         match &mut self.inner {
             Inner::Flrep { opened, dec } => {
                 // Header check + decode, exactly as the native indexed reader does.
-                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &self.limits, i, bytes)?)
+                Ok(crate::format::flrep::decode_chunk_bytes(opened, dec, &self.limits.flrep, i, bytes)?)
             }
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?),
@@ -315,7 +321,7 @@ impl Session {
                 limits: self.limits.clone(),
                 inner: Inner::Flrep {
                     opened: std::sync::Arc::clone(opened),
-                    dec: flrep::ChunkDecoder::new(self.limits.clone()),
+                    dec: flrep::ChunkDecoder::new(self.limits.flrep.clone()),
                 },
             }),
             _ => None,
@@ -340,7 +346,7 @@ impl Session {
     pub fn decode_range(&mut self, i: usize, bytes: &[u8], r: TickRange) -> Result<Piece, SessionError> {
         match &mut self.inner {
             Inner::Flrep { opened, dec } => {
-                Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits, i, bytes, r)?)
+                Ok(crate::format::flrep::decode_chunk_range(opened, dec, &self.limits.flrep, i, bytes, r)?)
             }
             #[cfg(feature = "spark")]
             Inner::Spark(opened) => Ok(opened.decode_chunk(i, bytes)?.range(r)),

@@ -29,7 +29,7 @@ impl From<std::io::Error> for DumpError {
 pub fn write_dump<R: ReadAt, W: Write>(s: &mut Session, src: &mut R, w: &mut W) -> Result<(), DumpError> {
     if s.foldback().is_some() {
         // A .foldback dumps its frames (see io::foldback::write_dump).
-        return super::foldback::write_dump(src, &crate::format::foldback::Limits::default(), w);
+        return super::foldback::write_dump(src, &s.limits().foldback, w);
     }
     if let Some(info) = s.info() {
         writeln!(w, "{}", serde_json::json!({"type": "info", "info": info}))?;

@@ -4,9 +4,10 @@
 use super::ReadAt;
 use crate::format::foldback::diverge::{Bytes, Read};
 use crate::format::foldback::{Error, Index, IndexStep, Indexer, Item, Limits, ScanStep, Scanner};
+use crate::format::IoError;
 
 fn io(offset: u64, e: std::io::Error) -> Error {
-    Error::Io(format!("at offset {offset}: {e}"))
+    Error::Io(IoError::new(&e, format!("at offset {offset}: {e}")))
 }
 
 /// Drives an [`Indexer`] over a source.
@@ -41,7 +42,7 @@ pub fn for_each_item<R: ReadAt>(
 pub fn read_ranges<R: ReadAt>(srcs: &mut [R], reads: &[Read]) -> Result<Vec<(usize, u64, Vec<u8>)>, Error> {
     let mut out = Vec::with_capacity(reads.len());
     for r in reads {
-        let src = srcs.get_mut(r.source).ok_or_else(|| Error::Io(format!("no source {}", r.source)))?;
+        let src = srcs.get_mut(r.source).ok_or_else(|| Error::Usage(format!("no source {}", r.source)))?;
         out.push((r.source, r.offset, src.read_at(r.offset, r.len).map_err(|e| io(r.offset, e))?));
     }
     Ok(out)

@@ -92,7 +92,7 @@ pub fn open_flrep<R: ReadAt>(src: &mut R, limits: &Limits) -> Result<Opened, Err
     let mut data: Option<Vec<u8>> = None;
     loop {
         match op.next(data.as_deref())? {
-            Step::Need { offset, len } => data = Some(src.read_at(offset, len).map_err(|e| Error::Io(e.to_string()))?),
+            Step::Need { offset, len } => data = Some(src.read_at(offset, len).map_err(|e| Error::Io(e.into()))?),
             Step::Ready(o) => return Ok(*o),
         }
     }
@@ -115,9 +115,9 @@ impl<R: ReadAt> FlrepFile<R> {
     /// Reads and decodes chunk `i` (one read: header and frame together).
     pub fn chunk(&mut self, i: usize) -> Result<DecodedChunk, Error> {
         let Some(c) = self.opened.chunks.get(i).copied() else {
-            return Err(Error::Io(format!("no chunk {i} (the file has {})", self.opened.chunks.len())));
+            return Err(Error::Usage(format!("no chunk {i} (the file has {})", self.opened.chunks.len())));
         };
-        let bytes = self.src.read_at(c.offset, c.len).map_err(|e| Error::Io(e.to_string()))?;
+        let bytes = self.src.read_at(c.offset, c.len).map_err(|e| Error::Io(e.into()))?;
         flrep::decode_chunk_bytes(&self.opened, &mut self.dec, &self.limits, i, &bytes)
     }
 
@@ -131,19 +131,23 @@ impl<R: ReadAt> FlrepFile<R> {
     }
 }
 
-/// Opens a replay of any format over a [`ReadAt`] (the native twin of the worker's open loop).
+/// Opens a replay of any format over a [`ReadAt`] (the native twin of the worker's open loop), under
+/// the player's default limits.
 pub fn open_session<R: ReadAt>(src: &mut R) -> Result<crate::format::Session, crate::format::SessionError> {
-    use crate::format::{OpenStep, Session, SessionError};
-    let mut s = Session::new(src.len());
+    open_session_with_limits(src, crate::format::Limits::default())
+}
+
+/// [`open_session`] under the caller's limits (every format's part; docs/security.md "The limits").
+pub fn open_session_with_limits<R: ReadAt>(
+    src: &mut R,
+    limits: crate::format::Limits,
+) -> Result<crate::format::Session, crate::format::SessionError> {
+    use crate::format::{OpenStep, Session};
+    let mut s = Session::with_limits(src.len(), limits);
     let mut data: Option<Vec<u8>> = None;
     loop {
         match s.next(data.as_deref())? {
-            OpenStep::Need { offset, len } => {
-                data = Some(
-                    src.read_at(offset, len)
-                        .map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?,
-                )
-            }
+            OpenStep::Need { offset, len } => data = Some(src.read_at(offset, len).map_err(|e| read_error(offset, e))?),
             OpenStep::Ready => return Ok(s),
         }
     }
@@ -157,7 +161,12 @@ pub fn read_chunk<R: ReadAt>(
 ) -> Result<DecodedChunk, crate::format::SessionError> {
     use crate::format::SessionError;
     let (offset, len) = s.chunk_range(i).ok_or_else(|| SessionError::Usage(format!("no chunk {i}")))?;
-    let bytes =
-        src.read_at(offset, len).map_err(|e| SessionError::Usage(format!("read error at offset {offset}: {e}")))?;
+    let bytes = src.read_at(offset, len).map_err(|e| read_error(offset, e))?;
     s.decode_chunk(i, &bytes)
+}
+
+/// A failed read of a session's range, with the offset and the operating system's words.
+fn read_error(offset: u64, e: std::io::Error) -> crate::format::SessionError {
+    let message = format!("read error at offset {offset}: {e}");
+    crate::format::SessionError::Io(crate::format::IoError::new(&e, message))
 }

@@ -98,7 +98,7 @@ pub fn diverge(a: &DivergeArgs) -> Result<u8, Fail> {
         .zip(&indexes)
         .map(|(f, ix)| Source { label: if files.len() > 1 { label(f) } else { String::new() }, index: ix })
         .collect();
-    let cmp = Comparison::new(&sources);
+    let cmp = Comparison::with_limits(&sources, limits);
     let s = cmp.summary();
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());

@@ -1,5 +1,6 @@
 use crate::bytes::{Short, StrError};
 use crate::format::zstd::ZstdError;
+use crate::format::IoError;
 
 /// Everything that can be wrong with a `.flrep` file. Each defect has its own variant, and the
 /// message says where (file offset, chunk) and the numbers involved.
@@ -123,7 +124,11 @@ pub enum Error {
         reason: String,
     },
     NoChunks,
-    Io(String),
+    /// The caller broke the opener's contract: bytes other than those asked for, or a call after it
+    /// finished.
+    Usage(String),
+    /// A native driver's read failed (`crate::io`).
+    Io(IoError),
 }
 
 impl std::fmt::Display for Error {
@@ -192,7 +197,8 @@ impl std::fmt::Display for Error {
                 write!(f, "index entry for keyframe tick {expected_tick} points at offset {at}: {reason}")
             }
             NoChunks => write!(f, "the recording holds no complete chunk: nothing to play"),
-            Io(m) => write!(f, "read error: {m}"),
+            Usage(m) => write!(f, "read error: {m}"),
+            Io(e) => write!(f, "read error: {e}"),
         }
     }
 }

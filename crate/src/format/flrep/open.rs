@@ -22,16 +22,9 @@ pub const FIRST_READ: u64 = 64 * 1024;
 /// What the opener wants next.
 pub type Step = crate::format::Step<Opened>;
 
-/// A chunk as known from the index or the scan.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChunkRef {
-    /// Offset of the chunk header.
-    pub offset: u64,
-    /// Bytes from the chunk header to the next chunk (header + frame).
-    pub len: u64,
-    /// The keyframe tick that starts it.
-    pub first_tick: u64,
-}
+// A chunk as known from the index or the scan: the offset of its chunk header, its bytes up to the
+// next chunk (header + frame) and its keyframe tick.
+pub use crate::format::chunks::{ChunkRef, ChunkTable};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IndexSource {
@@ -46,7 +39,7 @@ pub struct Opened {
     pub header: Header,
     pub sections: Sections,
     pub stream_start: u64,
-    pub chunks: Vec<ChunkRef>,
+    pub chunks: ChunkTable,
     pub first_tick: u64,
     pub last_tick: u64,
     pub index_source: IndexSource,
@@ -58,7 +51,7 @@ pub struct Opened {
 impl Opened {
     /// Index of the chunk holding `tick` (the last chunk whose keyframe is at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
-        self.chunks.partition_point(|c| c.first_tick <= tick).saturating_sub(1)
+        self.chunks.for_tick(tick)
     }
 
     /// Checks a chunk header read at a chunk's offset against what the index said.
@@ -173,12 +166,12 @@ impl Opener {
             }
             State::Prefix { asked } => {
                 if (input.len() as u64) < asked {
-                    return Err(Error::Io(format!("asked for {asked} bytes at offset 0, got {}", input.len())));
+                    return Err(Error::Usage(format!("asked for {asked} bytes at offset 0, got {}", input.len())));
                 }
                 match parse_prefix(input, self.file_len, &self.limits)? {
                     Prefix::NeedBytes(n) => {
                         if n <= asked {
-                            return Err(Error::Io("header parser asked for bytes it already had".into()));
+                            return Err(Error::Usage("header parser asked for bytes it already had".into()));
                         }
                         if n > self.limits.max_prefix_bytes {
                             return Err(Error::PrefixTooLarge { len: n, max: self.limits.max_prefix_bytes });
@@ -250,7 +243,7 @@ impl Opener {
                     }
                 }
             }
-            State::Done => Err(Error::Io("opener already finished".into())),
+            State::Done => Err(Error::Usage("opener already finished".into())),
         }
     }
 
@@ -268,7 +261,7 @@ impl Opener {
     }
 
     fn finish_indexed(&mut self, t: trailer::Trailer, table_offset: u64) -> Result<Step, Error> {
-        let mut chunks = Vec::with_capacity(t.entries.len());
+        let mut chunks = ChunkTable::with_capacity(t.entries.len());
         for (i, &(first_tick, offset)) in t.entries.iter().enumerate() {
             let end = t.entries.get(i + 1).map(|e| e.1).unwrap_or(table_offset);
             chunks.push(ChunkRef { offset, len: end - offset, first_tick });
@@ -277,7 +270,7 @@ impl Opener {
     }
 
     fn finish_scan(&mut self, stop_reason: Option<String>) -> Result<Step, Error> {
-        let chunks: Vec<ChunkRef> = self
+        let chunks: ChunkTable = self
             .scanned
             .iter()
             .map(|h| ChunkRef { offset: h.offset, len: h.end() - h.offset, first_tick: h.first_tick })
@@ -309,14 +302,14 @@ impl Opener {
 
     fn ready(
         &mut self,
-        chunks: Vec<ChunkRef>,
+        chunks: ChunkTable,
         first_tick: u64,
         last_tick: u64,
         index_source: IndexSource,
         markers: Vec<Event>,
     ) -> Result<Step, Error> {
         let Some((header, sections, stream_start)) = self.prefix.take() else {
-            return Err(Error::Io("opener finished without a header".into()));
+            return Err(Error::Usage("opener finished without a header".into()));
         };
         self.state = State::Done;
         Ok(Step::Ready(Box::new(Opened {

@@ -264,7 +264,14 @@ impl Comparison {
         Self::new(&[Source { label: String::new(), index }])
     }
 
+    /// The comparison of `sources` under the default limits.
     pub fn new(sources: &[Source<'_>]) -> Comparison {
+        Self::with_limits(sources, Limits::default())
+    }
+
+    /// The comparison of `sources`, reading the ranges it asks for under `limits` (those the
+    /// sources were opened with).
+    pub fn with_limits(sources: &[Source<'_>], limits: Limits) -> Comparison {
         let multi = sources.len() > 1;
         let mut infos = Vec::new();
         let mut peers = Vec::new();
@@ -348,17 +355,7 @@ impl Comparison {
             ticks.push(t);
             hashes.push(row);
         }
-        Comparison {
-            sources: infos,
-            peers,
-            peer_map,
-            ticks,
-            hashes,
-            status,
-            ranges,
-            warnings,
-            limits: Limits::default(),
-        }
+        Comparison { sources: infos, peers, peer_map, ticks, hashes, status, ranges, warnings, limits }
     }
 
     pub fn peers(&self) -> &[PeerInfo] {

@@ -94,7 +94,11 @@ pub enum Error {
         version: u64,
         supported: u64,
     },
-    Io(String),
+    /// The caller broke a reader's contract: bytes other than those asked for, or a range that is not
+    /// the frame it should hold.
+    Usage(String),
+    /// A native driver's read failed (`crate::io::foldback`).
+    Io(crate::format::IoError),
 }
 
 impl std::fmt::Display for Error {
@@ -119,7 +123,8 @@ impl std::fmt::Display for Error {
             Snapshot { at, tick, peer, err } => write!(f, "snapshot of peer {peer} at tick {tick} (frame at offset {at}): {err}"),
             BadControl(m) => write!(f, "bad live control message: {m}"),
             NewerProtocol { version, supported } => write!(f, "the game speaks live protocol version {version}; this build speaks version {supported}: update the player"),
-            Io(m) => write!(f, "read error: {m}"),
+            Usage(m) => write!(f, "read error: {m}"),
+            Io(e) => write!(f, "read error: {e}"),
         }
     }
 }

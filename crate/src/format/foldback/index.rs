@@ -395,7 +395,7 @@ impl Indexer {
         match step {
             ScanStep::Need { offset, len } => Ok(IndexStep::Need { offset, len }),
             ScanStep::Done => {
-                let mut ix = self.index.take().ok_or_else(|| Error::Io("the scan ended without a header".into()))?;
+                let mut ix = self.index.take().ok_or_else(|| Error::Usage("the scan ended without a header".into()))?;
                 if let Some(end) = self.scanner.end() {
                     ix.file_len = ix.file_len.max(end.frames_end);
                     ix.finish(end.clone());
@@ -411,7 +411,7 @@ impl Indexer {
 pub fn read_snapshot(dec: &mut Decompressor, frame: &[u8], frame_at: u64, limits: &Limits) -> Result<Vec<u8>, Error> {
     let f = parse_frame_with(frame, frame_at, limits)?;
     let Frame::Snapshot { tick, peer, data } = f else {
-        return Err(Error::Io(format!(
+        return Err(Error::Usage(format!(
             "no Snapshot frame at offset {frame_at} (found a {} frame)",
             ft::name(f.frame_type())
         )));

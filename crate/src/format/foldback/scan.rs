@@ -159,7 +159,7 @@ impl Scanner {
                     None,
                 );
             }
-            let rel = usize::try_from(self.pos - base).map_err(|_| Error::Io("window offset overflow".into()))?;
+            let rel = usize::try_from(self.pos - base).map_err(|_| Error::Usage("window offset overflow".into()))?;
             let here = win.get(rel..).unwrap_or(&[]);
             if remaining_file < FRAME_HEADER_LEN as u64 {
                 return self.finish(
@@ -192,7 +192,7 @@ impl Scanner {
                 return self.finish(false, Some(format!("stopped at offset {}: {e}", self.pos)), Some(e));
             }
             let offset = self.pos;
-            let total_us = usize::try_from(total).map_err(|_| Error::Io("frame length overflow".into()))?;
+            let total_us = usize::try_from(total).map_err(|_| Error::Usage("frame length overflow".into()))?;
             if let Some(bytes) = here.get(..total_us) {
                 let payload = bytes.get(FRAME_HEADER_LEN..).unwrap_or(&[]);
                 self.pos += total;
@@ -255,7 +255,7 @@ fn is_known(t: u8) -> bool {
 
 fn check_len(input: &[u8], offset: u64, asked: u64) -> Result<(), Error> {
     if input.len() as u64 != asked {
-        return Err(Error::Io(format!("asked for {asked} bytes at offset {offset}, got {}", input.len())));
+        return Err(Error::Usage(format!("asked for {asked} bytes at offset {offset}, got {}", input.len())));
     }
     Ok(())
 }

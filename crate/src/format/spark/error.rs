@@ -3,89 +3,40 @@
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Error {
     /// The first four bytes are neither "YLPR" nor "RPLY".
-    BadMagic {
-        found: [u8; 4],
-    },
+    BadMagic { found: [u8; 4] },
     /// The file starts "RPLY": the magic written big-endian. SparkEngine writes little-endian; a
     /// big-endian writer's floats and counts would be misread, so the file is refused.
     BigEndian,
     /// Version 0 (never written by SparkEngine).
-    UnsupportedVersion {
-        version: u32,
-    },
+    UnsupportedVersion { version: u32 },
     /// A version newer than this build reads.
-    NewerVersion {
-        version: u32,
-        supported: u32,
-    },
+    NewerVersion { version: u32, supported: u32 },
     /// The file ends inside `what` (header and metadata, or the first frame: nothing to play).
-    Truncated {
-        what: &'static str,
-        at: u64,
-        need: u64,
-        have: u64,
-    },
+    Truncated { what: &'static str, at: u64, need: u64, have: u64 },
     /// A length-prefixed string over the 4,096-byte limit (kMaxStringLength).
-    StringTooLong {
-        what: &'static str,
-        at: u64,
-        len: u64,
-        max: u64,
-    },
+    StringTooLong { what: &'static str, at: u64, len: u64, max: u64 },
     /// frameCount over kMaxFrameCount.
-    TooManyFrames {
-        count: u64,
-        max: u64,
-    },
+    TooManyFrames { count: u64, max: u64 },
     /// A frame's entityCount over kMaxEntityCount.
-    TooManyEntities {
-        frame: u64,
-        at: u64,
-        count: u64,
-        max: u64,
-    },
+    TooManyEntities { frame: u64, at: u64, count: u64, max: u64 },
     /// eventCount over kMaxEventCount.
-    TooManyEvents {
-        count: u64,
-        max: u64,
-    },
+    TooManyEvents { count: u64, max: u64 },
     /// A frame or event timestamp that is not finite, negative, or absurdly large.
-    BadTimestamp {
-        what: &'static str,
-        index: u64,
-        at: u64,
-        reason: String,
-    },
+    BadTimestamp { what: &'static str, index: u64, at: u64, reason: String },
     /// An entity state field that cannot be mapped (not finite, out of the 32-bit quantized range).
-    BadEntity {
-        frame: u64,
-        at: u64,
-        entity: u32,
-        field: &'static str,
-        reason: String,
-    },
+    BadEntity { frame: u64, at: u64, entity: u32, field: &'static str, reason: String },
     /// An event position that cannot be mapped.
-    BadEvent {
-        index: u64,
-        at: u64,
-        field: &'static str,
-        reason: String,
-    },
+    BadEvent { index: u64, at: u64, field: &'static str, reason: String },
     /// The same entity id twice in one frame.
-    DuplicateEntity {
-        frame: u64,
-        at: u64,
-        entity: u32,
-    },
+    DuplicateEntity { frame: u64, at: u64, entity: u32 },
     /// The recording holds no frame.
     NoFrames,
     /// The bytes handed to the chunk decoder are not what the open scan indexed there.
-    ChunkMismatch {
-        chunk: usize,
-        at: u64,
-        reason: String,
-    },
-    Io(String),
+    ChunkMismatch { chunk: usize, at: u64, reason: String },
+    /// The caller broke the opener's contract: bytes other than those asked for, or a call after it
+    /// finished. (No native driver reads SparkEngine files outside [`crate::format::Session`], whose
+    /// own error carries a failed read.)
+    Usage(String),
 }
 
 impl std::fmt::Display for Error {
@@ -107,7 +58,7 @@ impl std::fmt::Display for Error {
             DuplicateEntity { frame, at, entity } => write!(f, "frame {frame} at offset {at}: entity {entity} appears twice"),
             NoFrames => write!(f, "the recording holds no frame: nothing to play"),
             ChunkMismatch { chunk, at, reason } => write!(f, "chunk {chunk} at offset {at}: {reason}"),
-            Io(m) => write!(f, "read error: {m}"),
+            Usage(m) => write!(f, "read error: {m}"),
         }
     }
 }

@@ -38,20 +38,19 @@ pub const CHUNK_BYTES: u64 = 512 * 1024;
 /// What the opener wants next.
 pub type Step = crate::format::Step<Opened>;
 
-/// A run of consecutive frames, decoded together.
+// A chunk is a run of consecutive frames, decoded together: in the table, the offset of its first
+// frame header, the bytes of all its frames and its first kept tick.
+pub use crate::format::chunks::{ChunkRef, ChunkTable};
+
+/// What the decoder needs of a chunk besides its [`ChunkRef`] (one per chunk, same index).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ChunkRef {
-    /// Offset of the first frame header.
-    pub offset: u64,
-    /// Bytes of all its frames.
-    pub len: u64,
+pub struct FrameRun {
     /// Index of its first frame in the file.
     pub first_frame: u64,
     /// Frames in its range (dropped ones included).
     pub frames: u32,
     /// Frames kept (the others have a tick not after the frame before them).
     pub kept: u32,
-    pub first_tick: u64,
     pub last_tick: u64,
     /// The last kept tick before this chunk (frames at or before it are dropped).
     pub prev_tick: Option<u64>,
@@ -69,7 +68,9 @@ pub struct Opened {
     pub frame_count: u32,
     /// Frames found complete.
     pub frames_read: u32,
-    pub chunks: Vec<ChunkRef>,
+    pub chunks: ChunkTable,
+    /// Per chunk, its frames ([`Self::chunks`] says where they are).
+    pub runs: Vec<FrameRun>,
     /// Every event, sorted by tick (stable: equal ticks keep file order).
     pub events: Vec<Event>,
     /// Whether the events block was read whole.
@@ -86,16 +87,16 @@ impl Opened {
         self.chunks.first().map(|c| c.first_tick).unwrap_or(0)
     }
     pub fn last_tick(&self) -> u64 {
-        self.chunks.last().map(|c| c.last_tick).unwrap_or(0)
+        self.runs.last().map(|r| r.last_tick).unwrap_or(0)
     }
 
     /// Index of the chunk holding `tick` (the last chunk starting at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
-        self.chunks.partition_point(|c| c.first_tick <= tick).saturating_sub(1)
+        self.chunks.for_tick(tick)
     }
 
     pub fn info(&self) -> RecordingInfo {
-        let span = self.chunks.first().map(|c| c.last_tick.saturating_sub(c.first_tick)).unwrap_or(0);
+        let span = self.runs.first().map(|r| r.last_tick.saturating_sub(self.first_tick())).unwrap_or(0);
         RecordingInfo {
             format: FormatKind::SparkReplay,
             format_major: u16::try_from(self.version).unwrap_or(u16::MAX),
@@ -132,7 +133,7 @@ impl Opened {
 
     /// Decodes chunk `i` from the bytes of its range.
     pub fn decode_chunk(&self, i: usize, bytes: &[u8]) -> Result<DecodedChunk, Error> {
-        let Some(r) = self.chunks.get(i).copied() else {
+        let (Some(r), Some(run)) = (self.chunks.get(i).copied(), self.runs.get(i).copied()) else {
             return Err(Error::ChunkMismatch {
                 chunk: i,
                 at: 0,
@@ -146,15 +147,15 @@ impl Opened {
         let mut c = Cursor::at(bytes, r.offset);
         let mut out = DecodedChunk::default();
         out.offsets.push(0);
-        let mut last = r.prev_tick;
+        let mut last = run.prev_tick;
         let short = |s: Short| {
             mismatch(format!(
                 "the chunk ends inside a frame at offset {} ({} bytes needed, {} left)",
                 s.at, s.need, s.have
             ))
         };
-        for k in 0..u64::from(r.frames) {
-            let frame = r.first_frame + k;
+        for k in 0..u64::from(run.frames) {
+            let frame = run.first_frame + k;
             let at = c.offset();
             let ts = c.f32().map_err(short)?;
             let _frame_number = c.u32().map_err(short)?;
@@ -206,18 +207,18 @@ impl Opened {
         if !c.is_empty() {
             return Err(mismatch(format!("{} bytes after its last frame", c.remaining())));
         }
-        if out.ticks.len() != r.kept as usize
+        if out.ticks.len() != run.kept as usize
             || out.ticks.first() != Some(&r.first_tick)
-            || out.ticks.last() != Some(&r.last_tick)
+            || out.ticks.last() != Some(&run.last_tick)
         {
             return Err(mismatch(format!(
                 "holds {} frames over ticks {:?}..{:?}; the open scan found {} over {}..{}",
                 out.ticks.len(),
                 out.ticks.first(),
                 out.ticks.last(),
-                r.kept,
+                run.kept,
                 r.first_tick,
-                r.last_tick
+                run.last_tick
             )));
         }
         // Events: those of this chunk's span (the first chunk also takes any before it, the last any after).
@@ -250,8 +251,9 @@ pub struct Opener {
     /// Offset of the next unread frame or event.
     pos: u64,
     frames_read: u32,
-    chunks: Vec<ChunkRef>,
-    cur: Option<ChunkRef>,
+    chunks: ChunkTable,
+    runs: Vec<FrameRun>,
+    cur: Option<(ChunkRef, FrameRun)>,
     last_tick: Option<u64>,
     dropped: u64,
     first_dropped: Option<(u64, u64, u64)>,
@@ -296,7 +298,8 @@ impl Opener {
             frame_count: 0,
             pos: 0,
             frames_read: 0,
-            chunks: Vec::new(),
+            chunks: ChunkTable::default(),
+            runs: Vec::new(),
             cur: None,
             last_tick: None,
             dropped: 0,
@@ -321,7 +324,7 @@ impl Opener {
             }
             State::Head => {
                 if (input.len() as u64) < self.file_len.min(FIRST_READ) {
-                    return Err(Error::Io(format!(
+                    return Err(Error::Usage(format!(
                         "asked for {} bytes at offset 0, got {}",
                         self.file_len.min(FIRST_READ),
                         input.len()
@@ -338,14 +341,14 @@ impl Opener {
                 self.check_read(at, input)?;
                 self.events(at, input)
             }
-            State::Done => Err(Error::Io("opener already finished".into())),
+            State::Done => Err(Error::Usage("opener already finished".into())),
         }
     }
 
     fn check_read(&self, at: u64, input: &[u8]) -> Result<(), Error> {
         let want = self.window(at);
         if (input.len() as u64) < want {
-            return Err(Error::Io(format!("asked for {want} bytes at offset {at}, got {}", input.len())));
+            return Err(Error::Usage(format!("asked for {want} bytes at offset {at}, got {}", input.len())));
         }
         Ok(())
     }
@@ -428,12 +431,12 @@ impl Opener {
             let fat = c.offset();
             if c.remaining() < FRAME_HEADER_LEN as usize {
                 if !progressed && fat + FRAME_HEADER_LEN <= self.file_len {
-                    return Err(Error::Io(format!("the read at offset {fat} did not hold a frame header")));
+                    return Err(Error::Usage(format!("the read at offset {fat} did not hold a frame header")));
                 }
                 return self.frames_from(fat);
             }
             progressed = true;
-            let short = |s: Short| Error::Io(format!("read at {} short", s.at));
+            let short = |s: Short| Error::Usage(format!("read at {} short", s.at));
             let ts = c.f32().map_err(short)?;
             let _frame_number = c.u32().map_err(short)?;
             let count = c.u32().map_err(short)?;
@@ -486,44 +489,39 @@ impl Opener {
             // Not after the frame before it: dropped (the decoder applies the same rule).
             self.dropped += 1;
             self.first_dropped.get_or_insert((frame, at, tick));
-            if let Some(c) = self.cur.as_mut() {
+            if let Some((c, run)) = self.cur.as_mut() {
                 c.len += len;
-                c.frames += 1;
+                run.frames += 1;
             }
             return;
         }
-        if let Some(c) = self.cur {
-            if c.kept >= CHUNK_FRAMES || c.len + len > CHUNK_BYTES {
+        if let Some((c, run)) = self.cur {
+            if run.kept >= CHUNK_FRAMES || c.len + len > CHUNK_BYTES {
                 self.close_chunk();
             }
         }
         let prev_tick = self.last_tick;
         self.last_tick = Some(tick);
         match self.cur.as_mut() {
-            Some(c) => {
+            Some((c, run)) => {
                 c.len += len;
-                c.frames += 1;
-                c.kept += 1;
-                c.last_tick = tick;
+                run.frames += 1;
+                run.kept += 1;
+                run.last_tick = tick;
             }
             None => {
-                self.cur = Some(ChunkRef {
-                    offset: at,
-                    len,
-                    first_frame: frame,
-                    frames: 1,
-                    kept: 1,
-                    first_tick: tick,
-                    last_tick: tick,
-                    prev_tick,
-                })
+                self.cur = Some((
+                    ChunkRef { offset: at, len, first_tick: tick },
+                    FrameRun { first_frame: frame, frames: 1, kept: 1, last_tick: tick, prev_tick },
+                ))
             }
         }
     }
 
     fn close_chunk(&mut self) {
-        if let Some(c) = self.cur.take() {
+        if let Some((c, run)) = self.cur.take() {
             self.chunks.push(c);
+            self.runs.push(run);
         }
     }
 
@@ -569,7 +567,7 @@ impl Opener {
     fn events(&mut self, at: u64, input: &[u8]) -> Result<Step, Error> {
         let mut c = Cursor::at(input, at);
         if self.event_count.is_none() {
-            let n = c.u32().map_err(|s| Error::Io(format!("read at {} short", s.at)))?;
+            let n = c.u32().map_err(|s| Error::Usage(format!("read at {} short", s.at)))?;
             if n > self.limits.max_events {
                 return Err(Error::TooManyEvents { count: u64::from(n), max: u64::from(self.limits.max_events) });
             }
@@ -595,7 +593,7 @@ impl Opener {
                         return self.finish();
                     }
                     if eat == at {
-                        return Err(Error::Io(format!("the read at offset {at} did not hold a whole event")));
+                        return Err(Error::Usage(format!("the read at offset {at} did not hold a whole event")));
                     }
                     return self.events_from(eat);
                 }
@@ -690,6 +688,7 @@ impl Opener {
             frame_count: self.frame_count,
             frames_read: self.frames_read,
             chunks: std::mem::take(&mut self.chunks),
+            runs: std::mem::take(&mut self.runs),
             events,
             events_complete: self.events_complete,
             markers,
@@ -710,10 +709,10 @@ pub fn open_bytes(bytes: &[u8], limits: Limits) -> Result<Opened, Error> {
                 let end = offset.checked_add(len).and_then(|e| usize::try_from(e).ok());
                 let start = usize::try_from(offset).ok();
                 input = match (start, end) {
-                    (Some(s), Some(e)) => {
-                        Some(bytes.get(s..e).ok_or_else(|| Error::Io(format!("range {offset}+{len} past the end")))?)
-                    }
-                    _ => return Err(Error::Io("range overflows".into())),
+                    (Some(s), Some(e)) => Some(
+                        bytes.get(s..e).ok_or_else(|| Error::Usage(format!("range {offset}+{len} past the end")))?,
+                    ),
+                    _ => return Err(Error::Usage("range overflows".into())),
                 };
             }
             Step::Ready(o) => return Ok(*o),
