@@ -5,9 +5,9 @@
 // One decoder wasm per format family (scripts/build.mjs): the worker reads the file's first bytes
 // and loads only the build that reads it, so a .flrep session never downloads the SparkEngine or
 // .foldback readers (nor the divergence view). The magic numbers are those of `format::sniff`
-// (crate/src/format/mod.rs); anything
-// else goes to the .flrep build, whose Session refuses it with the reader's "not a replay this
-// player reads" message.
+// (crate/src/format/mod.rs; tests/unit/worker-decoders.test.mjs holds the two together, and
+// tests/e2e/decoder.test.mjs opens every fixture in the build named); anything else goes to the
+// .flrep build, whose Session refuses it with the reader's "not a replay this player reads" message.
 // The decoder glue is imported dynamically so that its fetch belongs to the worker (a static
 // import of a module worker is fetched through the page in Chromium).
 import { messageOf } from './worker-errors.js';
