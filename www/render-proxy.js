@@ -10,6 +10,9 @@
 //   worker's last reply: one frame late, never blocking. Reads that need an answer now (`pick`,
 //   every label) are `request(name, ...args)` → Promise, as they are for the in-page renderer.
 // - Frames are copied out of the page's pieces into buffers that are transferred (not cloned).
+// - The request/reply and crash handling is www/rpc.js's: a reply marked fatal (a trap) or a
+//   worker error kills the worker; every call after that is refused with the crash's message.
+import { Rpc } from './rpc.js';
 
 const MODES = ['orbit', 'follow', 'first', 'free', 'kill'];
 /** An idle player (nothing changed) still draws one frame this often. */
@@ -35,7 +38,6 @@ export class RenderProxy {
    * @param {(message: string) => void} onFatal the worker died (trap or worker error)
    */
   constructor(worker, backend, onFatal) {
-    this.worker = worker;
     this.backendName = backend;
     this.onFatal = onFatal;
     this.queue = [];
@@ -44,12 +46,15 @@ export class RenderProxy {
     this.mode = 'orbit';
     this.modeSeq = 0;
     this.error = null;
-    this.dead = false;
     this.near = 0;
     /** Ids whose label position `labelOf` was asked for since the last frame: sent with the next. */
     this.idsAsked = new Set();
-    this.nextId = 1;
-    this.pending = new Map();
+    /** The label count the last frame asked for (undefined: none posted yet). */
+    this.sentNear = undefined;
+    /** Whether a frame with entity frames was sent, and whether the last reply drew one
+     *  (contentDrawn). */
+    this.framesSent = false;
+    this.framesDrawn = false;
     /** Frames posted, drawn by the worker, skipped because one was still in flight, and idle (nothing changed). */
     this.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
     this.postedAt = -Infinity;
@@ -58,50 +63,24 @@ export class RenderProxy {
     /** Called with 'call' for every queued call and 'reply' for every frame reply (the player's
      *  resting loop wakes). */
     this.onActivity = null;
-    worker.addEventListener('message', (ev) => this.handle(ev.data));
-    worker.addEventListener('error', (ev) => {
-      ev.preventDefault();
-      this.die(ev.message ? `the renderer stopped: ${ev.message}` : 'the renderer worker failed');
+    this.rpc = new Rpc(worker, {
+      onDeath: (message) => {
+        this.error = this.rpc.error;
+        this.onFatal?.(message);
+      },
+      crashMessage: (ev) => (ev.message ? `the renderer stopped: ${ev.message}` : 'the renderer worker failed'),
+      dieOnFatalReply: true,
     });
   }
 
-  handle(msg) {
-    if (!msg || this.dead) return;
-    const p = this.pending.get(msg.id);
-    if (!p) return;
-    this.pending.delete(msg.id);
-    if (msg.error) {
-      if (msg.error.fatal) this.die(msg.error.message);
-      p.reject(new Error(msg.error.message));
-    } else {
-      p.resolve(msg.result);
-    }
+  /** Whether the worker died (or was freed). */
+  get dead() {
+    return this.rpc.dead;
   }
 
-  die(message) {
-    if (this.dead) return;
-    this.dead = true;
-    this.error = new Error(message);
-    for (const p of this.pending.values()) p.reject(this.error);
-    this.pending.clear();
-    try {
-      this.worker.terminate();
-    } catch {
-      /* ignore */
-    }
-    this.onFatal?.(message);
-  }
-
+  /** Posts `{id, type, params}`; the reply's result, or its error (see www/rpc.js). */
   post(type, params, transfer = []) {
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      if (this.dead) {
-        reject(this.error);
-        return;
-      }
-      this.pending.set(id, { resolve, reject });
-      this.worker.postMessage({ id, type, params }, transfer);
-    });
+    return this.rpc.request({ type, params }, transfer);
   }
 
   push(cmd) {
@@ -268,8 +247,7 @@ export class RenderProxy {
 
   /** Stops the worker (named like the wasm Renderer's `free()`, which the player calls). */
   free() {
-    this.dead = true;
-    this.worker.terminate();
+    this.rpc.close();
   }
 }
 

@@ -1,7 +1,8 @@
 // The per-format decoder wasm builds, driven directly from node (no browser): each opens the formats
 // it is built for, produces the info/event shapes of the model's serde JSON (compared with the golden
 // .jsonl dumps of the native CLI), and refuses the others with a clear message. Also checks which
-// build carries which exports, so the .flrep decoder stays free of the SparkEngine/.foldback readers.
+// build carries which exports, so the .flrep decoder stays free of the SparkEngine/.foldback readers,
+// and that the worker's magic → build table sends every fixture to a build that reads it.
 //   node --test tests/e2e/decoder.test.mjs      (after node scripts/build.mjs)
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -271,5 +272,62 @@ test('decodeRange: pieces resume in the chunk without its bytes and rebuild deco
     assert.ok(d.ticks().length >= 1);
     d.free();
     dec.free();
+  }
+});
+
+/** Every fixture replay under tests/fixtures (recursively). */
+function allFixtures(dir = FIX) {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => {
+    const f = path.join(dir, e.name);
+    if (e.isDirectory()) return allFixtures(f);
+    return /\.(flrep|replay|foldback)$/.test(e.name) ? [f] : [];
+  });
+}
+
+test("the worker's magic → build table routes every fixture to a build that reads its format", async () => {
+  // The shipped table (dist/worker-decoders.js); tests/unit/worker-decoders.test.mjs holds it
+  // against format::sniff's source and docs/worker-protocol.md.
+  const { decoderFor, DEFAULT_DECODER } = await import(pathToFileURL(path.join(WWW, 'worker-decoders.js')).href);
+  const mods = Object.fromEntries(await Promise.all(BUILDS.map(async (b) => [b, (await load(b)).mod])));
+  /** Opens `file` in `build`: its format, or the error the reader refused it with. */
+  const attempt = (build, file) => {
+    try {
+      const { dec } = open(mods[build], file);
+      const format = dec.info().info.format;
+      dec.free();
+      return { format };
+    } catch (e) {
+      assert.ok(!(e instanceof WebAssembly.RuntimeError), `${build} trapped on ${file}: ${e.message}`);
+      return { error: e.message };
+    }
+  };
+  const MISSING_READER = /does not include the .* reader/;
+  const routed = new Map();
+  let dumps = 0;
+  for (const f of allFixtures()) {
+    const name = path.relative(FIX, f);
+    const buf = fs.readFileSync(f);
+    const build = decoderFor(buf.subarray(0, 64 * 1024));
+    const got = attempt(build, f);
+    // The build picked has the reader: the file opens, or that reader refuses it for its own reason.
+    assert.doesNotMatch(got.error ?? '', MISSING_READER, `${name} → ${build}`);
+    if (/^not a replay this player reads/.test(got.error ?? ''))
+      assert.equal(build, DEFAULT_DECODER, `${name}: unknown magic → the default build`);
+    const jsonl = f.replace(/\.\w+$/, '.jsonl');
+    if (fs.existsSync(jsonl)) {
+      const info = golden(jsonl).info;
+      assert.equal(got.format, info.format, `${name} opens in ${build} as its dump says`);
+      dumps++;
+    }
+    if (got.format) routed.set(got.format, [...(routed.get(got.format) ?? []), [f, build]]);
+  }
+  assert.ok(dumps >= 10, `${dumps} fixtures with a golden dump`);
+  assert.deepEqual([...routed.keys()].sort(), ['flrep', 'foldback', 'spark_replay']);
+  // The choice matters: a SparkEngine or .foldback file in any other build is refused for the
+  // missing reader (a table pointing elsewhere would fail above).
+  for (const format of ['spark_replay', 'foldback']) {
+    const [file, build] = routed.get(format)[0];
+    for (const other of BUILDS.filter((b) => b !== build))
+      assert.match(attempt(other, file).error ?? '', MISSING_READER, `${path.relative(FIX, file)} in ${other}`);
   }
 });

@@ -1,0 +1,277 @@
+// The decoder worker's open replay and its request pump (docs/worker-protocol.md, `want`): the
+// page's latest request for ticks [from, to) is decoded into pieces (runs of packed frames of a
+// bounded size) posted one after another as transferable buffers, resuming in a chunk the decoder
+// holds, reading the others' compressed bytes through a byte-bounded LRU cache, and reading the
+// next chunk ahead once caught up. Prefetch hints and the spare decoder: www/worker-prefetch.js.
+import { PIECE_STATES } from './worker-decoders.js';
+import { isFatal, messageOf } from './worker-errors.js';
+import { Prefetch } from './worker-prefetch.js';
+
+/** Compressed-chunk cache budget (bytes): the chunk being decoded and the next one, read ahead. */
+const CACHE_BYTES = 4 * 1024 * 1024;
+
+/** LRU of compressed chunks (Uint8Array) bounded by bytes. Map iteration order = recency (oldest first). */
+class BytesCache {
+  constructor(budget) {
+    this.budget = budget;
+    this.map = new Map();
+    this.bytes = 0;
+  }
+  get(i) {
+    const c = this.map.get(i);
+    if (c) {
+      this.map.delete(i);
+      this.map.set(i, c);
+    }
+    return c;
+  }
+  put(i, c) {
+    if (this.map.has(i)) this.bytes -= this.map.get(i).byteLength;
+    this.map.delete(i);
+    this.map.set(i, c);
+    this.bytes += c.byteLength;
+    for (const [k, v] of this.map) {
+      if (this.bytes <= this.budget || this.map.size <= 1) break;
+      this.map.delete(k);
+      this.bytes -= v.byteLength;
+    }
+  }
+  clear() {
+    this.map.clear();
+    this.bytes = 0;
+  }
+}
+
+const NO_BYTES = new Uint8Array(0);
+
+export class Replay {
+  /**
+   * @param {number} sessionId the page's load counter (echoed in what is posted)
+   * @param {{read: Function, close?: Function, abort?: Function}} source www/worker-sources.js
+   * @param {object} dec the open DecoderSession
+   * @param {WebAssembly.Memory|null} memory its build's memory
+   * @param {object} info `dec.info()`
+   * @param {(msg: object, transfer?: Transferable[]) => void} post the worker's postMessage
+   */
+  constructor(sessionId, source, dec, memory, info, post) {
+    this.sessionId = sessionId;
+    this.post = post;
+    /** The WebAssembly.Memory of the decoder build this replay uses (for `stats`). */
+    this.memory = memory;
+    this.source = source;
+    this.dec = dec;
+    this.cache = new BytesCache(CACHE_BYTES);
+    this.closed = false;
+    this.chunkCount = dec.chunkCount();
+    this.firstTick = info.info.first_tick;
+    this.endTick = info.info.last_tick + 1;
+    /** The latest request from the page ({gen, from, to, stride, dir}): superseded, never queued
+     *  behind stale work. `next`: the first tick of it not posted yet. */
+    this.gen = 0;
+    this.req = null;
+    this.next = 0;
+    this.pumping = false;
+    /** Reads in flight: chunk index → Promise<Uint8Array>. */
+    this.reading = new Map();
+    this.stats = {
+      reads: 0,
+      bytesRead: 0,
+      decoded: 0,
+      resumed: 0,
+      posted: 0,
+      cacheHits: 0,
+      dropped: 0,
+      hints: 0,
+      prefetched: 0,
+      warmed: 0,
+      hintReads: 0,
+      hintDecoded: 0,
+      swapped: 0,
+    };
+    /** Prefetch hints and the spare decoder (they count in `stats` too). */
+    this.hints = new Prefetch(this);
+  }
+
+  /** The chunk holding `tick` (the last one starting at or before it). */
+  chunkFor(tick) {
+    return this.dec.chunkForTick(tick);
+  }
+
+  /** Replaces the request: pieces covering ticks [from, to) thinned to `stride`, posted in order;
+   *  `dir` says which chunk to read ahead. An empty range clears the queue. */
+  want(gen, from, to, stride = 1, dir = 1) {
+    if (gen < this.gen) return; // an older request overtaken in flight
+    this.gen = gen;
+    const ok = Number.isFinite(from) && Number.isFinite(to) && to > from;
+    this.req = ok
+      ? {
+          gen,
+          from: Math.max(this.firstTick, Math.floor(from)),
+          to: Math.min(this.endTick, Math.ceil(to)),
+          stride: Math.max(1, Math.min(64, Math.floor(stride) || 1)),
+          dir: dir < 0 ? -1 : 1,
+        }
+      : null;
+    this.next = this.req ? this.req.from : 0;
+    // A read for a chunk no longer wanted is abandoned (a URL's download, not a file's slice).
+    if (this.req && this.reading.size) {
+      const c = this.chunkFor(this.next);
+      if (![...this.reading.keys()].some((k) => k === c || k === c + this.req.dir)) this.source.abort?.();
+    }
+    this.pump();
+  }
+
+  async pump() {
+    if (this.pumping) return;
+    this.pumping = true;
+    try {
+      while (!this.closed && this.req && this.next < this.req.to) {
+        const { gen } = this.req;
+        const from = this.next;
+        const index = this.chunkFor(from);
+        try {
+          await this.piece(index, from, gen);
+        } catch (e) {
+          if (this.closed) return;
+          // This request cannot go on (the chunk is damaged): report it, stop until the next one.
+          if (this.req?.gen === gen) this.req = null;
+          this.post({ type: 'error', session: this.sessionId, index, message: messageOf(e), fatal: isFatal(e) });
+          if (isFatal(e)) return;
+        }
+        // Let a newer `want` in between pieces (scrubbing, the page's window moving on).
+        await new Promise((r) => setTimeout(r, 0));
+      }
+      if (!this.closed && this.req) this.readAhead();
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  /** Decodes and posts the piece of chunk `index` starting at tick `from` (resuming in the chunk
+   *  without its bytes when the decoder stands there). */
+  async piece(index, from, gen) {
+    const t0 = performance.now();
+    let bytes = NO_BYTES;
+    let resumed = this.hints.takeHeld(index);
+    // The chunk's bytes were in the cache already (read ahead, or by a hint): no wait for the file.
+    let cached = false;
+    if (!resumed) {
+      cached = this.cache.map.has(index);
+      bytes = await this.bytesOf(index);
+      if (!bytes || this.closed) return;
+      // Superseded while reading: the next request starts elsewhere.
+      if (this.req?.gen !== gen && this.next !== from) {
+        this.stats.dropped++;
+        return;
+      }
+      resumed = this.hints.takeHeld(index);
+      if (resumed) bytes = NO_BYTES;
+    }
+    const r = this.req;
+    if (!r) return;
+    const t1 = performance.now();
+    this.dec.rpChunk = index;
+    const d = this.dec.decodeRange(index, bytes, from, r.to, r.stride, PIECE_STATES);
+    if (resumed) this.stats.resumed++;
+    else this.stats.decoded++;
+    const t2 = performance.now();
+    let msg;
+    let transfer;
+    try {
+      const ticks = d.ticks();
+      const offsets = d.offsets();
+      const entities = d.entities();
+      const eventTicks = d.eventTicks();
+      const end = d.end() ?? (index + 1 < this.chunkCount ? this.dec.chunkFirstTick(index + 1) : this.endTick);
+      msg = {
+        type: 'piece',
+        session: this.sessionId,
+        gen: r.gen,
+        chunk: index,
+        // Covers ticks [from, end); the first frame is the world at the last tick at or before `from`.
+        from,
+        end: Math.max(end, from + 1),
+        stride: r.stride,
+        ticks,
+        offsets,
+        entities,
+        events: d.events(),
+        // The tick each event was recorded in (its own `tick` may differ): what `[from, end)` covers.
+        eventTicks,
+        skippedEvents: d.skippedEvents(),
+        timing: null,
+      };
+      transfer = [ticks.buffer, offsets.buffer, entities.buffer, eventTicks.buffer];
+    } finally {
+      d.free();
+    }
+    this.next = msg.end;
+    this.stats.posted++;
+    const t3 = performance.now();
+    // Diagnostics (ms): Blob/HTTP read (0 when resumed or cached), wasm decode, copy out of wasm;
+    // `resumed`: from the payload the decoder held; `cached`: from bytes the cache held;
+    // `startedAt` / `postedAt` are wall-clock ms (timeOrigin + now) so the page can tell the transit
+    // times.
+    msg.timing = {
+      resumed,
+      cached: cached && !resumed,
+      read: t1 - t0,
+      decode: t2 - t1,
+      extract: t3 - t2,
+      copy: 0,
+      startedAt: performance.timeOrigin + t0,
+      postedAt: performance.timeOrigin + performance.now(),
+    };
+    this.post(msg, transfer);
+  }
+
+  /** The compressed bytes of chunk `index`: cached, being read, or read now. */
+  async bytesOf(index) {
+    const hit = this.cache.get(index);
+    if (hit) {
+      this.stats.cacheHits++;
+      return hit;
+    }
+    let p = this.reading.get(index);
+    if (!p) {
+      const [offset, len] = this.dec.chunkRange(index);
+      p = this.source.read(offset, len).then((b) => {
+        this.stats.reads++;
+        this.stats.bytesRead += b.length;
+        if (!this.closed) this.cache.put(index, b);
+        return b;
+      });
+      this.reading.set(index, p);
+      p.finally(() => this.reading.delete(index)).catch(() => {});
+    }
+    try {
+      return await p;
+    } catch (e) {
+      if (this.closed || e?.name === 'AbortError') return null;
+      throw e;
+    }
+  }
+
+  /** Caught up: reads the next chunk in the playing direction, so the next piece that needs it
+   *  does not wait for the read. Errors wait for the piece that needs the chunk. */
+  readAhead() {
+    const r = this.req;
+    // Forward: the chunk after the one the request ended in; rewinding: the one before its start.
+    const c = r.dir < 0 ? this.chunkFor(r.from) - 1 : this.chunkFor(Math.max(r.from, this.next - 1)) + 1;
+    if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c)) return;
+    this.bytesOf(c).catch(() => {});
+  }
+
+  close() {
+    this.closed = true;
+    this.req = null;
+    this.cache.clear();
+    this.source.close?.();
+    try {
+      this.dec.free();
+    } catch {
+      /* already freed */
+    }
+    this.hints.close();
+  }
+}
