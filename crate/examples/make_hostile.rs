@@ -349,6 +349,14 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         let mut s = good_sections();
         s[0].1 = types_section(&[("f16c", "F-16C \u{2066}Viper\u{2069}")]);
         v.push(("string_bidi_isolate_type_name", with_prefix(prefix_raw(1, 0, &rem, &s))));
+        // A metadata value is free text (docs/format/flrep.md §2.4, §5.6): kept, sanitised.
+        let mut s = good_sections();
+        let mut meta = Vec::new();
+        meta.put_u32(1);
+        meta.put_str16("note");
+        meta.put_str16("line one\nline two\ttabbed \u{202E}evil\0 end");
+        s.push((SECTION_METADATA, meta));
+        v.push(("metadata_value_free_text", with_prefix(prefix_raw(1, 0, &rem, &s))));
 
         // Header fields.
         let field = |f: &dyn Fn(&mut Header)| {

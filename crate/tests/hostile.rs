@@ -164,6 +164,18 @@ fn bad_magic_and_empty_through_the_session() {
 }
 
 #[test]
+fn metadata_value_free_text() {
+    // Keys are names (refused); values are free text: kept, with control and bidi characters
+    // replaced and the tab kept (docs/format/flrep.md §2.4, §5.6).
+    let o = run("metadata_value_free_text");
+    assert_eq!(
+        o.opened().sections.metadata,
+        [("note".to_string(), "line one\u{FFFD}line two\ttabbed \u{FFFD}evil\u{FFFD} end".to_string())]
+    );
+    assert_eq!(o.ticks(), *BASE_TICKS);
+}
+
+#[test]
 fn unknown_section() {
     let o = run("unknown_section");
     assert!(o.warnings().contains("skipped sections this build does not read: 0x0042"), "{}", o.warnings());

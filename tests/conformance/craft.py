@@ -45,7 +45,10 @@ def header(major=1, minor=3, extra=b"\x01\x02\x03\x04\x05\x06\x07\x08", radius=6
     return b"FLRP" + struct.pack("<HHI", major, minor, len(rem)) + rem
 
 
-def sections():
+META = [("map", "crater"), ("mode", "tdm")]
+
+
+def sections(meta=None):
     types = struct.pack("<H", 2)
     types += struct.pack("<H", 3) + s16("heli") + s16("Helicopter") + bytes([1, 0])
     types += struct.pack("<H", 9) + s16("thing") + s16("Thing (category 9)") + bytes([9, 7])
@@ -53,7 +56,8 @@ def sections():
     facs = struct.pack("<H", 1) + bytes([4]) + s16("green") + s16("Grün ✓") + b"\x00\x00tail"
     roster = struct.pack("<I", 1) + struct.pack("<I", 77) + s16("Ghost") + struct.pack("<I", 0xFFFFFFFF) + bytes([4])
     roster += struct.pack("<I", 1) + struct.pack("<II", 1, 5)
-    meta = struct.pack("<I", 2) + s16("map") + s16("crater") + s16("mode") + s16("tdm")
+    meta = META if meta is None else meta
+    meta = struct.pack("<I", len(meta)) + b"".join(s16(k) + s16(v) for k, v in meta)
     return (section(0x0005, meta) + section(0x0002, facs) + section(0x0004, b"camera-bytes")
             + section(0x0001, types) + section(0x7777, b"\xff" * 10) + section(0x0003, roster)
             + section(0x0000, b""))
@@ -120,8 +124,8 @@ def kill(t, killer, victim, weapon):
     return event(1, struct.pack("<QIIH", t, killer, victim, weapon))
 
 
-def build_ok(hdr=None):
-    prefix = (hdr if hdr is not None else header()) + sections()
+def build_ok(hdr=None, secs=None):
+    prefix = (hdr if hdr is not None else header()) + (secs if secs is not None else sections())
     # chunk 1: ticks 100 (keyframe), 101, 103 (gap), 104
     t100 = tick(100, 1, [
         absolute(5, None, 3, 4, [1000, -2000, 300], [0, 0, 0, 32767], [40, 0, -2], 10000, 3),
@@ -184,6 +188,9 @@ def main():
     w("ok-extended-cut.flrep", ok[: table - 5])          # no trailer, last chunk cut: dropped
     w("ok-extended-notrailer.flrep", ok[:table])         # no trailer, ends on a chunk boundary
     w("ok-flat-minor0.flrep", build_ok(header(minor=0, extra=b"", radius=0.0))[0])
+    # §2.4/§5.6: a metadata value is free text (sanitised, kept); its key is a name (refused).
+    note = ("note", "line one\nline two\ttabbed \u202eevil\x00 \x7f end")
+    w("ok-metadata-free-text.flrep", build_ok(secs=sections(META + [note]))[0])
     # refusals
     w("bad-newer-major.flrep", header(major=2, minor=5, engine="0.7.0") + b"\x00" * 64)
     w("bad-major0.flrep", header(major=0) + ok[len(header()):])
@@ -202,6 +209,7 @@ def main():
     bad_crc[off2 + 32] ^= 0xFF   # chunk 2's crc32 field
     w("bad-chunk-crc.flrep", bytes(bad_crc))
     w("bad-control-name.flrep", ok.replace(s16("Ghost"), s16("Gh\nst")))
+    w("bad-control-metadata-key.flrep", build_ok(secs=sections(META + [("no\tte", "fine")]))[0])
 
 
 if __name__ == "__main__":

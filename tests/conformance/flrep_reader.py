@@ -299,7 +299,7 @@ def parse_metadata(c):
     out = []
     for _ in range(n):
         k = c.name("metadata key")
-        v = c.name("metadata value")
+        v = sanitize(c.str16("metadata value"))  # §2.4, §5.6: a value is free text
         out.append([k, v])
     return out
 
