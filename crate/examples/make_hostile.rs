@@ -16,7 +16,7 @@ use replay_player::format::flrep::header::{
     SECTION_TYPES,
 };
 use replay_player::format::flrep::trailer::{self, Trailer};
-use replay_player::format::flrep::{self, record, Limits};
+use replay_player::format::flrep::{self, record, Limits, TRAILER_MAGIC};
 use replay_player::format::zstd;
 use replay_player::model::{EntityState, Event, EventBody};
 use replay_player::sim::{dogfight_bytes, Dogfight, DogfightConfig};
@@ -405,6 +405,16 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         v.push(("index_crc_corrupt", f));
         let n = b.len();
         v.push(("index_table_offset_past_end", patch(n - 8, &u64::MAX.to_le_bytes())));
+        // A table offset 38 bytes before the end: a CRC-valid "FLIX" stub too short for the trailer's
+        // 40 fixed bytes. No trailer (docs/format/flrep.md §13.1 step 3), not a corrupt one.
+        let mut f = b[..l.table_offset].to_vec();
+        let mut stub = TRAILER_MAGIC.to_vec();
+        stub.extend_from_slice(&[0; 22]);
+        let crc = crc32fast::hash(&stub);
+        f.extend_from_slice(&stub);
+        f.put_u32(crc);
+        f.put_u64(l.table_offset as u64);
+        v.push(("index_table_offset_in_last_40", f));
         v.push(("no_index_trailer", b[..l.table_offset].to_vec()));
         v.push(("cut_mid_chunk", b[..c2.0 - 20].to_vec()));
         v.push(("prefix_only", b[..l.stream_start].to_vec()));

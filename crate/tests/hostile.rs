@@ -242,6 +242,15 @@ fn index_table_offset_past_end() {
 }
 
 #[test]
+fn index_table_offset_in_last_40() {
+    // 38 bytes from the offset to the end cannot hold a trailer (40 fixed bytes): "no index
+    // trailer", the same as an offset outside the stream; the scan stops at the stub's "FLIX".
+    let o = run("index_table_offset_in_last_40");
+    assert_eq!(o.warnings(), "no index trailer: index rebuilt by scanning 3 chunks");
+    assert_eq!(o.ticks(), *BASE_TICKS);
+}
+
+#[test]
 fn no_index_trailer() {
     let o = run("no_index_trailer");
     assert_eq!(o.warnings(), "no index trailer: index rebuilt by scanning 3 chunks");

@@ -191,6 +191,10 @@ def main():
     # §2.4/§5.6: a metadata value is free text (sanitised, kept); its key is a name (refused).
     note = ("note", "line one\nline two\ttabbed \u202eevil\x00 \x7f end")
     w("ok-metadata-free-text.flrep", build_ok(secs=sections(META + [note]))[0])
+    # §13.1: a table offset leaving fewer than 40 bytes (here 38, a CRC-valid "FLIX" stub) is no
+    # trailer, not a corrupt one: the scan stops at the stub's magic without a further warning.
+    body = b"FLIX" + bytes(22)
+    w("ok-table-offset-in-last-40.flrep", ok[:table] + body + struct.pack("<IQ", zlib.crc32(body), table))
     # refusals
     w("bad-newer-major.flrep", header(major=2, minor=5, engine="0.7.0") + b"\x00" * 64)
     w("bad-major0.flrep", header(major=0) + ok[len(header()):])

@@ -26,7 +26,7 @@ MAX_FACTIONS = 256
 
 CHUNK_HEADER_LEN = 36
 TICK_HEADER_LEN = 14
-MIN_TRAILER_LEN = 36
+MIN_TRAILER_LEN = 40  # §13.1: fixed part (28) + crc32 + tableOffset
 
 # §7.3 mask bits
 ABSOLUTE, POS, ORIENT, VEL, HEALTH, FLAGS, TYPE_FACTION, REMOVE, ANIM = (1 << i for i in range(9))
