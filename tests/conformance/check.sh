@@ -129,6 +129,7 @@ refused "$WORK/craft/bad-major0.flrep" "format major version 0 is not one this b
 refused "$WORK/craft/bad-tick-flag.flrep" "unknown tick flags 0x0005" || fail=1
 refused "$WORK/craft/bad-mask-bit.flrep" "presence mask 0x107f has unknown bits" || fail=1
 refused "$WORK/craft/bad-chunk-crc.flrep" "is corrupt" || fail=1
+refused "$WORK/craft/bad-chunks-overlap-indexed.flrep" "ends at tick 104, not before the next chunk's keyframe tick 103" || fail=1
 refused "$WORK/craft/bad-control-name.flrep" "contains a control character" || fail=1
 refused "$WORK/craft/bad-control-metadata-key.flrep" "contains a control character" || fail=1
 # Every hand-made file that must be refused has its expectation above.

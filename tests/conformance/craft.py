@@ -209,6 +209,11 @@ def main():
     c2 = chunk([t], 110, 110, 1)
     tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (110, off2)], 100, 110, [])
     w("bad-mask-bit.flrep", pre + c2 + tr)
+    # §13.2: an indexed chunk (ticks 100..=104) reaching the next entry's keyframe tick (103).
+    t = tick(103, 1, [absolute(5, None, 3, 4, [0, 0, 0], [0, 0, 0, 32767], [0, 0, 0], 1, 1)], [])
+    c2 = chunk([t], 103, 103, 1)
+    tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (103, off2)], 100, 103, [])
+    w("bad-chunks-overlap-indexed.flrep", pre + c2 + tr)
     bad_crc = bytearray(ok)
     bad_crc[off2 + 32] ^= 0xFF   # chunk 2's crc32 field
     w("bad-chunk-crc.flrep", bytes(bad_crc))

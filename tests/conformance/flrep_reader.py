@@ -667,8 +667,9 @@ def open_file(data):
     return hdr, sec, chunks, scanned[0]["first"], scanned[-1]["last"], warnings
 
 
-def chunk_header_for(data, ch):
-    """§13.2: the header at an indexed chunk's offset must agree with the index."""
+def chunk_header_for(data, ch, next_first=None):
+    """§13.2: the header at an indexed chunk's offset must agree with the index (`next_first`: the
+    next entry's keyframe tick, None for the last chunk)."""
     off = ch["offset"]
     try:
         h = parse_chunk_header(data[off:off + CHUNK_HEADER_LEN], off, len(data))
@@ -678,6 +679,8 @@ def chunk_header_for(data, ch):
         raise FlrepError(f"index entry for keyframe tick {ch['first']} points at offset {off}: the chunk there starts at tick {h['first']}")
     if h["end"] != ch["end"]:
         raise FlrepError(f"index entry for keyframe tick {ch['first']} points at offset {off}: the chunk there ends at {h['end']}, the index says {ch['end']}")
+    if next_first is not None and h["last"] >= next_first:
+        raise FlrepError(f"chunk at offset {off}: ends at tick {h['last']}, not before the next chunk's keyframe tick {next_first}")
     return h
 
 
@@ -709,8 +712,8 @@ def dump(path, out):
         "warnings": warnings,
     }
     out.write(json.dumps({"type": "info", "info": info}) + "\n")
-    for ch in chunks:
-        h = chunk_header_for(data, ch)
+    for k, ch in enumerate(chunks):
+        h = chunk_header_for(data, ch, chunks[k + 1]["first"] if k + 1 < len(chunks) else None)
         ticks, events = decode_chunk(data, h)
         k = 0
         for idx, (tick, ents) in enumerate(ticks):

@@ -84,7 +84,8 @@ impl Opened {
                 reason: format!("the chunk there ends at {}, the index says {}", header.end(), c.offset + c.len),
             });
         }
-        // The scan refuses overlapping chunks when it opens; an index cannot vouch for them either.
+        // The scan refuses overlapping chunks when it opens; an index cannot vouch for them either
+        // (docs/format/flrep.md §13.2).
         if let Some(next) = self.chunks.get(i + 1) {
             if header.last_tick >= next.first_tick {
                 return Err(Error::ChunkTickMismatch {
