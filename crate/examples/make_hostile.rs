@@ -460,6 +460,19 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         }
         let c = chunk_with_frame(0, 0, 1, 16 * 1024 * 1024, 0, &frame);
         v.push(("zstd_bomb_at_cap", assemble(base_prefix(), &[c], true)));
+        // compressedLength holds exactly one frame (docs/format/flrep.md §6.2): a payload split into
+        // two frames, and a skippable frame before the real one, both with a valid CRC.
+        let mut p = Vec::new();
+        keyframe(&mut p, 10, &[1, 2]);
+        let crc = crc32fast::hash(&p);
+        let two = [zstd::compress(&p[..20]), zstd::compress(&p[20..])].concat();
+        let c = chunk_with_frame(10, 10, 1, p.len() as u32, crc, &two);
+        v.push(("zstd_two_frames", assemble(base_prefix(), &[c], true)));
+        let mut skip = vec![0x53, 0x2A, 0x4D, 0x18, 6, 0, 0, 0];
+        skip.extend_from_slice(b"hidden");
+        skip.extend_from_slice(&zstd::compress(&p));
+        let c = chunk_with_frame(10, 10, 1, p.len() as u32, crc, &skip);
+        v.push(("zstd_skippable_frame", assemble(base_prefix(), &[c], true)));
     }
 
     // --- tick and record payloads (valid zstd, valid CRC: the decoder itself must refuse) ---------

@@ -286,6 +286,8 @@ chunk_fails!(chunk_crc_mismatch, 0, Error::ChunkChecksum { .. });
 chunk_fails!(zstd_window_1gib, 0, Error::Zstd { err: ZstdError::Window(_), .. });
 chunk_fails!(zstd_bomb_2gib, 0, Error::Zstd { err: ZstdError::TooLarge { cap: 65536 }, .. });
 chunk_fails!(zstd_bomb_at_cap, 0, Error::Zstd { err: ZstdError::TooLarge { cap: 16777216 }, .. });
+chunk_fails!(zstd_two_frames, 0, Error::Zstd { err: ZstdError::NotOneFrame(m), .. } if m.ends_with("bytes after the end of the frame"));
+chunk_fails!(zstd_skippable_frame, 0, Error::Zstd { err: ZstdError::NotOneFrame(m), .. } if m.starts_with("a skippable frame (magic 0x184D2A53, 6 bytes)"));
 
 #[test]
 fn damaged_chunk_leaves_the_others_playable() {

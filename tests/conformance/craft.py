@@ -108,9 +108,9 @@ def tick(index, flags, records, events):
     return struct.pack("<QHHH", index, flags, len(records), len(events)) + b"".join(records) + b"".join(events)
 
 
-def chunk(ticks_bytes, first, last, count, level=3):
+def chunk(ticks_bytes, first, last, count, level=3, frame=None):
     raw = b"".join(ticks_bytes)
-    frame = zstandard.ZstdCompressor(level=level).compress(raw)
+    frame = zstandard.ZstdCompressor(level=level).compress(raw) if frame is None else frame(raw)
     return b"FLCK" + struct.pack("<IIQQII", len(frame), len(raw), first, last, count, zlib.crc32(raw)) + frame
 
 
@@ -214,6 +214,15 @@ def main():
     c2 = chunk([t], 103, 103, 1)
     tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (103, off2)], 100, 103, [])
     w("bad-chunks-overlap-indexed.flrep", pre + c2 + tr)
+    # §6.2: compressedLength holds exactly one zstd frame. Chunk 2 as two frames that together hold its
+    # payload, and as a skippable frame followed by the real one (a general zstd decoder takes both).
+    z = zstandard.ZstdCompressor(level=3).compress
+    t = tick(110, 1, [absolute(5, None, 3, 4, [0, 0, 0], [0, 0, 0, 32767], [0, 0, 0], 1, 1)], [])
+    skippable = struct.pack("<II", 0x184D2A53, 6) + b"hidden"
+    for name, frame in (("two-frames", lambda r: z(r[:10]) + z(r[10:])), ("skippable-frame", lambda r: skippable + z(r))):
+        c2 = chunk([t], 110, 110, 1, frame=frame)
+        tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (110, off2)], 100, 110, [])
+        w(f"bad-zstd-{name}.flrep", pre + c2 + tr)
     bad_crc = bytearray(ok)
     bad_crc[off2 + 32] ^= 0xFF   # chunk 2's crc32 field
     w("bad-chunk-crc.flrep", bytes(bad_crc))

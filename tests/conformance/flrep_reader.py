@@ -428,8 +428,16 @@ def parse_chunk_header(b, offset, file_len):
     return {"offset": offset, "cl": cl, "ul": ul, "first": first, "last": last, "tc": tc, "crc": crc, "end": end}
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
 def decompress(frame, expected):
-    """§6.2: one frame, window <= 8 MiB, output bounded by `expected` (+1 spare byte to detect more)."""
+    """§6.2: exactly one frame, window <= 8 MiB, output bounded by `expected` (+1 spare byte to detect
+    more)."""
+    if frame[:4] != ZSTD_MAGIC:
+        if len(frame) >= 4 and struct.unpack("<I", frame[:4])[0] & 0xFFFFFFF0 == 0x184D2A50:
+            raise FlrepError("not exactly one zstd frame: a skippable frame where the frame should start")
+        raise FlrepError("corrupt zstd data: no zstd frame magic")
     dctx = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW)
     out = bytearray()
     try:
@@ -443,6 +451,16 @@ def decompress(frame, expected):
         raise FlrepError(f"corrupt zstd data: {e}")
     if len(out) > expected:
         raise FlrepError(f"zstd frame decompresses to more than the declared {expected} bytes")
+    # Where the frame ends: a second pass (its output is the <= `expected` bytes just read).
+    d = dctx.decompressobj()
+    try:
+        d.decompress(frame)
+    except zstandard.ZstdError as e:
+        raise FlrepError(f"corrupt zstd data: {e}")
+    if not d.eof:
+        raise FlrepError("corrupt zstd data: the frame is cut short")
+    if d.unused_data:
+        raise FlrepError(f"not exactly one zstd frame: {len(d.unused_data)} bytes after the end of the frame")
     return bytes(out)
 
 
