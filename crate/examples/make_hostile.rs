@@ -376,12 +376,13 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
     let first_ticks: Vec<u64> = chunk_bytes.iter().map(|c| u64::from_le_bytes(c[12..20].try_into().unwrap())).collect();
     let last_tick = u64::from_le_bytes(chunk_bytes[2][20..28].try_into().unwrap());
     // A trailer written with the given entries (and a valid CRC) after the base file's chunks.
-    let with_entries = |entries: Vec<(u64, u64)>| {
+    let with_trailer = |entries: Vec<(u64, u64)>, last_tick: u64| {
         let mut f = b[..l.table_offset].to_vec();
         let t = Trailer { first_tick: first_ticks[0], last_tick, entries, markers: Vec::new() };
         trailer::write(&mut f, l.table_offset as u64, &t);
         f
     };
+    let with_entries = |entries: Vec<(u64, u64)>| with_trailer(entries, last_tick);
     v.push((
         "index_entry_past_end",
         with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c1.0 as u64), (first_ticks[2], 1 << 40)]),
@@ -398,6 +399,9 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         "index_entry_wrong_chunk",
         with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c2.0 as u64)]),
     ));
+    // A valid trailer whose lastTick is one past the last chunk's (docs/format/flrep.md §9, §13.2).
+    let entries = vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c1.0 as u64), (first_ticks[2], c2.0 as u64)];
+    v.push(("index_last_tick_wrong", with_trailer(entries, last_tick + 1)));
     {
         let mut f = b.clone();
         let at = l.table_offset + 4 + 4 + 8 + 8 + 4 + 16 + 8; // entry 1's offset: CRC now wrong

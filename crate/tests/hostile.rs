@@ -11,6 +11,7 @@
 #[allow(dead_code)]
 mod make_hostile;
 
+use replay_player::format::flrep::open::IndexSource;
 use replay_player::format::flrep::{DecodedChunk, Error, Limits, Opened};
 use replay_player::format::zstd::ZstdError;
 use replay_player::format::SessionError;
@@ -224,6 +225,20 @@ fn index_entry_wrong_chunk() {
         "{e:?}"
     );
     assert!(matches!(o.chunk_err(0), Error::IndexEntryMismatch { expected_tick: 0, .. }));
+}
+
+#[test]
+fn index_last_tick_wrong() {
+    // The trailer says the recording ends at tick 36; the last chunk ends at 35. Opening (3 reads)
+    // cannot see it; reading the last chunk refuses it, the others play.
+    let o = run("index_last_tick_wrong");
+    assert_eq!((o.opened().index_source, o.opened().last_tick), (IndexSource::Trailer, 36));
+    let e = o.chunk_err(2);
+    assert!(
+        matches!(e, Error::ChunkTickMismatch { reason, .. } if reason == "ends at tick 35, but the index's lastTick is 36"),
+        "{e:?}"
+    );
+    assert!(o.chunks[0].is_ok() && o.chunks[1].is_ok());
 }
 
 #[test]

@@ -129,6 +129,7 @@ refused "$WORK/craft/bad-major0.flrep" "format major version 0 is not one this b
 refused "$WORK/craft/bad-tick-flag.flrep" "unknown tick flags 0x0005" || fail=1
 refused "$WORK/craft/bad-mask-bit.flrep" "presence mask 0x107f has unknown bits" || fail=1
 refused "$WORK/craft/bad-chunk-crc.flrep" "is corrupt" || fail=1
+refused "$WORK/craft/bad-trailer-last-tick.flrep" "ends at tick 112, but the index's lastTick is 113" || fail=1
 refused "$WORK/craft/bad-zstd-two-frames.flrep" "not exactly one zstd frame: " || fail=1
 refused "$WORK/craft/bad-zstd-skippable-frame.flrep" "not exactly one zstd frame: a skippable frame" || fail=1
 refused "$WORK/craft/bad-chunks-overlap-indexed.flrep" "ends at tick 104, not before the next chunk's keyframe tick 103" || fail=1

@@ -172,13 +172,13 @@ def build_ok(hdr=None, secs=None):
     table = off2 + len(c2)
     markers = [kill(102, 5, 9, 3), kill(99, 9, 7, 0xFFFF), event(99, b"future marker kind")]
     tr = trailer(table, [(100, off1), (110, off2)], 100, 112, markers)
-    return prefix + c1 + c2 + tr, off2, table
+    return prefix + c1 + c2 + tr, off2, table, prefix + c1 + c2 + trailer(table, [(100, off1), (110, off2)], 100, 113, markers)
 
 
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    ok, off2, table = build_ok()
+    ok, off2, table, late_end = build_ok()
 
     def w(name, data):
         with open(os.path.join(out, name), "wb") as f:
@@ -223,6 +223,8 @@ def main():
         c2 = chunk([t], 110, 110, 1, frame=frame)
         tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (110, off2)], 100, 110, [])
         w(f"bad-zstd-{name}.flrep", pre + c2 + tr)
+    # §9, §13.2: the trailer's lastTick (113) is not the last chunk's (112).
+    w("bad-trailer-last-tick.flrep", late_end)
     bad_crc = bytearray(ok)
     bad_crc[off2 + 32] ^= 0xFF   # chunk 2's crc32 field
     w("bad-chunk-crc.flrep", bytes(bad_crc))

@@ -732,6 +732,8 @@ def dump(path, out):
     out.write(json.dumps({"type": "info", "info": info}) + "\n")
     for k, ch in enumerate(chunks):
         h = chunk_header_for(data, ch, chunks[k + 1]["first"] if k + 1 < len(chunks) else None)
+        if k + 1 == len(chunks) and h["last"] != last:  # §9, §13.2: the trailer's lastTick
+            raise FlrepError(f"chunk at offset {h['offset']}: ends at tick {h['last']}, but the index's lastTick is {last}")
         ticks, events = decode_chunk(data, h)
         k = 0
         for idx, (tick, ents) in enumerate(ticks):

@@ -96,6 +96,13 @@ impl Opened {
                     ),
                 });
             }
+        } else if header.last_tick != self.last_tick {
+            // The last chunk ends where the recording does: the trailer's lastTick (§9, §13.2), which
+            // the timeline showed before any chunk was read.
+            return Err(Error::ChunkTickMismatch {
+                chunk_at: c.offset,
+                reason: format!("ends at tick {}, but the index's lastTick is {}", header.last_tick, self.last_tick),
+            });
         }
         Ok(())
     }
