@@ -366,6 +366,7 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         };
         v.push(("tick_rate_zero", field(&|h| h.tick_rate_hz = 0)));
         v.push(("planet_radius_nan", field(&|h| h.planet_radius_m = f64::NAN)));
+        v.push(("planet_radius_negative_zero", field(&|h| h.planet_radius_m = -0.0)));
         v.push(("position_quantum_zero", field(&|h| h.position_quantum_m = 0.0)));
         v.push(("keyframe_interval_zero", field(&|h| h.keyframe_interval_ticks = 0)));
     }

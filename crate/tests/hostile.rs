@@ -11,11 +11,14 @@
 #[allow(dead_code)]
 mod make_hostile;
 
+use replay_player::format::flrep::header::write_prefix;
 use replay_player::format::flrep::open::IndexSource;
 use replay_player::format::flrep::{DecodedChunk, Error, Limits, Opened};
 use replay_player::format::zstd::ZstdError;
 use replay_player::format::SessionError;
 use replay_player::io::FlrepFile;
+use replay_player::model::WorldKind;
+use replay_player::sim::Dogfight;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -136,6 +139,22 @@ open_fails!(planet_radius_nan, Error::BadHeaderField { field: "planetRadiusM", v
 open_fails!(position_quantum_zero, Error::BadHeaderField { field: "positionQuantumM", .. });
 open_fails!(keyframe_interval_zero, Error::BadHeaderField { field: "keyframeIntervalTicks", .. });
 open_fails!(prefix_only, Error::NoChunks);
+
+#[test]
+fn planet_radius_negative_zero() {
+    // −0.0 == 0: a flat world, not a refusal (docs/format/flrep.md §4.2); the writer writes +0.0.
+    let o = run("planet_radius_negative_zero");
+    assert!(o.opened().header.planet_radius_m.is_sign_negative());
+    assert_eq!(o.opened().info().world, WorldKind::Flat);
+    assert_eq!(o.ticks(), *BASE_TICKS);
+    let sim = Dogfight::new(make_hostile::base_config());
+    let mut h = sim.header();
+    h.planet_radius_m = -0.0;
+    let mut p = Vec::new();
+    write_prefix(&mut p, &h, &sim.sections());
+    let at = 12 + 2 + h.engine_version.len() + 4;
+    assert_eq!(p[at..at + 8], 0.0f64.to_le_bytes());
+}
 
 #[test]
 fn newer_major() {

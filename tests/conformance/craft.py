@@ -188,6 +188,8 @@ def main():
     w("ok-extended-cut.flrep", ok[: table - 5])          # no trailer, last chunk cut: dropped
     w("ok-extended-notrailer.flrep", ok[:table])         # no trailer, ends on a chunk boundary
     w("ok-flat-minor0.flrep", build_ok(header(minor=0, extra=b"", radius=0.0))[0])
+    # §4.2: planetRadiusM -0.0 is a flat world (a numeric test), not a refusal.
+    w("ok-radius-negative-zero.flrep", build_ok(header(minor=0, extra=b"", radius=-0.0))[0])
     # §2.4/§5.6: a metadata value is free text (sanitised, kept); its key is a name (refused).
     note = ("note", "line one\nline two\ttabbed \u202eevil\x00 \x7f end")
     w("ok-metadata-free-text.flrep", build_ok(secs=sections(META + [note]))[0])

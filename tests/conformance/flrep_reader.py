@@ -197,7 +197,7 @@ def parse_prefix(data):
     if not 1 <= hdr["tick_rate_hz"] <= 100_000:
         raise FlrepError("header field tickRateHz has an invalid value")
     r = hdr["planet_radius_m"]
-    if not (r == 0.0 or (r == r and 1.0 <= r <= 1.0e10)):
+    if not (r == 0.0 or (r == r and 1.0 <= r <= 1.0e10)):  # §4.2: -0.0 == 0.0, a flat world
         raise FlrepError("header field planetRadiusM has an invalid value")
     if hdr["keyframe_interval_ticks"] == 0:
         raise FlrepError("header field keyframeIntervalTicks has an invalid value")

@@ -115,6 +115,7 @@ impl Opened {
             format_minor: h.format_minor,
             engine_version: h.engine_version.clone(),
             tick_rate_hz: h.tick_rate_hz,
+            // −0.0 is a flat world too (docs/format/flrep.md §4.2).
             world: if h.planet_radius_m == 0.0 {
                 WorldKind::Flat
             } else {
