@@ -421,6 +421,11 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         f.put_u64(l.table_offset as u64);
         v.push(("index_table_offset_in_last_40", f));
         v.push(("no_index_trailer", b[..l.table_offset].to_vec()));
+        // No trailer, and chunk 1's compressedLength over the limit (and past the end): the scan stops
+        // there, and that is corruption, not a cut (docs/format/flrep.md §13.3).
+        let mut f = b[..l.table_offset].to_vec();
+        f[c1.0 + 4..c1.0 + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        v.push(("scan_chunk_len_over_cap", f));
         v.push(("cut_mid_chunk", b[..c2.0 - 20].to_vec()));
         v.push(("prefix_only", b[..l.stream_start].to_vec()));
     }

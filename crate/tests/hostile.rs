@@ -292,6 +292,21 @@ fn no_index_trailer() {
 }
 
 #[test]
+fn scan_chunk_len_over_cap() {
+    // The scan stops at a length over the limit: chunk 0 plays, and the stop is a problem
+    // (corruption: validate fails), not "cut short".
+    let o = run("scan_chunk_len_over_cap");
+    let stop =
+        "stopped at offset 1670: chunk at offset 1670: compressedLength 4294967295 exceeds the limit of 16777216 bytes";
+    assert_eq!(o.warnings(), format!("no index trailer: index rebuilt by scanning 1 chunks | {stop}"));
+    assert_eq!(o.opened().problems, [stop]);
+    assert_eq!(o.opened().info().problems, [stop]);
+    assert_eq!(o.ticks(), 15);
+    // A cut is not a problem.
+    assert!(run("cut_mid_chunk").opened().problems.is_empty());
+}
+
+#[test]
 fn cut_mid_chunk() {
     // An interrupted recording: the last complete chunks play, the cut one is reported.
     let o = run("cut_mid_chunk");

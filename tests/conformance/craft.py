@@ -187,6 +187,11 @@ def main():
     w("ok-extended.flrep", ok)
     w("ok-extended-cut.flrep", ok[: table - 5])          # no trailer, last chunk cut: dropped
     w("ok-extended-notrailer.flrep", ok[:table])         # no trailer, ends on a chunk boundary
+    # §13.3: no trailer, chunk 2's compressedLength over the 16 MiB limit (and past the end of the
+    # file): corruption, not a cut. Chunk 1 plays; both readers report the problem.
+    over = bytearray(ok[:table])
+    over[off2 + 4:off2 + 8] = struct.pack("<I", 0xFFFFFFFF)
+    w("ok-scan-stops-at-over-limit-chunk.flrep", bytes(over))
     w("ok-flat-minor0.flrep", build_ok(header(minor=0, extra=b"", radius=0.0))[0])
     # §4.2: planetRadiusM -0.0 is a flat world (a numeric test), not a refusal.
     w("ok-radius-negative-zero.flrep", build_ok(header(minor=0, extra=b"", radius=-0.0))[0])

@@ -654,10 +654,11 @@ def open_file(data):
         for k, (t, o) in enumerate(entries):
             end = entries[k + 1][1] if k + 1 < len(entries) else table_offset
             chunks.append({"offset": o, "end": end, "first": t})
-        return hdr, sec, chunks, first, last, warnings
+        return hdr, sec, chunks, first, last, warnings, []
     # §13.3 forward scan
     scanned = []
     stop = None
+    problems = []  # §13.3: a scan stopped by anything but a cut is corruption
     off = stream_start
     while off < n:
         b = data[off:off + CHUNK_HEADER_LEN]
@@ -670,6 +671,7 @@ def open_file(data):
                 stop = f"the file ends inside the chunk at offset {off}: the recording was cut short"
             else:
                 stop = f"stopped at offset {off}: {e}"
+                problems.append(stop)
             break
         scanned.append(h)
         off = h["end"]
@@ -682,7 +684,7 @@ def open_file(data):
     if stop:
         warnings.append(stop)
     chunks = [{"offset": h["offset"], "end": h["end"], "first": h["first"]} for h in scanned]
-    return hdr, sec, chunks, scanned[0]["first"], scanned[-1]["last"], warnings
+    return hdr, sec, chunks, scanned[0]["first"], scanned[-1]["last"], warnings, problems
 
 
 def chunk_header_for(data, ch, next_first=None):
@@ -705,7 +707,7 @@ def chunk_header_for(data, ch, next_first=None):
 def dump(path, out):
     with open(path, "rb") as f:
         data = f.read()
-    hdr, sec, chunks, first, last, warnings = open_file(data)
+    hdr, sec, chunks, first, last, warnings, problems = open_file(data)
     r = hdr["planet_radius_m"]
     info = {
         "format": "flrep",
@@ -729,6 +731,8 @@ def dump(path, out):
         "metadata": sec["metadata"],
         "warnings": warnings,
     }
+    if problems:
+        info["problems"] = problems
     out.write(json.dumps({"type": "info", "info": info}) + "\n")
     for k, ch in enumerate(chunks):
         h = chunk_header_for(data, ch, chunks[k + 1]["first"] if k + 1 < len(chunks) else None)

@@ -206,6 +206,12 @@ fn validate(path: &Path) -> Result<u8, Fail> {
     for w in &i.warnings {
         eprintln!("replay: warning: {w}");
     }
+    for p in &i.problems {
+        eprintln!("replay: {p}");
+    }
+    if !i.problems.is_empty() {
+        return Err(Fail(format!("{} problem(s) found while opening", i.problems.len()), 1));
+    }
     println!("ok: {} chunks, {ticks} ticks, {events} events", o.session.chunk_count());
     Ok(0)
 }

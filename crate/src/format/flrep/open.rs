@@ -53,6 +53,10 @@ pub struct Opened {
     /// Kill events copied into the trailer; empty after a scan (events then come from chunks).
     pub markers: Vec<Event>,
     pub warnings: Vec<String>,
+    /// Why a forward scan stopped before the end when that was not a cut (a chunk header over a
+    /// limit or not a chunk header at all, docs/format/flrep.md §13.3): also a warning; `validate`
+    /// fails on it.
+    pub problems: Vec<String>,
 }
 
 impl Opened {
@@ -135,6 +139,7 @@ impl Opened {
             mission_objects: self.sections.mission_objects.clone(),
             metadata: self.sections.metadata.clone(),
             warnings: self.warnings.clone(),
+            problems: self.problems.clone(),
         }
     }
 }
@@ -155,6 +160,7 @@ pub struct Opener {
     prefix: Option<(Header, Sections, u64)>,
     scanned: Vec<ChunkHeader>,
     warnings: Vec<String>,
+    problems: Vec<String>,
     trailer_problem: Option<String>,
 }
 
@@ -167,6 +173,7 @@ impl Opener {
             prefix: None,
             scanned: Vec::new(),
             warnings: Vec::new(),
+            problems: Vec::new(),
             trailer_problem: None,
         }
     }
@@ -247,16 +254,17 @@ impl Opener {
                         self.scanned.push(h);
                         self.scan_from(h.end())
                     }
-                    Err(e) => {
-                        let why = match e {
-                            Error::ChunkBeyondFile { .. } | Error::Truncated { .. } => format!(
-                                "the file ends inside the chunk at offset {offset}: the recording was cut short"
-                            ),
-                            other if remaining > 0 => format!("stopped at offset {offset}: {other}"),
-                            _ => String::new(),
-                        };
+                    // A cut (an interrupted recording) is a warning; anything else, a length over a
+                    // limit included, is corruption (docs/format/flrep.md §13.3).
+                    Err(Error::ChunkBeyondFile { .. } | Error::Truncated { .. }) => self.finish_scan(Some(format!(
+                        "the file ends inside the chunk at offset {offset}: the recording was cut short"
+                    ))),
+                    Err(other) if remaining > 0 => {
+                        let why = format!("stopped at offset {offset}: {other}");
+                        self.problems.push(why.clone());
                         self.finish_scan(Some(why))
                     }
+                    Err(_) => self.finish_scan(None),
                 }
             }
             State::Done => Err(Error::Io("opener already finished".into())),
@@ -339,6 +347,7 @@ impl Opener {
             index_source,
             markers,
             warnings: std::mem::take(&mut self.warnings),
+            problems: std::mem::take(&mut self.problems),
         })))
     }
 }

@@ -127,6 +127,8 @@ impl Opened {
                 ("duration".into(), format!("{}", self.duration)),
             ],
             warnings: self.warnings.clone(),
+            // A SparkEngine defect (a count or a string over its limit, a bad value) fails the open.
+            problems: Vec::new(),
         }
     }
 
