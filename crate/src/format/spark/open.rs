@@ -57,6 +57,25 @@ pub struct ChunkRef {
     pub prev_tick: Option<u64>,
 }
 
+/// A recording in SparkEngine's own terms (frames and the record interval, docs/format/spark-replay.md
+/// "Opening without loading the file"), beside the model's 1 kHz ticks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameStats {
+    /// `frameCount` as the header declares it.
+    pub declared: u32,
+    /// Complete frames found (fewer than declared when the file was cut).
+    pub read: u32,
+    /// Frames that play: those read, less the ones dropped for a timestamp not after the frame
+    /// before them.
+    pub kept: u32,
+    /// Timestamps of the first and last frame that play, in seconds.
+    pub first_s: f64,
+    pub last_s: f64,
+    /// Mean time between the frames that play (SparkEngine's record interval, `SetRecordInterval`);
+    /// `None` with a single frame.
+    pub interval_s: Option<f64>,
+}
+
 /// An opened SparkEngine replay.
 #[derive(Clone, Debug)]
 pub struct Opened {
@@ -92,6 +111,21 @@ impl Opened {
     /// Index of the chunk holding `tick` (the last chunk starting at or before it).
     pub fn chunk_for_tick(&self, tick: u64) -> usize {
         self.chunks.partition_point(|c| c.first_tick <= tick).saturating_sub(1)
+    }
+
+    /// Frames and record interval, as SparkEngine counts them.
+    pub fn frame_stats(&self) -> FrameStats {
+        let kept: u32 = self.chunks.iter().map(|c| c.kept).fold(0, u32::saturating_add);
+        let hz = f64::from(map::TICK_RATE_HZ);
+        let (first, last) = (self.first_tick() as f64 / hz, self.last_tick() as f64 / hz);
+        FrameStats {
+            declared: self.frame_count,
+            read: self.frames_read,
+            kept,
+            first_s: first,
+            last_s: last,
+            interval_s: (kept > 1).then(|| (last - first) / f64::from(kept - 1)),
+        }
     }
 
     pub fn info(&self) -> RecordingInfo {
