@@ -9,6 +9,8 @@ import { ROOT, log, run, probe, isMain } from './lib.mjs';
 export const WASM_BINDGEN_VERSION = '0.2.130';
 export const WASM_TARGET = 'wasm32-unknown-unknown';
 export const CHROMIUM = '/usr/bin/chromium';
+// The conformance check's Python reader (tests/conformance/) decompresses with PyPI's zstandard.
+const PY_ZSTANDARD = 'zstandard==0.25.0';
 const NPM_PACKAGES = ['playwright-core', 'binaryen', 'esbuild'];
 
 function cargoBin(name) {
@@ -83,6 +85,22 @@ async function ensureChromium() {
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} still missing after apt-get install`);
 }
 
+/** python3 with the zstandard package, for the .flrep conformance check (tests/conformance/check.sh). */
+async function ensurePythonZstandard() {
+  if (probe('python3', ['-c', 'import zstandard']).ok) {
+    log('ok: python3 zstandard');
+    return;
+  }
+  if (!probe('python3', ['--version']).ok) {
+    throw new Error(
+      'python3 not found: install Python 3 (Debian/Ubuntu: apt-get install -y python3 python3-pip) and re-run',
+    );
+  }
+  log(`installing ${PY_ZSTANDARD} for python3 (the conformance check's reader)`);
+  await run('python3', ['-m', 'pip', 'install', '--quiet', PY_ZSTANDARD]);
+  if (!probe('python3', ['-c', 'import zstandard']).ok) throw new Error('python3 still cannot import zstandard');
+}
+
 /** @param {{browser?: boolean}} opts  browser: also ensure Chromium (for the browser tests). */
 export async function setup({ browser = false } = {}) {
   // cargo install puts binaries in ~/.cargo/bin; make sure children see it.
@@ -93,6 +111,7 @@ export async function setup({ browser = false } = {}) {
   await ensureRust();
   await ensureNodeModules();
   await ensureWasmBindgen();
+  await ensurePythonZstandard();
   if (browser) await ensureChromium();
 }
 

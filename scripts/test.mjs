@@ -1,7 +1,7 @@
-// npm test: everything. Setup (incl. Chromium) -> gates (fmt, lints) -> cargo test --workspace -> build ->
-// browser tests.
+// npm test: everything. Setup (incl. Chromium) -> gates (fmt, lints) -> cargo test --workspace ->
+// .flrep conformance (tests/conformance/check.sh) -> build -> browser tests.
 //   npm test                   all of it
-//   npm test -- --rust-only    only cargo test --workspace
+//   npm test -- --rust-only    only cargo test --workspace and the conformance check
 //   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
 //   npm test -- --no-build     with --e2e-only: use the existing www/pkg (dist/ is still refreshed)
 //   npm test -- --no-fuzz      skip the fuzz smoke pass (5 s per cargo-fuzz target)
@@ -37,6 +37,13 @@ async function main() {
   if (!noLint && !e2eOnly) await step('gates', () => lint());
   if (!e2eOnly) {
     await step('cargo test --workspace', () => run('cargo', ['test', '--workspace']));
+    // An independent Python reader of docs/format/flrep.md must dump every generated and hand-made
+    // file exactly as `replay dump` does, and refuse the same files (tests/conformance/README.md).
+    // It uses the debug `replay` that cargo test just built.
+    const replay = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target'), 'debug', 'replay');
+    await step('conformance', () =>
+      run('bash', ['tests/conformance/check.sh'], { env: { ...process.env, REPLAY: replay } }),
+    );
     // A short smoke pass of every cargo-fuzz target (installs nightly + cargo-fuzz when missing).
     // Long runs: `npm run fuzz -- 600`.
     if (!noFuzz) await step('fuzz smoke', () => run('bash', ['scripts/fuzz.sh', '5']));

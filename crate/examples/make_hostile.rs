@@ -16,7 +16,7 @@ use replay_player::format::flrep::header::{
     SECTION_TYPES,
 };
 use replay_player::format::flrep::trailer::{self, Trailer};
-use replay_player::format::flrep::{self, record, Limits};
+use replay_player::format::flrep::{self, record, Limits, TRAILER_MAGIC};
 use replay_player::format::zstd;
 use replay_player::model::{EntityState, Event, EventBody};
 use replay_player::sim::{dogfight_bytes, Dogfight, DogfightConfig};
@@ -349,6 +349,14 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         let mut s = good_sections();
         s[0].1 = types_section(&[("f16c", "F-16C \u{2066}Viper\u{2069}")]);
         v.push(("string_bidi_isolate_type_name", with_prefix(prefix_raw(1, 0, &rem, &s))));
+        // A metadata value is free text (docs/format/flrep.md §2.4, §5.6): kept, sanitised.
+        let mut s = good_sections();
+        let mut meta = Vec::new();
+        meta.put_u32(1);
+        meta.put_str16("note");
+        meta.put_str16("line one\nline two\ttabbed \u{202E}evil\0 end");
+        s.push((SECTION_METADATA, meta));
+        v.push(("metadata_value_free_text", with_prefix(prefix_raw(1, 0, &rem, &s))));
 
         // Header fields.
         let field = |f: &dyn Fn(&mut Header)| {
@@ -358,6 +366,7 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         };
         v.push(("tick_rate_zero", field(&|h| h.tick_rate_hz = 0)));
         v.push(("planet_radius_nan", field(&|h| h.planet_radius_m = f64::NAN)));
+        v.push(("planet_radius_negative_zero", field(&|h| h.planet_radius_m = -0.0)));
         v.push(("position_quantum_zero", field(&|h| h.position_quantum_m = 0.0)));
         v.push(("keyframe_interval_zero", field(&|h| h.keyframe_interval_ticks = 0)));
     }
@@ -368,12 +377,13 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
     let first_ticks: Vec<u64> = chunk_bytes.iter().map(|c| u64::from_le_bytes(c[12..20].try_into().unwrap())).collect();
     let last_tick = u64::from_le_bytes(chunk_bytes[2][20..28].try_into().unwrap());
     // A trailer written with the given entries (and a valid CRC) after the base file's chunks.
-    let with_entries = |entries: Vec<(u64, u64)>| {
+    let with_trailer = |entries: Vec<(u64, u64)>, last_tick: u64| {
         let mut f = b[..l.table_offset].to_vec();
         let t = Trailer { first_tick: first_ticks[0], last_tick, entries, markers: Vec::new() };
         trailer::write(&mut f, l.table_offset as u64, &t);
         f
     };
+    let with_entries = |entries: Vec<(u64, u64)>| with_trailer(entries, last_tick);
     v.push((
         "index_entry_past_end",
         with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c1.0 as u64), (first_ticks[2], 1 << 40)]),
@@ -390,6 +400,9 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         "index_entry_wrong_chunk",
         with_entries(vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c2.0 as u64)]),
     ));
+    // A valid trailer whose lastTick is one past the last chunk's (docs/format/flrep.md §9, §13.2).
+    let entries = vec![(first_ticks[0], c0.0 as u64), (first_ticks[1], c1.0 as u64), (first_ticks[2], c2.0 as u64)];
+    v.push(("index_last_tick_wrong", with_trailer(entries, last_tick + 1)));
     {
         let mut f = b.clone();
         let at = l.table_offset + 4 + 4 + 8 + 8 + 4 + 16 + 8; // entry 1's offset: CRC now wrong
@@ -397,7 +410,22 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         v.push(("index_crc_corrupt", f));
         let n = b.len();
         v.push(("index_table_offset_past_end", patch(n - 8, &u64::MAX.to_le_bytes())));
+        // A table offset 38 bytes before the end: a CRC-valid "FLIX" stub too short for the trailer's
+        // 40 fixed bytes. No trailer (docs/format/flrep.md §13.1 step 3), not a corrupt one.
+        let mut f = b[..l.table_offset].to_vec();
+        let mut stub = TRAILER_MAGIC.to_vec();
+        stub.extend_from_slice(&[0; 22]);
+        let crc = crc32fast::hash(&stub);
+        f.extend_from_slice(&stub);
+        f.put_u32(crc);
+        f.put_u64(l.table_offset as u64);
+        v.push(("index_table_offset_in_last_40", f));
         v.push(("no_index_trailer", b[..l.table_offset].to_vec()));
+        // No trailer, and chunk 1's compressedLength over the limit (and past the end): the scan stops
+        // there, and that is corruption, not a cut (docs/format/flrep.md §13.3).
+        let mut f = b[..l.table_offset].to_vec();
+        f[c1.0 + 4..c1.0 + 8].copy_from_slice(&u32::MAX.to_le_bytes());
+        v.push(("scan_chunk_len_over_cap", f));
         v.push(("cut_mid_chunk", b[..c2.0 - 20].to_vec()));
         v.push(("prefix_only", b[..l.stream_start].to_vec()));
     }
@@ -442,6 +470,19 @@ pub fn cases() -> Vec<(&'static str, Vec<u8>)> {
         }
         let c = chunk_with_frame(0, 0, 1, 16 * 1024 * 1024, 0, &frame);
         v.push(("zstd_bomb_at_cap", assemble(base_prefix(), &[c], true)));
+        // compressedLength holds exactly one frame (docs/format/flrep.md §6.2): a payload split into
+        // two frames, and a skippable frame before the real one, both with a valid CRC.
+        let mut p = Vec::new();
+        keyframe(&mut p, 10, &[1, 2]);
+        let crc = crc32fast::hash(&p);
+        let two = [zstd::compress(&p[..20]), zstd::compress(&p[20..])].concat();
+        let c = chunk_with_frame(10, 10, 1, p.len() as u32, crc, &two);
+        v.push(("zstd_two_frames", assemble(base_prefix(), &[c], true)));
+        let mut skip = vec![0x53, 0x2A, 0x4D, 0x18, 6, 0, 0, 0];
+        skip.extend_from_slice(b"hidden");
+        skip.extend_from_slice(&zstd::compress(&p));
+        let c = chunk_with_frame(10, 10, 1, p.len() as u32, crc, &skip);
+        v.push(("zstd_skippable_frame", assemble(base_prefix(), &[c], true)));
     }
 
     // --- tick and record payloads (valid zstd, valid CRC: the decoder itself must refuse) ---------

@@ -154,13 +154,22 @@ fn truncation_at_every_offset_yields_a_monotone_prefix() {
     })
     .unwrap();
     let full = open(&small);
+    // A prefix opens once it holds a whole frame carrying a tick (nothing playable is refused).
+    let first = full.ticks.values().map(|t| t.start as usize).min().unwrap();
+    let first_end = first + 5 + u32::from_le_bytes(small[first + 1..first + 5].try_into().unwrap()) as usize;
     let mut last_frames = 0u64;
     for n in 0..=small.len() {
         let cut = &small[..n];
         let Some(ix) = harness::open(cut, &Limits::default()) else {
-            assert!(n < HEADER_LEN, "a {n}-byte prefix with a whole header must open");
+            assert!(n < first_end, "a {n}-byte prefix with a whole frame carrying a tick must open");
+            if n >= HEADER_LEN {
+                let mut src = cut.to_vec();
+                let e = replay_player::io::foldback::open_foldback(&mut src, &Limits::default()).unwrap_err();
+                assert_eq!(e, Error::NoTicks, "cut at {n}");
+            }
             continue;
         };
+        assert!(n >= first_end, "cut at {n}: opened with no tick");
         let frames = ix.counts.tick_hash
             + ix.counts.entity_hash
             + ix.counts.field_hash
@@ -266,12 +275,27 @@ fn hostile_files_fail_with_specific_errors() {
     assert_eq!((ix.counts.bad, ix.ticks.values().next().unwrap().hashes.len()), (1, 2));
     assert!(ix.frame_errors[0].contains("names peer 9, but the header declares 2 peers"), "{}", ix.frame_errors[0]);
 
-    // An impossible length is a cut, not an error: the frames before it stand.
+    // A length over the limit is corruption, not a cut, even when it runs past the end of the file:
+    // the frames before it stand, and validate fails on it.
     let ix = open(&hostile("impossible-length"));
     assert_eq!((ix.counts.tick_hash, ix.counts.bad), (2, 0));
     assert!(!ix.ended_cleanly());
-    assert!(ix.warnings()[0].contains("declares 4294967285 bytes"), "{:?}", ix.warnings());
-    assert!(ix.problems().is_empty());
+    assert!(
+        matches!(ix.end.as_ref().unwrap().oversized, Some(Error::FrameTooLarge { len: 4294967280, .. })),
+        "{:?}",
+        ix.end
+    );
+    assert!(ix.warnings()[0].contains("declares a 4294967280-byte payload, over the limit"), "{:?}", ix.warnings());
+    assert_eq!(ix.problems().len(), 1);
+    // The same length in the first frame: nothing playable before it, so the open fails with it.
+    let mut first = hostile("impossible-length")[..HEADER_LEN].to_vec();
+    first.extend_from_slice(&[0x01, 0xFF, 0xFF, 0xFF, 0xFF]);
+    assert!(matches!(open_err(&first), Error::FrameTooLarge { at: 32, len: 0xFFFF_FFFF, .. }));
+    // No frame carrying a tick (a header, metadata, EndOfStream): refused, as in every format.
+    let mut meta = hostile("impossible-length")[..HEADER_LEN].to_vec();
+    meta.extend_from_slice(&[0x20, 10, 0, 0, 0, 1, 0, 0, 0, b'k', 1, 0, 0, 0, b'v', 0xFF, 0, 0, 0, 0]);
+    assert_eq!(open_err(&meta), Error::NoTicks);
+    assert_eq!(open_err(&hostile("impossible-length")[..HEADER_LEN]), Error::NoTicks);
 
     // Frames after EndOfStream are trailing bytes (a v2 index block would live there).
     let ix = open(&hostile("frames-after-eos"));

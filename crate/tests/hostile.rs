@@ -11,10 +11,14 @@
 #[allow(dead_code)]
 mod make_hostile;
 
+use replay_player::format::flrep::header::write_prefix;
+use replay_player::format::flrep::open::IndexSource;
 use replay_player::format::flrep::{DecodedChunk, Error, Limits, Opened};
 use replay_player::format::zstd::ZstdError;
 use replay_player::format::SessionError;
 use replay_player::io::FlrepFile;
+use replay_player::model::WorldKind;
+use replay_player::sim::Dogfight;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -137,6 +141,22 @@ open_fails!(keyframe_interval_zero, Error::BadHeaderField { field: "keyframeInte
 open_fails!(prefix_only, Error::NoChunks);
 
 #[test]
+fn planet_radius_negative_zero() {
+    // −0.0 == 0: a flat world, not a refusal (docs/format/flrep.md §4.2); the writer writes +0.0.
+    let o = run("planet_radius_negative_zero");
+    assert!(o.opened().header.planet_radius_m.is_sign_negative());
+    assert_eq!(o.opened().info().world, WorldKind::Flat);
+    assert_eq!(o.ticks(), *BASE_TICKS);
+    let sim = Dogfight::new(make_hostile::base_config());
+    let mut h = sim.header();
+    h.planet_radius_m = -0.0;
+    let mut p = Vec::new();
+    write_prefix(&mut p, &h, &sim.sections());
+    let at = 12 + 2 + h.engine_version.len() + 4;
+    assert_eq!(p[at..at + 8], 0.0f64.to_le_bytes());
+}
+
+#[test]
 fn newer_major() {
     let o = run("newer_major");
     let e = o.open_err();
@@ -161,6 +181,18 @@ fn bad_magic_and_empty_through_the_session() {
             Ok(_) => panic!("{name} opened"),
         }
     }
+}
+
+#[test]
+fn metadata_value_free_text() {
+    // Keys are names (refused); values are free text: kept, with control and bidi characters
+    // replaced and the tab kept (docs/format/flrep.md §2.4, §5.6).
+    let o = run("metadata_value_free_text");
+    assert_eq!(
+        o.opened().sections.metadata,
+        [("note".to_string(), "line one\u{FFFD}line two\ttabbed \u{FFFD}evil\u{FFFD} end".to_string())]
+    );
+    assert_eq!(o.ticks(), *BASE_TICKS);
 }
 
 #[test]
@@ -215,6 +247,20 @@ fn index_entry_wrong_chunk() {
 }
 
 #[test]
+fn index_last_tick_wrong() {
+    // The trailer says the recording ends at tick 36; the last chunk ends at 35. Opening (3 reads)
+    // cannot see it; reading the last chunk refuses it, the others play.
+    let o = run("index_last_tick_wrong");
+    assert_eq!((o.opened().index_source, o.opened().last_tick), (IndexSource::Trailer, 36));
+    let e = o.chunk_err(2);
+    assert!(
+        matches!(e, Error::ChunkTickMismatch { reason, .. } if reason == "ends at tick 35, but the index's lastTick is 36"),
+        "{e:?}"
+    );
+    assert!(o.chunks[0].is_ok() && o.chunks[1].is_ok());
+}
+
+#[test]
 fn index_crc_corrupt() {
     let o = run("index_crc_corrupt");
     assert!(o.warnings().contains("index trailer corrupt (index checksum mismatch"), "{}", o.warnings());
@@ -230,10 +276,34 @@ fn index_table_offset_past_end() {
 }
 
 #[test]
+fn index_table_offset_in_last_40() {
+    // 38 bytes from the offset to the end cannot hold a trailer (40 fixed bytes): "no index
+    // trailer", the same as an offset outside the stream; the scan stops at the stub's "FLIX".
+    let o = run("index_table_offset_in_last_40");
+    assert_eq!(o.warnings(), "no index trailer: index rebuilt by scanning 3 chunks");
+    assert_eq!(o.ticks(), *BASE_TICKS);
+}
+
+#[test]
 fn no_index_trailer() {
     let o = run("no_index_trailer");
     assert_eq!(o.warnings(), "no index trailer: index rebuilt by scanning 3 chunks");
     assert_eq!(o.ticks(), *BASE_TICKS);
+}
+
+#[test]
+fn scan_chunk_len_over_cap() {
+    // The scan stops at a length over the limit: chunk 0 plays, and the stop is a problem
+    // (corruption: validate fails), not "cut short".
+    let o = run("scan_chunk_len_over_cap");
+    let stop =
+        "stopped at offset 1670: chunk at offset 1670: compressedLength 4294967295 exceeds the limit of 16777216 bytes";
+    assert_eq!(o.warnings(), format!("no index trailer: index rebuilt by scanning 1 chunks | {stop}"));
+    assert_eq!(o.opened().problems, [stop]);
+    assert_eq!(o.opened().info().problems, [stop]);
+    assert_eq!(o.ticks(), 15);
+    // A cut is not a problem.
+    assert!(run("cut_mid_chunk").opened().problems.is_empty());
 }
 
 #[test]
@@ -265,6 +335,8 @@ chunk_fails!(chunk_crc_mismatch, 0, Error::ChunkChecksum { .. });
 chunk_fails!(zstd_window_1gib, 0, Error::Zstd { err: ZstdError::Window(_), .. });
 chunk_fails!(zstd_bomb_2gib, 0, Error::Zstd { err: ZstdError::TooLarge { cap: 65536 }, .. });
 chunk_fails!(zstd_bomb_at_cap, 0, Error::Zstd { err: ZstdError::TooLarge { cap: 16777216 }, .. });
+chunk_fails!(zstd_two_frames, 0, Error::Zstd { err: ZstdError::NotOneFrame(m), .. } if m.ends_with("bytes after the end of the frame"));
+chunk_fails!(zstd_skippable_frame, 0, Error::Zstd { err: ZstdError::NotOneFrame(m), .. } if m.starts_with("a skippable frame (magic 0x184D2A53, 6 bytes)"));
 
 #[test]
 fn damaged_chunk_leaves_the_others_playable() {

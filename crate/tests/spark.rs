@@ -522,6 +522,30 @@ fn cli(args: &[&str]) -> (i32, String, String) {
 }
 
 #[test]
+fn frame_stats_speak_sparkengine_terms() {
+    // frameCount as declared, the frames in the file, the frames that play, the record interval.
+    let stats = |b: &[u8]| read_all(b).unwrap().s.spark().expect("a SparkEngine session").frame_stats();
+    let f = stats(&std::fs::read(fixtures().join("spark/handmade.replay")).unwrap());
+    assert_eq!((f.declared, f.read, f.kept, f.first_s, f.last_s), (20, 20, 20, 0.0, 1.9));
+    assert!((f.interval_s.unwrap() - 0.1).abs() < 1e-9, "{f:?}");
+    let f = stats(&hostile("cut_in_third_frame"));
+    assert_eq!((f.declared, f.read, f.kept), (3, 2, 2), "cut: fewer in the file than declared");
+    let f = stats(&hostile("timestamps_not_increasing"));
+    assert_eq!((f.declared, f.read, f.kept), (4, 4, 2), "dropped frames do not play");
+    let one = Raw::ok(1).frames(1).event_count(0).done();
+    assert_eq!(stats(&one).interval_s, None);
+    let dm = deathmatch_bytes(&DeathmatchConfig { seed: 1, players: 2, seconds: 3.0, ..Default::default() }).unwrap();
+    let f = stats(&dm);
+    assert_eq!((f.declared, f.kept), (60, 60));
+    assert!((f.interval_s.unwrap() - 0.05).abs() < 1e-9, "20 fps: {f:?}");
+    assert!(read_all(&std::fs::read(fixtures().join("golden/dogfight-flat.flrep")).unwrap())
+        .unwrap()
+        .s
+        .spark()
+        .is_none());
+}
+
+#[test]
 fn cli_info_validate_dump_generate_convert() {
     let f = fixtures().join("spark/handmade.replay");
     let f = f.to_str().unwrap();
@@ -530,7 +554,10 @@ fn cli_info_validate_dump_generate_convert() {
     assert!(
         out.contains("SparkEngine replay 1.0")
             && out.contains("map: Zürich ✈ <b>yard</b>")
-            && out.contains("kill markers:      1\n"),
+            && out.contains("kill markers:      1\n")
+            && out.contains("frames:            20 (frameCount 20)\n")
+            && out.contains("record interval:   0.100 s (10.0 frames per second)\n")
+            && !out.contains("ticks:"),
         "{out}"
     );
     let (code, out, _) = cli(&["validate", f]);

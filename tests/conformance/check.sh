@@ -105,9 +105,11 @@ for f in "${files[@]}"; do
     compare "$f" || fail=1
 done
 
+checked=()
 refused() { # file, [text both error messages must contain]
     local f="$1" want="${2:-}" name rs_rc=0 py_rc=0
     name="$(basename "$f")"
+    checked+=("$name")
     "$REPLAY" dump "$f" > /dev/null 2> "$WORK/rs.err" || rs_rc=$?
     "$PY" "$HERE/flrep_reader.py" "$f" > /dev/null 2> "$WORK/py.err" || py_rc=$?
     if [ "$rs_rc" -eq 0 ] || [ "$py_rc" -eq 0 ]; then
@@ -127,9 +129,22 @@ refused "$WORK/craft/bad-major0.flrep" "format major version 0 is not one this b
 refused "$WORK/craft/bad-tick-flag.flrep" "unknown tick flags 0x0005" || fail=1
 refused "$WORK/craft/bad-mask-bit.flrep" "presence mask 0x107f has unknown bits" || fail=1
 refused "$WORK/craft/bad-chunk-crc.flrep" "is corrupt" || fail=1
+refused "$WORK/craft/bad-trailer-last-tick.flrep" "ends at tick 112, but the index's lastTick is 113" || fail=1
+refused "$WORK/craft/bad-zstd-two-frames.flrep" "not exactly one zstd frame: " || fail=1
+refused "$WORK/craft/bad-zstd-skippable-frame.flrep" "not exactly one zstd frame: a skippable frame" || fail=1
+refused "$WORK/craft/bad-chunks-overlap-indexed.flrep" "ends at tick 104, not before the next chunk's keyframe tick 103" || fail=1
 refused "$WORK/craft/bad-control-name.flrep" "contains a control character" || fail=1
+refused "$WORK/craft/bad-control-metadata-key.flrep" "contains a control character" || fail=1
+# Every hand-made file that must be refused has its expectation above.
+for f in "$WORK"/craft/bad-*.flrep; do
+    name="$(basename "$f")"
+    if [[ " ${checked[*]} " != *" $name "* ]]; then
+        echo "FAIL $name: craft.py writes it but check.sh does not say how it must be refused"
+        fail=1
+    fi
+done
 if [ "$fail" -ne 0 ]; then
     echo "conformance: FAILED" >&2
     exit 1
 fi
-echo "conformance: all ${#files[@]} files identical, 6 hostile files refused by both"
+echo "conformance: all ${#files[@]} files identical, ${#checked[@]} hostile files refused by both"

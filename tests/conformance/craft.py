@@ -45,7 +45,10 @@ def header(major=1, minor=3, extra=b"\x01\x02\x03\x04\x05\x06\x07\x08", radius=6
     return b"FLRP" + struct.pack("<HHI", major, minor, len(rem)) + rem
 
 
-def sections():
+META = [("map", "crater"), ("mode", "tdm")]
+
+
+def sections(meta=None):
     types = struct.pack("<H", 2)
     types += struct.pack("<H", 3) + s16("heli") + s16("Helicopter") + bytes([1, 0])
     types += struct.pack("<H", 9) + s16("thing") + s16("Thing (category 9)") + bytes([9, 7])
@@ -53,7 +56,8 @@ def sections():
     facs = struct.pack("<H", 1) + bytes([4]) + s16("green") + s16("Grün ✓") + b"\x00\x00tail"
     roster = struct.pack("<I", 1) + struct.pack("<I", 77) + s16("Ghost") + struct.pack("<I", 0xFFFFFFFF) + bytes([4])
     roster += struct.pack("<I", 1) + struct.pack("<II", 1, 5)
-    meta = struct.pack("<I", 2) + s16("map") + s16("crater") + s16("mode") + s16("tdm")
+    meta = META if meta is None else meta
+    meta = struct.pack("<I", len(meta)) + b"".join(s16(k) + s16(v) for k, v in meta)
     return (section(0x0005, meta) + section(0x0002, facs) + section(0x0004, b"camera-bytes")
             + section(0x0001, types) + section(0x7777, b"\xff" * 10) + section(0x0003, roster)
             + section(0x0000, b""))
@@ -104,9 +108,9 @@ def tick(index, flags, records, events):
     return struct.pack("<QHHH", index, flags, len(records), len(events)) + b"".join(records) + b"".join(events)
 
 
-def chunk(ticks_bytes, first, last, count, level=3):
+def chunk(ticks_bytes, first, last, count, level=3, frame=None):
     raw = b"".join(ticks_bytes)
-    frame = zstandard.ZstdCompressor(level=level).compress(raw)
+    frame = zstandard.ZstdCompressor(level=level).compress(raw) if frame is None else frame(raw)
     return b"FLCK" + struct.pack("<IIQQII", len(frame), len(raw), first, last, count, zlib.crc32(raw)) + frame
 
 
@@ -120,8 +124,8 @@ def kill(t, killer, victim, weapon):
     return event(1, struct.pack("<QIIH", t, killer, victim, weapon))
 
 
-def build_ok(hdr=None):
-    prefix = (hdr if hdr is not None else header()) + sections()
+def build_ok(hdr=None, secs=None):
+    prefix = (hdr if hdr is not None else header()) + (secs if secs is not None else sections())
     # chunk 1: ticks 100 (keyframe), 101, 103 (gap), 104
     t100 = tick(100, 1, [
         absolute(5, None, 3, 4, [1000, -2000, 300], [0, 0, 0, 32767], [40, 0, -2], 10000, 3),
@@ -168,13 +172,13 @@ def build_ok(hdr=None):
     table = off2 + len(c2)
     markers = [kill(102, 5, 9, 3), kill(99, 9, 7, 0xFFFF), event(99, b"future marker kind")]
     tr = trailer(table, [(100, off1), (110, off2)], 100, 112, markers)
-    return prefix + c1 + c2 + tr, off2, table
+    return prefix + c1 + c2 + tr, off2, table, prefix + c1 + c2 + trailer(table, [(100, off1), (110, off2)], 100, 113, markers)
 
 
 def main():
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    ok, off2, table = build_ok()
+    ok, off2, table, late_end = build_ok()
 
     def w(name, data):
         with open(os.path.join(out, name), "wb") as f:
@@ -183,7 +187,21 @@ def main():
     w("ok-extended.flrep", ok)
     w("ok-extended-cut.flrep", ok[: table - 5])          # no trailer, last chunk cut: dropped
     w("ok-extended-notrailer.flrep", ok[:table])         # no trailer, ends on a chunk boundary
+    # §13.3: no trailer, chunk 2's compressedLength over the 16 MiB limit (and past the end of the
+    # file): corruption, not a cut. Chunk 1 plays; both readers report the problem.
+    over = bytearray(ok[:table])
+    over[off2 + 4:off2 + 8] = struct.pack("<I", 0xFFFFFFFF)
+    w("ok-scan-stops-at-over-limit-chunk.flrep", bytes(over))
     w("ok-flat-minor0.flrep", build_ok(header(minor=0, extra=b"", radius=0.0))[0])
+    # §4.2: planetRadiusM -0.0 is a flat world (a numeric test), not a refusal.
+    w("ok-radius-negative-zero.flrep", build_ok(header(minor=0, extra=b"", radius=-0.0))[0])
+    # §2.4/§5.6: a metadata value is free text (sanitised, kept); its key is a name (refused).
+    note = ("note", "line one\nline two\ttabbed \u202eevil\x00 \x7f end")
+    w("ok-metadata-free-text.flrep", build_ok(secs=sections(META + [note]))[0])
+    # §13.1: a table offset leaving fewer than 40 bytes (here 38, a CRC-valid "FLIX" stub) is no
+    # trailer, not a corrupt one: the scan stops at the stub's magic without a further warning.
+    body = b"FLIX" + bytes(22)
+    w("ok-table-offset-in-last-40.flrep", ok[:table] + body + struct.pack("<IQ", zlib.crc32(body), table))
     # refusals
     w("bad-newer-major.flrep", header(major=2, minor=5, engine="0.7.0") + b"\x00" * 64)
     w("bad-major0.flrep", header(major=0) + ok[len(header()):])
@@ -198,10 +216,27 @@ def main():
     c2 = chunk([t], 110, 110, 1)
     tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (110, off2)], 100, 110, [])
     w("bad-mask-bit.flrep", pre + c2 + tr)
+    # §13.2: an indexed chunk (ticks 100..=104) reaching the next entry's keyframe tick (103).
+    t = tick(103, 1, [absolute(5, None, 3, 4, [0, 0, 0], [0, 0, 0, 32767], [0, 0, 0], 1, 1)], [])
+    c2 = chunk([t], 103, 103, 1)
+    tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (103, off2)], 100, 103, [])
+    w("bad-chunks-overlap-indexed.flrep", pre + c2 + tr)
+    # §6.2: compressedLength holds exactly one zstd frame. Chunk 2 as two frames that together hold its
+    # payload, and as a skippable frame followed by the real one (a general zstd decoder takes both).
+    z = zstandard.ZstdCompressor(level=3).compress
+    t = tick(110, 1, [absolute(5, None, 3, 4, [0, 0, 0], [0, 0, 0, 32767], [0, 0, 0], 1, 1)], [])
+    skippable = struct.pack("<II", 0x184D2A53, 6) + b"hidden"
+    for name, frame in (("two-frames", lambda r: z(r[:10]) + z(r[10:])), ("skippable-frame", lambda r: skippable + z(r))):
+        c2 = chunk([t], 110, 110, 1, frame=frame)
+        tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (110, off2)], 100, 110, [])
+        w(f"bad-zstd-{name}.flrep", pre + c2 + tr)
+    # §9, §13.2: the trailer's lastTick (113) is not the last chunk's (112).
+    w("bad-trailer-last-tick.flrep", late_end)
     bad_crc = bytearray(ok)
     bad_crc[off2 + 32] ^= 0xFF   # chunk 2's crc32 field
     w("bad-chunk-crc.flrep", bytes(bad_crc))
     w("bad-control-name.flrep", ok.replace(s16("Ghost"), s16("Gh\nst")))
+    w("bad-control-metadata-key.flrep", build_ok(secs=sections(META + [("no\tte", "fine")]))[0])
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ MAX_FACTIONS = 256
 
 CHUNK_HEADER_LEN = 36
 TICK_HEADER_LEN = 14
-MIN_TRAILER_LEN = 36
+MIN_TRAILER_LEN = 40  # §13.1: fixed part (28) + crc32 + tableOffset
 
 # §7.3 mask bits
 ABSOLUTE, POS, ORIENT, VEL, HEALTH, FLAGS, TYPE_FACTION, REMOVE, ANIM = (1 << i for i in range(9))
@@ -197,7 +197,7 @@ def parse_prefix(data):
     if not 1 <= hdr["tick_rate_hz"] <= 100_000:
         raise FlrepError("header field tickRateHz has an invalid value")
     r = hdr["planet_radius_m"]
-    if not (r == 0.0 or (r == r and 1.0 <= r <= 1.0e10)):
+    if not (r == 0.0 or (r == r and 1.0 <= r <= 1.0e10)):  # §4.2: -0.0 == 0.0, a flat world
         raise FlrepError("header field planetRadiusM has an invalid value")
     if hdr["keyframe_interval_ticks"] == 0:
         raise FlrepError("header field keyframeIntervalTicks has an invalid value")
@@ -299,7 +299,7 @@ def parse_metadata(c):
     out = []
     for _ in range(n):
         k = c.name("metadata key")
-        v = c.name("metadata value")
+        v = sanitize(c.str16("metadata value"))  # §2.4, §5.6: a value is free text
         out.append([k, v])
     return out
 
@@ -428,8 +428,16 @@ def parse_chunk_header(b, offset, file_len):
     return {"offset": offset, "cl": cl, "ul": ul, "first": first, "last": last, "tc": tc, "crc": crc, "end": end}
 
 
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+
 def decompress(frame, expected):
-    """§6.2: one frame, window <= 8 MiB, output bounded by `expected` (+1 spare byte to detect more)."""
+    """§6.2: exactly one frame, window <= 8 MiB, output bounded by `expected` (+1 spare byte to detect
+    more)."""
+    if frame[:4] != ZSTD_MAGIC:
+        if len(frame) >= 4 and struct.unpack("<I", frame[:4])[0] & 0xFFFFFFF0 == 0x184D2A50:
+            raise FlrepError("not exactly one zstd frame: a skippable frame where the frame should start")
+        raise FlrepError("corrupt zstd data: no zstd frame magic")
     dctx = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW)
     out = bytearray()
     try:
@@ -443,6 +451,16 @@ def decompress(frame, expected):
         raise FlrepError(f"corrupt zstd data: {e}")
     if len(out) > expected:
         raise FlrepError(f"zstd frame decompresses to more than the declared {expected} bytes")
+    # Where the frame ends: a second pass (its output is the <= `expected` bytes just read).
+    d = dctx.decompressobj()
+    try:
+        d.decompress(frame)
+    except zstandard.ZstdError as e:
+        raise FlrepError(f"corrupt zstd data: {e}")
+    if not d.eof:
+        raise FlrepError("corrupt zstd data: the frame is cut short")
+    if d.unused_data:
+        raise FlrepError(f"not exactly one zstd frame: {len(d.unused_data)} bytes after the end of the frame")
     return bytes(out)
 
 
@@ -636,10 +654,11 @@ def open_file(data):
         for k, (t, o) in enumerate(entries):
             end = entries[k + 1][1] if k + 1 < len(entries) else table_offset
             chunks.append({"offset": o, "end": end, "first": t})
-        return hdr, sec, chunks, first, last, warnings
+        return hdr, sec, chunks, first, last, warnings, []
     # §13.3 forward scan
     scanned = []
     stop = None
+    problems = []  # §13.3: a scan stopped by anything but a cut is corruption
     off = stream_start
     while off < n:
         b = data[off:off + CHUNK_HEADER_LEN]
@@ -652,6 +671,7 @@ def open_file(data):
                 stop = f"the file ends inside the chunk at offset {off}: the recording was cut short"
             else:
                 stop = f"stopped at offset {off}: {e}"
+                problems.append(stop)
             break
         scanned.append(h)
         off = h["end"]
@@ -664,11 +684,12 @@ def open_file(data):
     if stop:
         warnings.append(stop)
     chunks = [{"offset": h["offset"], "end": h["end"], "first": h["first"]} for h in scanned]
-    return hdr, sec, chunks, scanned[0]["first"], scanned[-1]["last"], warnings
+    return hdr, sec, chunks, scanned[0]["first"], scanned[-1]["last"], warnings, problems
 
 
-def chunk_header_for(data, ch):
-    """§13.2: the header at an indexed chunk's offset must agree with the index."""
+def chunk_header_for(data, ch, next_first=None):
+    """§13.2: the header at an indexed chunk's offset must agree with the index (`next_first`: the
+    next entry's keyframe tick, None for the last chunk)."""
     off = ch["offset"]
     try:
         h = parse_chunk_header(data[off:off + CHUNK_HEADER_LEN], off, len(data))
@@ -678,13 +699,15 @@ def chunk_header_for(data, ch):
         raise FlrepError(f"index entry for keyframe tick {ch['first']} points at offset {off}: the chunk there starts at tick {h['first']}")
     if h["end"] != ch["end"]:
         raise FlrepError(f"index entry for keyframe tick {ch['first']} points at offset {off}: the chunk there ends at {h['end']}, the index says {ch['end']}")
+    if next_first is not None and h["last"] >= next_first:
+        raise FlrepError(f"chunk at offset {off}: ends at tick {h['last']}, not before the next chunk's keyframe tick {next_first}")
     return h
 
 
 def dump(path, out):
     with open(path, "rb") as f:
         data = f.read()
-    hdr, sec, chunks, first, last, warnings = open_file(data)
+    hdr, sec, chunks, first, last, warnings, problems = open_file(data)
     r = hdr["planet_radius_m"]
     info = {
         "format": "flrep",
@@ -708,9 +731,13 @@ def dump(path, out):
         "metadata": sec["metadata"],
         "warnings": warnings,
     }
+    if problems:
+        info["problems"] = problems
     out.write(json.dumps({"type": "info", "info": info}) + "\n")
-    for ch in chunks:
-        h = chunk_header_for(data, ch)
+    for k, ch in enumerate(chunks):
+        h = chunk_header_for(data, ch, chunks[k + 1]["first"] if k + 1 < len(chunks) else None)
+        if k + 1 == len(chunks) and h["last"] != last:  # §9, §13.2: the trailer's lastTick
+            raise FlrepError(f"chunk at offset {h['offset']}: ends at tick {h['last']}, but the index's lastTick is {last}")
         ticks, events = decode_chunk(data, h)
         k = 0
         for idx, (tick, ents) in enumerate(ticks):

@@ -118,22 +118,29 @@ fn info(path: &Path) -> Result<u8, Fail> {
     let _ = writeln!(out, "file:              {}", path.display());
     let _ = writeln!(out, "format:            {} {}.{}", i.format.name(), i.format_major, i.format_minor);
     let _ = writeln!(out, "engine version:    {}", i.engine_version);
-    let _ = writeln!(out, "tick rate:         {} Hz", i.tick_rate_hz);
-    let _ = writeln!(
-        out,
-        "ticks:             {}..={} ({} ticks, {:.2} s)",
-        i.first_tick,
-        i.last_tick,
-        ticks,
-        i.duration_s()
-    );
-    let _ = writeln!(out, "keyframe interval: {} ticks", i.keyframe_interval_ticks);
+    // A SparkEngine replay in its own terms (frames, record interval), not the model's 1 kHz ticks.
+    let spark = o.session.spark().map(|s| s.frame_stats());
+    if let Some(f) = &spark {
+        spark_cli::frame_lines(&mut out, f);
+    } else {
+        let _ = writeln!(out, "tick rate:         {} Hz", i.tick_rate_hz);
+        let _ = writeln!(
+            out,
+            "ticks:             {}..={} ({} ticks, {:.2} s)",
+            i.first_tick,
+            i.last_tick,
+            ticks,
+            i.duration_s()
+        );
+        let _ = writeln!(out, "keyframe interval: {} ticks", i.keyframe_interval_ticks);
+    }
     let _ = writeln!(out, "chunks:            {chunks}");
+    let (per, unit) = spark.map(|f| (u64::from(f.kept), "frame")).unwrap_or((ticks, "tick"));
     let _ = writeln!(
         out,
-        "file size:         {} bytes ({:.1} bytes/tick)",
+        "file size:         {} bytes ({:.1} bytes/{unit})",
         o.src.len_bytes(),
-        o.src.len_bytes() as f64 / ticks as f64
+        o.src.len_bytes() as f64 / per.max(1) as f64
     );
     let world = match i.world {
         replay_player::model::WorldKind::Planet { radius_m } => format!("planet, radius {radius_m} m"),
@@ -187,6 +194,12 @@ fn validate(path: &Path) -> Result<u8, Fail> {
     let i = o.info()?;
     for w in &i.warnings {
         eprintln!("replay: warning: {w}");
+    }
+    for p in &i.problems {
+        eprintln!("replay: {p}");
+    }
+    if !i.problems.is_empty() {
+        return Err(Fail(format!("{} problem(s) found while opening", i.problems.len()), 1));
     }
     println!("ok: {} chunks, {ticks} ticks, {events} events", o.session.chunk_count());
     Ok(0)

@@ -224,6 +224,16 @@ impl Session {
         }
     }
 
+    /// The opened SparkEngine replay (`None` for other formats): its frames in SparkEngine's terms
+    /// ([`spark::Opened::frame_stats`]) for what the 1 kHz ticks of `info()` do not say.
+    #[cfg(feature = "spark")]
+    pub fn spark(&self) -> Option<&spark::Opened> {
+        match &self.inner {
+            Inner::Spark(opened) => Some(opened),
+            _ => None,
+        }
+    }
+
     #[cfg(feature = "spark")]
     fn spark_step(&mut self, step: Result<spark::Step, spark::Error>) -> Result<OpenStep, SessionError> {
         match step? {

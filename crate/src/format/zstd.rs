@@ -3,9 +3,14 @@
 //! Decompression is bounded twice: the frame's window is capped ([`MAX_WINDOW`]) before the decoder
 //! allocates it, and the output is decoded into a buffer whose length is the caller's cap, so a small
 //! frame that would expand to gigabytes fails with "output larger than declared" instead of growing.
+//!
+//! The input is exactly one zstd frame (docs/format/flrep.md §6.2, docs/format/foldback.md §3.1): a
+//! skippable frame, a second frame or any byte after the frame is refused ([`ZstdError::NotOneFrame`]).
 
-use ruzstd::decoding::FrameDecoder;
+use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
+use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
 use ruzstd::encoding::{compress_to_vec, CompressionLevel};
+use ruzstd::io::Read;
 
 /// Largest zstd window accepted (windowLog 23). Writers keep windowLog ≤ 23.
 pub const MAX_WINDOW: u64 = 8 * 1024 * 1024;
@@ -18,6 +23,8 @@ pub enum ZstdError {
     },
     /// The frame's window exceeds [`MAX_WINDOW`].
     Window(String),
+    /// The bytes are not exactly one zstd frame: a skippable frame, or bytes after the frame.
+    NotOneFrame(String),
     Corrupt(String),
 }
 
@@ -26,6 +33,7 @@ impl std::fmt::Display for ZstdError {
         match self {
             ZstdError::TooLarge { cap } => write!(f, "zstd frame decompresses to more than the declared {cap} bytes"),
             ZstdError::Window(m) => write!(f, "zstd window too large (cap {} MiB): {m}", MAX_WINDOW >> 20),
+            ZstdError::NotOneFrame(m) => write!(f, "not exactly one zstd frame: {m}"),
             ZstdError::Corrupt(m) => write!(f, "corrupt zstd data: {m}"),
         }
     }
@@ -50,9 +58,10 @@ impl Decompressor {
         Decompressor { dec, out: Vec::new() }
     }
 
-    /// Decompresses exactly one frame into an internal buffer of `expected` bytes (already checked
-    /// against the caller's cap). Returns the decoded bytes; fewer or more than `expected` is an error
-    /// reported by the caller through the returned length (more is [`ZstdError::TooLarge`]).
+    /// Decompresses `frame`, which must be exactly one zstd frame, into an internal buffer of
+    /// `expected` bytes (already checked against the caller's cap). Returns the decoded bytes; fewer
+    /// or more than `expected` is an error reported by the caller through the returned length (more
+    /// is [`ZstdError::TooLarge`]).
     pub fn decompress(&mut self, frame: &[u8], expected: usize) -> Result<&[u8], ZstdError> {
         // One spare byte lets us tell "exactly expected" from "more than expected".
         let want = expected.saturating_add(1);
@@ -60,20 +69,22 @@ impl Decompressor {
             self.out.resize(want, 0);
         }
         let out = self.out.get_mut(..want).ok_or(ZstdError::TooLarge { cap: expected })?;
-        match self.dec.decode_all(frame, out) {
-            Ok(n) if n > expected => Err(ZstdError::TooLarge { cap: expected }),
-            Ok(n) => Ok(self.out.get(..n).unwrap_or(&[])),
-            Err(e) => {
+        let n = one_frame(&mut self.dec, frame, out).map_err(|e| match e {
+            FrameError::Decoder(FrameDecoderError::TargetTooSmall) => ZstdError::TooLarge { cap: expected },
+            FrameError::Decoder(e) => {
                 let msg = e.to_string();
-                if matches!(e, ruzstd::decoding::errors::FrameDecoderError::TargetTooSmall) {
-                    Err(ZstdError::TooLarge { cap: expected })
-                } else if msg.contains("indow") {
-                    Err(ZstdError::Window(msg))
+                if msg.contains("indow") {
+                    ZstdError::Window(msg)
                 } else {
-                    Err(ZstdError::Corrupt(msg))
+                    ZstdError::Corrupt(msg)
                 }
             }
+            FrameError::NotOne(m) => ZstdError::NotOneFrame(m),
+        })?;
+        if n > expected {
+            return Err(ZstdError::TooLarge { cap: expected });
         }
+        Ok(self.out.get(..n).unwrap_or(&[]))
     }
 
     /// The first `len` bytes of the last frame decompressed (empty when it was shorter): valid until
@@ -88,6 +99,49 @@ impl Decompressor {
             self.out = Vec::new();
         }
     }
+}
+
+enum FrameError {
+    Decoder(FrameDecoderError),
+    NotOne(String),
+}
+
+impl From<FrameDecoderError> for FrameError {
+    fn from(e: FrameDecoderError) -> Self {
+        FrameError::Decoder(e)
+    }
+}
+
+/// Decodes the one frame `input` holds into `out` (ruzstd's `decode_all` for a single frame: it would
+/// skip skippable frames and go on into further frames). Returns the bytes written.
+fn one_frame(dec: &mut FrameDecoder, input: &[u8], mut out: &mut [u8]) -> Result<usize, FrameError> {
+    let mut src = input;
+    match dec.init(&mut src) {
+        Ok(()) => {}
+        Err(FrameDecoderError::ReadFrameHeaderError(ReadFrameHeaderError::SkipFrame { magic_number, length })) => {
+            return Err(FrameError::NotOne(format!(
+                "a skippable frame (magic 0x{magic_number:08X}, {length} bytes) where the frame should start"
+            )))
+        }
+        Err(e) => return Err(e.into()),
+    }
+    let mut written = 0;
+    loop {
+        dec.decode_blocks(&mut src, BlockDecodingStrategy::UptoBytes(1024 * 1024))?;
+        let n = dec.read(out).map_err(FrameDecoderError::FailedToDrainDecodebuffer)?;
+        out = out.get_mut(n..).unwrap_or(&mut []);
+        written += n;
+        if dec.can_collect() != 0 {
+            return Err(FrameDecoderError::TargetTooSmall.into());
+        }
+        if dec.is_finished() {
+            break;
+        }
+    }
+    if !src.is_empty() {
+        return Err(FrameError::NotOne(format!("{} bytes after the end of the frame", src.len())));
+    }
+    Ok(written)
 }
 
 /// Compresses one frame (deterministic: same input, same bytes). ruzstd's `Fastest` level keeps
@@ -108,6 +162,28 @@ mod tests {
         assert_eq!(d.decompress(&z, data.len()).unwrap(), &data[..]);
         assert_eq!(d.decompress(&z, 1000), Err(ZstdError::TooLarge { cap: 1000 }));
         assert!(matches!(d.decompress(&[1, 2, 3, 4, 5], 10), Err(ZstdError::Corrupt(_))));
+    }
+
+    #[test]
+    fn exactly_one_frame() {
+        let data: Vec<u8> = (0..5000u32).map(|i| (i % 7) as u8).collect();
+        let (a, b) = (compress(&data[..2500]), compress(&data[2500..]));
+        let mut d = Decompressor::new();
+        assert_eq!(d.decompress(&a, 2500).unwrap(), &data[..2500]);
+        // Two frames that together hold the payload: refused, not concatenated.
+        let two = [a.as_slice(), b.as_slice()].concat();
+        assert_eq!(
+            d.decompress(&two, data.len()),
+            Err(ZstdError::NotOneFrame(format!("{} bytes after the end of the frame", b.len())))
+        );
+        // A skippable frame (magic 0x184D2A50, 4 bytes) in front of the real one: refused.
+        let skip = [&[0x50, 0x2A, 0x4D, 0x18, 4, 0, 0, 0, 1, 2, 3, 4][..], a.as_slice()].concat();
+        assert!(matches!(d.decompress(&skip, 2500), Err(ZstdError::NotOneFrame(m)) if m.contains("skippable")));
+        // Stray bytes after the frame, and a frame cut short.
+        assert!(matches!(d.decompress(&[a.as_slice(), &[0]].concat(), 2500), Err(ZstdError::NotOneFrame(_))));
+        assert!(matches!(d.decompress(&a[..a.len() - 1], 2500), Err(ZstdError::Corrupt(_))));
+        // The decoder is fine for the next frame after each refusal.
+        assert_eq!(d.decompress(&b, 2500).unwrap(), &data[2500..]);
     }
 
     #[test]

@@ -1,4 +1,4 @@
-//! Live mode, game side (seed §2): a loopback WebSocket server that streams `.foldback` frames to
+//! Live mode, game side: a loopback WebSocket server that streams `.foldback` frames to
 //! viewers without ever blocking the game loop.
 //!
 //! - The game calls [`LiveServer::broadcast`] with each encoded frame. It never blocks: each viewer

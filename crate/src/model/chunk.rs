@@ -12,7 +12,7 @@ pub struct DecodedChunk {
     pub entities: Vec<EntityState>,
     pub events: Vec<Event>,
     /// The tick each event was recorded in, one per event, when the format records events inside
-    /// ticks (`.flrep`: an event's own tick MAY differ from its containing tick, 000 §8); empty when
+    /// ticks (`.flrep`: an event's own tick MAY differ from its containing tick, docs/format/flrep.md §8); empty when
     /// events are placed by their own tick (SparkEngine). Ranges select events by this tick.
     pub event_ticks: Vec<u64>,
     /// Event records of unknown kinds that were skipped.

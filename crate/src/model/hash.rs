@@ -1,4 +1,5 @@
-//! The per-tick state hash (seed 000 §6): FNV-1a 64 over the canonical quantized entity stream.
+//! The per-tick state hash (docs/format/flrep.md §11): FNV-1a 64 over the canonical quantized entity
+//! stream.
 //!
 //! Canonical stream: entities in ascending id order; for each, little-endian
 //! `id u32, type u16, faction u8, pos 3×i32, orient 4×i16, vel 3×i32, health u16, flags u32, anim i32`

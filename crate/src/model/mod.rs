@@ -254,6 +254,12 @@ pub struct RecordingInfo {
     pub metadata: Vec<(String, String)>,
     /// Things a reader recovered from ("no index trailer: rebuilt by scanning").
     pub warnings: Vec<String>,
+    /// Corruption a reader stepped over while opening (a scan stopped at a chunk header over a limit,
+    /// a refused or over-limit frame): the recording opens and plays what precedes it, but this is
+    /// not truncation, and `replay validate` fails on it. Each is also among the warnings where the
+    /// format reports it there. Empty for a sound (or merely cut) file, and then left out of JSON.
+    #[cfg_attr(feature = "json", serde(skip_serializing_if = "Vec::is_empty"))]
+    pub problems: Vec<String>,
 }
 
 impl RecordingInfo {

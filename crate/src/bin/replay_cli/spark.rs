@@ -2,10 +2,34 @@
 
 use super::args::{ConvertArgs, ConvertTo, SparkGenerate};
 use super::Fail;
+use replay_player::format::spark::FrameStats;
 use replay_player::io::convert::{to_flrep, to_spark};
 use replay_player::io::{open_session, FileSource};
 use replay_player::model::FormatKind;
 use replay_player::sim::deathmatch::{write_deathmatch, DeathmatchConfig};
+
+/// `replay info`'s lines for a SparkEngine replay's frames (its own terms: frameCount, record interval).
+pub fn frame_lines(out: &mut String, f: &FrameStats) {
+    use std::fmt::Write as _;
+    let dropped = f.read.saturating_sub(f.kept);
+    let _ = writeln!(
+        out,
+        "frames:            {} (frameCount {}{}{})",
+        f.kept,
+        f.declared,
+        if f.read < f.declared { format!(", {} in the file", f.read) } else { String::new() },
+        if dropped > 0 { format!(", {dropped} dropped") } else { String::new() }
+    );
+    let _ = writeln!(out, "time:              {:.3} s to {:.3} s ({:.2} s)", f.first_s, f.last_s, f.last_s - f.first_s);
+    match f.interval_s {
+        Some(s) => {
+            let _ = writeln!(out, "record interval:   {s:.3} s ({:.1} frames per second)", 1.0 / s);
+        }
+        None => {
+            let _ = writeln!(out, "record interval:   none (one frame)");
+        }
+    }
+}
 
 fn create(out: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Fail> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -98,8 +98,8 @@ impl ChunkHeader {
 }
 
 /// Decodes chunks; owns the reusable zstd decoder. Decoding a range leaves the decoder positioned
-/// after it: the next range of the same chunk resumes there without decompressing again (000 §3:
-/// a reader rolls forward from the keyframe; playing on rolls on).
+/// after it: the next range of the same chunk resumes there without decompressing again (a reader
+/// rolls forward from the keyframe, docs/format/flrep.md §6.5; playing on rolls on).
 pub struct ChunkDecoder {
     z: Decompressor,
     t: TickDecoder,

@@ -209,6 +209,7 @@ fn parse_header_body(rem: &[u8], major: u16, minor: u16, limits: &Limits) -> Res
     if tick_rate_hz == 0 || tick_rate_hz > 100_000 {
         return Err(Error::BadHeaderField { field: "tickRateHz", value: tick_rate_hz.to_string() });
     }
+    // Numeric: −0.0 == 0.0, a flat world (docs/format/flrep.md §4.2).
     if !(planet_radius_m == 0.0 || (planet_radius_m.is_finite() && (1.0..=1.0e10).contains(&planet_radius_m))) {
         return Err(Error::BadHeaderField { field: "planetRadiusM", value: planet_radius_m.to_string() });
     }
@@ -316,7 +317,8 @@ pub fn write_prefix(out: &mut Vec<u8>, h: &Header, s: &Sections) {
     let mut rem = Vec::new();
     rem.put_str16(&n(&h.engine_version));
     rem.put_u32(h.tick_rate_hz);
-    rem.put_f64(h.planet_radius_m);
+    // A flat world is written +0.0 (a reader takes −0.0 as flat too: docs/format/flrep.md §4.2).
+    rem.put_f64(if h.planet_radius_m == 0.0 { 0.0 } else { h.planet_radius_m });
     rem.put_u64(h.start_unix_seconds);
     rem.put_str16(&n(&h.mission_id));
     rem.put_u32(h.session_flags);

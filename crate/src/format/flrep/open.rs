@@ -46,6 +46,10 @@ pub struct Opened {
     /// Kill events copied into the trailer; empty after a scan (events then come from chunks).
     pub markers: Vec<Event>,
     pub warnings: Vec<String>,
+    /// Why a forward scan stopped before the end when that was not a cut (a chunk header over a
+    /// limit or not a chunk header at all, docs/format/flrep.md §13.3): also a warning; `validate`
+    /// fails on it.
+    pub problems: Vec<String>,
 }
 
 impl Opened {
@@ -77,7 +81,8 @@ impl Opened {
                 reason: format!("the chunk there ends at {}, the index says {}", header.end(), c.offset + c.len),
             });
         }
-        // The scan refuses overlapping chunks when it opens; an index cannot vouch for them either.
+        // The scan refuses overlapping chunks when it opens; an index cannot vouch for them either
+        // (docs/format/flrep.md §13.2).
         if let Some(next) = self.chunks.get(i + 1) {
             if header.last_tick >= next.first_tick {
                 return Err(Error::ChunkTickMismatch {
@@ -88,6 +93,13 @@ impl Opened {
                     ),
                 });
             }
+        } else if header.last_tick != self.last_tick {
+            // The last chunk ends where the recording does: the trailer's lastTick (§9, §13.2), which
+            // the timeline showed before any chunk was read.
+            return Err(Error::ChunkTickMismatch {
+                chunk_at: c.offset,
+                reason: format!("ends at tick {}, but the index's lastTick is {}", header.last_tick, self.last_tick),
+            });
         }
         Ok(())
     }
@@ -100,6 +112,7 @@ impl Opened {
             format_minor: h.format_minor,
             engine_version: h.engine_version.clone(),
             tick_rate_hz: h.tick_rate_hz,
+            // −0.0 is a flat world too (docs/format/flrep.md §4.2).
             world: if h.planet_radius_m == 0.0 {
                 WorldKind::Flat
             } else {
@@ -119,6 +132,7 @@ impl Opened {
             mission_objects: self.sections.mission_objects.clone(),
             metadata: self.sections.metadata.clone(),
             warnings: self.warnings.clone(),
+            problems: self.problems.clone(),
         }
     }
 }
@@ -139,6 +153,7 @@ pub struct Opener {
     prefix: Option<(Header, Sections, u64)>,
     scanned: Vec<ChunkHeader>,
     warnings: Vec<String>,
+    problems: Vec<String>,
     trailer_problem: Option<String>,
 }
 
@@ -151,6 +166,7 @@ impl Opener {
             prefix: None,
             scanned: Vec::new(),
             warnings: Vec::new(),
+            problems: Vec::new(),
             trailer_problem: None,
         }
     }
@@ -231,16 +247,17 @@ impl Opener {
                         self.scanned.push(h);
                         self.scan_from(h.end())
                     }
-                    Err(e) => {
-                        let why = match e {
-                            Error::ChunkBeyondFile { .. } | Error::Truncated { .. } => format!(
-                                "the file ends inside the chunk at offset {offset}: the recording was cut short"
-                            ),
-                            other if remaining > 0 => format!("stopped at offset {offset}: {other}"),
-                            _ => String::new(),
-                        };
+                    // A cut (an interrupted recording) is a warning; anything else, a length over a
+                    // limit included, is corruption (docs/format/flrep.md §13.3).
+                    Err(Error::ChunkBeyondFile { .. } | Error::Truncated { .. }) => self.finish_scan(Some(format!(
+                        "the file ends inside the chunk at offset {offset}: the recording was cut short"
+                    ))),
+                    Err(other) if remaining > 0 => {
+                        let why = format!("stopped at offset {offset}: {other}");
+                        self.problems.push(why.clone());
                         self.finish_scan(Some(why))
                     }
+                    Err(_) => self.finish_scan(None),
                 }
             }
             State::Done => Err(Error::Usage("opener already finished".into())),
@@ -323,6 +340,7 @@ impl Opener {
             index_source,
             markers,
             warnings: std::mem::take(&mut self.warnings),
+            problems: std::mem::take(&mut self.problems),
         })))
     }
 }

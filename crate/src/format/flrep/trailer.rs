@@ -10,7 +10,8 @@ use super::{event, Limits, TRAILER_MAGIC};
 use crate::bytes::{Cursor, PutLe};
 use crate::model::Event;
 
-/// The smallest trailer: magic + counts + ticks + crc + offset, no entries.
+/// The smallest trailer: magic + counts + ticks + crc + offset, no entries. A table offset that
+/// leaves fewer bytes is "no trailer", like one outside the stream (docs/format/flrep.md §13.1).
 pub const MIN_TRAILER_LEN: u64 = 4 + 4 + 8 + 8 + 4 + 4 + 8;
 
 #[derive(Clone, Debug, PartialEq)]

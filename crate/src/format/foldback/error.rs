@@ -37,6 +37,9 @@ pub enum Error {
         len: u64,
         max: u64,
     },
+    /// The file holds no complete frame with a tick: nothing to compare (a file with nothing
+    /// playable is refused, in every format).
+    NoTicks,
     /// A live message (or a byte range) ends before the frame it starts does.
     FrameTruncated {
         at: u64,
@@ -113,6 +116,7 @@ impl std::fmt::Display for Error {
             BadFlags { flags } => write!(f, "header flags are 0x{flags:04X}; format version 1 requires 0"),
             TooManyPeers { count, max } => write!(f, "header declares {count} peers, over the limit of {max}"),
             FrameTooLarge { at, frame_type, len, max } => write!(f, "{} at offset {at} declares a {len}-byte payload, over the limit of {max} bytes", ft(frame_type)),
+            NoTicks => write!(f, "the recording holds no complete frame with a tick: nothing to compare"),
             FrameTruncated { at, frame_type, need, have } => write!(f, "{} at offset {at} is cut short: {need} bytes needed, {have} present", ft(frame_type)),
             PayloadTooShort { at, frame_type, field, need, have } => write!(f, "{} at offset {at}: payload too short for {field} ({need} bytes needed, {have} left)", ft(frame_type)),
             FieldTooLong { at, frame_type, field, len, max } => write!(f, "{} at offset {at}: {field} of {len} bytes exceeds the limit of {max}", ft(frame_type)),

@@ -352,6 +352,7 @@ impl Index {
             mission_objects: Vec::new(),
             metadata,
             warnings: self.warnings(),
+            problems: self.problems(),
         }
     }
 }
@@ -372,7 +373,9 @@ pub enum IndexStep {
 }
 
 /// The sans-IO opener of a `.foldback` file: scans the frame stream in big windows and ends with an
-/// [`Index`]. Header defects are errors; frame defects are recorded in the index.
+/// [`Index`]. Header defects are errors; frame defects are recorded in the index; a file with no
+/// complete frame carrying a tick is refused ([`Error::NoTicks`], or the over-limit frame that
+/// stopped the scan).
 pub struct Indexer {
     scanner: Scanner,
     index: Option<Index>,
@@ -399,6 +402,11 @@ impl Indexer {
                 if let Some(end) = self.scanner.end() {
                     ix.file_len = ix.file_len.max(end.frames_end);
                     ix.finish(end.clone());
+                }
+                // Nothing playable is refused, as in every format; when a frame over the limit is
+                // why, that is the error.
+                if ix.ticks.is_empty() {
+                    return Err(ix.end.as_ref().and_then(|e| e.oversized.clone()).unwrap_or(Error::NoTicks));
                 }
                 Ok(IndexStep::Ready(Box::new(ix)))
             }

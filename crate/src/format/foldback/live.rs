@@ -1,4 +1,4 @@
-//! Live mode, viewer side and shared messages (seed §2; spec: docs/format/foldback.md §7).
+//! Live mode, viewer side and shared messages (spec: docs/format/foldback.md §7).
 //!
 //! Control messages are JSON text WebSocket messages (`hello`, `goodbye`); data messages are binary,
 //! one frame each, in the file's frame layout, parsed by [`super::parse_frame`].

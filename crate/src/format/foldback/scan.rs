@@ -5,7 +5,8 @@
 //! ```text
 //!  Start ─► Need(0, min(len, FIRST_READ)) ─► header ─► frames in that window ─► Need(pos, window) ─► …
 //!  stops at: EndOfStream (clean) │ end of file (no EndOfStream) │ a frame cut by the end of the file
-//!            │ a frame over the payload limit — the last three are "did not end cleanly"
+//!            │ a frame over the payload limit (even one that runs past the end: corruption, not a
+//!            cut) — the last three are "did not end cleanly"
 //! ```
 //! A frame larger than a window is asked for whole, except Snapshots and unknown types: a Snapshot's
 //! 19-byte prefix is enough to index it (its bytes are read on demand), an unknown frame is skipped by
@@ -175,13 +176,8 @@ impl Scanner {
                 return self.ask();
             };
             let total = FRAME_HEADER_LEN as u64 + u64::from(plen);
-            if total > remaining_file {
-                return self.finish(
-                    false,
-                    Some(format!("the file ends inside the {} frame at offset {}: it declares {total} bytes, {remaining_file} remain", ft::name(t), self.pos)),
-                    None,
-                );
-            }
+            // A length over the limit is corruption, not a cut, whether or not it fits the file
+            // (docs/format/foldback.md §3.3): checked before the end of the file is.
             if plen > self.limits.max_frame_payload {
                 let e = Error::FrameTooLarge {
                     at: self.pos,
@@ -190,6 +186,13 @@ impl Scanner {
                     max: u64::from(self.limits.max_frame_payload),
                 };
                 return self.finish(false, Some(format!("stopped at offset {}: {e}", self.pos)), Some(e));
+            }
+            if total > remaining_file {
+                return self.finish(
+                    false,
+                    Some(format!("the file ends inside the {} frame at offset {}: it declares {total} bytes, {remaining_file} remain", ft::name(t), self.pos)),
+                    None,
+                );
             }
             let offset = self.pos;
             let total_us = usize::try_from(total).map_err(|_| Error::Usage("frame length overflow".into()))?;

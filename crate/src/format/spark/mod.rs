@@ -17,7 +17,7 @@ pub mod open;
 pub mod writer;
 
 pub use error::Error;
-pub use open::{ChunkRef, FrameRun, Opened, Opener, Step};
+pub use open::{ChunkRef, FrameRun, FrameStats, Opened, Opener, Step};
 pub use writer::Writer;
 
 /// "YLPR": 0x52504C59 written little-endian.

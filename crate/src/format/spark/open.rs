@@ -56,6 +56,25 @@ pub struct FrameRun {
     pub prev_tick: Option<u64>,
 }
 
+/// A recording in SparkEngine's own terms (frames and the record interval, docs/format/spark-replay.md
+/// "Opening without loading the file"), beside the model's 1 kHz ticks.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FrameStats {
+    /// `frameCount` as the header declares it.
+    pub declared: u32,
+    /// Complete frames found (fewer than declared when the file was cut).
+    pub read: u32,
+    /// Frames that play: those read, less the ones dropped for a timestamp not after the frame
+    /// before them.
+    pub kept: u32,
+    /// Timestamps of the first and last frame that play, in seconds.
+    pub first_s: f64,
+    pub last_s: f64,
+    /// Mean time between the frames that play (SparkEngine's record interval, `SetRecordInterval`);
+    /// `None` with a single frame.
+    pub interval_s: Option<f64>,
+}
+
 /// An opened SparkEngine replay.
 #[derive(Clone, Debug)]
 pub struct Opened {
@@ -95,6 +114,21 @@ impl Opened {
         self.chunks.for_tick(tick)
     }
 
+    /// Frames and record interval, as SparkEngine counts them.
+    pub fn frame_stats(&self) -> FrameStats {
+        let kept: u32 = self.runs.iter().map(|r| r.kept).fold(0, u32::saturating_add);
+        let hz = f64::from(map::TICK_RATE_HZ);
+        let (first, last) = (self.first_tick() as f64 / hz, self.last_tick() as f64 / hz);
+        FrameStats {
+            declared: self.frame_count,
+            read: self.frames_read,
+            kept,
+            first_s: first,
+            last_s: last,
+            interval_s: (kept > 1).then(|| (last - first) / f64::from(kept - 1)),
+        }
+    }
+
     pub fn info(&self) -> RecordingInfo {
         let span = self.runs.first().map(|r| r.last_tick.saturating_sub(self.first_tick())).unwrap_or(0);
         RecordingInfo {
@@ -128,6 +162,8 @@ impl Opened {
                 ("duration".into(), format!("{}", self.duration)),
             ],
             warnings: self.warnings.clone(),
+            // A SparkEngine defect (a count or a string over its limit, a bad value) fails the open.
+            problems: Vec::new(),
         }
     }
 
