@@ -6,12 +6,9 @@ use std::borrow::Cow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-#[cfg(feature = "webgl")]
-use web_sys::HtmlCanvasElement;
-use web_sys::OffscreenCanvas;
-
 use super::mesh::{self, VERTEX_FLOATS};
 use super::scene::{FrameData, BACKGROUND, FLASH_FLOATS, INSTANCE_FLOATS, LINE_FLOATS, UNIFORM_FLOATS};
+use super::Host;
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
 
@@ -101,56 +98,9 @@ pub struct Gpu {
     lost: Arc<AtomicBool>,
 }
 
-/// What the renderer draws into: a page's `<canvas>`, or an `OffscreenCanvas` handed to a worker
-/// by `transferControlToOffscreen()` (the page shows what the worker draws). Only the WebGL2 build
-/// draws on a page's canvas (see `web::renderer::Renderer::create`).
-#[derive(Clone)]
-pub enum Canvas {
-    #[cfg(feature = "webgl")]
-    Html(HtmlCanvasElement),
-    Offscreen(OffscreenCanvas),
-}
-
-impl Canvas {
-    pub fn width(&self) -> u32 {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => c.width(),
-            Canvas::Offscreen(c) => c.width(),
-        }
-    }
-    pub fn height(&self) -> u32 {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => c.height(),
-            Canvas::Offscreen(c) => c.height(),
-        }
-    }
-    pub fn set_size(&self, w: u32, h: u32) {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => {
-                c.set_width(w);
-                c.set_height(h);
-            }
-            Canvas::Offscreen(c) => {
-                c.set_width(w);
-                c.set_height(h);
-            }
-        }
-    }
-    fn target(self) -> wgpu::SurfaceTarget<'static> {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => wgpu::SurfaceTarget::Canvas(c),
-            Canvas::Offscreen(c) => wgpu::SurfaceTarget::OffscreenCanvas(c),
-        }
-    }
-}
-
 /// Requests an adapter and device for `canvas`: WebGPU first (unless `prefer_webgl` and the build
 /// has WebGL), then WebGL2 when compiled in.
-pub async fn create(canvas: Canvas, prefer_webgl: bool, width: u32, height: u32) -> Result<Gpu, String> {
+pub async fn create<H: Host>(canvas: H, prefer_webgl: bool, width: u32, height: u32) -> Result<Gpu, String> {
     let mut errors: Vec<String> = Vec::new();
     let try_webgpu = !(prefer_webgl && cfg!(feature = "webgl"));
     if try_webgpu {
@@ -173,17 +123,8 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle() })
 }
 
-/// `navigator.gpu` of the page or the worker (a worker has no `window`).
-fn browser_has_webgpu() -> bool {
-    js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
-        .ok()
-        .filter(|n| n.is_object())
-        .and_then(|n| js_sys::Reflect::get(&n, &"gpu".into()).ok())
-        .is_some_and(|g| !g.is_undefined() && !g.is_null())
-}
-
-async fn create_webgpu(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, String> {
-    if !browser_has_webgpu() {
+async fn create_webgpu<H: Host>(canvas: H, width: u32, height: u32) -> Result<Gpu, String> {
+    if !H::has_webgpu() {
         return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
     }
     let inst = instance(wgpu::Backends::BROWSER_WEBGPU);
@@ -198,14 +139,14 @@ async fn create_webgpu(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, S
         .await
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
-    let surface = inst.create_surface(canvas.target()).map_err(|e| e.to_string())?;
-    finish(surface, adapter, device, queue, "webgpu", width, height)
+    let surface = inst.create_surface(canvas.surface_target()).map_err(|e| e.to_string())?;
+    finish::<H>(surface, adapter, device, queue, "webgpu", width, height)
 }
 
 #[cfg(feature = "webgl")]
-async fn create_webgl(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, String> {
+async fn create_webgl<H: Host>(canvas: H, width: u32, height: u32) -> Result<Gpu, String> {
     let inst = instance(wgpu::Backends::GL);
-    let surface = inst.create_surface(canvas.target()).map_err(|e| e.to_string())?;
+    let surface = inst.create_surface(canvas.surface_target()).map_err(|e| e.to_string())?;
     let adapter = inst
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
@@ -216,7 +157,7 @@ async fn create_webgl(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, St
         .await
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
-    finish(surface, adapter, device, queue, "webgl2", width, height)
+    finish::<H>(surface, adapter, device, queue, "webgl2", width, height)
 }
 
 async fn request_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue), String> {
@@ -231,7 +172,7 @@ async fn request_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::
         .map_err(|e| e.to_string())
 }
 
-fn finish(
+fn finish<H: Host>(
     surface: wgpu::Surface<'static>,
     adapter: wgpu::Adapter,
     device: wgpu::Device,
@@ -244,13 +185,13 @@ fn finish(
     let flag = lost.clone();
     device.set_device_lost_callback(move |reason, msg| {
         if reason != wgpu::DeviceLostReason::Destroyed {
-            web_sys::console::warn_1(&format!("GPU device lost ({reason:?}): {msg}; recreating").into());
+            H::warn(&format!("GPU device lost ({reason:?}): {msg}; recreating"));
         }
         flag.store(true, Ordering::SeqCst);
     });
     // The default handler panics; a validation error must not take the page down.
     device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-        web_sys::console::error_1(&format!("wgpu: {e}").into());
+        H::error(&format!("wgpu: {e}"));
     }));
 
     let max_dim = device.limits().max_texture_dimension_2d.max(1);
