@@ -3,6 +3,8 @@
 //! uniform + vertex/instance buffers only).
 
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -11,6 +13,28 @@ use super::scene::{FrameData, BACKGROUND, FLASH_FLOATS, INSTANCE_FLOATS, LINE_FL
 use super::Host;
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Frames in a row whose canvas texture could not be used before the device is recreated.
+const SURFACE_RETRIES: u32 = 3;
+
+/// What the surface's last frames showed: whether the canvas texture could be used (docs/renderer.md,
+/// "Surface acquisition"). On WebGPU the browser may hand out an invalid texture and say nothing;
+/// only an error scope around its use tells, once the frame is submitted, so the check that runs
+/// after each frame writes here and the next `render()` reads it.
+#[derive(Default)]
+struct SurfaceHealth {
+    /// Reconfigure the surface (and skip that frame) before the next acquisition.
+    reconfigure: Cell<bool>,
+    /// Frames in a row whose texture could not be used.
+    failures: Cell<u32>,
+}
+
+impl SurfaceHealth {
+    fn failed(&self) {
+        self.reconfigure.set(true);
+        self.failures.set(self.failures.get().saturating_add(1));
+    }
+}
 
 fn bytes(v: &[f32]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -96,6 +120,7 @@ pub struct Gpu {
     flashes: DynBuf,
     pipes: Pipelines,
     lost: Arc<AtomicBool>,
+    health: Rc<SurfaceHealth>,
 }
 
 /// Requests an adapter and device for `canvas`: WebGPU first (unless `prefer_webgl` and the build
@@ -276,6 +301,7 @@ fn finish<H: Host>(
         ranges,
         pipes,
         lost,
+        health: Rc::default(),
     })
 }
 
@@ -495,23 +521,40 @@ impl Gpu {
         self.color_ms = color;
     }
 
-    /// Uploads and draws one frame. `Ok(false)` when nothing was drawn (surface busy/outdated/lost).
-    pub fn render(&mut self, data: &FrameData) -> bool {
+    /// Uploads and draws one frame on `canvas`; `false` when nothing was drawn: the surface is
+    /// reconfigured first (after a frame whose texture could not be used, or when the canvas' size is
+    /// not the configured one), busy, or lost (docs/renderer.md, "Surface acquisition").
+    pub fn render<H: Host>(&mut self, canvas: &H, data: &FrameData) -> bool {
+        let health = self.health.clone();
+        if health.failures.get() >= SURFACE_RETRIES {
+            H::warn("the canvas gave no usable texture for several frames; recreating the GPU device");
+            self.lost.store(true, Ordering::SeqCst);
+            return false;
+        }
+        // The canvas texture has the canvas' size, the depth and MSAA targets the configured one.
+        if health.reconfigure.take() || canvas.size() != self.size() {
+            self.surface.configure(&self.device, &self.config);
+            return false;
+        }
+        // Errors from here to the view are the canvas texture's; those after it, the frame's.
+        let acquiring = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                self.surface.configure(&self.device, &self.config);
+            wgpu::CurrentSurfaceTexture::Success(t) => t,
+            wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
+                health.reconfigure.set(true);
+                t
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return false,
+            wgpu::CurrentSurfaceTexture::Outdated
+            | wgpu::CurrentSurfaceTexture::Lost
+            | wgpu::CurrentSurfaceTexture::Validation => {
+                health.failed();
                 return false;
             }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                self.lost.store(true, Ordering::SeqCst);
-                return false;
-            }
-            wgpu::CurrentSurfaceTexture::Timeout
-            | wgpu::CurrentSurfaceTexture::Occluded
-            | wgpu::CurrentSurfaceTexture::Validation => return false,
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let acquired = acquiring.pop();
+        let drawing = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
 
         self.queue.write_buffer(&self.uniform, 0, &bytes(&data.uniform));
         self.inst.upload(&self.device, &self.queue, &data.instances);
@@ -594,6 +637,20 @@ impl Gpu {
         }
         self.queue.submit(Some(encoder.finish()));
         self.queue.present(frame);
+        let drawn = drawing.pop();
+        H::spawn(Box::pin(async move {
+            if acquired.await.is_some() {
+                // An invalid canvas texture (nothing else in that scope can fail): the frame drawn
+                // with it failed for that reason alone. Not an error of ours; the next frame
+                // reconfigures and is skipped, the one after draws.
+                health.failed();
+            } else {
+                health.failures.set(0);
+                if let Some(e) = drawn.await {
+                    H::error(&format!("wgpu: {e}"));
+                }
+            }
+        }));
         true
     }
 }

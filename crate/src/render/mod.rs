@@ -42,8 +42,9 @@ pub trait Host: Clone + 'static {
     fn surface_target(&self) -> wgpu::SurfaceTarget<'static>;
     /// Whether the browser offers WebGPU at all (asked before requesting an adapter).
     fn has_webgpu() -> bool;
-    /// Runs `task` to completion in the background (device recreation, checks after a frame).
-    fn spawn(task: impl std::future::Future<Output = ()> + 'static);
+    /// Runs `task` to completion in the background (device recreation, checks after a frame). Boxed:
+    /// one instantiation of the browser's task queue for every caller.
+    fn spawn(task: std::pin::Pin<Box<dyn std::future::Future<Output = ()>>>);
     /// A warning on the console.
     fn warn(message: &str);
     /// An error on the console.

@@ -1,7 +1,8 @@
 //! [`Renderer`]: the scene and the GPU objects for one canvas, recovering from device loss: when
-//! the device is lost (or the surface reports `Lost`), the next `render()` drops every GPU object
-//! and recreates them in the background on the same canvas; `render()` returns `false` until the
-//! new device is ready (docs/renderer.md, "Backends, device loss, sizes").
+//! the device is lost (or the canvas gave no usable texture for several frames: docs/renderer.md,
+//! "Surface acquisition"), the next `render()` drops every GPU object and recreates them in the
+//! background on the same canvas; `render()` returns `false` until the new device is ready
+//! (docs/renderer.md, "Backends, device loss, sizes").
 
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -119,7 +120,7 @@ impl<H: Host> Renderer<H> {
         let t0 = clock();
         self.scene.build(&mut self.data, g.srgb);
         self.build_ms = clock() - t0;
-        Ok(g.render(&self.data))
+        Ok(g.render(&self.canvas, &self.data))
     }
 
     /// Drops the GPU objects and recreates them in the background on the same canvas.
@@ -134,7 +135,7 @@ impl<H: Host> Renderer<H> {
         let canvas = self.canvas.clone();
         let prefer_webgl = self.prefer_webgl || self.backend == "webgl2";
         let (w, h) = self.target_px();
-        H::spawn(async move {
+        H::spawn(Box::pin(async move {
             let next = match gpu::create(canvas, prefer_webgl, w, h).await {
                 Ok(g) => Slot::Ready(Box::new(g)),
                 Err(e) => {
@@ -143,6 +144,6 @@ impl<H: Host> Renderer<H> {
                 }
             };
             *slot.borrow_mut() = next;
-        });
+        }));
     }
 }

@@ -3,6 +3,7 @@
 #![cfg(target_arch = "wasm32")]
 
 use std::future::Future;
+use std::pin::Pin;
 
 #[cfg(feature = "webgl")]
 use web_sys::HtmlCanvasElement;
@@ -60,7 +61,7 @@ impl render::Host for Canvas {
             .is_some_and(|g| !g.is_undefined() && !g.is_null())
     }
 
-    fn spawn(task: impl Future<Output = ()> + 'static) {
+    fn spawn(task: Pin<Box<dyn Future<Output = ()>>>) {
         wasm_bindgen_futures::spawn_local(task);
     }
 
