@@ -3,17 +3,38 @@
 //! uniform + vertex/instance buffers only).
 
 use std::borrow::Cow;
+use std::cell::Cell;
+use std::rc::Rc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-#[cfg(feature = "webgl")]
-use web_sys::HtmlCanvasElement;
-use web_sys::OffscreenCanvas;
-
 use super::mesh::{self, VERTEX_FLOATS};
 use super::scene::{FrameData, BACKGROUND, FLASH_FLOATS, INSTANCE_FLOATS, LINE_FLOATS, UNIFORM_FLOATS};
+use super::Host;
 
 const DEPTH_FORMAT: wgpu::TextureFormat = wgpu::TextureFormat::Depth32Float;
+
+/// Frames in a row whose canvas texture could not be used before the device is recreated.
+const SURFACE_RETRIES: u32 = 3;
+
+/// What the surface's last frames showed: whether the canvas texture could be used (docs/renderer.md,
+/// "Surface acquisition"). On WebGPU the browser may hand out an invalid texture and say nothing;
+/// only an error scope around its use tells, once the frame is submitted, so the check that runs
+/// after each frame writes here and the next `render()` reads it.
+#[derive(Default)]
+struct SurfaceHealth {
+    /// Reconfigure the surface (and skip that frame) before the next acquisition.
+    reconfigure: Cell<bool>,
+    /// Frames in a row whose texture could not be used.
+    failures: Cell<u32>,
+}
+
+impl SurfaceHealth {
+    fn failed(&self) {
+        self.reconfigure.set(true);
+        self.failures.set(self.failures.get().saturating_add(1));
+    }
+}
 
 fn bytes(v: &[f32]) -> Vec<u8> {
     let mut out = Vec::new();
@@ -99,58 +120,12 @@ pub struct Gpu {
     flashes: DynBuf,
     pipes: Pipelines,
     lost: Arc<AtomicBool>,
-}
-
-/// What the renderer draws into: a page's `<canvas>`, or an `OffscreenCanvas` handed to a worker
-/// by `transferControlToOffscreen()` (the page shows what the worker draws). Only the WebGL2 build
-/// draws on a page's canvas (see `web::renderer::Renderer::create`).
-#[derive(Clone)]
-pub enum Canvas {
-    #[cfg(feature = "webgl")]
-    Html(HtmlCanvasElement),
-    Offscreen(OffscreenCanvas),
-}
-
-impl Canvas {
-    pub fn width(&self) -> u32 {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => c.width(),
-            Canvas::Offscreen(c) => c.width(),
-        }
-    }
-    pub fn height(&self) -> u32 {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => c.height(),
-            Canvas::Offscreen(c) => c.height(),
-        }
-    }
-    pub fn set_size(&self, w: u32, h: u32) {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => {
-                c.set_width(w);
-                c.set_height(h);
-            }
-            Canvas::Offscreen(c) => {
-                c.set_width(w);
-                c.set_height(h);
-            }
-        }
-    }
-    fn target(self) -> wgpu::SurfaceTarget<'static> {
-        match self {
-            #[cfg(feature = "webgl")]
-            Canvas::Html(c) => wgpu::SurfaceTarget::Canvas(c),
-            Canvas::Offscreen(c) => wgpu::SurfaceTarget::OffscreenCanvas(c),
-        }
-    }
+    health: Rc<SurfaceHealth>,
 }
 
 /// Requests an adapter and device for `canvas`: WebGPU first (unless `prefer_webgl` and the build
 /// has WebGL), then WebGL2 when compiled in.
-pub async fn create(canvas: Canvas, prefer_webgl: bool, width: u32, height: u32) -> Result<Gpu, String> {
+pub async fn create<H: Host>(canvas: H, prefer_webgl: bool, width: u32, height: u32) -> Result<Gpu, String> {
     let mut errors: Vec<String> = Vec::new();
     let try_webgpu = !(prefer_webgl && cfg!(feature = "webgl"));
     if try_webgpu {
@@ -173,17 +148,8 @@ fn instance(backends: wgpu::Backends) -> wgpu::Instance {
     wgpu::Instance::new(wgpu::InstanceDescriptor { backends, ..wgpu::InstanceDescriptor::new_without_display_handle() })
 }
 
-/// `navigator.gpu` of the page or the worker (a worker has no `window`).
-fn browser_has_webgpu() -> bool {
-    js_sys::Reflect::get(&js_sys::global(), &"navigator".into())
-        .ok()
-        .filter(|n| n.is_object())
-        .and_then(|n| js_sys::Reflect::get(&n, &"gpu".into()).ok())
-        .is_some_and(|g| !g.is_undefined() && !g.is_null())
-}
-
-async fn create_webgpu(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, String> {
-    if !browser_has_webgpu() {
+async fn create_webgpu<H: Host>(canvas: H, width: u32, height: u32) -> Result<Gpu, String> {
+    if !H::has_webgpu() {
         return Err("this browser has no WebGPU (navigator.gpu is missing)".into());
     }
     let inst = instance(wgpu::Backends::BROWSER_WEBGPU);
@@ -198,14 +164,14 @@ async fn create_webgpu(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, S
         .await
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
-    let surface = inst.create_surface(canvas.target()).map_err(|e| e.to_string())?;
-    finish(surface, adapter, device, queue, "webgpu", width, height)
+    let surface = inst.create_surface(canvas.surface_target()).map_err(|e| e.to_string())?;
+    finish::<H>(surface, adapter, device, queue, "webgpu", width, height)
 }
 
 #[cfg(feature = "webgl")]
-async fn create_webgl(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, String> {
+async fn create_webgl<H: Host>(canvas: H, width: u32, height: u32) -> Result<Gpu, String> {
     let inst = instance(wgpu::Backends::GL);
-    let surface = inst.create_surface(canvas.target()).map_err(|e| e.to_string())?;
+    let surface = inst.create_surface(canvas.surface_target()).map_err(|e| e.to_string())?;
     let adapter = inst
         .request_adapter(&wgpu::RequestAdapterOptions {
             power_preference: wgpu::PowerPreference::HighPerformance,
@@ -216,7 +182,7 @@ async fn create_webgl(canvas: Canvas, width: u32, height: u32) -> Result<Gpu, St
         .await
         .map_err(|e| e.to_string())?;
     let (device, queue) = request_device(&adapter).await?;
-    finish(surface, adapter, device, queue, "webgl2", width, height)
+    finish::<H>(surface, adapter, device, queue, "webgl2", width, height)
 }
 
 async fn request_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue), String> {
@@ -231,7 +197,7 @@ async fn request_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::
         .map_err(|e| e.to_string())
 }
 
-fn finish(
+fn finish<H: Host>(
     surface: wgpu::Surface<'static>,
     adapter: wgpu::Adapter,
     device: wgpu::Device,
@@ -244,13 +210,13 @@ fn finish(
     let flag = lost.clone();
     device.set_device_lost_callback(move |reason, msg| {
         if reason != wgpu::DeviceLostReason::Destroyed {
-            web_sys::console::warn_1(&format!("GPU device lost ({reason:?}): {msg}; recreating").into());
+            H::warn(&format!("GPU device lost ({reason:?}): {msg}; recreating"));
         }
         flag.store(true, Ordering::SeqCst);
     });
     // The default handler panics; a validation error must not take the page down.
     device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
-        web_sys::console::error_1(&format!("wgpu: {e}").into());
+        H::error(&format!("wgpu: {e}"));
     }));
 
     let max_dim = device.limits().max_texture_dimension_2d.max(1);
@@ -335,6 +301,7 @@ fn finish(
         ranges,
         pipes,
         lost,
+        health: Rc::default(),
     })
 }
 
@@ -554,23 +521,40 @@ impl Gpu {
         self.color_ms = color;
     }
 
-    /// Uploads and draws one frame. `Ok(false)` when nothing was drawn (surface busy/outdated/lost).
-    pub fn render(&mut self, data: &FrameData) -> bool {
+    /// Uploads and draws one frame on `canvas`; `false` when nothing was drawn: the surface is
+    /// reconfigured first (after a frame whose texture could not be used, or when the canvas' size is
+    /// not the configured one), busy, or lost (docs/renderer.md, "Surface acquisition").
+    pub fn render<H: Host>(&mut self, canvas: &H, data: &FrameData) -> bool {
+        let health = self.health.clone();
+        if health.failures.get() >= SURFACE_RETRIES {
+            H::warn("the canvas gave no usable texture for several frames; recreating the GPU device");
+            self.lost.store(true, Ordering::SeqCst);
+            return false;
+        }
+        // The canvas texture has the canvas' size, the depth and MSAA targets the configured one.
+        if health.reconfigure.take() || canvas.size() != self.size() {
+            self.surface.configure(&self.device, &self.config);
+            return false;
+        }
+        // Errors from here to the view are the canvas texture's; those after it, the frame's.
+        let acquiring = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let frame = match self.surface.get_current_texture() {
-            wgpu::CurrentSurfaceTexture::Success(t) | wgpu::CurrentSurfaceTexture::Suboptimal(t) => t,
-            wgpu::CurrentSurfaceTexture::Outdated => {
-                self.surface.configure(&self.device, &self.config);
+            wgpu::CurrentSurfaceTexture::Success(t) => t,
+            wgpu::CurrentSurfaceTexture::Suboptimal(t) => {
+                health.reconfigure.set(true);
+                t
+            }
+            wgpu::CurrentSurfaceTexture::Timeout | wgpu::CurrentSurfaceTexture::Occluded => return false,
+            wgpu::CurrentSurfaceTexture::Outdated
+            | wgpu::CurrentSurfaceTexture::Lost
+            | wgpu::CurrentSurfaceTexture::Validation => {
+                health.failed();
                 return false;
             }
-            wgpu::CurrentSurfaceTexture::Lost => {
-                self.lost.store(true, Ordering::SeqCst);
-                return false;
-            }
-            wgpu::CurrentSurfaceTexture::Timeout
-            | wgpu::CurrentSurfaceTexture::Occluded
-            | wgpu::CurrentSurfaceTexture::Validation => return false,
         };
         let view = frame.texture.create_view(&wgpu::TextureViewDescriptor::default());
+        let acquired = acquiring.pop();
+        let drawing = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
 
         self.queue.write_buffer(&self.uniform, 0, &bytes(&data.uniform));
         self.inst.upload(&self.device, &self.queue, &data.instances);
@@ -653,6 +637,20 @@ impl Gpu {
         }
         self.queue.submit(Some(encoder.finish()));
         self.queue.present(frame);
+        let drawn = drawing.pop();
+        H::spawn(Box::pin(async move {
+            if acquired.await.is_some() {
+                // An invalid canvas texture (nothing else in that scope can fail): the frame drawn
+                // with it failed for that reason alone. Not an error of ours; the next frame
+                // reconfigures and is skipped, the one after draws.
+                health.failed();
+            } else {
+                health.failures.set(0);
+                if let Some(e) = drawn.await {
+                    H::error(&format!("wgpu: {e}"));
+                }
+            }
+        }));
         true
     }
 }

@@ -4,6 +4,8 @@
 //! feature `render-web`). Every export returns a `Result`; errors become JS `Error`s with the
 //! reader's message. A panic hook reports panics to the console (the JS shell shows a crash screen).
 
+#[cfg(feature = "render-web")]
+pub mod canvas;
 #[cfg(feature = "flrep")]
 pub mod decoder;
 #[cfg(feature = "render-web")]

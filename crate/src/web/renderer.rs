@@ -8,6 +8,7 @@ use wasm_bindgen::prelude::*;
 use web_sys::HtmlCanvasElement;
 use web_sys::OffscreenCanvas;
 
+use super::canvas::Canvas;
 use super::js_error;
 use crate::model::WorldKind;
 use crate::player::CameraMode;
@@ -33,7 +34,7 @@ fn now_ms() -> f64 {
 
 #[wasm_bindgen]
 pub struct Renderer {
-    inner: render::Renderer,
+    inner: render::Renderer<Canvas>,
     frame_ms: f64,
     /// ms in `setTime` since the last `render()` (interpolation, trails).
     time_ms: f64,
@@ -48,7 +49,7 @@ impl Renderer {
     /// worker (no OffscreenCanvas) or is asked to (`?render=page`), and that build also has WebGPU.
     #[cfg(feature = "webgl")]
     pub async fn create(canvas: HtmlCanvasElement, prefer_webgl: bool) -> Result<Renderer, JsValue> {
-        Self::on(render::Canvas::Html(canvas), prefer_webgl).await
+        Self::on(Canvas::Html(canvas), prefer_webgl).await
     }
 
     /// `Renderer.createOffscreen(offscreenCanvas, preferWebgl) -> Promise<Renderer>`: the same on a
@@ -56,10 +57,10 @@ impl Renderer {
     /// worker").
     #[wasm_bindgen(js_name = createOffscreen)]
     pub async fn create_offscreen(canvas: OffscreenCanvas, prefer_webgl: bool) -> Result<Renderer, JsValue> {
-        Self::on(render::Canvas::Offscreen(canvas), prefer_webgl).await
+        Self::on(Canvas::Offscreen(canvas), prefer_webgl).await
     }
 
-    async fn on(canvas: render::Canvas, prefer_webgl: bool) -> Result<Renderer, JsValue> {
+    async fn on(canvas: Canvas, prefer_webgl: bool) -> Result<Renderer, JsValue> {
         let inner = render::Renderer::create(canvas, prefer_webgl).await.map_err(js_error)?;
         Ok(Renderer { inner, frame_ms: 0.0, time_ms: 0.0, last_time_ms: 0.0 })
     }
