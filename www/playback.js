@@ -9,6 +9,7 @@
 //      └──────────────────── FastForward (speed > 1)   Rewinding (time decreases at speed)
 //
 // See docs/playback.md for the full table. Times are seconds of playback (0 … duration).
+import { lowerBound, upperBound } from './bisect.js';
 
 export const State = Object.freeze({
   Stopped: 'Stopped',
@@ -28,30 +29,6 @@ export const DEFAULT_EVENT_WINDOW = 0.1;
 export const KILLCAM_REWIND = 5;
 export const KILLCAM_SPEED = 0.5;
 export const KILLCAM_HOLD = 1.2;
-
-/** First index i with arr[i] >= x (arr ascending); arr.length when none. */
-export function lowerBound(arr, x) {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid] < x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** First index i with arr[i] > x (arr ascending); arr.length when none. */
-export function upperBound(arr, x) {
-  let lo = 0;
-  let hi = arr.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (arr[mid] <= x) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /** Index of the frame nearest to `t` in ascending `times` (SeekTo's lower_bound rule: the first
  *  frame at or after t; the last frame past the end); -1 when there are no frames. */
