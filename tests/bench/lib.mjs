@@ -106,7 +106,16 @@ export async function waitReady(page, timeout = 120_000) {
     backend: window.__player.state().backend,
   }));
   if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
+  await olderTreeDebug(page);
   return s;
+}
+
+/** The benches reach the player's inside through `window.__player.debug` (docs/player-api.md); a
+ *  tree from before that namespace (BENCH_WWW= an older build) had it on the player itself. */
+function olderTreeDebug(page) {
+  return page.evaluate(() => {
+    window.__player.debug ??= window.__player;
+  });
 }
 
 /** Opens a local file through the page's file picker (<input type=file>); waits for the first frame. */
@@ -142,6 +151,7 @@ export async function openPlayerPage(browser, srv, query = '') {
   const log = collectConsole(page);
   await page.goto(srv.page + query);
   await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  await olderTreeDebug(page);
   return { page, log };
 }
 

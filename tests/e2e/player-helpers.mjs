@@ -225,7 +225,7 @@ export async function canvasShot(page, file) {
   await settle(page);
   const points = await page.evaluate(async () => {
     const p = window.__player;
-    const L = await p.renderer.request('labels');
+    const L = await p.debug.renderer.request('labels');
     const out = [];
     for (let i = 0; i < L.length; i += 4)
       if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
@@ -282,19 +282,22 @@ export async function killFeedRow(page, index) {
 }
 
 /** Until the player's pending seek (if any) has its frame. */
-export const seekLanded = (page) => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
+export const seekLanded = (page) =>
+  page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 10_000 });
 
 /** The playhead (`time`), its chunk, and the timing the worker sent with the piece that holds it
  *  (docs/worker-protocol.md `piece`; null when no piece holds it). */
 export const playhead = (page) =>
   page.evaluate(() => {
     const p = window.__player;
-    const tick = p.currentTickInt();
-    const piece = p.pieceAt(tick);
+    const tick = p.debug.currentTickInt();
+    const piece = p.debug.pieceAt(tick);
     return {
       time: p.currentTime,
       chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick),
-      timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null,
+      timing: piece
+        ? (p.debug.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
+        : null,
     };
   });
 
@@ -303,9 +306,9 @@ export async function hintsSettled(page) {
   for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
     const s = await page.evaluate(async () => {
       const p = window.__player;
-      if (p.hintWaiting) return null;
-      const w = await p.workerStats();
-      return w.hints === p.hintsSent && !w.hinting ? w : null;
+      if (p.debug.hintWaiting) return null;
+      const w = await p.debug.workerStats();
+      return w.hints === p.debug.hintsSent && !w.hinting ? w : null;
     });
     if (s) return s;
   }

@@ -87,7 +87,9 @@ test('the demo opens and renders (WebGPU when an adapter exists): entities in fa
     const a = await canvasShot(page, path.join(SHOTS, 'demo-canvas-0s.png'));
     assertPicture(a, 'at 0 s');
     await page.evaluate(() => window.__player.seek(60));
-    await page.waitForFunction(() => window.__player.state().chunksHeld.length > 0 && !window.__player.pendingSeek);
+    await page.waitForFunction(
+      () => window.__player.state().chunksHeld.length > 0 && !window.__player.debug.pendingSeek,
+    );
     const b = await canvasShot(page, path.join(SHOTS, 'demo-canvas-60s.png'));
     assertPicture(b, 'at 60 s');
     const changed = fractionDifferent(a.img, b.img);
@@ -98,7 +100,7 @@ test('the demo opens and renders (WebGPU when an adapter exists): entities in fa
     // Zoomed out: the globe sits on the background #10141c, which fills the corners.
     await page.evaluate(() => {
       window.__player.resetCamera();
-      window.__player.renderer.zoom(9000);
+      window.__player.debug.renderer.zoom(9000);
     });
     const far = await canvasShot(page, path.join(SHOTS, 'demo-canvas-far.png'));
     assertPicture(far, 'zoomed out');
@@ -124,7 +126,7 @@ for (const mode of ['worker', 'page']) {
       if (mode === 'page') assert.equal(s.rendererBuild, 'renderer_webgl', 'the page draws with the build that can');
       t.diagnostic(`${mode}: ${s.backend} (${s.rendererBuild})`);
       await page.evaluate(() => window.__player.seek(30));
-      await page.waitForFunction(() => !window.__player.pendingSeek);
+      await page.waitForFunction(() => !window.__player.debug.pendingSeek);
       const shot = await canvasShot(page, path.join(SHOTS, `demo-canvas-${mode}.png`));
       assertPicture(shot, mode);
       // Click the on-screen entity farthest from the others (so the pick is unambiguous).
@@ -198,7 +200,7 @@ test('opening a file through the file picker, then a second one replaces it', { 
     // The demo through the picker: the open reads the head, tail and index only, not the file.
     await page.setInputFiles('#file-input', DEMO);
     await page.waitForFunction(() => window.__player.state().name === 'demo.flrep' && window.__player.state().ready);
-    const demoStats = await page.evaluate(() => window.__player.workerStats());
+    const demoStats = await page.evaluate(() => window.__player.debug.workerStats());
     const demoSize = fs.statSync(DEMO).size;
     assert.ok(demoStats.openReads <= 4, `open took ${demoStats.openReads} reads`);
     assert.ok(demoStats.openBytes < 96 * 1024, `open read ${demoStats.openBytes} of ${demoSize} bytes`);
@@ -279,7 +281,7 @@ test('?url= loads over HTTP with Range requests', { timeout: 120_000 }, async ()
         ranges.every((r) => /^bytes=\d+-\d+$/.test(r)),
         `every request is a range: ${ranges.join(', ')}`,
       );
-    const stats = await page.evaluate(() => window.__player.workerStats());
+    const stats = await page.evaluate(() => window.__player.debug.workerStats());
     assert.ok(stats.bytesRead + stats.openBytes <= fs.statSync(t10).size + 65536);
     log.assertClean();
   } finally {
@@ -398,21 +400,21 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     assert.ok(before, 'a render worker runs');
     // Paused and untouched, the page's loop rests and posts no frames: the worker and the GPU
     // rest too, but for one frame a second (which notices a device lost meanwhile).
-    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
-    await page.evaluate(() => window.__player.perf({ reset: true }));
+    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
+    await page.evaluate(() => window.__player.debug.perf({ reset: true }));
     await page.waitForTimeout(2500);
     const idle = await page.evaluate(() => ({
-      ...window.__player.perf().renderStats,
-      frames: window.__player.perf().frames,
+      ...window.__player.debug.perf().renderStats,
+      frames: window.__player.debug.perf().frames,
     }));
     assert.ok(idle.posted >= 1 && idle.posted <= 4, `idle while paused: one frame a second: ${JSON.stringify(idle)}`);
     assert.ok(idle.frames <= 40, `the page's loop rested (${idle.frames} animation frames in 2.5 s; 150 awake)`);
     // Device loss: the renderer recreates its device in the worker; frames are drawn again.
-    await page.evaluate(() => window.__player.renderer.debugLoseDevice());
-    await page.waitForFunction(() => !window.__player.renderer.ready(), null, { timeout: 20_000 });
-    await page.evaluate(() => window.__player.perf({ reset: true }));
+    await page.evaluate(() => window.__player.debug.renderer.debugLoseDevice());
+    await page.waitForFunction(() => !window.__player.debug.renderer.ready(), null, { timeout: 20_000 });
+    await page.evaluate(() => window.__player.debug.perf({ reset: true }));
     await page.waitForFunction(
-      () => window.__player.renderer.ready() && window.__player.perf().renderStats.drawn > 0,
+      () => window.__player.debug.renderer.ready() && window.__player.debug.perf().renderStats.drawn > 0,
       null,
       { timeout: 30_000 },
     );
@@ -446,8 +448,8 @@ test('a paused, untouched player rests (no animation frames); input, a selection
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(20));
-    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
-    const frames = () => page.evaluate(() => window.__player.perfN);
+    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
+    const frames = () => page.evaluate(() => window.__player.debug.perfN);
     const n0 = await frames();
     await page.waitForTimeout(600);
     assert.ok((await frames()) - n0 <= 6, 'no frames while resting (but the once-a-second redraw)');
@@ -458,8 +460,8 @@ test('a paused, untouched player rests (no animation frames); input, a selection
     await page.mouse.down();
     await page.mouse.move(box.x + box.width / 2 + 160, box.y + box.height / 2 + 40, { steps: 8 });
     await page.mouse.up();
-    assert.equal(await page.evaluate(() => window.__player.resting), false, 'input woke the loop');
-    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
+    assert.equal(await page.evaluate(() => window.__player.debug.resting), false, 'input woke the loop');
+    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
     const b = await canvasShot(page, path.join(SHOTS, 'rest-after-orbit.png'));
     const changed = fractionDifferent(a.img, b.img);
     assert.ok(
@@ -478,14 +480,14 @@ test('a paused, untouched player rests (no animation frames); input, a selection
       { timeout: 10_000 },
     );
     // Play after resting: the clock goes on from where it stood (the rest is not a step).
-    await page.waitForFunction(() => window.__player.resting, null, { timeout: 10_000 });
+    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
     const t0 = await page.evaluate(() => window.__player.currentTime);
     await page.evaluate(() => window.__player.play());
     await page.waitForFunction((t) => window.__player.currentTime > t, t0, { timeout: 10_000 });
     const t1 = await page.evaluate(() => window.__player.currentTime);
     assert.ok(t1 - t0 < 0.2, `play after a rest starts where it stood: ${t0} → ${t1}`);
     await page.waitForTimeout(300);
-    assert.equal(await page.evaluate(() => window.__player.resting), false, 'playing never rests');
+    assert.equal(await page.evaluate(() => window.__player.debug.resting), false, 'playing never rests');
     await page.evaluate(() => window.__player.pause());
     log.assertClean();
   } finally {
@@ -713,14 +715,16 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
     for (const f of [0.9, 0.25, 0.6]) {
       const k = s.killFeed[Math.floor(f * recorded)];
       await page.evaluate((tt) => window.__player.seek(tt), k.time);
-      await page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 60_000 });
+      await page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 60_000 });
       // The kills near the playhead (1.5 s) are highlighted; the first of them is scrolled into view
       // (the feed follows the playhead once the page is idle after the seek: www/ui/idle.js).
       await page.waitForFunction(
         (t) =>
           [...document.querySelectorAll('#killfeed li.near')].some(
             (li) =>
-              Math.abs((Number(li.dataset.tick) - window.__player.firstTick) / window.__player.tickRate - t) <= 1.6,
+              Math.abs(
+                (Number(li.dataset.tick) - window.__player.debug.firstTick) / window.__player.debug.tickRate - t,
+              ) <= 1.6,
           ),
         k.time,
         { timeout: 10_000 },
@@ -819,7 +823,7 @@ test('a roster of 1,000 participants keeps the DOM small: only the rows in view;
     assert.ok(d.rows < 80, `roster rows after following: ${d.rows}`);
     // Late in the battle some of the rows in view are dead, exactly those the frame at the playhead says.
     await page.evaluate(() => window.__player.seek(window.__player.duration - 1));
-    await page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 60_000 });
+    await page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 60_000 });
     await page.waitForFunction(
       () => {
         const alive = window.__player.aliveNow();
@@ -948,24 +952,24 @@ test("a seek's clock and timeline change with its frame, not before; a drag move
       await new Promise((res) => requestAnimationFrame(res));
       out.cold.after = shown();
       // A seek whose frame never comes (the worker never asked): its time shows after seekShowMs.
-      const notify = p.client.notify.bind(p.client);
-      p.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
+      const notify = p.debug.client.notify.bind(p.debug.client);
+      p.debug.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
       const s1 = shown();
       const slow = p.seek(p.duration * 0.3);
-      out.slow = { before: s1, during: shown(), waitMs: p.seekShowMs };
-      await new Promise((res) => setTimeout(res, p.seekShowMs + 150));
+      out.slow = { before: s1, during: shown(), waitMs: p.debug.seekShowMs };
+      await new Promise((res) => setTimeout(res, p.debug.seekShowMs + 150));
       out.slow.pending = p.seekPending;
       out.slow.later = shown();
-      p.client.notify = notify;
-      p.updateWant(true);
+      p.debug.client.notify = notify;
+      p.debug.updateWant(true);
       await slow;
       // For the drag below: a seek that never lands, and a long wait, so only the drag moves them.
-      p.seekShowMs = 60_000;
-      p.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
+      p.debug.seekShowMs = 60_000;
+      p.debug.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
       window.__restoreWant = () => {
-        p.client.notify = notify;
-        p.seekShowMs = 100;
-        p.updateWant(true);
+        p.debug.client.notify = notify;
+        p.debug.seekShowMs = 100;
+        p.debug.updateWant(true);
       };
       return out;
     });
@@ -1019,7 +1023,7 @@ test('a whole playback of the demo at 16x: no console errors or unhandled reject
     const s = await playerState(page);
     assert.equal(s.time, s.duration);
     assert.equal(s.playing, false);
-    const stats = await page.evaluate(() => window.__player.workerStats());
+    const stats = await page.evaluate(() => window.__player.debug.workerStats());
     assert.ok(stats.decoded >= s.info.chunks, `every chunk decoded once at least (${stats.decoded}/${s.info.chunks})`);
     log.assertClean();
   } finally {
@@ -1041,30 +1045,31 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
       const out = [];
       // Far from the playhead (not decoded yet): the chunk must be read and decompressed.
       for (const frac of [0.61, 0.27]) {
-        const ci = chunkOf(p.firstTick + Math.floor(frac * p.duration * p.tickRate));
+        const ci = chunkOf(p.debug.firstTick + Math.floor(frac * p.duration * p.debug.tickRate));
         // A tick a third of the way into the chunk.
         const tick = firsts[ci] + Math.floor((firsts[ci + 1] - firsts[ci]) / 3);
-        const before = await p.workerStats();
-        await p.seek((tick - p.firstTick) / p.tickRate + 1e-4);
-        const at = p.currentTickInt();
+        const before = await p.debug.workerStats();
+        await p.seek((tick - p.debug.firstTick) / p.debug.tickRate + 1e-4);
+        const at = p.debug.currentTickInt();
         const seen = {
           tick: at,
           pieces: p.state().pieces,
-          frame: p.frameAt(at).frame.length,
-          next: p.nextFrame(p.frameAt(at))?.tick ?? null,
+          frame: p.debug.frameAt(at).frame.length,
+          next: p.debug.nextFrame(p.debug.frameAt(at))?.tick ?? null,
         };
-        const afterSeek = await p.workerStats();
+        const afterSeek = await p.debug.workerStats();
         // Play on for 20 ticks, then pause: the window stays inside the chunk.
         p.setSpeed(1);
         p.play();
-        for (let k = 0; k < 400 && p.currentTickInt() < at + 20; k++) await new Promise((res) => setTimeout(res, 25));
+        for (let k = 0; k < 400 && p.debug.currentTickInt() < at + 20; k++)
+          await new Promise((res) => setTimeout(res, 25));
         p.pause();
         await new Promise((res) => setTimeout(res, 300));
-        const played = await p.workerStats();
+        const played = await p.debug.workerStats();
         out.push({
           ...seen,
           chunkEnd: firsts[ci + 1],
-          reached: p.currentTickInt(),
+          reached: p.debug.currentTickInt(),
           held: p.state().pieces,
           decodedBySeek: afterSeek.decoded - afterSeek.hintDecoded - (before.decoded - before.hintDecoded),
           decodedByPlay: played.decoded - played.hintDecoded - (afterSeek.decoded - afterSeek.hintDecoded),
@@ -1108,7 +1113,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
-    const stats = () => page.evaluate(() => window.__player.workerStats());
+    const stats = () => page.evaluate(() => window.__player.debug.workerStats());
     const waitFor = (pred, what) =>
       page.waitForFunction(pred, null, { timeout: 10_000 }).catch(() => assert.fail(`timed out: ${what}`));
     // Until the worker's stats (asked of the worker: a promise, so polled from here) satisfy `ok`.
@@ -1141,7 +1146,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     );
     await page.mouse.down();
     await page.mouse.up();
-    await waitFor('!window.__player.pendingSeek', 'the click seeked');
+    await waitFor('!window.__player.debug.pendingSeek', 'the click seeked');
     const s2 = await stats();
     const t = await page.evaluate(() => window.__player.currentTime);
     assert.ok(
@@ -1166,7 +1171,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     await statsUntil((s) => s.warmed > s0.warmed, "the kill row's chunk warmed");
     const s3 = await stats();
     await row.locator('button').click();
-    await waitFor('!window.__player.pendingSeek', 'the row seeked');
+    await waitFor('!window.__player.debug.pendingSeek', 'the row seeked');
     const s4 = await stats();
     assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - (kills[idx] - 2)) < 1e-3);
     assert.equal(forPieces(s4), forPieces(s3), "the row's seek decompressed nothing");
@@ -1182,11 +1187,11 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     // last landing's hint went).
     const { f, target } = await page.evaluate(async () => {
       const p = window.__player;
-      const w = await p.workerStats();
+      const w = await p.debug.workerStats();
       for (let f = 0.12; f < 0.95; f += 0.03) {
-        const tick = p.firstTick + Math.floor(f * p.duration * p.tickRate);
+        const tick = p.debug.firstTick + Math.floor(f * p.duration * p.debug.tickRate);
         const c = p.info.chunks.findLastIndex((ch) => ch.firstTick <= tick);
-        if (!w.cachedChunks.includes(c) && !w.heldChunks.includes(c) && !p.pieceAt(tick)) return { f, target: c };
+        if (!w.cachedChunks.includes(c) && !w.heldChunks.includes(c) && !p.debug.pieceAt(tick)) return { f, target: c };
       }
       return { f: 0, target: -1 };
     });
@@ -1210,14 +1215,14 @@ test("a key pressed again is ready: after ] or ← lands (paused), the same key'
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
-    const stats = () => page.evaluate(() => window.__player.workerStats());
+    const stats = () => page.evaluate(() => window.__player.debug.workerStats());
     // After a key's seek landed: the page sent its hint (a seek resets `prefetched`; the hint sets
     // it), and the worker got every hint sent and is done with them. Returns the worker's stats.
     const hinted = async (what) => {
       await page
-        .waitForFunction(() => window.__player.prefetched !== -1, null, { timeout: 10_000 })
+        .waitForFunction(() => window.__player.debug.prefetched !== -1, null, { timeout: 10_000 })
         .catch(() => assert.fail(`no hint sent: ${what}`));
-      const sent = await page.evaluate(() => window.__player.hintsSent);
+      const sent = await page.evaluate(() => window.__player.debug.hintsSent);
       for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
         const s = await stats();
         if (s.hints === sent && !s.hinting) return s;
@@ -1229,14 +1234,14 @@ test("a key pressed again is ready: after ] or ← lands (paused), the same key'
     const chunkOf = (t) =>
       page.evaluate((x) => {
         const p = window.__player;
-        return p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(x * p.tickRate));
+        return p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.firstTick + Math.floor(x * p.debug.tickRate));
       }, t);
     // Three kills in a row whose viewing points (2 s before) lie in three different chunks, so that
     // each ] needs a chunk the decoder does not hold.
     const plan = await page.evaluate(() => {
       const p = window.__player;
       const chunkAt = (t) =>
-        p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate));
+        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.firstTick + Math.floor(t * p.debug.tickRate));
       const starts = [...new Set(p.kills.map((k) => Math.max(0, p.killTime(k) - 2)))].sort((a, b) => a - b);
       for (let i = 0; i + 2 < starts.length; i++) {
         const c = starts.slice(i, i + 3).map(chunkAt);
@@ -1315,9 +1320,9 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
     // different chunks, and a far moment F in a sixth (a control: nothing readies it).
     const plan = await page.evaluate(async () => {
       const p = window.__player;
-      const cached = (await p.workerStats()).cachedChunks;
+      const cached = (await p.debug.workerStats()).cachedChunks;
       const chunkAt = (t) =>
-        p.info.chunks.findLastIndex((c) => c.firstTick <= p.firstTick + Math.floor(t * p.tickRate + 1e-6));
+        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.firstTick + Math.floor(t * p.debug.tickRate + 1e-6));
       for (let t = 12; t < p.duration - 12; t += 0.5) {
         const prev = p.killStart(-1, t);
         const next = p.killStart(1, t);
@@ -1333,7 +1338,7 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
           prev,
           next,
           chunks: c,
-          far: (p.info.chunks[far].firstTick - p.firstTick + 3) / p.tickRate,
+          far: (p.info.chunks[far].firstTick - p.debug.firstTick + 3) / p.debug.tickRate,
           farChunk: far,
         };
       }
@@ -1381,7 +1386,7 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
       );
       if (resumed) {
         assert.equal(h.timing?.resumed, true, `${key}: resumed in the spare decoder: ${JSON.stringify(h.timing)}`);
-        const k1 = await page.evaluate(() => window.__player.workerStats());
+        const k1 = await page.evaluate(() => window.__player.debug.workerStats());
         assert.equal(k1.swapped, k0.swapped + 1, 'the spare decoder became the decoder');
       } else {
         assert.equal(h.timing?.resumed, false, `${key}: the decoder was still at T`);
@@ -1399,7 +1404,7 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
     await page.evaluate(() => window.__player.play());
     await page.waitForFunction((t) => window.__player.currentTime > t + 0.2, plan.t, { timeout: 10_000 });
     await page.evaluate(() => window.__player.pause());
-    const s1 = await page.evaluate(() => window.__player.workerStats());
+    const s1 = await page.evaluate(() => window.__player.debug.workerStats());
     assert.ok(s1.resumed > s0.resumed, `playing on resumed in T's chunk: ${JSON.stringify([s0, s1])}`);
     // The control: a seek nothing readied waits for the file.
     await page.evaluate((t) => window.__player.seek(t), plan.far);
@@ -1438,7 +1443,7 @@ test("chunks over 512 KiB get no spare decoder (its memory): a seek's landing on
     assert.ok(s.heldChunks.length <= 1, `one decoder holds a chunk: ${JSON.stringify(s.heldChunks)}`);
     const next = await page.evaluate(() =>
       window.__player.info.chunks.findLastIndex(
-        (c) => c.firstTick <= window.__player.firstTick + Math.floor(7.5 * window.__player.tickRate),
+        (c) => c.firstTick <= window.__player.debug.firstTick + Math.floor(7.5 * window.__player.debug.tickRate),
       ),
     );
     assert.ok(s.cachedChunks.includes(next), `→'s chunk read on landing: ${JSON.stringify(s.cachedChunks)}`);
