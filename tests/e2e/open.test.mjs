@@ -18,6 +18,7 @@ import {
   canvasShot,
   decoderWorker,
   renderWorker,
+  assertPicture,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');

@@ -9,13 +9,12 @@ import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT } from
 import {
   OUT,
   DEMO,
-  BACKGROUND,
   waitReady,
   canvasShot,
-  fractionNear,
   fractionDifferent,
-  nearFaction,
   renderWorker,
+  assertBackground,
+  assertPicture,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
@@ -123,50 +122,4 @@ for (const mode of ['worker', 'page']) {
       await page.close();
     }
   });
-}
-
-function assertBackground(img) {
-  const bg = fractionNear(img, BACKGROUND, 6);
-  assert.ok(bg > 0.3, `background #10141c should cover the space around the globe (${(bg * 100).toFixed(1)}%)`);
-  for (const [x, y] of [
-    [2, 2],
-    [img.width - 3, 2],
-    [2, Math.floor(img.height / 3)],
-    [img.width - 3, Math.floor(img.height / 3)],
-  ]) {
-    const px = img.at(x, y);
-    assert.ok(
-      px.every((v, i) => Math.abs(v - BACKGROUND[i]) <= 3),
-      `pixel (${x}, ${y}) is ${px}, not the background`,
-    );
-  }
-}
-
-/** Background dominates the empty space; pixels at entities' screen positions carry faction colours. */
-
-function assertPicture({ img, points }, when) {
-  const withFaction = points.filter(
-    (p) => p.faction !== undefined && p.x >= 4 && p.y >= 4 && p.x < img.width - 4 && p.y < img.height - 4,
-  );
-  assert.ok(withFaction.length >= 3, `${when}: entities on screen (${withFaction.length})`);
-  let hits = 0;
-  for (const p of withFaction) {
-    let found = false;
-    for (let dy = -4; dy <= 4 && !found; dy++) {
-      for (let dx = -4; dx <= 4 && !found; dx++) {
-        const x = Math.round(p.x) + dx;
-        const y = Math.round(p.y) + dy;
-        if (x < 0 || y < 0 || x >= img.width || y >= img.height) continue;
-        if (nearFaction(img.at(x, y), p.faction)) found = true;
-      }
-    }
-    if (found) hits++;
-  }
-  assert.ok(
-    hits >= Math.ceil(withFaction.length * 0.5),
-    `${when}: faction colours at entity positions (${hits}/${withFaction.length})`,
-  );
-  // Both factions' colours appear somewhere.
-  const factions = [...new Set(withFaction.map((p) => p.faction))];
-  assert.ok(factions.length >= 2, `${when}: two factions on screen`);
 }
