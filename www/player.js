@@ -19,6 +19,7 @@
 // (Stopped/Playing/Paused/Rewinding/FastForward). This handle is the whole public surface: the
 // player's inside (www/player/) stays private, and tests and benchmarks reach it through `debug`.
 import { Core, SEEK_SHOW_MS } from './player/core.js';
+import { State } from './playback.js';
 
 export { SEEK_SHOW_MS };
 export { SPEEDS, State } from './playback.js';
@@ -39,11 +40,9 @@ export function factionColour(i) {
 
 class Player {
   #c;
-  #debug;
 
   constructor(element, opts) {
-    this.#c = new Core(element, opts);
-    this.#debug = null;
+    this.#c = new Core(element, opts, () => this.play());
   }
 
   // ------------------------------------------------------------ events, loading
@@ -69,50 +68,107 @@ class Player {
   }
   /** The graphics backend ('webgpu', 'webgl2'), '' until the renderer has started. */
   get backend() {
-    return this.#c.backend;
+    return this.#c.stage.backend;
   }
 
   // ------------------------------------------------------------ the clock
 
   /** Forward at the current speed (from the start when Stopped or at the end). */
   play() {
-    this.#c.play();
+    const c = this.#c;
+    if (!c.info) return;
+    if (c.pb.moving && c.pb.direction > 0) return;
+    if (c.pb.state === State.Stopped || c.pb.time >= c.duration) this.seek(0);
+    c.loop.restartClock();
+    c.cmd((pb) => pb.play());
+    c.updateWant(true);
   }
   pause() {
-    this.#c.pause();
+    this.#c.cmd((pb) => pb.pause());
   }
   /** Pause, or resume in the direction it was paused in (from the start when Stopped/at the end). */
   toggle() {
-    this.#c.toggle();
+    const c = this.#c;
+    if (!c.info) return;
+    if (c.pb.moving) {
+      this.pause();
+      return;
+    }
+    if (c.pb.state === State.Stopped || (c.pb.resumeDir > 0 && c.pb.time >= c.duration)) {
+      this.play();
+      return;
+    }
+    c.loop.restartClock();
+    c.cmd((pb) => pb.resume());
+    c.updateWant(true);
   }
   /** StopPlayback: Stopped at time 0. Resolves like seek(). */
   stop() {
-    return this.#c.stop();
+    const c = this.#c;
+    if (!c.info) return Promise.resolve(0);
+    c.cmd((pb) => pb.stop());
+    return c.jumped();
   }
   /** Plays backwards at the current speed (Rewinding); Paused at 0 when it gets there. */
   rewind() {
-    this.#c.rewind();
+    const c = this.#c;
+    if (!c.info) return;
+    c.loop.restartClock();
+    c.cmd((pb) => pb.rewind());
+    try {
+      c.renderer?.clearTrails();
+    } catch {
+      /* ignore */
+    }
+    c.updateWant(true);
   }
   /** Forward at `speed` (> 1; default max(2, current)). */
   fastForward(speed) {
-    this.#c.fastForward(speed);
+    const c = this.#c;
+    if (!c.info) return;
+    if (c.pb.state === State.Stopped || c.pb.time >= c.duration) this.seek(0);
+    c.loop.restartClock();
+    try {
+      c.cmd((pb) => pb.fastForward(speed));
+    } catch (e) {
+      console.warn(e.message);
+    }
+    c.updateWant(true);
   }
   /** Seeks to `t` seconds (clamped to [0, duration]); resolves (with the time) when the frame
    *  there is decoded. */
   seek(t) {
-    return this.#c.seek(t);
+    const c = this.#c;
+    if (!c.info) return Promise.resolve(0);
+    c.hints.lastSeekDir = Number(t) < c.pb.time ? -1 : 1;
+    c.cmd((pb) => pb.seek(t));
+    return c.jumped();
   }
   /** Seeks to tick `tick` of the recording. */
   seekTick(tick) {
-    return this.#c.seekTick(tick);
+    const c = this.#c;
+    if (!c.info) return Promise.resolve(0);
+    return this.seek(c.tb.timeOf(tick));
   }
   /** Steps `n` ticks from the current tick (pauses). */
   step(n) {
-    return this.#c.step(n);
+    const c = this.#c;
+    if (!c.info) return Promise.resolve(0);
+    this.pause();
+    return this.seekTick(Math.min(c.tb.last, Math.max(c.tb.first, c.currentTickInt() + n)));
   }
   /** A positive multiplier (0.25–16); anything else is ignored. Ends a kill cam. */
   setSpeed(s) {
-    this.#c.setSpeed(s);
+    const c = this.#c;
+    const v = Number(s);
+    if (!(v > 0) || !Number.isFinite(v)) return;
+    if (!c.info) {
+      c.pb.speed = v;
+      c.emit('ratechange', v);
+      return;
+    }
+    c.cmd((pb) => pb.setSpeed(v));
+    c.updateWant();
   }
   /**
    * A hint that the user may seek to `t` seconds soon (the pointer over the timeline, a kill row):
@@ -120,13 +176,19 @@ class Player {
    * (docs/worker-protocol.md `prefetch`); nothing when the frames there are already held.
    */
   prefetch(t) {
-    this.#c.prefetch(t);
+    const c = this.#c;
+    if (!c.info || !Number.isFinite(t)) return;
+    // The pointer is over the timeline: a click may follow. A resting page's first frame runs at
+    // once and would hold the seek's piece behind it (~5 ms here), so the loop stays awake.
+    c.loop.wake();
+    c.loop.stayAwake();
+    c.hints.hint(t);
   }
   get currentTime() {
     return this.#c.pb.time;
   }
   set currentTime(t) {
-    this.#c.seek(t);
+    this.seek(t);
   }
   get duration() {
     return this.#c.duration;
@@ -268,7 +330,7 @@ class Player {
   }
   /** Ends the kill cam now (Paused where it is, 1×, camera restored). */
   stopKillCam() {
-    this.#c.stopKillCam();
+    this.#c.cmd((pb) => pb.stopKillCam());
   }
   get killCamActive() {
     return this.#c.pb.killCam !== null;
@@ -293,9 +355,9 @@ class Player {
       loaded: c.loaded,
       ready: c.readyEmitted,
       name: c.sourceName,
-      backend: c.backend,
-      rendererBuild: c.rendererBuild ?? '',
-      renderInWorker: !!c.renderInWorker,
+      backend: c.stage.backend,
+      rendererBuild: c.stage.build ?? '',
+      renderInWorker: !!c.stage.inWorker,
       time: pb.time,
       tick: this.tick,
       duration: this.duration,
@@ -342,96 +404,12 @@ class Player {
   }
 
   /**
-   * The player's inside, for tests and benchmarks only (not an API: names follow the code):
-   * the pieces held and the want window, the pending seek, the loop, the renderer and the worker
-   * client, the labels, the hints, perf() timings (docs/player-api.md, "debug").
+   * The player's inside (www/player/core.js and its parts), for tests and benchmarks only: not an
+   * API, its names follow the code (docs/player-api.md, "debug").
    */
   get debug() {
-    this.#debug ??= debugView(this.#c);
-    return this.#debug;
+    return this.#c;
   }
-}
-
-/** @param {Core} c */
-function debugView(c) {
-  return {
-    get pendingSeek() {
-      return c.pendingSeek;
-    },
-    get pieces() {
-      return c.pieces.list;
-    },
-    pieceAt: (tick, stride) => c.pieces.at(tick, stride),
-    frameAt: (tick) => c.pieces.frameAt(tick),
-    nextFrame: (f) => c.pieces.nextFrame(f),
-    keepRange: () => c.keepRange(),
-    heldBytes: () => c.pieces.heldBytes(),
-    updateWant: (force) => c.updateWant(force),
-    currentTickInt: () => c.currentTickInt(),
-    get firstTick() {
-      return c.tb.first;
-    },
-    get tickRate() {
-      return c.tb.rate;
-    },
-    get cur() {
-      return c.cur;
-    },
-    get entityCount() {
-      return c.entityCount;
-    },
-    get entityNames() {
-      return c.entities.names;
-    },
-    get firstFrameShown() {
-      return c.firstFrameShown;
-    },
-    get renderer() {
-      return c.renderer;
-    },
-    get client() {
-      return c.client;
-    },
-    workerStats: () => c.client.call('stats', {}),
-    /** Measurement hook (tests/bench/): loop.js perf() with the renderer's side; `reset` empties. */
-    perf: ({ reset = false } = {}) => c.perf(reset),
-    get perfN() {
-      return c.loop.perfN;
-    },
-    get perfChunks() {
-      return c.loop.perfChunks;
-    },
-    get resting() {
-      return c.loop.resting;
-    },
-    get restAfterFrames() {
-      return c.loop.restAfterFrames;
-    },
-    set restAfterFrames(n) {
-      c.loop.restAfterFrames = n;
-    },
-    get seekShowMs() {
-      return c.seekShowMs;
-    },
-    set seekShowMs(ms) {
-      c.seekShowMs = ms;
-    },
-    get hintsSent() {
-      return c.hints.sent;
-    },
-    get prefetched() {
-      return c.hints.prefetched;
-    },
-    get hintWaiting() {
-      return c.hints.waiting;
-    },
-    get labelsShown() {
-      return c.labels.shown;
-    },
-    get labelPool() {
-      return c.labels.pool;
-    },
-  };
 }
 
 /**

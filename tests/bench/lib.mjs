@@ -111,10 +111,46 @@ export async function waitReady(page, timeout = 120_000) {
 }
 
 /** The benches reach the player's inside through `window.__player.debug` (docs/player-api.md); a
- *  tree from before that namespace (BENCH_WWW= an older build) had it on the player itself. */
+ *  tree from before that namespace (BENCH_WWW= an older build) had it on the player itself: the
+ *  hooks the benches use are mapped onto it, so that A/B runs keep working. */
 function olderTreeDebug(page) {
   return page.evaluate(() => {
-    window.__player.debug ??= window.__player;
+    const p = window.__player;
+    if (p.debug) return;
+    p.debug = {
+      get entityCount() {
+        return p.entityCount;
+      },
+      currentTickInt: () => p.currentTickInt(),
+      workerStats: () => p.workerStats(),
+      perf: (o) => p.perf(o),
+      pieces: {
+        get list() {
+          return p.pieces;
+        },
+        at: p.pieceAt ? (tick) => p.pieceAt(tick) : undefined,
+        heldBytes: () => p.heldBytes(),
+      },
+      loop: {
+        get perfChunks() {
+          return p.perfChunks;
+        },
+        set restAfterFrames(n) {
+          p.restAfterFrames = n;
+        },
+      },
+      hints: {
+        get sent() {
+          return p.hintsSent;
+        },
+        get prefetched() {
+          return p.prefetched;
+        },
+        get waiting() {
+          return p.hintWaiting;
+        },
+      },
+    };
   });
 }
 

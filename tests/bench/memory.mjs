@@ -63,14 +63,8 @@ try {
         rendererWasm: p.debug.perf().rendererWasmBytes,
         pageHeap: performance.memory?.usedJSHeapSize ?? NaN,
         pageHeapTotal: performance.memory?.totalJSHeapSize ?? NaN,
-        // (A tree from before pieces held whole chunks: an A/B with BENCH_WWW= reads those.)
-        chunksHeld: p.debug.pieces ? p.debug.pieces.length : p.chunks.size,
-        heldBytes: p.debug.heldBytes
-          ? p.debug.heldBytes()
-          : [...p.chunks.values()].reduce(
-              (a, c) => a + c.entities.byteLength + c.ticks.byteLength + c.offsets.byteLength,
-              0,
-            ),
+        chunksHeld: p.debug.pieces.list.length,
+        heldBytes: p.debug.pieces.heldBytes(),
       };
     });
     const w = worker();

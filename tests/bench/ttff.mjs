@@ -23,7 +23,7 @@ async function marks(page) {
     return {
       error: window.__player.state().error,
       backend: window.__player.state().backend,
-      entities: (window.__player.debug ?? window.__player).entityCount ?? 0,
+      entities: window.__player.debug?.entityCount ?? window.__player.entityCount ?? 0,
       domContentLoaded: nav?.domContentLoadedEventEnd ?? NaN,
       rendererReady: m('rp:renderer-ready'),
       info: m('rp:info'),

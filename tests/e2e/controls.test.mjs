@@ -41,8 +41,8 @@ test('a paused, untouched player rests (no animation frames); input, a selection
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(20));
-    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
-    const frames = () => page.evaluate(() => window.__player.debug.perfN);
+    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
+    const frames = () => page.evaluate(() => window.__player.debug.loop.perfN);
     const n0 = await frames();
     await page.waitForTimeout(600);
     assert.ok((await frames()) - n0 <= 6, 'no frames while resting (but the once-a-second redraw)');
@@ -53,8 +53,8 @@ test('a paused, untouched player rests (no animation frames); input, a selection
     await page.mouse.down();
     await page.mouse.move(box.x + box.width / 2 + 160, box.y + box.height / 2 + 40, { steps: 8 });
     await page.mouse.up();
-    assert.equal(await page.evaluate(() => window.__player.debug.resting), false, 'input woke the loop');
-    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
+    assert.equal(await page.evaluate(() => window.__player.debug.loop.resting), false, 'input woke the loop');
+    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
     const b = await canvasShot(page, path.join(SHOTS, 'rest-after-orbit.png'));
     const changed = fractionDifferent(a.img, b.img);
     assert.ok(
@@ -73,14 +73,14 @@ test('a paused, untouched player rests (no animation frames); input, a selection
       { timeout: 10_000 },
     );
     // Play after resting: the clock goes on from where it stood (the rest is not a step).
-    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
+    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
     const t0 = await page.evaluate(() => window.__player.currentTime);
     await page.evaluate(() => window.__player.play());
     await page.waitForFunction((t) => window.__player.currentTime > t, t0, { timeout: 10_000 });
     const t1 = await page.evaluate(() => window.__player.currentTime);
     assert.ok(t1 - t0 < 0.2, `play after a rest starts where it stood: ${t0} → ${t1}`);
     await page.waitForTimeout(300);
-    assert.equal(await page.evaluate(() => window.__player.debug.resting), false, 'playing never rests');
+    assert.equal(await page.evaluate(() => window.__player.debug.loop.resting), false, 'playing never rests');
     await page.evaluate(() => window.__player.pause());
     log.assertClean();
   } finally {

@@ -274,7 +274,7 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
           [...document.querySelectorAll('#killfeed li.near')].some(
             (li) =>
               Math.abs(
-                (Number(li.dataset.tick) - window.__player.debug.firstTick) / window.__player.debug.tickRate - t,
+                (Number(li.dataset.tick) - window.__player.debug.tb.first) / window.__player.debug.tb.rate - t,
               ) <= 1.6,
           ),
         k.time,

@@ -43,14 +43,15 @@ function watch(page, ms) {
         const t0 = performance.now();
         const f = () => {
           out.frames++;
-          const bytes = p.debug.heldBytes();
+          const bytes = p.debug.pieces.heldBytes();
           const [lo, hi] = p.debug.keepRange();
-          const desc = () => `[${lo}, ${hi}): ${p.debug.pieces.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ')}`;
+          const desc = () =>
+            `[${lo}, ${hi}): ${p.debug.pieces.list.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ')}`;
           if (bytes > out.maxBytes) {
             out.maxBytes = bytes;
             out.held = desc();
           }
-          for (const q of p.debug.pieces) {
+          for (const q of p.debug.pieces.list) {
             if (!out.strides.includes(q.stride)) out.strides.push(q.stride);
             if (q.end <= lo || q.from >= hi) out.outside.push(desc());
           }
@@ -131,21 +132,21 @@ test('the selected entity is always labelled, even when the label cap is full', 
       const p = window.__player;
       const L = await p.debug.renderer.request('labels');
       for (let i = 0; i < L.length; i += 4) {
-        if (L[i + 3] === 1 && p.debug.entityNames.has(L[i]) && !p.debug.labelsShown.has(L[i])) return L[i];
+        if (L[i + 3] === 1 && p.debug.entities.names.has(L[i]) && !p.debug.labels.shown.has(L[i])) return L[i];
       }
       return -1;
     });
-    const shown = await page.evaluate(() => window.__player.debug.labelsShown.size);
+    const shown = await page.evaluate(() => window.__player.debug.labels.shown.size);
     assert.ok(shown > 0 && shown <= 64, `labels shown ${shown}`);
     assert.ok(id >= 0, 'some visible entity is unlabelled (more candidates than labels)');
     await page.evaluate((x) => window.__player.select(x), id);
     await settle(page, 4);
     const r = await page.evaluate((x) => {
       const p = window.__player;
-      const el = p.debug.labelPool.get(x);
+      const el = p.debug.labels.pool.get(x);
       return {
-        shown: p.debug.labelsShown.has(x),
-        count: p.debug.labelsShown.size,
+        shown: p.debug.labels.shown.has(x),
+        count: p.debug.labels.shown.size,
         visible: !!el && !el.hidden,
         selected: !!el?.classList.contains('selected'),
         text: el?.querySelector('.rp-name')?.textContent,
@@ -169,7 +170,7 @@ test('the selected entity is always labelled, even when the label cap is full', 
             // Counted only while it is on screen (it may fly off).
             if (L.length === 4 && L[3] === 1) {
               n++;
-              if (p.debug.labelsShown.has(x)) ok++;
+              if (p.debug.labels.shown.has(x)) ok++;
             }
             if (n < 20 && performance.now() - t0 < 8000) requestAnimationFrame(f);
             else resolve({ n, ok });

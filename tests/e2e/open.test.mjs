@@ -259,7 +259,7 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     assert.ok(before, 'a render worker runs');
     // Paused and untouched, the page's loop rests and posts no frames: the worker and the GPU
     // rest too, but for one frame a second (which notices a device lost meanwhile).
-    await page.waitForFunction(() => window.__player.debug.resting, null, { timeout: 10_000 });
+    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
     await page.evaluate(() => window.__player.debug.perf({ reset: true }));
     await page.waitForTimeout(2500);
     const idle = await page.evaluate(() => ({

@@ -341,12 +341,12 @@ export const playhead = (page) =>
   page.evaluate(() => {
     const p = window.__player;
     const tick = p.debug.currentTickInt();
-    const piece = p.debug.pieceAt(tick);
+    const piece = p.debug.pieces.at(tick);
     return {
       time: p.currentTime,
       chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick),
       timing: piece
-        ? (p.debug.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
+        ? (p.debug.loop.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
         : null,
     };
   });
@@ -356,9 +356,9 @@ export async function hintsSettled(page) {
   for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
     const s = await page.evaluate(async () => {
       const p = window.__player;
-      if (p.debug.hintWaiting) return null;
+      if (p.debug.hints.waiting) return null;
       const w = await p.debug.workerStats();
-      return w.hints === p.debug.hintsSent && !w.hinting ? w : null;
+      return w.hints === p.debug.hints.sent && !w.hinting ? w : null;
     });
     if (s) return s;
   }

@@ -45,17 +45,17 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
       const out = [];
       // Far from the playhead (not decoded yet): the chunk must be read and decompressed.
       for (const frac of [0.61, 0.27]) {
-        const ci = chunkOf(p.debug.firstTick + Math.floor(frac * p.duration * p.debug.tickRate));
+        const ci = chunkOf(p.debug.tb.first + Math.floor(frac * p.duration * p.debug.tb.rate));
         // A tick a third of the way into the chunk.
         const tick = firsts[ci] + Math.floor((firsts[ci + 1] - firsts[ci]) / 3);
         const before = await p.debug.workerStats();
-        await p.seek((tick - p.debug.firstTick) / p.debug.tickRate + 1e-4);
+        await p.seek((tick - p.debug.tb.first) / p.debug.tb.rate + 1e-4);
         const at = p.debug.currentTickInt();
         const seen = {
           tick: at,
           pieces: p.state().pieces,
-          frame: p.debug.frameAt(at).frame.length,
-          next: p.debug.nextFrame(p.debug.frameAt(at))?.tick ?? null,
+          frame: p.debug.pieces.frameAt(at).frame.length,
+          next: p.debug.pieces.nextFrame(p.debug.pieces.frameAt(at))?.tick ?? null,
         };
         const afterSeek = await p.debug.workerStats();
         // Play on for 20 ticks, then pause: the window stays inside the chunk.
@@ -189,9 +189,10 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
       const p = window.__player;
       const w = await p.debug.workerStats();
       for (let f = 0.12; f < 0.95; f += 0.03) {
-        const tick = p.debug.firstTick + Math.floor(f * p.duration * p.debug.tickRate);
+        const tick = p.debug.tb.first + Math.floor(f * p.duration * p.debug.tb.rate);
         const c = p.info.chunks.findLastIndex((ch) => ch.firstTick <= tick);
-        if (!w.cachedChunks.includes(c) && !w.heldChunks.includes(c) && !p.debug.pieceAt(tick)) return { f, target: c };
+        if (!w.cachedChunks.includes(c) && !w.heldChunks.includes(c) && !p.debug.pieces.at(tick))
+          return { f, target: c };
       }
       return { f: 0, target: -1 };
     });
@@ -220,9 +221,9 @@ test("a key pressed again is ready: after ] or ← lands (paused), the same key'
     // it), and the worker got every hint sent and is done with them. Returns the worker's stats.
     const hinted = async (what) => {
       await page
-        .waitForFunction(() => window.__player.debug.prefetched !== -1, null, { timeout: 10_000 })
+        .waitForFunction(() => window.__player.debug.hints.prefetched !== -1, null, { timeout: 10_000 })
         .catch(() => assert.fail(`no hint sent: ${what}`));
-      const sent = await page.evaluate(() => window.__player.debug.hintsSent);
+      const sent = await page.evaluate(() => window.__player.debug.hints.sent);
       for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
         const s = await stats();
         if (s.hints === sent && !s.hinting) return s;
@@ -234,14 +235,14 @@ test("a key pressed again is ready: after ] or ← lands (paused), the same key'
     const chunkOf = (t) =>
       page.evaluate((x) => {
         const p = window.__player;
-        return p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.firstTick + Math.floor(x * p.debug.tickRate));
+        return p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.tb.first + Math.floor(x * p.debug.tb.rate));
       }, t);
     // Three kills in a row whose viewing points (2 s before) lie in three different chunks, so that
     // each ] needs a chunk the decoder does not hold.
     const plan = await page.evaluate(() => {
       const p = window.__player;
       const chunkAt = (t) =>
-        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.firstTick + Math.floor(t * p.debug.tickRate));
+        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.tb.first + Math.floor(t * p.debug.tb.rate));
       const starts = [...new Set(p.kills.map((k) => Math.max(0, p.killTime(k) - 2)))].sort((a, b) => a - b);
       for (let i = 0; i + 2 < starts.length; i++) {
         const c = starts.slice(i, i + 3).map(chunkAt);
@@ -322,7 +323,7 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
       const p = window.__player;
       const cached = (await p.debug.workerStats()).cachedChunks;
       const chunkAt = (t) =>
-        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.firstTick + Math.floor(t * p.debug.tickRate + 1e-6));
+        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.tb.first + Math.floor(t * p.debug.tb.rate + 1e-6));
       for (let t = 12; t < p.duration - 12; t += 0.5) {
         const prev = p.killStart(-1, t);
         const next = p.killStart(1, t);
@@ -338,7 +339,7 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
           prev,
           next,
           chunks: c,
-          far: (p.info.chunks[far].firstTick - p.debug.firstTick + 3) / p.debug.tickRate,
+          far: (p.info.chunks[far].firstTick - p.debug.tb.first + 3) / p.debug.tb.rate,
           farChunk: far,
         };
       }
@@ -443,7 +444,7 @@ test("chunks over 512 KiB get no spare decoder (its memory): a seek's landing on
     assert.ok(s.heldChunks.length <= 1, `one decoder holds a chunk: ${JSON.stringify(s.heldChunks)}`);
     const next = await page.evaluate(() =>
       window.__player.info.chunks.findLastIndex(
-        (c) => c.firstTick <= window.__player.debug.firstTick + Math.floor(7.5 * window.__player.debug.tickRate),
+        (c) => c.firstTick <= window.__player.debug.tb.first + Math.floor(7.5 * window.__player.debug.tb.rate),
       ),
     );
     assert.ok(s.cachedChunks.includes(next), `→'s chunk read on landing: ${JSON.stringify(s.cachedChunks)}`);

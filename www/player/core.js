@@ -4,8 +4,7 @@
 // public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
 // Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
 import { WorkerClient } from '../worker-client.js';
-import { createRenderer } from '../renderer-loader.js';
-import { Playback, State } from '../playback.js';
+import { Playback } from '../playback.js';
 import { Entities, STRIDE, entityState, frameExtent, aliveIn } from './entities.js';
 import { Timebase, HeldPieces } from './pieces.js';
 import { EventLedger } from './ledger.js';
@@ -13,21 +12,13 @@ import { Labels } from './labels.js';
 import { FrameLoop } from './loop.js';
 import { Hints } from './hints.js';
 import { Camera } from './camera.js';
-import { bindPointer } from './pointer.js';
+import { Stage } from './stage.js';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
 
-const CATEGORY = { other: 0, aircraft: 1, projectile: 2, ground: 3, character: 4 };
-
 export class Core {
-  #opts;
   #listeners;
-  #ro;
-  #dpr;
-  #unbindPointer;
-  #rendererToken;
-  #rendererDead;
   #renderFailures;
   #lastA;
   #lastB;
@@ -36,17 +27,21 @@ export class Core {
   #extent;
   #firstFrameMarked;
   #firstChunkMarked;
+  #autoplay;
 
-  constructor(element, opts) {
-    this.element = element;
-    this.#opts = opts;
+  /** `autoplay`: what plays once the first frame can be drawn, with `opts.autoplay`. */
+  constructor(element, opts, autoplay) {
+    this.#autoplay = opts.autoplay ? autoplay : null;
     this.#listeners = new Map();
     this.disposed = false;
 
-    this.canvas = document.createElement('canvas');
-    this.canvas.className = 'rp-canvas';
-    this.canvas.setAttribute('aria-label', 'Replay view');
-    element.append(this.canvas);
+    this.stage = new Stage(element, opts, {
+      started: () => this.#rendererStarted(),
+      died: (message) => this.#fail(`Drawing failed: ${message}`),
+      failed: (e) => this.#fail(`This browser cannot draw the replay: ${e?.message ?? e}`),
+      activity: (kind) => this.loop.wake(kind === 'call'),
+      picked: (id) => this.camera.select(id, { follow: id >= 0 }),
+    });
     this.labels = new Labels(element);
 
     this.client = new WorkerClient({
@@ -54,15 +49,7 @@ export class Core {
       onFatal: (message) => this.#onWorkerCrash(message),
     });
 
-    /** The renderer (renderer-loader.js) once it has started; null before, and after it died. */
-    this.renderer = null;
-    this.backend = '';
-    this.rendererBuild = '';
-    this.renderInWorker = false;
-    /** Which renderer start is the current one (a dead one's late news is ignored). */
-    this.#rendererToken = 0;
-    /** The render worker died: the next load starts a fresh one on a fresh canvas. */
-    this.#rendererDead = false;
+    /** Frames whose drawing threw since the renderer started (the first is reported). */
     this.#renderFailures = 0;
 
     /** The open session (the worker tags what it sends with it; a new load makes the old stale). */
@@ -105,12 +92,12 @@ export class Core {
     this.#firstChunkMarked = false;
 
     this.loop = new FrameLoop(this);
-    this.#initRenderer();
-    this.#ro = new ResizeObserver(() => this.#resize());
-    this.#ro.observe(element);
-    this.#dpr = null;
-    this.#watchDpr();
-    this.#unbindPointer = bindPointer(this);
+    this.stage.start();
+  }
+
+  /** The renderer (stage.js) once it has started; null before, and after it died. */
+  get renderer() {
+    return this.stage.renderer;
   }
 
   // ------------------------------------------------------------ events
@@ -137,85 +124,24 @@ export class Core {
 
   // ------------------------------------------------------------ renderer
 
-  async #initRenderer() {
-    try {
-      const token = ++this.#rendererToken;
-      const r = await createRenderer(this.canvas, {
-        forceWebgl: !!this.#opts.forceWebgl,
-        inPage: !!this.#opts.renderInPage,
-        // The render worker died (a trap): say so; the next load starts a fresh one.
-        onFatal: (message) => {
-          if (this.disposed || token !== this.#rendererToken) return;
-          this.renderer = null;
-          this.#rendererDead = true;
-          this.#fail(`Drawing failed: ${message}`);
-        },
-      });
-      if (this.disposed) {
-        r.renderer.free();
-        return;
-      }
-      if (r.canvas && r.canvas !== this.canvas) this.canvas = r.canvas;
-      this.renderer = r.renderer;
-      this.backend = r.backend;
-      this.rendererBuild = r.build;
-      this.renderInWorker = r.inWorker;
-      // The render worker's proxy reports every queued call and every reply: the loop wakes.
-      if (r.inWorker) r.renderer.onActivity = (kind) => this.loop.wake(kind === 'call');
-      this.#resize();
-      performance.mark('rp:renderer-ready');
-      this.emit('backend', this.backend);
-      if (this.info) this.#applyWorld();
-      this.#checkSeeked();
-    } catch (e) {
-      this.#fail(`This browser cannot draw the replay: ${e?.message ?? e}`);
-    }
+  #rendererStarted() {
+    performance.mark('rp:renderer-ready');
+    this.emit('backend', this.stage.backend);
+    if (this.info) this.#applyWorld();
+    this.#checkSeeked();
   }
 
+  /** The recording's world to the renderer; the camera fits the scene at the next frame drawn. */
   #applyWorld() {
-    const r = this.renderer;
-    const info = this.info?.info;
-    if (!r || !info) return;
+    if (!this.renderer || !this.info) return;
     try {
-      const world = info.world ?? { kind: 'flat' };
-      r.setWorld(world.kind === 'planet' ? 'planet' : 'flat', world.radius_m ?? 0, info.position_quantum_m);
-      const maxIndex = info.entity_types.reduce((m, t) => Math.max(m, t.index), -1);
-      const cats = new Uint8Array(maxIndex + 1);
-      for (const t of info.entity_types) cats[t.index] = CATEGORY[t.category] ?? 0;
-      r.setTypeCategories(cats);
-      r.clearTrails();
-      r.setSelected(-1);
-      r.follow(-1);
-      r.setCameraMode('orbit');
+      this.stage.setWorld(this.info.info);
     } catch (e) {
       this.#fail(e?.message ?? String(e));
     }
     this.#fitPending = true;
     this.#lastA = null;
     this.#lastB = null;
-  }
-
-  #resize() {
-    if (!this.renderer) return;
-    const w = Math.max(1, this.element.clientWidth);
-    const h = Math.max(1, this.element.clientHeight);
-    this.canvas.style.width = `${w}px`;
-    this.canvas.style.height = `${h}px`;
-    try {
-      this.renderer.resize(w, h, window.devicePixelRatio || 1);
-    } catch (e) {
-      console.warn(e);
-    }
-  }
-
-  #watchDpr() {
-    const q = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
-    const onChange = () => {
-      this.#resize();
-      this.#watchDpr();
-    };
-    q.addEventListener('change', onChange, { once: true });
-    this.#dpr = { q, onChange };
   }
 
   // ------------------------------------------------------------ loading
@@ -245,18 +171,8 @@ export class Core {
 
   /** Empties the view (the old replay's entities, trails and labels). */
   #clearScene() {
-    const r = this.renderer;
-    if (!r) return;
-    try {
-      const none = new Int32Array(0);
-      r.setFrames(none, 0, none, 0);
-      r.setTime(0);
-      r.clearTrails();
-      r.setSelected(-1);
-      r.follow(-1);
-    } catch (e) {
-      console.warn(e);
-    }
+    if (!this.renderer) return;
+    this.stage.clear();
     this.labels.clear();
   }
 
@@ -265,14 +181,9 @@ export class Core {
     if (this.disposed) return;
     const sid = ++this.sessionId;
     if (this.info) this.client.notify('close', {});
-    if (this.#rendererDead) {
-      // A canvas handed to a worker cannot be handed again: a fresh one for a fresh renderer.
-      this.#rendererDead = false;
+    if (this.stage.dead) {
       this.#renderFailures = 0;
-      const fresh = this.canvas.cloneNode(false);
-      this.canvas.replaceWith(fresh);
-      this.canvas = fresh;
-      this.#initRenderer();
+      this.stage.restart();
     }
     this.#resetSession();
     this.#clearScene();
@@ -406,7 +317,7 @@ export class Core {
     if (!this.readyEmitted && this.renderer && this.#frameAvailable(this.pb.time)) {
       this.readyEmitted = true;
       this.emit('ready', this.info);
-      if (this.#opts.autoplay) this.play();
+      this.#autoplay?.();
     }
     if (this.pendingSeek && this.#frameAvailable(this.pb.time)) {
       const resolve = this.pendingSeek;
@@ -426,7 +337,7 @@ export class Core {
    * in-page renderer is not told about its input (it has no proxy).
    */
   mayRest() {
-    if (!this.renderInWorker || !this.renderer?.quiet?.()) return false;
+    if (!this.stage.inWorker || !this.renderer?.quiet?.()) return false;
     if (!this.info) return true;
     return (
       this.#firstFrameMarked &&
@@ -591,7 +502,7 @@ export class Core {
     return a ? aliveIn(a.frame) : new Map();
   }
 
-  // ------------------------------------------------------------ the clock's commands
+  // ------------------------------------------------------------ the clock (its commands: player.js)
 
   get duration() {
     return this.info ? this.tb.duration : 0;
@@ -622,73 +533,6 @@ export class Core {
       this.afterChange(before);
     }
     return out;
-  }
-
-  play() {
-    if (!this.info) return;
-    if (this.pb.moving && this.pb.direction > 0) return;
-    if (this.pb.state === State.Stopped || this.pb.time >= this.duration) this.seek(0);
-    this.loop.restartClock();
-    this.cmd((pb) => pb.play());
-    this.updateWant(true);
-  }
-  pause() {
-    this.cmd((pb) => pb.pause());
-  }
-  toggle() {
-    if (!this.info) return;
-    if (this.pb.moving) {
-      this.pause();
-      return;
-    }
-    if (this.pb.state === State.Stopped || (this.pb.resumeDir > 0 && this.pb.time >= this.duration)) {
-      this.play();
-      return;
-    }
-    this.loop.restartClock();
-    this.cmd((pb) => pb.resume());
-    this.updateWant(true);
-  }
-  stop() {
-    if (!this.info) return Promise.resolve(0);
-    this.cmd((pb) => pb.stop());
-    return this.jumped();
-  }
-  rewind() {
-    if (!this.info) return;
-    this.loop.restartClock();
-    this.cmd((pb) => pb.rewind());
-    try {
-      this.renderer?.clearTrails();
-    } catch {
-      /* ignore */
-    }
-    this.updateWant(true);
-  }
-  fastForward(speed) {
-    if (!this.info) return;
-    if (this.pb.state === State.Stopped || this.pb.time >= this.duration) this.seek(0);
-    this.loop.restartClock();
-    try {
-      this.cmd((pb) => pb.fastForward(speed));
-    } catch (e) {
-      console.warn(e.message);
-    }
-    this.updateWant(true);
-  }
-  seek(t) {
-    if (!this.info) return Promise.resolve(0);
-    this.hints.lastSeekDir = Number(t) < this.pb.time ? -1 : 1;
-    this.cmd((pb) => pb.seek(t));
-    return this.jumped();
-  }
-  prefetch(t) {
-    if (!this.info || !Number.isFinite(t)) return;
-    // The pointer is over the timeline: a click may follow. A resting page's first frame runs at
-    // once and would hold the seek's piece behind it (~5 ms here), so the loop stays awake.
-    this.loop.wake();
-    this.loop.stayAwake();
-    this.hints.hint(t);
   }
 
   /**
@@ -726,49 +570,31 @@ export class Core {
     return p;
   }
 
-  seekTick(tick) {
-    if (!this.info) return Promise.resolve(0);
-    return this.seek(this.tb.timeOf(tick));
-  }
-  step(n) {
-    if (!this.info) return Promise.resolve(0);
-    this.pause();
-    const tick = Math.min(this.tb.last, Math.max(this.tb.first, this.currentTickInt() + n));
-    return this.seekTick(tick);
-  }
-  setSpeed(s) {
-    const v = Number(s);
-    if (!(v > 0) || !Number.isFinite(v)) return;
-    if (!this.info) {
-      this.pb.speed = v;
-      this.emit('ratechange', v);
-      return;
-    }
-    this.cmd((pb) => pb.setSpeed(v));
-    this.updateWant();
-  }
-
   /** The kill nearest to `tick` (default: the playhead's; ties: the upcoming one), or null. */
   nearestKill(tick = this.currentTickInt()) {
     return this.ledger.nearestKill(tick);
   }
-  stopKillCam() {
-    this.cmd((pb) => pb.stopKillCam());
-  }
-
   /** Console_GetStatus for the status panel: the state machine's readout with the camera. */
   playbackStatus() {
     this.pb.camera = this.camera.mode();
     return { ...this.pb.statusFields(), text: this.pb.status() };
   }
 
-  /** perf() of the loop with the renderer's side: its wasm memory and its frame counts. */
-  perf(reset) {
+  /** The worker's counters (docs/worker-protocol.md `stats`). */
+  workerStats() {
+    return this.client.call('stats', {});
+  }
+
+  /**
+   * Measurement hook (tests/bench/): the loop's timings (loop.js perf()) with the renderer's side,
+   * its wasm memory and its frame counts. `reset` empties the buffers after reading them.
+   */
+  perf({ reset = false } = {}) {
     const r = this.renderer;
     const out = {
       ...this.loop.perf(reset),
       rendererWasmBytes: r?.wasmBytes() ?? 0,
-      renderInWorker: !!this.renderInWorker,
+      renderInWorker: !!this.stage.inWorker,
       renderStats: r?.stats ? { ...r.stats } : null,
     };
     if (reset && r?.stats) r.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
@@ -780,17 +606,8 @@ export class Core {
     this.disposed = true;
     this.loop.stop();
     this.hints.stop();
-    this.#ro.disconnect();
-    this.#dpr?.q.removeEventListener('change', this.#dpr.onChange);
-    this.#unbindPointer();
     this.client.terminate();
-    try {
-      this.renderer?.free();
-    } catch {
-      /* ignore */
-    }
-    this.renderer = null;
-    this.canvas.remove();
+    this.stage.dispose();
     this.labels.remove();
     this.#listeners.clear();
   }
