@@ -1,5 +1,5 @@
 // The player's inside: one replay on one canvas. It owns the clock (playback.js), the worker's
-// session (worker-client.js), the renderer (renderer-loader.js) and the parts beside it in this
+// session (worker-client.js), the canvas and its renderer (stage.js) and the other parts in this
 // folder, and turns what happens (pieces, frames, commands) into events. `www/player.js` is its
 // public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
 // Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
