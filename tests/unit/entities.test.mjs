@@ -1,6 +1,6 @@
 // Unit tests of the page's view of entities (www/player/entities.js; no DOM) and of the shell's one
-// binary search (www/bisect.js): finding an entity in a packed frame (sorted or not), its readout in
-// display units, a frame's extent and alive marks, and names from the info and the pieces' spawns.
+// binary search (bisect, www/playback.js): finding an entity in a packed frame (sorted or not), its
+// readout in display units, a frame's extent and alive marks, names from the info and the spawns.
 // Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import {
   frameExtent,
   aliveIn,
 } from '../../www/player/entities.js';
-import { bisect, lowerBound, upperBound } from '../../www/bisect.js';
+import { bisect, lowerBound, upperBound } from '../../www/playback.js';
 
 /** A packed frame of entities {id, type, faction, pos, vel, health, flags}. */
 function frame(list) {

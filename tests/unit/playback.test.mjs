@@ -3,8 +3,7 @@
 // the Console_GetStatus readout. Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Playback, State, SPEEDS, nextSpeed, frameIndexAt } from '../../www/playback.js';
-import { lowerBound, upperBound } from '../../www/bisect.js';
+import { Playback, State, SPEEDS, nextSpeed, lowerBound, upperBound, frameIndexAt } from '../../www/playback.js';
 
 const close = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} ≉ ${b}`);
 const ev = (t, kind = 'kill', extra = {}) => ({ t, kind, ...extra });

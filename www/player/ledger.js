@@ -2,7 +2,7 @@
 // the pieces it has seen, each once, and the kills among them in tick order (the timeline's
 // markers, the kill feed, [ / ] and the kill cam). No DOM: the player adds what arrives and hands
 // the fresh events to the clock (playback.js keeps them in time order; tests/unit/ledger.test.mjs).
-import { upperBound } from '../bisect.js';
+import { upperBound } from '../playback.js';
 
 /** A kill is watched from this long before it ([ / ], a kill marker's or row's click). */
 export const KILL_LEAD_S = 2;

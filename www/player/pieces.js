@@ -2,7 +2,7 @@
 // `want` and `piece`): the frames at and ahead of the playhead, and nothing else. No DOM, no
 // worker: the player hands it the pieces that arrive and sends the `want`s it computes
 // (tests/unit/pieces.test.mjs).
-import { upperBound } from '../bisect.js';
+import { upperBound } from '../playback.js';
 import { STRIDE } from './entities.js';
 
 /** Frames held ahead of the playhead while moving: this much wall-clock time at the current speed.

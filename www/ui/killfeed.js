@@ -7,7 +7,7 @@ import { fmtTime, el } from './format.js';
 import { createVirtualList } from './virtual-list.js';
 import { idleTask } from './idle.js';
 import { factionColour, KILL_LEAD_S } from '../player.js';
-import { lowerBound } from '../bisect.js';
+import { lowerBound } from '../playback.js';
 
 export const ROW_PX = 26;
 const byTick = (k) => k.tick;

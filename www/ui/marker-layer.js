@@ -9,7 +9,7 @@
 // kill row above the track, the event row below it). Texts are computed on demand and only ever
 // go to a tooltip's textContent (strings come from files).
 import { eventKindKey } from './events.js';
-import { lowerBound } from '../bisect.js';
+import { lowerBound } from '../playback.js';
 
 /** Geometry of the rows in CSS px, relative to the scrubber's box (see style.css .scrubber). */
 export const KILL_TOP = 3;
