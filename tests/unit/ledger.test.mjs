@@ -86,9 +86,6 @@ test('kills: with a complete index only the markers count; without one, each kil
     partial.kills.map((k) => k.tick),
     [50, 50, 70],
   );
-  partial.reset();
-  assert.deepEqual(partial.kills, []);
-  assert.equal(partial.learned(50), false);
 });
 
 test('the kill nearest to a tick; a tie goes to the upcoming one', () => {

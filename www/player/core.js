@@ -148,14 +148,14 @@ export class Core {
 
   #resetSession() {
     this.info = null;
-    this.pieces.reset();
+    this.pieces = new HeldPieces(this.tb);
     const speed = !this.pb.killCam ? this.pb.speed : 1;
     this.pb = new Playback();
     this.pb.speed = speed;
     this.buffering = false;
     this.pendingSeek = null;
-    this.ledger.reset();
-    this.entities.reset();
+    this.ledger = new EventLedger(this.tb);
+    this.entities = new Entities();
     this.camera.reset();
     this.cur = null;
     this.#extentKey = null;

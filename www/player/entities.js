@@ -97,15 +97,6 @@ export class Entities {
     this.#typeList = [];
   }
 
-  /** A new recording: nobody known. */
-  reset() {
-    this.names = new Map();
-    this.#types = new Map();
-    this.#factions = new Map();
-    this.#participants = new Map();
-    this.#typeList = [];
-  }
-
   /** The participants and types of a recording's info (`info.info`). */
   learnInfo(i) {
     this.#typeList = i.entity_types;

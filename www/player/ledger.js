@@ -27,13 +27,6 @@ export class EventLedger {
     this.#ranges = [];
   }
 
-  /** A new recording: nothing known. */
-  reset() {
-    this.kills = [];
-    this.#killKeys = new Set();
-    this.#ranges = [];
-  }
-
   /**
    * Adds events of every kind: the open's markers (no range), or a piece's events (every event
    * recorded in its ticks [from, end); `recordedAt[k]`: the tick event k was recorded in).

@@ -83,14 +83,6 @@ export class HeldPieces {
     this.gen = 0;
   }
 
-  /** A new recording: nothing held, nothing asked. */
-  reset() {
-    this.list = [];
-    this.#ids = 0;
-    this.#sent = null;
-    this.gen = 0;
-  }
-
   /** Ticks [lo, hi) whose pieces are kept: the playhead's (`tick`) and the window of clock `pb` in
    *  the playing direction. */
   keepRange(tick, pb) {
