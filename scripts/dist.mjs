@@ -9,6 +9,13 @@
 // source is newer than its output (or the esbuild version changed); files gone from www/ are removed.
 // sw.js (the service worker) is written last, with this build's version and file lists
 // (serviceWorkerBuild()).
+//
+// One exception (PRIVATE below): a module whose inside is split into files of its own folder
+// (www/player.js and www/player/) ships as one file, dist/player.js, with the folder's modules
+// bundled in (esbuild, every import that leaves the folder kept as an import): each file gzipped
+// alone loses its share of the others' context (~200 bytes a file), and those files are imported by
+// nothing else. A private module may not use import() or import.meta (its paths would change), and
+// no other module may import one (it is not shipped); both fail the build.
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -16,6 +23,12 @@ import { ROOT, log, since, isMain } from './lib.mjs';
 
 export const WWW_DIR = path.join(ROOT, 'www');
 export const DIST_DIR = path.join(ROOT, 'dist');
+/** Modules shipped with their private folder bundled in: entry file → folder (paths in www/). */
+export const PRIVATE = { 'player.js': 'player' };
+
+const inFolder = (rel, folder) => rel.startsWith(`${folder}${path.sep}`);
+const SPECIFIERS = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
+
 const SW = 'sw.js';
 /** Shipped files the service worker leaves alone: replays, build notes. */
 const NOT_CACHED = [/^demo\//, /^pkg\/sizes\.json$/];
@@ -56,18 +69,27 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const stampFile = path.join(out, '.dist-stamp');
   const stamp = `esbuild ${esbuild.version}`;
   const fresh = !(fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp);
-  const files = walk(src);
+  const all = walk(src);
+  const folders = Object.values(PRIVATE);
+  const files = all.filter((rel) => !folders.some((f) => inFolder(rel, f)));
   const keep = new Set(files);
   let written = 0;
   for (const rel of files) {
     if (rel === SW) continue;
     const from = path.join(src, rel);
     const to = path.join(out, rel);
-    const st = fs.statSync(from);
-    if (!fresh && fs.existsSync(to) && fs.statSync(to).mtimeMs >= st.mtimeMs) continue;
+    const folder = PRIVATE[rel];
+    // A bundle is as new as the newest of its entry and its folder's files.
+    const mtime = Math.max(
+      fs.statSync(from).mtimeMs,
+      ...(folder ? all.filter((r) => inFolder(r, folder)).map((r) => fs.statSync(path.join(src, r)).mtimeMs) : []),
+    );
+    if (!fresh && fs.existsSync(to) && fs.statSync(to).mtimeMs >= mtime) continue;
     fs.mkdirSync(path.dirname(to), { recursive: true });
     const ext = path.extname(rel);
-    if (ext === '.js' || ext === '.mjs' || ext === '.css') {
+    if (folder) {
+      fs.writeFileSync(to, await bundlePrivate(esbuild, src, rel, folder, all));
+    } else if (ext === '.js' || ext === '.mjs' || ext === '.css') {
       const code = fs.readFileSync(from, 'utf8');
       const loader = ext === '.css' ? 'css' : 'js';
       const r = await esbuild.transform(code, {
@@ -77,6 +99,7 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
         legalComments: 'none',
         sourcefile: rel,
       });
+      if (loader === 'js') refusePrivateImports(r.code, rel, folders);
       fs.writeFileSync(to, r.code);
     } else {
       fs.copyFileSync(from, to);
@@ -92,6 +115,10 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
       removed++;
     }
   }
+  for (const f of folders) {
+    const dir = path.join(out, f);
+    if (fs.existsSync(dir) && walk(dir).length === 0) fs.rmSync(dir, { recursive: true });
+  }
   if (fs.existsSync(path.join(src, SW))) {
     const code = fs.readFileSync(path.join(src, SW), 'utf8');
     const marker = "const BUILD = { version: 'dev', files: [], lazy: [] };";
@@ -102,6 +129,53 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   }
   fs.writeFileSync(stampFile, stamp);
   log(`dist/: ${written} file(s) written, ${removed} removed, ${files.length - written} unchanged (${since(t0)})`);
+}
+
+/** `rel` (minified, comments gone) must not import a module of a private folder: it is not shipped. */
+function refusePrivateImports(code, rel, folders) {
+  for (const m of code.matchAll(SPECIFIERS)) {
+    const target = path.join(path.dirname(rel), m[1]);
+    const folder = folders.find((f) => inFolder(target, f));
+    if (folder)
+      throw new Error(`${rel} imports ${m[1]}: the modules of www/${folder}/ ship inside www/${folder}.js only`);
+  }
+}
+
+/** dist's `rel` (an entry of PRIVATE): the entry with the modules of `folder` bundled in, minified;
+ *  imports leaving the folder stay imports, their paths relative to the entry. */
+async function bundlePrivate(esbuild, src, rel, folder, all) {
+  const folderAbs = path.join(src, folder);
+  for (const r of all.filter((x) => inFolder(x, folder))) {
+    if (path.extname(r) !== '.js') throw new Error(`www/${r}: only .js modules belong in www/${folder}/`);
+    const code = (await esbuild.transform(fs.readFileSync(path.join(src, r), 'utf8'), { minify: true })).code;
+    if (/\bimport\s*\(|\bimport\.meta\b/.test(code))
+      throw new Error(`www/${r}: a module of www/${folder}/ may not use import() or import.meta (its paths change)`);
+  }
+  const entry = path.join(src, rel);
+  const r = await esbuild.build({
+    entryPoints: [entry],
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    legalComments: 'none',
+    write: false,
+    logLevel: 'silent',
+    plugins: [
+      {
+        name: 'private-folder',
+        setup(b) {
+          b.onResolve({ filter: /.*/ }, (a) => {
+            if (a.kind === 'entry-point') return undefined;
+            const abs = path.resolve(a.resolveDir, a.path);
+            if (abs.startsWith(`${folderAbs}${path.sep}`)) return undefined;
+            const to = path.relative(path.dirname(entry), abs).split(path.sep).join('/');
+            return { path: to.startsWith('.') ? to : `./${to}`, external: true };
+          });
+        },
+      },
+    ],
+  });
+  return r.outputFiles[0].text;
 }
 
 if (isMain(import.meta.url)) {

@@ -106,7 +106,52 @@ export async function waitReady(page, timeout = 120_000) {
     backend: window.__player.state().backend,
   }));
   if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
+  await olderTreeDebug(page);
   return s;
+}
+
+/** The benches reach the player's inside through `window.__player.debug` (docs/player-api.md); a
+ *  tree from before that namespace (BENCH_WWW= an older build) had it on the player itself: the
+ *  hooks the benches use are mapped onto it, so that A/B runs keep working. */
+function olderTreeDebug(page) {
+  return page.evaluate(() => {
+    const p = window.__player;
+    if (p.debug) return;
+    p.debug = {
+      get entityCount() {
+        return p.entityCount;
+      },
+      currentTickInt: () => p.currentTickInt(),
+      workerStats: () => p.workerStats(),
+      perf: (o) => p.perf(o),
+      pieces: {
+        get list() {
+          return p.pieces;
+        },
+        at: p.pieceAt ? (tick) => p.pieceAt(tick) : undefined,
+        heldBytes: () => p.heldBytes(),
+      },
+      loop: {
+        get perfChunks() {
+          return p.perfChunks;
+        },
+        set restAfterFrames(n) {
+          p.restAfterFrames = n;
+        },
+      },
+      hints: {
+        get sent() {
+          return p.hintsSent;
+        },
+        get prefetched() {
+          return p.prefetched;
+        },
+        get waiting() {
+          return p.hintWaiting;
+        },
+      },
+    };
+  });
 }
 
 /** Opens a local file through the page's file picker (<input type=file>); waits for the first frame. */
@@ -142,6 +187,7 @@ export async function openPlayerPage(browser, srv, query = '') {
   const log = collectConsole(page);
   await page.goto(srv.page + query);
   await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  await olderTreeDebug(page);
   return { page, log };
 }
 

@@ -53,24 +53,18 @@ try {
     const el = (Date.now() - t0) / 1000;
     const s = await page.evaluate(async () => {
       const p = window.__player;
-      const st = await p.workerStats();
+      const st = await p.debug.workerStats();
       return {
         time: p.currentTime,
         workerWasm: st?.wasmMemoryBytes ?? 0,
         workerCache: st?.cacheBytes ?? 0,
         cachedChunks: st?.cachedChunks?.length ?? 0,
         decoded: st?.decoded ?? 0,
-        rendererWasm: p.perf().rendererWasmBytes,
+        rendererWasm: p.debug.perf().rendererWasmBytes,
         pageHeap: performance.memory?.usedJSHeapSize ?? NaN,
         pageHeapTotal: performance.memory?.totalJSHeapSize ?? NaN,
-        // (A tree from before pieces held whole chunks: an A/B with BENCH_WWW= reads those.)
-        chunksHeld: p.pieces ? p.pieces.length : p.chunks.size,
-        heldBytes: p.heldBytes
-          ? p.heldBytes()
-          : [...p.chunks.values()].reduce(
-              (a, c) => a + c.entities.byteLength + c.ticks.byteLength + c.offsets.byteLength,
-              0,
-            ),
+        chunksHeld: p.debug.pieces.list.length,
+        heldBytes: p.debug.pieces.heldBytes(),
       };
     });
     const w = worker();

@@ -1,5 +1,5 @@
 // Time to first frame of the demo: navigation start → the first render() that drew entities
-// (performance.mark 'rp:first-frame' in www/player.js; a mark's startTime counts from navigation
+// (performance.mark 'rp:first-frame' in www/player/core.js; a mark's startTime counts from navigation
 // start). Median of N loads, each in a fresh browser profile (cold: no HTTP or code cache), then N
 // reloads in one browser (warm). WebGPU (SwiftShader) and WebGL2 (a browser without navigator.gpu,
 // so it fetches the WebGL2 renderer build).
@@ -23,7 +23,7 @@ async function marks(page) {
     return {
       error: window.__player.state().error,
       backend: window.__player.state().backend,
-      entities: window.__player.entityCount ?? 0,
+      entities: window.__player.debug?.entityCount ?? window.__player.entityCount ?? 0,
       domContentLoaded: nav?.domContentLoadedEventEnd ?? NaN,
       rendererReady: m('rp:renderer-ready'),
       info: m('rp:info'),

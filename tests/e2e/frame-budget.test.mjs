@@ -43,14 +43,15 @@ function watch(page, ms) {
         const t0 = performance.now();
         const f = () => {
           out.frames++;
-          const bytes = p.heldBytes();
-          const [lo, hi] = p.keepRange();
-          const desc = () => `[${lo}, ${hi}): ${p.pieces.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ')}`;
+          const bytes = p.debug.pieces.heldBytes();
+          const [lo, hi] = p.debug.keepRange();
+          const desc = () =>
+            `[${lo}, ${hi}): ${p.debug.pieces.list.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ')}`;
           if (bytes > out.maxBytes) {
             out.maxBytes = bytes;
             out.held = desc();
           }
-          for (const q of p.pieces) {
+          for (const q of p.debug.pieces.list) {
             if (!out.strides.includes(q.stride)) out.strides.push(q.stride);
             if (q.end <= lo || q.from >= hi) out.outside.push(desc());
           }
@@ -82,7 +83,7 @@ test('playing holds only the pieces its window needs (1×, 8× thinned, rewindin
     await page.evaluate(() => window.__player.setSpeed(8));
     const fast = await watch(page, 4000);
     await page.evaluate(() => window.__player.seek(15));
-    await page.waitForFunction(() => !window.__player.pendingSeek);
+    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
     await page.evaluate(() => {
       window.__player.setSpeed(2);
       window.__player.rewind();
@@ -124,28 +125,28 @@ test('the selected entity is always labelled, even when the label cap is full', 
   const { page, log } = await openE400();
   try {
     await page.evaluate(() => window.__player.seek(5));
-    await page.waitForFunction(() => !window.__player.pendingSeek);
+    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
     await settle(page, 4);
     // A visible, named entity that is not labelled now (the cap or the declutter left it out).
     const id = await page.evaluate(async () => {
       const p = window.__player;
-      const L = await p.renderer.request('labels');
+      const L = await p.debug.renderer.request('labels');
       for (let i = 0; i < L.length; i += 4) {
-        if (L[i + 3] === 1 && p.entityNames.has(L[i]) && !p.labelsShown.has(L[i])) return L[i];
+        if (L[i + 3] === 1 && p.debug.entities.names.has(L[i]) && !p.debug.labels.shown.has(L[i])) return L[i];
       }
       return -1;
     });
-    const shown = await page.evaluate(() => window.__player.labelsShown.size);
+    const shown = await page.evaluate(() => window.__player.debug.labels.shown.size);
     assert.ok(shown > 0 && shown <= 64, `labels shown ${shown}`);
     assert.ok(id >= 0, 'some visible entity is unlabelled (more candidates than labels)');
     await page.evaluate((x) => window.__player.select(x), id);
     await settle(page, 4);
     const r = await page.evaluate((x) => {
       const p = window.__player;
-      const el = p.labelPool.get(x);
+      const el = p.debug.labels.pool.get(x);
       return {
-        shown: p.labelsShown.has(x),
-        count: p.labelsShown.size,
+        shown: p.debug.labels.shown.has(x),
+        count: p.debug.labels.shown.size,
         visible: !!el && !el.hidden,
         selected: !!el?.classList.contains('selected'),
         text: el?.querySelector('.rp-name')?.textContent,
@@ -165,11 +166,11 @@ test('the selected entity is always labelled, even when the label cap is full', 
           let ok = 0;
           const f = () => {
             const p = window.__player;
-            const L = p.renderer.labelOf(x);
+            const L = p.debug.renderer.labelOf(x);
             // Counted only while it is on screen (it may fly off).
             if (L.length === 4 && L[3] === 1) {
               n++;
-              if (p.labelsShown.has(x)) ok++;
+              if (p.debug.labels.shown.has(x)) ok++;
             }
             if (n < 20 && performance.now() - t0 < 8000) requestAnimationFrame(f);
             else resolve({ n, ok });
@@ -194,7 +195,7 @@ test('the inspector shows the right entity after a seek (binary search over the 
     const check = () =>
       page.evaluate(() => {
         const p = window.__player;
-        const f = p.cur.frame;
+        const f = p.debug.cur.frame;
         const n = f.length / 16;
         const bad = [];
         // Every entity of the frame is found at its own row, and an absent id is not found.
@@ -204,14 +205,14 @@ test('the inspector shows the right entity after a seek (binary search over the 
           maxId = Math.max(maxId, id);
           const st = p.entityState(id);
           const q = p.info.info.position_quantum_m;
-          if (!st || st.id !== id || Math.abs(st.pos[0] - f[k * 16 + 3] * q) > 1e-9 || st.tick !== p.cur.tick)
+          if (!st || st.id !== id || Math.abs(st.pos[0] - f[k * 16 + 3] * q) > 1e-9 || st.tick !== p.debug.cur.tick)
             bad.push(id);
         }
-        return { n, bad, absent: p.entityState(maxId + 1000), tick: p.tick, curTick: p.cur.tick };
+        return { n, bad, absent: p.entityState(maxId + 1000), tick: p.tick, curTick: p.debug.cur.tick };
       });
     for (const t of [3, 17.5, 0.5]) {
       await page.evaluate((x) => window.__player.seek(x), t);
-      await page.waitForFunction(() => !window.__player.pendingSeek);
+      await page.waitForFunction(() => !window.__player.debug.pendingSeek);
       await settle(page, 3);
       const r = await check();
       assert.ok(r.n > 100, `entities in the frame (${r.n})`);
@@ -220,10 +221,10 @@ test('the inspector shows the right entity after a seek (binary search over the 
       assert.equal(r.curTick, r.tick, 'the current frame is the playhead tick');
     }
     // The inspector panel follows a selection across a seek.
-    const id = await page.evaluate(() => window.__player.cur.frame[16 * 7] >>> 0);
+    const id = await page.evaluate(() => window.__player.debug.cur.frame[16 * 7] >>> 0);
     await page.evaluate((x) => window.__player.select(x), id);
     await page.evaluate(() => window.__player.seek(12));
-    await page.waitForFunction(() => !window.__player.pendingSeek);
+    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
     await page.waitForFunction((x) => document.getElementById('inspector').dataset.entity === String(x), id);
     const name = await page.evaluate((x) => window.__player.entityName(x), id);
     await page.waitForFunction((n) => document.getElementById('insp-name').textContent === n, name);

@@ -96,7 +96,7 @@ test('reverse playback: time decreases while Rewinding, earlier chunks arrive, a
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(9.5));
-    await page.waitForFunction(() => !window.__player.pendingSeek);
+    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
     let s = await pstate(page);
     assert.deepEqual(s.chunksHeld.includes(0), false, 'the first chunk is not held at 9.5 s');
     await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -291,14 +291,14 @@ test("camera modes: segmented control and keys 1–5, free camera flies with WAS
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(20));
-    await page.waitForFunction(() => !window.__player.pendingSeek);
+    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
     const mode = () => page.evaluate(() => window.__player.cameraMode());
     await page.click('.segmented button[data-mode="free"]');
     assert.equal(await mode(), 'free');
     assert.equal(await page.locator('.segmented button[data-mode="free"]').getAttribute('aria-checked'), 'true');
     // Hold W: the free camera flies forward (entities move on screen while the replay is paused).
     await page.locator('body').click({ position: { x: 5, y: 5 } });
-    const labelsAt = () => page.evaluate(() => window.__player.renderer.request('labels'));
+    const labelsAt = () => page.evaluate(() => window.__player.debug.renderer.request('labels'));
     await settle(page, 3);
     const before = await labelsAt();
     await page.keyboard.down('w');

@@ -1,5 +1,6 @@
 // Helpers for the player's browser tests: replay fixtures (generated with the `replay` CLI into
 // tests/output/), a PNG decoder for screenshot pixel checks, and page helpers.
+import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
@@ -225,7 +226,7 @@ export async function canvasShot(page, file) {
   await settle(page);
   const points = await page.evaluate(async () => {
     const p = window.__player;
-    const L = await p.renderer.request('labels');
+    const L = await p.debug.renderer.request('labels');
     const out = [];
     for (let i = 0; i < L.length; i += 4)
       if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
@@ -235,6 +236,55 @@ export async function canvasShot(page, file) {
   const png = await canvas.screenshot({ path: file });
   await page.evaluate(() => document.body.classList.remove('test-hide-labels'));
   return { img: decodePng(png), points };
+}
+
+// ---------------------------------------------------------------- picture checks
+
+/** The background #10141c fills the space around the globe and the corners. */
+export function assertBackground(img) {
+  const bg = fractionNear(img, BACKGROUND, 6);
+  assert.ok(bg > 0.3, `background #10141c should cover the space around the globe (${(bg * 100).toFixed(1)}%)`);
+  for (const [x, y] of [
+    [2, 2],
+    [img.width - 3, 2],
+    [2, Math.floor(img.height / 3)],
+    [img.width - 3, Math.floor(img.height / 3)],
+  ]) {
+    const px = img.at(x, y);
+    assert.ok(
+      px.every((v, i) => Math.abs(v - BACKGROUND[i]) <= 3),
+      `pixel (${x}, ${y}) is ${px}, not the background`,
+    );
+  }
+}
+
+/** Background dominates the empty space; pixels at entities' screen positions carry faction colours. */
+
+export function assertPicture({ img, points }, when) {
+  const withFaction = points.filter(
+    (p) => p.faction !== undefined && p.x >= 4 && p.y >= 4 && p.x < img.width - 4 && p.y < img.height - 4,
+  );
+  assert.ok(withFaction.length >= 3, `${when}: entities on screen (${withFaction.length})`);
+  let hits = 0;
+  for (const p of withFaction) {
+    let found = false;
+    for (let dy = -4; dy <= 4 && !found; dy++) {
+      for (let dx = -4; dx <= 4 && !found; dx++) {
+        const x = Math.round(p.x) + dx;
+        const y = Math.round(p.y) + dy;
+        if (x < 0 || y < 0 || x >= img.width || y >= img.height) continue;
+        if (nearFaction(img.at(x, y), p.faction)) found = true;
+      }
+    }
+    if (found) hits++;
+  }
+  assert.ok(
+    hits >= Math.ceil(withFaction.length * 0.5),
+    `${when}: faction colours at entity positions (${hits}/${withFaction.length})`,
+  );
+  // Both factions' colours appear somewhere.
+  const factions = [...new Set(withFaction.map((p) => p.faction))];
+  assert.ok(factions.length >= 2, `${when}: two factions on screen`);
 }
 
 // ---------------------------------------------------------------- timeline markers, kill feed
@@ -282,19 +332,22 @@ export async function killFeedRow(page, index) {
 }
 
 /** Until the player's pending seek (if any) has its frame. */
-export const seekLanded = (page) => page.waitForFunction(() => !window.__player.pendingSeek, null, { timeout: 10_000 });
+export const seekLanded = (page) =>
+  page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 10_000 });
 
 /** The playhead (`time`), its chunk, and the timing the worker sent with the piece that holds it
  *  (docs/worker-protocol.md `piece`; null when no piece holds it). */
 export const playhead = (page) =>
   page.evaluate(() => {
     const p = window.__player;
-    const tick = p.currentTickInt();
-    const piece = p.pieceAt(tick);
+    const tick = p.debug.currentTickInt();
+    const piece = p.debug.pieces.at(tick);
     return {
       time: p.currentTime,
       chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick),
-      timing: piece ? (p.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null) : null,
+      timing: piece
+        ? (p.debug.loop.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
+        : null,
     };
   });
 
@@ -303,9 +356,9 @@ export async function hintsSettled(page) {
   for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
     const s = await page.evaluate(async () => {
       const p = window.__player;
-      if (p.hintWaiting) return null;
-      const w = await p.workerStats();
-      return w.hints === p.hintsSent && !w.hinting ? w : null;
+      if (p.debug.hints.waiting) return null;
+      const w = await p.debug.workerStats();
+      return w.hints === p.debug.hints.sent && !w.hinting ? w : null;
     });
     if (s) return s;
   }

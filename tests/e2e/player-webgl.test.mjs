@@ -58,13 +58,15 @@ async function checkWebgl(t, { webgpu, query, tag }) {
       `faction colours at entity positions: ${hits}/${onScreen.length}`,
     );
     await page.evaluate(() => window.__player.seek(60));
-    await page.waitForFunction(() => !window.__player.pendingSeek && window.__player.state().chunksHeld.length > 0);
+    await page.waitForFunction(
+      () => !window.__player.debug.pendingSeek && window.__player.state().chunksHeld.length > 0,
+    );
     const b = await canvasShot(page, path.join(SHOTS, `${tag}-canvas-60s.png`));
     const changed = fractionDifferent(a.img, b.img);
     assert.ok(changed > 0.001, `the picture changes after a seek (${(changed * 100).toFixed(3)}%)`);
     await page.evaluate(() => {
       window.__player.resetCamera();
-      window.__player.renderer.zoom(9000);
+      window.__player.debug.renderer.zoom(9000);
     });
     const far = await canvasShot(page, path.join(SHOTS, `${tag}-canvas-far.png`));
     const bg = fractionNear(far.img, BACKGROUND, 6);

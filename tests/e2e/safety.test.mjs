@@ -379,7 +379,7 @@ for (const [label, policy] of [
       await page.evaluate(() => window.__player.pause());
       await page.evaluate(() => window.__player.seek(window.__player.duration / 2));
       await page.waitForFunction(
-        () => window.__player.state().chunksHeld.length > 0 && !window.__player.pendingSeek,
+        () => window.__player.state().chunksHeld.length > 0 && !window.__player.debug.pendingSeek,
         null,
         { timeout: 60_000 },
       );
@@ -392,7 +392,7 @@ for (const [label, policy] of [
       });
       await settle(page, 10);
       // Frames were drawn: the canvas shows more than the background.
-      assert.equal(await page.evaluate(() => window.__player.firstFrameShown), true);
+      assert.equal(await page.evaluate(() => window.__player.debug.firstFrameShown), true);
       const png = decodePng(await page.locator('canvas.rp-canvas').screenshot());
       const bg = fractionNear(png, BACKGROUND, 6);
       t.diagnostic(`background fraction ${bg.toFixed(3)}`);
@@ -422,7 +422,7 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     await waitReady(page);
     // 1. A trap in the reply to a request (test hook `__trap`, www/worker.js).
     const r = await page.evaluate(() =>
-      window.__player.client.call('__trap').then(
+      window.__player.debug.client.call('__trap').then(
         () => ({ ok: true }),
         (e) => ({ message: e.message, fatal: e.fatal }),
       ),
@@ -449,7 +449,7 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     assert.equal(await page.locator('#roster li').count(), 6);
 
     // 2. A trap outside any request (as while decoding a wanted chunk): the worker is replaced too.
-    await page.evaluate(() => window.__player.client.call('__trap', { async: true }));
+    await page.evaluate(() => window.__player.debug.client.call('__trap', { async: true }));
     await page.waitForFunction(() => window.__player.state().workerRestarts === 2, null, { timeout: 30_000 });
     await page.waitForSelector('#error:not([hidden])');
     assert.match(await page.locator('#error-text').textContent(), /decoder crashed/i);
@@ -466,7 +466,7 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     assert.equal(s.workerRestarts, 2);
     await page.evaluate(() => window.__player.seek(30));
     await page.waitForFunction(
-      () => !window.__player.pendingSeek && window.__player.state().chunksHeld.length > 0,
+      () => !window.__player.debug.pendingSeek && window.__player.state().chunksHeld.length > 0,
       null,
       { timeout: 30_000 },
     );
@@ -484,7 +484,7 @@ test("zstd bombs: the reader's error shows and the decoder's wasm memory stays s
   const mib = (b) => `${(b / MiB).toFixed(2)} MiB`;
   try {
     await waitReady(page);
-    const demo = await page.evaluate(() => window.__player.workerStats());
+    const demo = await page.evaluate(() => window.__player.debug.workerStats());
     assert.ok(demo.wasmMemoryBytes > 0, "stats report the decoder's wasm memory");
     // wasm memory never shrinks: each figure is the peak so far. zstd_bomb_2gib: a 64 KB frame of
     // 16,384 RLE blocks (2 GiB) with an 8 MiB window, declared 64 KiB. zstd_bomb_at_cap: 32 MiB
@@ -514,7 +514,7 @@ test("zstd bombs: the reader's error shows and the decoder's wasm memory stays s
         p.seek(0);
         await new Promise((r) => setTimeout(r, 500));
       });
-      const st = await page.evaluate(() => window.__player.workerStats());
+      const st = await page.evaluate(() => window.__player.debug.workerStats());
       t.diagnostic(
         `${file}: decoder wasm memory ${mib(st.wasmMemoryBytes)} (was ${mib(prev)}; ${st.reads} chunk reads, ${st.decoded} decoded)`,
       );

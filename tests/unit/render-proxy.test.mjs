@@ -1,6 +1,6 @@
 // The page side of the render worker (www/render-proxy.js) against a fake worker: what it posts,
 // when, what it transfers, and what its reads answer. The real worker is covered by the browser
-// tests (tests/e2e/player.test.mjs: pixels drawn by it; frame-budget: labels from its replies).
+// tests (tests/e2e/render.test.mjs: pixels drawn by it; frame-budget: labels from its replies).
 import test from 'node:test';
 import assert from 'node:assert/strict';
 import { RenderProxy } from '../../www/render-proxy.js';

@@ -36,7 +36,7 @@ function clip(s, n = 80) {
 }
 
 function participantName(player, id) {
-  return player.participantsById?.get(id)?.callsign || `participant ${id}`;
+  return player.participant(id)?.callsign || `participant ${id}`;
 }
 
 /** One line describing `e` (plain text). */

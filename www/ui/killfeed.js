@@ -7,8 +7,10 @@ import { fmtTime, el } from './format.js';
 import { createVirtualList } from './virtual-list.js';
 import { idleTask } from './idle.js';
 import { factionColour, KILL_LEAD_S } from '../player.js';
+import { lowerBound } from '../playback.js';
 
 export const ROW_PX = 26;
+const byTick = (k) => k.tick;
 
 export function createKillFeed(player, root = document) {
   const scroller = root.getElementById('killfeed-scroll');
@@ -25,14 +27,7 @@ export function createKillFeed(player, root = document) {
 
   /** First kill with tick >= `tick` (kills is in tick order); kills.length if none. */
   function firstAtOrAfter(tick) {
-    let lo = 0;
-    let hi = kills.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (kills[mid].tick < tick) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo;
+    return lowerBound(kills, tick, byTick);
   }
 
   function makeRow() {

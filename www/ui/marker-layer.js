@@ -9,6 +9,7 @@
 // kill row above the track, the event row below it). Texts are computed on demand and only ever
 // go to a tooltip's textContent (strings come from files).
 import { eventKindKey } from './events.js';
+import { lowerBound } from '../playback.js';
 
 /** Geometry of the rows in CSS px, relative to the scrubber's box (see style.css .scrubber). */
 export const KILL_TOP = 3;
@@ -17,6 +18,8 @@ const KILL_BAND = KILL_TOP + KILL_H + 2; // pointer y below this: the kill row
 const EVENT_BOTTOM = 2;
 const EVENT_H = 9;
 const HIT_PX = 4;
+const byX = (c) => c.x;
+const byT = (k) => k.t;
 
 // Shapes per kind (the legend draws the same kinds with the CSS classes .ev-*; the colours come
 // from the same custom properties, --ev-<kind>). Each draws centred on x, in a 9 px tall row at y0.
@@ -279,15 +282,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
     if (w <= 0 || !(duration > 0)) return null;
     if (y < KILL_BAND) {
       // killCols is in x order: binary search the first column at >= x - HIT_PX.
-      let lo = 0;
-      let hi = killCols.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >>> 1;
-        if (killCols[mid].x < x - HIT_PX) lo = mid + 1;
-        else hi = mid;
-      }
       let best = null;
-      for (let i = lo; i < killCols.length && killCols[i].x <= x + HIT_PX; i++) {
+      for (let i = lowerBound(killCols, x - HIT_PX, byX); i < killCols.length && killCols[i].x <= x + HIT_PX; i++) {
         const c = killCols[i];
         if (!best || Math.abs(c.x - x) < Math.abs(best.x - x)) best = c;
       }
@@ -314,15 +310,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
   /** Kills within `window` s of `t` are drawn highlighted (only redrawn when that set changes). */
   let nearKey = '';
   function setNear(t, window = 1) {
-    let lo = 0;
-    let hi = kills.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (kills[mid].t < t - window) lo = mid + 1;
-      else hi = mid;
-    }
     const next = [];
-    for (let i = lo; i < kills.length && kills[i].t <= t + window; i++) next.push(i);
+    for (let i = lowerBound(kills, t - window, byT); i < kills.length && kills[i].t <= t + window; i++) next.push(i);
     const key = next.join(',');
     if (key === nearKey) return;
     nearKey = key;

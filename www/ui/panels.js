@@ -253,7 +253,7 @@ export function createPanels(player, root = document) {
   function inspectedId() {
     if (player.killCamKill) return player.killCamKill.victim;
     if (player.selected >= 0) return player.selected;
-    return player.followId ?? -1;
+    return player.followed;
   }
   const fmtM = (v) => (Math.abs(v) >= 100000 ? `${(v / 1000).toFixed(1)} km` : `${v.toFixed(1)} m`);
 

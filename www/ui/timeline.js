@@ -290,7 +290,7 @@ export function createTimeline(player, root = document) {
   // page frame drawn while the worker reads and decodes competes with it for the CPU, and the
   // frame's piece would wait behind it (docs/playback.md, "A seek's page changes wait for its
   // frame"). A drag moves the thumb under the pointer at once; a seek that takes longer than
-  // player.seekShowMs (a file on a slow server) shows its time then.
+  // the player's seekShowMs (a file on a slow server) shows its time then (player.seekShowInMs).
   let heldTimer = 0;
   let heldFrame = 0;
   const showHeld = () => {
@@ -301,7 +301,7 @@ export function createTimeline(player, root = document) {
   };
   player.on('timeupdate', () => {
     if (player.pageWaitsForSeek && !scrubbing) {
-      heldTimer ||= setTimeout(showHeld, Math.max(0, player.seekShowMs - (performance.now() - player.seekStartedAt)));
+      heldTimer ||= setTimeout(showHeld, Math.max(0, player.seekShowInMs));
       return;
     }
     update();

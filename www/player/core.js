@@ -1,0 +1,614 @@
+// The player's inside: one replay on one canvas. It owns the clock (playback.js), the worker's
+// session (worker-client.js), the canvas and its renderer (stage.js) and the other parts in this
+// folder, and turns what happens (pieces, frames, commands) into events. `www/player.js` is its
+// public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
+// Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
+import { WorkerClient } from '../worker-client.js';
+import { Playback } from '../playback.js';
+import { Entities, STRIDE, entityState, frameExtent, aliveIn } from './entities.js';
+import { Timebase, HeldPieces } from './pieces.js';
+import { EventLedger } from './ledger.js';
+import { Labels } from './labels.js';
+import { FrameLoop } from './loop.js';
+import { Hints } from './hints.js';
+import { Camera } from './camera.js';
+import { Stage } from './stage.js';
+
+/** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
+export const SEEK_SHOW_MS = 100;
+
+export class Core {
+  #listeners;
+  #renderFailures;
+  #lastA;
+  #lastB;
+  #fitPending;
+  #extentKey;
+  #extent;
+  #firstFrameMarked;
+  #firstChunkMarked;
+  #autoplay;
+
+  /** `autoplay`: what plays once the first frame can be drawn, with `opts.autoplay`. */
+  constructor(element, opts, autoplay) {
+    this.#autoplay = opts.autoplay ? autoplay : null;
+    this.#listeners = new Map();
+    this.disposed = false;
+
+    this.stage = new Stage(element, opts, {
+      started: () => this.#rendererStarted(),
+      died: (message) => this.#fail(`Drawing failed: ${message}`),
+      failed: (e) => this.#fail(`This browser cannot draw the replay: ${e?.message ?? e}`),
+      activity: (kind) => this.loop.wake(kind === 'call'),
+      picked: (id) => this.camera.select(id, { follow: id >= 0 }),
+    });
+    this.labels = new Labels(element);
+
+    this.client = new WorkerClient({
+      onPush: (m) => this.#onPush(m),
+      onFatal: (message) => this.#onWorkerCrash(message),
+    });
+
+    /** Frames whose drawing threw since the renderer started (the first is reported). */
+    this.#renderFailures = 0;
+
+    /** The open session (the worker tags what it sends with it; a new load makes the old stale). */
+    this.sessionId = 0;
+    this.sourceName = '';
+    this.tb = new Timebase();
+    this.pieces = new HeldPieces(this.tb);
+    this.ledger = new EventLedger(this.tb);
+    this.entities = new Entities();
+    /** The clock: the playback state machine (its time is the playhead, its events every event known). */
+    this.pb = new Playback();
+    this.camera = new Camera(this);
+    this.hints = new Hints(this);
+    // The session's state (#resetSession() starts it again for each file).
+    /** The open's answer (docs/worker-protocol.md `open`), once it came. */
+    this.info = null;
+    /** The clock waits for frames not decoded yet. */
+    this.buffering = false;
+    /** Resolves the pending seek's promise once its frame is held, or null. */
+    this.pendingSeek = null;
+    /** When the pending seek (the first of a run of unanswered ones) began (performance.now()). */
+    this.seekStartedAt = 0;
+    /** The longest the page's own changes for a seek wait for its frame (ms; `pageWaitsForSeek`). */
+    this.seekShowMs = SEEK_SHOW_MS;
+    /** The frame at the playhead ({key, tick, frame}), or null. */
+    this.cur = null;
+    /** The scene extent of `cur` and the frame it is of. */
+    this.#extent = 0;
+    this.#extentKey = null;
+    /** Keys of the frames the renderer holds as its A and B. */
+    this.#lastA = null;
+    this.#lastB = null;
+    /** The camera fits the scene at the next frame drawn (a new recording). */
+    this.#fitPending = false;
+    this.loaded = false;
+    this.error = null;
+    this.readyEmitted = false;
+    this.firstFrameShown = false;
+    this.#firstFrameMarked = false;
+    this.#firstChunkMarked = false;
+
+    this.loop = new FrameLoop(this);
+    this.stage.start();
+  }
+
+  /** The renderer (stage.js) once it has started; null before, and after it died. */
+  get renderer() {
+    return this.stage.renderer;
+  }
+
+  // ------------------------------------------------------------ events
+
+  on(ev, fn) {
+    if (!this.#listeners.has(ev)) this.#listeners.set(ev, new Set());
+    this.#listeners.get(ev).add(fn);
+    return () => this.off(ev, fn);
+  }
+  off(ev, fn) {
+    this.#listeners.get(ev)?.delete(fn);
+  }
+  emit(ev, detail) {
+    // Every change the page can see goes through here: a resting loop wakes for it.
+    this.loop.wake();
+    for (const fn of this.#listeners.get(ev) ?? []) {
+      try {
+        fn(detail);
+      } catch (e) {
+        console.error(e);
+      }
+    }
+  }
+
+  // ------------------------------------------------------------ renderer
+
+  #rendererStarted() {
+    performance.mark('rp:renderer-ready');
+    this.emit('backend', this.stage.backend);
+    if (this.info) this.#applyWorld();
+    this.#checkSeeked();
+  }
+
+  /** The recording's world to the renderer; the camera fits the scene at the next frame drawn. */
+  #applyWorld() {
+    if (!this.renderer || !this.info) return;
+    try {
+      this.stage.setWorld(this.info.info);
+    } catch (e) {
+      this.#fail(e?.message ?? String(e));
+    }
+    this.#fitPending = true;
+    this.#lastA = null;
+    this.#lastB = null;
+  }
+
+  // ------------------------------------------------------------ loading
+
+  #resetSession() {
+    this.info = null;
+    this.pieces = new HeldPieces(this.tb);
+    const speed = !this.pb.killCam ? this.pb.speed : 1;
+    this.pb = new Playback();
+    this.pb.speed = speed;
+    this.buffering = false;
+    this.pendingSeek = null;
+    this.ledger = new EventLedger(this.tb);
+    this.entities = new Entities();
+    this.camera.reset();
+    this.cur = null;
+    this.#extentKey = null;
+    this.#lastA = null;
+    this.#lastB = null;
+    this.loaded = false;
+    this.error = null;
+    this.readyEmitted = false;
+    this.firstFrameShown = false;
+    this.#firstFrameMarked = false;
+    this.#firstChunkMarked = false;
+  }
+
+  /** Empties the view (the old replay's entities, trails and labels). */
+  #clearScene() {
+    if (!this.renderer) return;
+    this.stage.clear();
+    this.labels.clear();
+  }
+
+  /** Opens a File/Blob, or a URL (string). The previous replay is disposed. */
+  async load(src) {
+    if (this.disposed) return;
+    const sid = ++this.sessionId;
+    if (this.info) this.client.notify('close', {});
+    if (this.stage.dead) {
+      this.#renderFailures = 0;
+      this.stage.restart();
+    }
+    this.#resetSession();
+    this.#clearScene();
+    const isBlob = typeof Blob !== 'undefined' && src instanceof Blob;
+    const name = isBlob ? src.name || 'replay' : String(src);
+    this.sourceName = name;
+    this.emit('loadstart', { name });
+    this.emit('timeupdate', 0);
+    let info;
+    try {
+      const params = isBlob
+        ? { session: sid, blob: src, name }
+        : { session: sid, url: new URL(String(src), document.baseURI).href };
+      info = await this.client.call('open', params);
+    } catch (e) {
+      if (sid !== this.sessionId || e?.fatal) return;
+      this.#fail(e?.message ?? String(e));
+      return;
+    }
+    if (sid !== this.sessionId || this.disposed) return;
+    if (info.info?.format === 'foldback') {
+      // A determinism log, not a world to render: the divergence view (ui/foldback.js) takes it.
+      this.client.notify('close', {});
+      this.emit('foldback', { src, name, info });
+      return;
+    }
+    this.info = info;
+    this.hints.reset();
+    const i = info.info;
+    this.tb.set(i);
+    this.entities.learnInfo(i);
+    this.pb.load(this.duration, []);
+    this.pb.frames = Math.max(0, i.last_tick - i.first_tick + 1);
+    const meta = new Map(i.metadata ?? []);
+    this.pb.map = meta.get('map') ?? '';
+    this.pb.mode = meta.get('mode') ?? '';
+    this.#addEvents(info.markers ?? []);
+    performance.mark('rp:info');
+    this.loaded = true;
+    this.#applyWorld();
+    this.updateWant(true);
+    this.emit('info', info);
+  }
+
+  #onPush(m) {
+    this.loop.wake();
+    if (m.type === 'progress') {
+      if (m.session === this.sessionId) this.emit('progress', m);
+      return;
+    }
+    if (m.type === 'error') {
+      if (m.session === undefined || m.session === this.sessionId) this.#fail(m.message);
+      return;
+    }
+    if (m.type === 'piece') {
+      if (m.session !== this.sessionId || !this.info) return;
+      const received = performance.now();
+      if (!this.#firstChunkMarked) {
+        this.#firstChunkMarked = true;
+        performance.mark('rp:first-chunk');
+      }
+      const [lo, hi] = this.keepRange();
+      // Stale: an answer to a superseded request, away from the playhead.
+      if (m.gen < this.pieces.gen && (m.end <= lo || m.from >= hi)) return;
+      this.pieces.add(m);
+      this.entities.learnPiece(m);
+      this.#addEvents(m.events, m.from, m.end, m.eventTicks);
+      this.pieces.prune(this.currentTickInt(), this.pb);
+      this.#checkSeeked();
+      this.updateWant();
+      if (m.timing) this.loop.pieceTimed(m, received);
+    }
+  }
+
+  /** Events of every kind (the ledger keeps each once): the new ones go to the clock and out as
+   *  `events` (and the kill list as `markers` when it grew). */
+  #addEvents(events, from = null, end = null, recordedAt = null) {
+    const got = this.ledger.add(events, from, end, recordedAt, !!this.info?.markersComplete);
+    if (!got) return;
+    this.pb.addEvents(got.fresh);
+    if (got.killAdded) this.emit('markers', this.ledger.kills);
+    this.emit('events', got.fresh);
+  }
+
+  #onWorkerCrash(message) {
+    const sid = this.sessionId;
+    this.loaded = false;
+    this.pb.stop();
+    this.#fail(`The decoder crashed (${message}). Open the file again, or another one.`);
+    this.sessionId = sid + 1; // ignore anything still in flight for the dead worker
+  }
+
+  #fail(message) {
+    this.error = message;
+    this.emit('error', { message });
+  }
+
+  // ------------------------------------------------------------ pieces and frames
+
+  /** The tick the playhead shows (0 before a recording is open). */
+  currentTickInt() {
+    return this.info ? this.tb.tickOf(this.pb.time) : 0;
+  }
+
+  /** Ticks [lo, hi) whose pieces are kept (pieces.js). */
+  keepRange() {
+    return this.pieces.keepRange(this.currentTickInt(), this.pb);
+  }
+
+  /** Tells the worker the ticks the window needs, when that changed (or `force`). */
+  updateWant(force = false) {
+    if (!this.info) return;
+    const w = this.pieces.want(this.currentTickInt(), this.pb, force);
+    if (w)
+      this.client.notify('want', {
+        session: this.sessionId,
+        gen: this.pieces.gen,
+        from: w.from,
+        to: w.to,
+        stride: w.stride,
+        dir: w.dir,
+      });
+  }
+
+  #frameAvailable(time) {
+    return !!this.info && !!this.pieces.at(this.tb.tickAt(time));
+  }
+
+  #checkSeeked() {
+    if (!this.info) return;
+    if (!this.readyEmitted && this.renderer && this.#frameAvailable(this.pb.time)) {
+      this.readyEmitted = true;
+      this.emit('ready', this.info);
+      this.#autoplay?.();
+    }
+    if (this.pendingSeek && this.#frameAvailable(this.pb.time)) {
+      const resolve = this.pendingSeek;
+      this.pendingSeek = null;
+      this.emit('seeked', this.pb.time);
+      resolve(this.pb.time);
+      this.hints.landing();
+    }
+  }
+
+  // ------------------------------------------------------------ one frame (loop.js calls these)
+
+  /**
+   * Whether nothing will change until something happens (docs/renderer.md, "Resting"): drawn in the
+   * render worker, which has drawn the last frame and has nothing queued or unanswered; paused (no
+   * clock, kill cam, seek, fit or free-camera flight in progress). Drawn on the page, never: the
+   * in-page renderer is not told about its input (it has no proxy).
+   */
+  mayRest() {
+    if (!this.stage.inWorker || !this.renderer?.quiet?.()) return false;
+    if (!this.info) return true;
+    return (
+      this.#firstFrameMarked &&
+      !this.pb.moving &&
+      !this.pb.killCam &&
+      !this.pendingSeek &&
+      !this.buffering &&
+      !this.#fitPending &&
+      !this.camera.flying
+    );
+  }
+
+  /** Whether this frame's timings count for perf() (from the first frame with entities on). */
+  frameTimed() {
+    return this.firstFrameShown && !!this.renderer;
+  }
+
+  /** One animation frame, `dt` seconds after the last: the clock, the frames, the picture, the labels. */
+  drawFrame(dt) {
+    if (this.info && (this.pb.moving || this.pb.killCam)) this.#advance(dt);
+    const r = this.renderer;
+    if (!r) return;
+    try {
+      if (this.info) {
+        const a = this.pieces.frameAt(this.currentTickInt());
+        if (a) {
+          const b = this.pieces.nextFrame(a) ?? a;
+          if (a.key === this.#lastB && b.key !== a.key && b.key !== this.#lastB) {
+            // Moved on by one frame (playing): the renderer's B becomes A, only B is copied.
+            r.pushFrame(b.frame, b.t);
+            this.#lastA = a.key;
+            this.#lastB = b.key;
+          } else if (a.key !== this.#lastA || b.key !== this.#lastB) {
+            r.setFrames(a.frame, a.t, b.frame, b.key === a.key ? a.t : b.t);
+            this.#lastA = a.key;
+            this.#lastB = b.key;
+          }
+          // The frame at the playhead (per tick: O(1); lookups binary-search the id-sorted frame).
+          if (!this.cur || this.cur.key !== a.key) {
+            this.cur = { key: a.key, tick: a.tick, frame: a.frame };
+            this.#extentKey = null;
+          }
+          r.setTime(Math.max(a.t, this.pb.time));
+          if (this.#fitPending) {
+            r.render();
+            r.resetCamera();
+            this.#fitPending = false;
+          }
+          this.firstFrameShown = true;
+        }
+        this.camera.flyStep(dt);
+      }
+      const drawn = r.render();
+      // (The render worker answers a frame later: its reply says whether that frame had entities.)
+      if (drawn && this.firstFrameShown && !this.#firstFrameMarked && (r.contentDrawn?.() ?? true)) {
+        this.#firstFrameMarked = true;
+        performance.mark('rp:first-frame');
+      }
+      const c = this.camera;
+      this.labels.place(
+        r,
+        !!this.info && this.firstFrameShown,
+        this.entities.names,
+        c.selected,
+        c.followId,
+        this.cur?.frame,
+      );
+    } catch (e) {
+      this.#renderFailures++;
+      if (this.#renderFailures === 1) this.#fail(`Drawing failed: ${e?.message ?? e}`);
+    }
+  }
+
+  /** One step of the clock (the state machine), then the frame window and the crossed events. */
+  #advance(dt) {
+    const pb = this.pb;
+    const before = this.snap();
+    const prev = pb.time;
+    const canReach = (t) => this.#frameAvailable(t);
+    let sig = pb.update(dt, canReach);
+    // A step longer than the pieces held reach (high speed and slow frames: 16× at 4 fps is 4 s a
+    // frame): go as far as they reach instead of waiting for frames never asked for (the page asks
+    // by the playhead's position). Buffering changes nothing in pb.
+    for (let d = dt / 2, i = 0; i < 5 && sig.includes('buffering') && this.#frameAvailable(pb.time); i++, d /= 2) {
+      sig = pb.update(d, canReach);
+    }
+    this.buffering = sig.includes('buffering');
+    if (this.buffering) {
+      this.updateWant();
+      return;
+    }
+    const now = pb.time;
+    if (now !== prev) {
+      this.#fireEvents(prev, now);
+      // Drop the frames the playhead has left at once (not when the next piece arrives).
+      this.pieces.prune(this.currentTickInt(), pb);
+      this.updateWant();
+      this.emit('timeupdate', now);
+    }
+    if (sig.includes('killcam-hold'))
+      this.emit('killcam', { active: true, holding: true, kill: this.camera.killCamKill });
+    this.afterChange(before);
+    if (sig.includes('ended')) this.emit('ended');
+  }
+
+  /** Effects of the events a forward step crossed: kill flashes, explosions, pickups (toasts). */
+  #fireEvents(prev, now) {
+    if (now <= prev || now - prev > 2) return;
+    const r = this.renderer;
+    for (const e of this.pb.eventsBetween(prev, now)) {
+      if (e.kind === 'kill') {
+        try {
+          r?.flash(e.victim);
+        } catch {
+          /* unknown id: no-op */
+        }
+        this.emit('kill', e);
+      } else if (e.kind === 'custom' && e.type === 'explosion' && Array.isArray(e.pos)) {
+        try {
+          r?.flashAt(e.pos[0], e.pos[1], e.pos[2]);
+        } catch {
+          /* ignore */
+        }
+      } else if (e.kind === 'custom' && e.type === 'pickup') {
+        this.emit('toast', {
+          kind: 'pickup',
+          text: `${this.entities.name(e.source)} picked up ${e.data || 'an item'}`,
+        });
+      }
+      this.emit('event', e);
+    }
+  }
+
+  // ------------------------------------------------------------ the frame at the playhead
+
+  /** Entities in the frame at the playhead. */
+  get entityCount() {
+    return this.cur ? Math.floor(this.cur.frame.length / STRIDE) : 0;
+  }
+
+  /** Diagonal of the current frame's bounding box in metres (free-camera speed), once per tick. */
+  get sceneExtentM() {
+    const c = this.cur;
+    if (!c) return 0;
+    if (this.#extentKey !== c.key) {
+      this.#extent = frameExtent(c.frame, this.info?.info.position_quantum_m ?? 1);
+      this.#extentKey = c.key;
+    }
+    return this.#extent;
+  }
+
+  /** The entity `id` in the frame at the playhead, in display units, or null. */
+  entityState(id) {
+    const c = this.cur;
+    if (!c || id < 0) return null;
+    return entityState(c.frame, id, c.tick, this.info.info);
+  }
+
+  /** Alive flag (flags bit 0) of each entity in the current frame. */
+  aliveNow() {
+    const a = this.info ? this.pieces.frameAt(this.currentTickInt()) : null;
+    return a ? aliveIn(a.frame) : new Map();
+  }
+
+  // ------------------------------------------------------------ the clock (its commands: player.js)
+
+  get duration() {
+    return this.info ? this.tb.duration : 0;
+  }
+
+  snap() {
+    return { state: this.pb.state, moving: this.pb.moving, speed: this.pb.speed, kc: this.pb.killCam };
+  }
+
+  /** Emits what a transition changed (play/pause, ratechange, statechange) and ends a kill cam's
+   *  camera when the state machine ended the kill cam. */
+  afterChange(before) {
+    const pb = this.pb;
+    if (before.kc && pb.killCam !== before.kc && !pb.killCam) this.camera.killCamEnded(before.kc);
+    if (before.moving !== pb.moving) this.emit(pb.moving ? 'play' : 'pause');
+    if (before.speed !== pb.speed) this.emit('ratechange', pb.speed);
+    if (before.state !== pb.state || before.kc !== pb.killCam) this.emit('statechange', this.playbackStatus());
+  }
+
+  /** Runs `fn(clock)` and emits what it changed (nothing before a recording is open). */
+  cmd(fn) {
+    if (!this.info) return undefined;
+    const before = this.snap();
+    let out;
+    try {
+      out = fn(this.pb);
+    } finally {
+      this.afterChange(before);
+    }
+    return out;
+  }
+
+  /**
+   * Whether the page's own changes for a seek (clock, timeline, panels) should wait for its frame:
+   * a page frame drawn while the worker reads and decodes competes with it for the CPU and holds
+   * the piece's message behind it. At most `seekShowMs` from the seek (a remote file's seek shows
+   * its time then); docs/playback.md, "A seek's page changes wait for its frame".
+   */
+  get pageWaitsForSeek() {
+    return !!this.pendingSeek && performance.now() - this.seekStartedAt < this.seekShowMs;
+  }
+
+  /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
+  jumped() {
+    const target = this.pb.time;
+    const prev = this.pendingSeek;
+    // A seek still unanswered keeps its start: the page waits at most seekShowMs from there.
+    if (!prev) this.seekStartedAt = performance.now();
+    const p = new Promise((resolve) => {
+      this.pendingSeek = (v) => {
+        prev?.(v);
+        resolve(v);
+      };
+    });
+    // The worker first (it has the longest way to go), then the page's listeners, which see
+    // `seekPending` and leave their changes for the seek's frame.
+    this.pieces.prune(this.currentTickInt(), this.pb);
+    this.updateWant(true);
+    this.emit('seeking', target);
+    this.emit('timeupdate', target);
+    // The seek moved the worker's decoder: a hint there again is worth sending; one still waiting
+    // for its delay is for where the page was (the seek's landing sends the next).
+    this.hints.cancel();
+    this.#checkSeeked();
+    return p;
+  }
+
+  /** The kill nearest to `tick` (default: the playhead's; ties: the upcoming one), or null. */
+  nearestKill(tick = this.currentTickInt()) {
+    return this.ledger.nearestKill(tick);
+  }
+  /** Console_GetStatus for the status panel: the state machine's readout with the camera. */
+  playbackStatus() {
+    this.pb.camera = this.camera.mode();
+    return { ...this.pb.statusFields(), text: this.pb.status() };
+  }
+
+  /** The worker's counters (docs/worker-protocol.md `stats`). */
+  workerStats() {
+    return this.client.call('stats', {});
+  }
+
+  /**
+   * Measurement hook (tests/bench/): the loop's timings (loop.js perf()) with the renderer's side,
+   * its wasm memory and its frame counts. `reset` empties the buffers after reading them.
+   */
+  perf({ reset = false } = {}) {
+    const r = this.renderer;
+    const out = {
+      ...this.loop.perf(reset),
+      rendererWasmBytes: r?.wasmBytes() ?? 0,
+      renderInWorker: !!this.stage.inWorker,
+      renderStats: r?.stats ? { ...r.stats } : null,
+    };
+    if (reset && r?.stats) r.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
+    return out;
+  }
+
+  dispose() {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.loop.stop();
+    this.hints.stop();
+    this.client.terminate();
+    this.stage.dispose();
+    this.labels.remove();
+    this.#listeners.clear();
+  }
+}

@@ -1,0 +1,167 @@
+// Entities as the page knows them: the packed frame's words (16 i32 per entity, sorted by id, in
+// the file's quantized units: docs/worker-protocol.md `piece`), their readouts in display units,
+// and who is who (callsigns, types, factions from the info and the pieces' spawns). No DOM.
+import { bisect } from '../playback.js';
+
+export const STRIDE = 16;
+export const F_ID = 0;
+export const F_TYPE = 1;
+const F_FACTION = 2;
+const F_POS = 3;
+const F_ORIENT = 6;
+const F_VEL = 10;
+export const F_HEALTH = 13;
+export const F_FLAGS = 14;
+const F_ANIM = 15;
+export const NO_ENTITY = 4294967295;
+export const NO_WEAPON = 65535;
+/** Entity flag bits (model::flags, SparkEngine's bitmask), in bit order. */
+export const FLAG_NAMES = ['alive', 'visible', 'firing', 'crouching', 'sprinting', 'reloading', 'in vehicle', 'scoped'];
+
+const u32 = (v) => v >>> 0;
+
+/** Word offset of entity `id` in a packed frame (sorted by id), or -1. Falls back to a scan when
+ *  the frame is not sorted (hostile input: never wrong, only slower). */
+export function findEntity(f, id) {
+  const i = bisect(f, id, false, u32, STRIDE) * STRIDE;
+  if (i + STRIDE <= f.length && f[i + F_ID] >>> 0 === id) return i;
+  for (let k = 0; k + STRIDE <= f.length; k += STRIDE) if (f[k + F_ID] >>> 0 === id) return k;
+  return -1;
+}
+
+/** Entity `id` of frame `f` (the frame of `tick`) in display units (metres, m/s, 0–1), or null.
+ *  `info`: the recording's info (quanta, world). */
+export function entityState(f, id, tick, info) {
+  const k = findEntity(f, id);
+  if (k < 0) return null;
+  const q = info.position_quantum_m;
+  const vq = info.velocity_quantum_mps;
+  const pos = [f[k + F_POS] * q, f[k + F_POS + 1] * q, f[k + F_POS + 2] * q];
+  const vel = [f[k + F_VEL] * vq, f[k + F_VEL + 1] * vq, f[k + F_VEL + 2] * vq];
+  const flags = f[k + F_FLAGS] >>> 0;
+  const out = {
+    id,
+    tick,
+    type: f[k + F_TYPE],
+    faction: f[k + F_FACTION],
+    pos,
+    vel,
+    speed: Math.hypot(vel[0], vel[1], vel[2]),
+    orient: [f[k + F_ORIENT], f[k + F_ORIENT + 1], f[k + F_ORIENT + 2], f[k + F_ORIENT + 3]].map((v) => v / 32767),
+    health: f[k + F_HEALTH] / 100,
+    flags,
+    flagNames: FLAG_NAMES.filter((_, b) => (flags >>> b) & 1),
+    anim: f[k + F_ANIM],
+    alive: (flags & 1) === 1,
+  };
+  if (info.world?.kind === 'planet') out.altitude = Math.hypot(pos[0], pos[1], pos[2]) - info.world.radius_m;
+  return out;
+}
+
+/** Diagonal of the bounding box of frame `f` in metres (position quantum `q`); 0 when empty. */
+export function frameExtent(f, q) {
+  const min = [Infinity, Infinity, Infinity];
+  const max = [-Infinity, -Infinity, -Infinity];
+  for (let k = 0; k + STRIDE <= f.length; k += STRIDE) {
+    for (let j = 0; j < 3; j++) {
+      const v = f[k + F_POS + j];
+      if (v < min[j]) min[j] = v;
+      if (v > max[j]) max[j] = v;
+    }
+  }
+  return f.length >= STRIDE ? Math.hypot(max[0] - min[0], max[1] - min[1], max[2] - min[2]) * q : 0;
+}
+
+/** Alive flag (flags bit 0) of each entity of frame `f`, by id. */
+export function aliveIn(f) {
+  const out = new Map();
+  for (let k = 0; k + STRIDE <= f.length; k += STRIDE) out.set(f[k + F_ID] >>> 0, (f[k + F_FLAGS] & 1) === 1);
+  return out;
+}
+
+/** Names, types and factions of the recording's entities and participants. */
+export class Entities {
+  #types;
+  #factions;
+  #participants;
+  #typeList;
+
+  constructor() {
+    /** Callsign by entity id (participants' entities, and spawns). */
+    this.names = new Map();
+    /** Type index by entity id (from the first frame a piece shows it in). */
+    this.#types = new Map();
+    this.#factions = new Map();
+    this.#participants = new Map();
+    /** The recording's entity types (info.entity_types). */
+    this.#typeList = [];
+  }
+
+  /** The participants and types of a recording's info (`info.info`). */
+  learnInfo(i) {
+    this.#typeList = i.entity_types;
+    for (const p of i.participants) {
+      this.#participants.set(p.id, p);
+      if (p.entity !== NO_ENTITY) {
+        this.names.set(p.entity, p.callsign);
+        this.#factions.set(p.entity, p.faction);
+      }
+    }
+  }
+
+  /** What piece `c` tells: its spawns' callsigns, and the types of the entities of its first frame
+   *  (for names of entities without callsigns). */
+  learnPiece(c) {
+    for (const e of c.events) {
+      if (e.kind !== 'spawn') continue;
+      const p = this.#participants.get(e.participant);
+      if (p) {
+        this.names.set(e.entity, p.callsign);
+        this.#factions.set(e.entity, p.faction);
+      }
+    }
+    const end = c.offsets.length > 1 ? c.offsets[1] : 0;
+    for (let k = 0; k < end; k++) {
+      const id = c.entities[k * STRIDE + F_ID] >>> 0;
+      if (!this.#types.has(id)) this.#types.set(id, c.entities[k * STRIDE + F_TYPE]);
+    }
+  }
+
+  /** The participant with id `id` (info.participants), or undefined. */
+  participant(id) {
+    return this.#participants.get(id);
+  }
+
+  /** Entity `id`'s callsign, else its type and id ("Tank #12"), else "#12". */
+  name(id) {
+    const n = this.names.get(id);
+    if (n) return n;
+    const t = this.#types.get(id);
+    if (t !== undefined) {
+      const name = this.typeName(t);
+      if (name) return `${name} #${id}`;
+    }
+    return `#${id}`;
+  }
+
+  /** Display name of entity type `index`, or ''. */
+  typeName(index) {
+    const t = this.#typeList.find((e) => e.index === index);
+    return t ? t.display_name || t.id : '';
+  }
+
+  weaponName(index) {
+    if (index === NO_WEAPON) return 'unknown weapon';
+    return this.typeName(index) || `weapon ${index}`;
+  }
+
+  /** "killer → victim (weapon)". */
+  killText(k) {
+    return `${this.name(k.killer)} → ${this.name(k.victim)} (${this.weaponName(k.weapon_type)})`;
+  }
+
+  /** Faction of entity `id`, or undefined. */
+  factionOf(id) {
+    return this.#factions.get(id);
+  }
+}
