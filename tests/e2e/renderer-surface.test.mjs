@@ -35,17 +35,16 @@ async function openPage() {
   return { page, log, backend: s.backend };
 }
 
-// In the page: the player's debug surface is `window.__player.debug` once the facade has one, the
-// player itself before.
+// In the page: the player's debug surface is `window.__player.debug` (docs/player-api.md).
 
 /** Frames the render worker has drawn since the page opened. */
-const drawn = (page) => page.evaluate(() => (window.__player.debug ?? window.__player).perf().renderStats.drawn);
+const drawn = (page) => page.evaluate(() => window.__player.debug.perf().renderStats.drawn);
 
 /** Until the render worker has drawn `n` more frames than `from` (and the device is ready). */
 async function framesDrawn(page, from, n = 10) {
   await page.waitForFunction(
     (target) => {
-      const p = window.__player.debug ?? window.__player;
+      const p = window.__player.debug;
       return p.renderer.ready() && p.perf().renderStats.drawn >= target;
     },
     from + n,
@@ -169,7 +168,7 @@ test('resizing the stage every frame, changing devicePixelRatio and the viewport
     await page.evaluate(
       () =>
         new Promise((resolve) => {
-          const p = window.__player.debug ?? window.__player;
+          const p = window.__player.debug;
           const stage = document.getElementById('stage');
           const widths = [1, 0, 3, 1777, 5, 640, 1, 9999, 2, 333.3, 0.4, 1280, 17, 1, 801];
           const heights = [1, 0.4, 3, 1777, 5, 480, 1, 2, 333.3, 719, 17, 0, 801];
