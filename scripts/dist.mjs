@@ -1,21 +1,23 @@
 // Writes dist/: what ships (served by npm start, the browser tests and the benches) from www/ (the
 // readable source tree):
 //   node scripts/dist.mjs      (also the last step of node scripts/build.mjs)
-// Every .js file (the shell's modules and the wasm-bindgen glue in pkg/) is minified on its own by
-// esbuild's transform (format esm): no bundling, so file names and paths stay as they are, and
-// dynamic import()s, new Worker(new URL('./worker.js', import.meta.url)) and the glue's
-// new URL('x_bg.wasm', import.meta.url) keep working. .css is minified the same way; everything else
-// (index.html, wasm, the demo replay, ...) is copied. Incremental: a file is rewritten only when its
-// source is newer than its output (or the esbuild version changed); files gone from www/ are removed.
-// sw.js (the service worker) is written last, with this build's version and file lists
-// (serviceWorkerBuild()).
 //
-// One exception (PRIVATE below): a module whose inside is split into files of its own folder
-// (www/player.js and www/player/) ships as one file, dist/player.js, with the folder's modules
-// bundled in (esbuild, every import that leaves the folder kept as an import): each file gzipped
-// alone loses its share of the others' context (~200 bytes a file), and those files are imported by
-// nothing else. A private module may not use import() or import.meta (its paths would change), and
-// no other module may import one (it is not shipped); both fail the build.
+// The shell's modules ship bundled (esbuild, ESM with code splitting, minified): one file per entry
+// (ENTRIES: what a page or a worker loads by URL: dist/main.js, dist/player.js, dist/worker.js, ...)
+// with its static imports inside, code that several entries share in a chunk file beside them
+// (`chunk-<hash>.js`, loaded by their imports), and every `import('./x.js')` of a literal path its
+// own chunk, loaded when it was before. Why: www/ keeps a module per concern, and gzipped one by one
+// each file loses its share of the others' context (~200 bytes a file: ~4 KB of the first-load budget
+// once player.js and worker.js were split along their seams; docs/performance.md "Download size").
+// Every output sits at dist/'s root, as the entries do in www/, so `new URL('./worker.js',
+// import.meta.url)` and `import(path)` of the wasm-bindgen glue resolve as they do unbundled: a
+// module in a folder of www/ may therefore not use import.meta or import() (it would resolve against
+// dist/'s root), which fails the build. The glue in pkg/ is imported by a computed path and ships
+// minified one file at a time; .css is minified; everything else (index.html, wasm, the demo replay,
+// ...) is copied. Copies and the glue are incremental (rewritten when the source is newer or the
+// esbuild version changed); the bundles are rebuilt every time (< 1 s); files gone from www/ are
+// removed. sw.js (the service worker) is written last, with this build's version and file lists
+// (serviceWorkerBuild()).
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -23,12 +25,10 @@ import { ROOT, log, since, isMain } from './lib.mjs';
 
 export const WWW_DIR = path.join(ROOT, 'www');
 export const DIST_DIR = path.join(ROOT, 'dist');
-/** Modules shipped with their private folder bundled in: entry file → folder (paths in www/). */
-export const PRIVATE = { 'player.js': 'player' };
-
-const inFolder = (rel, folder) => rel.startsWith(`${folder}${path.sep}`);
-const SPECIFIERS = /(?:\bfrom\s*|\bimport\s*\(?\s*)["'](\.{1,2}\/[^"']+)["']/g;
-
+/** The modules loaded by URL: by index.html, by a host page (player.js), as workers. */
+export const ENTRIES = ['main.js', 'player.js', 'worker.js', 'render-worker.js'];
+/** Chunks esbuild writes beside the entries. */
+const CHUNK = /^chunk-[A-Z0-9]+\.js$/;
 const SW = 'sw.js';
 /** Shipped files the service worker leaves alone: replays, build notes. */
 const NOT_CACHED = [/^demo\//, /^pkg\/sizes\.json$/];
@@ -63,6 +63,11 @@ function walk(dir, rel = '') {
   return out;
 }
 
+/** The modules of www/ (source tree paths) the bundles are made of: every .js outside pkg/. */
+function isModule(rel) {
+  return path.extname(rel) === '.js' && rel.split(path.sep)[0] !== 'pkg' && rel !== SW;
+}
+
 export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const t0 = performance.now();
   const esbuild = await import('esbuild');
@@ -70,55 +75,63 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const stamp = `esbuild ${esbuild.version}`;
   const fresh = !(fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp);
   const all = walk(src);
-  const folders = Object.values(PRIVATE);
-  const files = all.filter((rel) => !folders.some((f) => inFolder(rel, f)));
-  const keep = new Set(files);
+  const modules = all.filter(isModule);
+  for (const rel of modules.filter((r) => r.includes(path.sep))) {
+    const code = (await esbuild.transform(fs.readFileSync(path.join(src, rel), 'utf8'), { minify: true })).code;
+    if (/\bimport\s*\(|\bimport\.meta\b/.test(code))
+      throw new Error(
+        `www/${rel}: a module in a folder may not use import() or import.meta (dist/ bundles it at its root)`,
+      );
+  }
+  fs.mkdirSync(out, { recursive: true });
+  const bundle = await esbuild.build({
+    entryPoints: ENTRIES.map((e) => path.join(src, e)),
+    outdir: out,
+    outbase: src,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    minify: true,
+    legalComments: 'none',
+    entryNames: '[name]',
+    chunkNames: 'chunk-[hash]',
+    metafile: true,
+    logLevel: 'silent',
+    // The glue is imported by a computed path (worker-decoders.js, renderer-loader.js): never bundled.
+    external: ['./pkg/*'],
+  });
+  const bundled = new Set(Object.keys(bundle.metafile.outputs).map((o) => path.relative(out, o)));
+  const keep = new Set([...all.filter((r) => !isModule(r)), ...bundled, SW]);
   let written = 0;
-  for (const rel of files) {
-    if (rel === SW) continue;
+  for (const rel of all.filter((r) => !isModule(r) && r !== SW)) {
     const from = path.join(src, rel);
     const to = path.join(out, rel);
-    const folder = PRIVATE[rel];
-    // A bundle is as new as the newest of its entry and its folder's files.
-    const mtime = Math.max(
-      fs.statSync(from).mtimeMs,
-      ...(folder ? all.filter((r) => inFolder(r, folder)).map((r) => fs.statSync(path.join(src, r)).mtimeMs) : []),
-    );
-    if (!fresh && fs.existsSync(to) && fs.statSync(to).mtimeMs >= mtime) continue;
+    if (!fresh && fs.existsSync(to) && fs.statSync(to).mtimeMs >= fs.statSync(from).mtimeMs) continue;
     fs.mkdirSync(path.dirname(to), { recursive: true });
     const ext = path.extname(rel);
-    if (folder) {
-      fs.writeFileSync(to, await bundlePrivate(esbuild, src, rel, folder, all));
-    } else if (ext === '.js' || ext === '.mjs' || ext === '.css') {
-      const code = fs.readFileSync(from, 'utf8');
+    if (ext === '.js' || ext === '.css') {
       const loader = ext === '.css' ? 'css' : 'js';
-      const r = await esbuild.transform(code, {
+      const r = await esbuild.transform(fs.readFileSync(from, 'utf8'), {
         loader,
         minify: true,
         ...(loader === 'js' ? { format: 'esm' } : {}),
         legalComments: 'none',
         sourcefile: rel,
       });
-      if (loader === 'js') refusePrivateImports(r.code, rel, folders);
       fs.writeFileSync(to, r.code);
     } else {
       fs.copyFileSync(from, to);
     }
     written++;
   }
-  // Remove what www/ no longer has.
+  // Remove what www/ no longer has (old modules, chunks of an earlier build).
   let removed = 0;
-  if (fs.existsSync(out)) {
-    for (const rel of walk(out)) {
-      if (keep.has(rel)) continue;
-      fs.rmSync(path.join(out, rel));
-      removed++;
-    }
+  for (const rel of walk(out)) {
+    if (keep.has(rel)) continue;
+    fs.rmSync(path.join(out, rel));
+    removed++;
   }
-  for (const f of folders) {
-    const dir = path.join(out, f);
-    if (fs.existsSync(dir) && walk(dir).length === 0) fs.rmSync(dir, { recursive: true });
-  }
+  removeEmptyDirs(out);
   if (fs.existsSync(path.join(src, SW))) {
     const code = fs.readFileSync(path.join(src, SW), 'utf8');
     const marker = "const BUILD = { version: 'dev', files: [], lazy: [] };";
@@ -128,54 +141,20 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
     fs.writeFileSync(path.join(out, SW), r.code);
   }
   fs.writeFileSync(stampFile, stamp);
-  log(`dist/: ${written} file(s) written, ${removed} removed, ${files.length - written} unchanged (${since(t0)})`);
+  const chunks = [...bundled].filter((r) => CHUNK.test(r)).length;
+  log(
+    `dist/: ${ENTRIES.length} entries + ${chunks} chunk(s) bundled from ${modules.length} modules; ` +
+      `${written} file(s) copied, ${removed} removed (${since(t0)})`,
+  );
 }
 
-/** `rel` (minified, comments gone) must not import a module of a private folder: it is not shipped. */
-function refusePrivateImports(code, rel, folders) {
-  for (const m of code.matchAll(SPECIFIERS)) {
-    const target = path.join(path.dirname(rel), m[1]);
-    const folder = folders.find((f) => inFolder(target, f));
-    if (folder)
-      throw new Error(`${rel} imports ${m[1]}: the modules of www/${folder}/ ship inside www/${folder}.js only`);
+function removeEmptyDirs(dir) {
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    if (!e.isDirectory()) continue;
+    const sub = path.join(dir, e.name);
+    removeEmptyDirs(sub);
+    if (fs.readdirSync(sub).length === 0) fs.rmdirSync(sub);
   }
-}
-
-/** dist's `rel` (an entry of PRIVATE): the entry with the modules of `folder` bundled in, minified;
- *  imports leaving the folder stay imports, their paths relative to the entry. */
-async function bundlePrivate(esbuild, src, rel, folder, all) {
-  const folderAbs = path.join(src, folder);
-  for (const r of all.filter((x) => inFolder(x, folder))) {
-    if (path.extname(r) !== '.js') throw new Error(`www/${r}: only .js modules belong in www/${folder}/`);
-    const code = (await esbuild.transform(fs.readFileSync(path.join(src, r), 'utf8'), { minify: true })).code;
-    if (/\bimport\s*\(|\bimport\.meta\b/.test(code))
-      throw new Error(`www/${r}: a module of www/${folder}/ may not use import() or import.meta (its paths change)`);
-  }
-  const entry = path.join(src, rel);
-  const r = await esbuild.build({
-    entryPoints: [entry],
-    bundle: true,
-    format: 'esm',
-    minify: true,
-    legalComments: 'none',
-    write: false,
-    logLevel: 'silent',
-    plugins: [
-      {
-        name: 'private-folder',
-        setup(b) {
-          b.onResolve({ filter: /.*/ }, (a) => {
-            if (a.kind === 'entry-point') return undefined;
-            const abs = path.resolve(a.resolveDir, a.path);
-            if (abs.startsWith(`${folderAbs}${path.sep}`)) return undefined;
-            const to = path.relative(path.dirname(entry), abs).split(path.sep).join('/');
-            return { path: to.startsWith('.') ? to : `./${to}`, external: true };
-          });
-        },
-      },
-    ],
-  });
-  return r.outputFiles[0].text;
 }
 
 if (isMain(import.meta.url)) {

@@ -18,7 +18,7 @@ export const State = Object.freeze({
   FastForward: 'FastForward',
 });
 
-/** Speed multipliers offered by the UI (the seed's 0.25–4 and beyond). */
+/** Speed multipliers offered by the UI (docs/playback.md "Speeds": SparkEngine's 0.25–4 and beyond). */
 export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4, 8, 16]);
 export const MIN_SPEED = SPEEDS[0];
 export const MAX_SPEED = SPEEDS[SPEEDS.length - 1];
@@ -373,7 +373,7 @@ export class Playback {
     };
   }
 
-  /** Console_GetStatus: the seed's readout (a player has no recorder: "Recording: NO"). */
+  /** Console_GetStatus (docs/playback.md "Status readout"; a player has no recorder: "Recording: NO"). */
   status() {
     const lines = [
       '=== Replay System ===',

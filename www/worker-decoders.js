@@ -45,7 +45,9 @@ export function ensureWasm(name = DEFAULT_DECODER) {
   let ready = decoders.get(name);
   if (!ready) {
     ready = (async () => {
-      const mod = await import(`./pkg/${name}/${name}.js`);
+      // A computed path: dist.mjs leaves the glue out of the bundle (it loads its wasm beside itself).
+      const glue = `./pkg/${name}/${name}.js`;
+      const mod = await import(glue);
       const exports = await mod.default();
       mod.init_panic_hook();
       // FoldbackView exists in decoder_foldback only.

@@ -138,7 +138,7 @@ fn range_decodes_match_the_whole_chunk_and_resume_where_they_stopped() {
             vec![]
         };
         if k == 7 {
-            // An event stamped with another tick than the one it is recorded in (000 §8 allows it):
+            // An event stamped with another tick than the one it is recorded in (docs/format/flrep.md §8 allows it):
             // ranges place it by the tick it is recorded in.
             ev.push(Event { tick: 3, body: EventBody::AlertLevel { level: 2 } });
         }
@@ -579,7 +579,8 @@ fn keyframe_interval_is_bounded() {
 
 #[test]
 fn seed_workload_is_under_350_bytes_per_tick() {
-    // The seed's workload: 40 moving entities, 60 Hz, 25 s, keyframe cadence 120.
+    // The workload of docs/format/flrep.md §15 ("Keyframe per chunk"): 40 moving entities, 60 Hz, 25 s,
+    // keyframe cadence 120.
     let bytes = dogfight_bytes(&DogfightConfig { seed: 1, entities: 40, seconds: 25.0, ..Default::default() }).unwrap();
     let per_tick = bytes.len() as f64 / 1500.0;
     assert!(per_tick <= 350.0, "{per_tick:.1} bytes/tick");

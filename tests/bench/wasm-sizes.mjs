@@ -87,9 +87,12 @@ async function downloadSizes({ browser }) {
   console.log(
     `\ndecoder ${kb(by.decoder ?? 0)} + renderer ${kb(by.renderer ?? 0)} + shell ${kb(by.shell ?? 0)} = ${kb(total)} gzipped`,
   );
-  console.log(
-    `goal <= ${GOAL_KB} KB: ${total <= GOAL_KB * 1000 ? 'met' : 'NOT met'} (${total <= GOAL_KB * 1000 ? `${kb(GOAL_KB * 1000 - total)} to spare` : `${kb(total - GOAL_KB * 1000)} over`})`,
-  );
+  // The goal counts JS + wasm, as the download-budget test does (tests/e2e/shipping.test.mjs); the
+  // HTML, CSS and icon are listed above but not in it.
+  const code = rows.filter((r) => /\.(m?js|wasm)$/.test(r.f)).reduce((a, r) => a + r.gz, 0);
+  const met = code <= GOAL_KB * 1000;
+  const margin = met ? `${kb(GOAL_KB * 1000 - code)} to spare` : `${kb(code - GOAL_KB * 1000)} over`;
+  console.log(`JS + wasm ${kb(code)}: goal <= ${GOAL_KB} KB ${met ? 'met' : 'NOT met'} (${margin})`);
 }
 
 /** Plays the demo in Chromium (WebGPU) and lists every file of dist/ the page and its worker fetched. */

@@ -36,7 +36,7 @@ pub fn ent(id: u32, t: f32) -> SparkEntity {
     }
 }
 
-/// Every event type of the seed's table plus an unknown one, entities entering and leaving, a
+/// Every event type of docs/format/spark-replay.md's table plus an unknown one, entities entering and leaving, a
 /// non-ASCII map name, health over 100 and below 0, at 10 fps over 2 s (two chunks are not needed:
 /// the deathmatch fixture has them).
 pub fn handmade() -> Vec<u8> {
