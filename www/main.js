@@ -5,6 +5,7 @@ import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
 import { bindKeyboard, KEYS } from './ui/keyboard.js';
 import { el } from './ui/format.js';
+import { readOptions } from './options.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -128,13 +129,17 @@ player.on('killcam', ({ active, holding, kill }) => {
 });
 
 const toasts = $('toasts');
-player.on('toast', ({ kind, text }) => {
-  const t = el('div', `toast toast-${kind === 'pickup' ? 'pickup' : 'info'}`, text);
+/** A toast (text only); a notice about the link stays long enough to be read. */
+function toast(kind, text, ms = 2200) {
+  const t = el('div', `toast toast-${kind}`, text);
   toasts.append(t);
   while (toasts.childElementCount > 4) toasts.firstElementChild.remove();
-  setTimeout(() => t.classList.add('out'), 2200);
-  setTimeout(() => t.remove(), 2700);
-});
+  setTimeout(() => t.classList.add('out'), ms);
+  setTimeout(() => t.remove(), ms + 500);
+}
+player.on('toast', ({ kind, text }) => toast(kind === 'pickup' ? 'pickup' : 'info', text));
+// Options of the link the page could not use (a malformed t, a follow that names nobody).
+player.on('notice', ({ text }) => toast('notice', text, 8000));
 player.on('loadstart', () => {
   toasts.replaceChildren();
   killBadge.hidden = true;
@@ -236,7 +241,29 @@ document.addEventListener('drop', (e) => {
   openFiles([...(e.dataTransfer?.files ?? [])]);
 });
 
-// ---------------------------------------------------------------- first replay
+// ---------------------------------------------------------------- installed: files from the desktop
 
-const url = params.get('url');
-player.load(url?.trim() ? url.trim() : DEMO);
+// An installed player opens .flrep / .replay / .foldback files from the desktop (the manifest's
+// file_handlers) through the launch queue.
+if ('launchQueue' in window) {
+  window.launchQueue.setConsumer(async ({ files }) => {
+    const picked = await Promise.all((files ?? []).map((h) => h.getFile()));
+    if (picked.length) openFiles(picked);
+  });
+}
+
+// The service worker (sw.js: the shell and wasm, offline) once the first replay is up and the page
+// is idle, so that its downloads never compete with the first frame.
+player.on('ready', function registerOnce() {
+  player.off('ready', registerOnce);
+  if (!('serviceWorker' in navigator)) return;
+  const later = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 2000));
+  later(() => navigator.serviceWorker.register('sw.js').catch(() => {}));
+});
+
+// ---------------------------------------------------------------- first replay: a share link
+
+// ?url=…&t=…&follow=…&camera=…&view=…&speed=…&end=…&loop=1&autoplay=1&spoilers=0
+// (docs/embedding.md "Share links"); values the player cannot use arrive as notices.
+const linked = readOptions(params).options.url;
+player.load(linked ?? DEMO, params);

@@ -20,6 +20,7 @@
 // player's inside (www/player/) stays private, and tests and benchmarks reach it through `debug`.
 import { Core, SEEK_SHOW_MS } from './player/core.js';
 import { State } from './playback.js';
+import { readOptions } from './options.js';
 
 export { SEEK_SHOW_MS };
 export { SPEEDS, State } from './playback.js';
@@ -38,11 +39,23 @@ export function factionColour(i) {
   return FACTION_COLOURS[((i % n) + n) % n];
 }
 
+/** A replay given as bytes (an ArrayBuffer or a view of one) opens as a Blob. */
+function asSource(src) {
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src]);
+  return src;
+}
+
 class Player {
   #c;
+  #notices;
+  #url;
 
   constructor(element, opts) {
     this.#c = new Core(element, opts, () => this.play());
+    /** What the options of the last load could not use (one sentence each). */
+    this.#notices = [];
+    /** The address of the replay open, or '' (a file from the disk, bytes). */
+    this.#url = '';
   }
 
   // ------------------------------------------------------------ events, loading
@@ -54,9 +67,32 @@ class Player {
   off(ev, fn) {
     this.#c.off(ev, fn);
   }
-  /** Opens a File/Blob, or a URL (string); the previous replay is closed. */
-  load(src) {
-    return this.#c.load(src);
+  /**
+   * Opens a File/Blob, bytes (ArrayBuffer), or a URL (string); the previous replay is closed.
+   * `options`: where and how it opens (docs/embedding.md "Options": t, end, loop, follow, camera,
+   * view, speed, autoplay, spoilers, poster); values that cannot be used arrive as `notice` events.
+   */
+  load(src, options = {}) {
+    const { options: o, notices } = readOptions(options);
+    const c = this.#c;
+    c.moment.set(o);
+    const source = asSource(src);
+    this.#url = typeof source === 'string' ? new URL(source, document.baseURI).href : '';
+    this.#notices = notices;
+    // After the caller has had the chance to listen (create() returns first).
+    if (notices.length)
+      queueMicrotask(() => {
+        for (const text of notices) c.emit('notice', { text });
+      });
+    return c.load(source);
+  }
+  /** The sentences of the last load's `notice` events so far (options it could not use). */
+  get notices() {
+    return [...this.#notices];
+  }
+  /** The address of the replay open (absolute), or '' for a file from the disk or bytes. */
+  get url() {
+    return this.#url;
   }
   /** Stops everything and removes the canvas; the handle is dead afterwards. */
   dispose() {
@@ -78,6 +114,8 @@ class Player {
     const c = this.#c;
     if (!c.info) return;
     if (c.pb.moving && c.pb.direction > 0) return;
+    // A poster still is not where playing starts.
+    if (c.moment.posterPending) this.seek(c.moment.start);
     if (c.pb.state === State.Stopped || c.pb.time >= c.duration) this.seek(0);
     c.loop.restartClock();
     c.cmd((pb) => pb.play());
@@ -236,11 +274,11 @@ class Player {
 
   /** Every event known, in time order (each with `t`, its seconds). */
   get events() {
-    return this.#c.pb.events;
+    return this.#c.visibleEvents();
   }
-  /** Every kill known, in tick order. */
+  /** Every kill known, in tick order (spoiler-safe: those the playhead has reached). */
   get kills() {
-    return this.#c.ledger.kills;
+    return this.#c.ledger.visible;
   }
   /** Events within `window` seconds of the playhead (GetEventsNearTime; default 0.1). */
   eventsNear(window) {
@@ -305,8 +343,19 @@ class Player {
   select(id, opts) {
     this.#c.camera.select(id, opts);
   }
-  follow(id) {
-    this.#c.camera.select(id, { follow: true });
+  /**
+   * Follows an entity: its id, or (from a link or a command) a callsign or `#id`; null or -1 follows
+   * nothing. Throws when the name is nobody's in this recording.
+   */
+  follow(entity) {
+    const c = this.#c;
+    if (entity === null || entity === -1) {
+      c.camera.select(-1, { follow: true });
+      return;
+    }
+    const id = typeof entity === 'number' ? entity : c.entities.find(entity);
+    if (!(id >= 0)) throw new Error(`nobody called "${String(entity).slice(0, 64)}" is in this recording`);
+    c.camera.select(id, { follow: true });
   }
   /** 'orbit', 'free', 'follow', 'first' or 'kill' (the kill cam on the nearest kill). */
   setCameraMode(mode) {
@@ -314,6 +363,23 @@ class Player {
   }
   cameraMode() {
     return this.#c.camera.mode();
+  }
+  /** The same as setCameraMode (the embed API's name); throws on an unknown mode. */
+  setCamera(mode) {
+    if (!CAMERA_MODES.includes(mode)) throw new Error(`unknown camera mode "${String(mode).slice(0, 32)}"`);
+    this.setCameraMode(mode);
+  }
+  /** The current mode's camera as numbers (docs/renderer.md "Camera pose") → Promise<number[]>. */
+  async cameraPose() {
+    const r = this.#c.renderer;
+    if (!r) return [];
+    return Array.from(await r.request('cameraPose'));
+  }
+  /** Applies a pose of the current mode (a share link's `view`); a pose that is not one is ignored. */
+  setCameraPose(pose) {
+    const r = this.#c.renderer;
+    if (!r || !Array.isArray(pose)) return;
+    r.setCameraPose(new Float64Array(pose.map(Number)));
   }
   /** Back to the orbit camera's fitted view, following nothing. */
   resetCamera() {
@@ -342,6 +408,52 @@ class Player {
   /** Seconds a kill cam starts before its kill. */
   get killCamRewind() {
     return this.#c.camera.killCamRewind;
+  }
+
+  // ------------------------------------------------------------ links, clips, spoilers
+
+  /** The clip: `{ start, end, loop }` in seconds (`end` null: to the end), or null. Playing
+   *  forward stops at `end` (`ended`), or goes back to `start` with `loop`. */
+  get clip() {
+    const c = this.#c.moment.clip;
+    return c ? { ...c } : null;
+  }
+  /** Sets the clip (the page's in / out points); null clears it. Returns the clip kept. */
+  setClip(clip) {
+    return this.#c.moment.setClip(clip);
+  }
+  /** Spoiler-safe (`spoilers: false`): show kills, totals and the remaining time only up to `revealedUntil`. */
+  get spoilerSafe() {
+    return this.#c.moment.spoilerSafe;
+  }
+  /** The furthest time the playhead has been at (seconds). */
+  get revealedUntil() {
+    return this.#c.moment.revealedUntil;
+  }
+  /** A kill as a viewer reads it: names and the weapon's name (file strings: show them as text). */
+  describeKill(k) {
+    const e = this.#c.entities;
+    return {
+      killer: e.name(k.killer),
+      victim: e.name(k.victim),
+      weapon: e.weaponName(k.weapon_type),
+      time: this.killTime(k),
+    };
+  }
+  /** What an embedding page may know of the player now (the postMessage `state`). */
+  getState() {
+    const c = this.#c;
+    const f = c.camera.followId;
+    return {
+      time: c.pb.time,
+      duration: this.duration,
+      tick: this.tick,
+      playing: c.pb.moving,
+      speed: c.pb.speed,
+      camera: this.cameraMode(),
+      follow: f >= 0 ? c.entities.name(f) : null,
+      url: this.#url || null,
+    };
   }
 
   // ------------------------------------------------------------ diagnostics
@@ -422,6 +534,6 @@ class Player {
  */
 export function create(src, element, opts = {}) {
   const p = new Player(element, opts);
-  if (src) p.load(src);
+  if (src) p.load(src, opts);
   return p;
 }

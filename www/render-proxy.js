@@ -261,6 +261,7 @@ for (const name of [
   'zoom',
   'fly',
   'resetCamera',
+  'setCameraPose',
   'flash',
   'flashAt',
   'setTrailSeconds',

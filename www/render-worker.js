@@ -12,7 +12,7 @@ const BUILDS = { renderer: './pkg/renderer/renderer.js', renderer_webgl: './pkg/
 /** Renderer methods a frame message may not name (the rest of `Renderer`'s methods it may: the
  *  page's own calls, in order). Reads go through `call`, limited to CALLS. */
 const NOT_QUEUED = new Set(['constructor', 'free', 'render', '__destroy_into_raw']);
-const CALLS = new Set(['pick', 'labels', 'labelOf', 'labelsNear', 'cameraMode', 'ready', 'backend']);
+const CALLS = new Set(['pick', 'labels', 'labelOf', 'labelsNear', 'cameraMode', 'cameraPose', 'ready', 'backend']);
 
 let renderer = null;
 let memory = null;

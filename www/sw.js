@@ -16,8 +16,9 @@ self.addEventListener('install', (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
-      // cache: 'reload': the files of this build, not what the HTTP cache kept of an older one.
-      await cache.addAll(BUILD.files.map((f) => new Request(new URL(f, scope), { cache: 'reload' })));
+      // cache: 'no-cache': revalidated, so the files of this build (not an older one the HTTP cache
+      // kept), and a 304 for what the page has just downloaded.
+      await cache.addAll(BUILD.files.map((f) => new Request(new URL(f, scope), { cache: 'no-cache' })));
       await self.skipWaiting();
     })(),
   );

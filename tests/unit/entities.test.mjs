@@ -127,3 +127,31 @@ test("names: participants' callsigns, spawns, types; weapons and kill texts", ()
   assert.equal(e.weaponName(7), 'weapon 7');
   assert.equal(e.killText({ killer: 10, victim: 11, weapon_type: 3 }), 'Viper → Ghost (rifle)');
 });
+
+test('find: the entity a link or a command names, by callsign (exact, else any case) or id', () => {
+  const e = new Entities();
+  e.learnInfo({
+    entity_types: [{ index: 0, id: 'tank', display_name: 'Tank' }],
+    participants: [
+      { id: 1, callsign: 'Iceman', entity: 10, faction: 0 },
+      { id: 2, callsign: 'ICEMAN', entity: 11, faction: 1 },
+      { id: 3, callsign: 'Maverick', entity: 12, faction: 1 },
+      { id: 4, callsign: '77', entity: 13, faction: 1 },
+    ],
+  });
+  e.learnPiece({ events: [], offsets: Uint32Array.from([0, 1]), entities: frame([{ id: 40, type: 0 }]) });
+  assert.equal(e.find('Iceman'), 10);
+  assert.equal(e.find('ICEMAN'), 11, 'an exact match wins over one ignoring case');
+  assert.equal(e.find('maverick'), 12);
+  assert.equal(e.find(' Maverick '), 12);
+  assert.equal(e.find('77'), 13, 'a callsign that looks like an id is the callsign');
+  assert.equal(e.find('#40'), 40, 'an id the recording knows (a frame showed it)');
+  assert.equal(e.find('12'), 12);
+  assert.equal(e.find('#999'), -1, 'an id nobody has');
+  assert.equal(e.find('Goose'), -1);
+  assert.equal(e.find(''), -1);
+  assert.equal(e.find(null), -1);
+  assert.equal(e.find(12), 12, 'a number is taken as an id');
+  assert.equal(e.find(-3), -1);
+  assert.equal(e.find(1.5), -1);
+});

@@ -112,3 +112,32 @@ test("[ and ]: the previous / next kill's viewing point, KILL_LEAD_S before it",
   assert.equal(l.killStart(-1, 0.4), null);
   assert.equal(l.killStart(-1, 5), 0);
 });
+
+test('spoiler-safe: only the kills up to the revealed tick are visible, and [ / ] and the nearest kill keep to them', () => {
+  const l = ledger();
+  l.add([kill(100), kill(300), kill(500)], null, null, null, true);
+  assert.equal(l.visible, l.kills, 'everything is visible by default');
+  assert.equal(l.reveal(250), true, 'hiding kills changes what is visible');
+  assert.deepEqual(
+    l.visible.map((k) => k.tick),
+    [100],
+  );
+  const cached = l.visible;
+  assert.equal(l.reveal(260), false, 'a tick with the same kills changes nothing');
+  assert.equal(l.visible, cached, 'and keeps the list');
+  assert.equal(l.nearestKill(290).tick, 100, 'the kill at 300 is not reached');
+  assert.equal(l.killStart(1, 12), null, '] has nothing ahead to jump to');
+  assert.equal(l.reveal(300), true);
+  assert.deepEqual(
+    l.visible.map((k) => k.tick),
+    [100, 300],
+  );
+  // A kill learned later, before the revealed tick, shows at once.
+  l.add([kill(200, 3, 4)], null, null, null, false);
+  assert.deepEqual(
+    l.visible.map((k) => k.tick),
+    [100, 200, 300],
+  );
+  assert.equal(l.reveal(Infinity), true);
+  assert.equal(l.visible.length, 4);
+});

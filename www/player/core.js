@@ -4,7 +4,7 @@
 // public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
 // Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
 import { WorkerClient } from '../worker-client.js';
-import { Playback } from '../playback.js';
+import { Playback, upperBound } from '../playback.js';
 import { Entities, STRIDE, entityState, frameExtent, aliveIn } from './entities.js';
 import { Timebase, HeldPieces } from './pieces.js';
 import { EventLedger } from './ledger.js';
@@ -13,6 +13,7 @@ import { FrameLoop } from './loop.js';
 import { Hints } from './hints.js';
 import { Camera } from './camera.js';
 import { Stage } from './stage.js';
+import { Moment } from './moment.js';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
@@ -28,10 +29,12 @@ export class Core {
   #firstFrameMarked;
   #firstChunkMarked;
   #autoplay;
+  #withheld;
 
-  /** `autoplay`: what plays once the first frame can be drawn, with `opts.autoplay`. */
-  constructor(element, opts, autoplay) {
-    this.#autoplay = opts.autoplay ? autoplay : null;
+  /** `play`: what plays once the first frame can be drawn, when the recording's options say
+   *  autoplay (moment.js). */
+  constructor(element, opts, play) {
+    this.#autoplay = play;
     this.#listeners = new Map();
     this.disposed = false;
 
@@ -63,6 +66,10 @@ export class Core {
     this.pb = new Playback();
     this.camera = new Camera(this);
     this.hints = new Hints(this);
+    /** Where a link or an embed opens the recording, its clip and spoiler-safety (moment.js). */
+    this.moment = new Moment(this);
+    /** Spoiler-safe: events known but not reached yet (shown as the playhead reaches them). */
+    this.#withheld = [];
     // The session's state (#resetSession() starts it again for each file).
     /** The open's answer (docs/worker-protocol.md `open`), once it came. */
     this.info = null;
@@ -155,6 +162,7 @@ export class Core {
     this.buffering = false;
     this.pendingSeek = null;
     this.ledger = new EventLedger(this.tb);
+    this.#withheld = [];
     this.entities = new Entities();
     this.camera.reset();
     this.cur = null;
@@ -220,6 +228,9 @@ export class Core {
     const meta = new Map(i.metadata ?? []);
     this.pb.map = meta.get('map') ?? '';
     this.pb.mode = meta.get('mode') ?? '';
+    // The link's moment before the first want: the worker decodes the chunk at `t`, not chunk 0.
+    this.moment.opened();
+    this.ledger.reveal(this.moment.spoilerSafe ? this.tb.tickOf(this.moment.revealedUntil) : Infinity);
     this.#addEvents(info.markers ?? []);
     performance.mark('rp:info');
     this.loaded = true;
@@ -264,8 +275,37 @@ export class Core {
     const got = this.ledger.add(events, from, end, recordedAt, !!this.info?.markersComplete);
     if (!got) return;
     this.pb.addEvents(got.fresh);
-    if (got.killAdded) this.emit('markers', this.ledger.kills);
-    this.emit('events', got.fresh);
+    if (got.killAdded) this.emit('markers', this.ledger.visible);
+    let shown = got.fresh;
+    if (this.moment.spoilerSafe) {
+      const until = this.moment.revealedUntil;
+      shown = got.fresh.filter((e) => e.t <= until);
+      for (const e of got.fresh) if (e.t > until) this.#withheld.push(e);
+    }
+    if (shown.length) this.emit('events', shown);
+  }
+
+  /** The events a viewer may see: every event, or (spoiler-safe) those the playhead reached. */
+  visibleEvents() {
+    const pb = this.pb;
+    if (!this.moment.spoilerSafe) return pb.events;
+    return pb.events.slice(0, upperBound(pb.eventTimes, this.moment.revealedUntil));
+  }
+
+  /** Spoiler-safe: what the playhead has just reached shows (kills as `markers`, the rest as `events`). */
+  #reveal() {
+    const m = this.moment;
+    if (!m.spoilerSafe || !this.info) return;
+    if (this.ledger.reveal(this.tb.tickOf(m.revealedUntil))) this.emit('markers', this.ledger.visible);
+    const w = this.#withheld;
+    if (!w.length) return;
+    const shown = w.filter((e) => e.t <= m.revealedUntil);
+    if (!shown.length) return;
+    this.#withheld = w.filter((e) => e.t > m.revealedUntil);
+    this.emit(
+      'events',
+      shown.sort((a, b) => a.t - b.t),
+    );
   }
 
   #onWorkerCrash(message) {
@@ -317,7 +357,7 @@ export class Core {
     if (!this.readyEmitted && this.renderer && this.#frameAvailable(this.pb.time)) {
       this.readyEmitted = true;
       this.emit('ready', this.info);
-      this.#autoplay?.();
+      if (this.moment.autoplay) this.#autoplay?.();
     }
     if (this.pendingSeek && this.#frameAvailable(this.pb.time)) {
       const resolve = this.pendingSeek;
@@ -387,6 +427,8 @@ export class Core {
             this.#fitPending = false;
           }
           this.firstFrameShown = true;
+          // A link's view goes on top of the fitted camera (once per recording).
+          this.moment.firstFrame();
         }
         this.camera.flyStep(dt);
       }
@@ -441,6 +483,28 @@ export class Core {
       this.emit('killcam', { active: true, holding: true, kill: this.camera.killCamKill });
     this.afterChange(before);
     if (sig.includes('ended')) this.emit('ended');
+    if (now > prev) {
+      this.#clipStep(prev, now);
+      this.#reveal();
+    }
+  }
+
+  /** The clip's end, crossed playing forward: back to its start (loop), or paused on it (`ended`). */
+  #clipStep(prev, now) {
+    const act = this.moment.advanced(prev, now);
+    if (!act) return;
+    const c = this.moment.clip;
+    if (act === 'loop') {
+      this.cmd((pb) => pb.seek(c.start));
+      this.jumped();
+      return;
+    }
+    this.cmd((pb) => {
+      pb.pause();
+      pb.seek(c.end);
+    });
+    this.jumped();
+    this.emit('ended');
   }
 
   /** Effects of the events a forward step crossed: kill flashes, explosions, pickups (toasts). */
@@ -548,6 +612,8 @@ export class Core {
   /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
   jumped() {
     const target = this.pb.time;
+    this.moment.jumped(target);
+    this.#reveal();
     const prev = this.pendingSeek;
     // A seek still unanswered keeps its start: the page waits at most seekShowMs from there.
     if (!prev) this.seekStartedAt = performance.now();

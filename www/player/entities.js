@@ -127,6 +127,29 @@ export class Entities {
     }
   }
 
+  /**
+   * The entity a link or a command names: a callsign (exact, else ignoring case), or an entity id
+   * (`12` or `#12`) the recording knows of. -1 when it names nobody.
+   */
+  find(who) {
+    if (typeof who === 'number') return Number.isSafeInteger(who) && who >= 0 && who < NO_ENTITY ? who : -1;
+    const s = String(who ?? '').trim();
+    if (!s) return -1;
+    let folded = -1;
+    const lower = s.toLowerCase();
+    for (const [id, name] of this.names) {
+      if (name === s) return id;
+      if (folded < 0 && name.toLowerCase() === lower) folded = id;
+    }
+    if (folded >= 0) return folded;
+    const m = /^#?(\d{1,10})$/.exec(s);
+    if (m) {
+      const id = Number(m[1]);
+      if (this.names.has(id) || this.#types.has(id) || this.#factions.has(id)) return id;
+    }
+    return -1;
+  }
+
   /** The participant with id `id` (info.participants), or undefined. */
   participant(id) {
     return this.#participants.get(id);

@@ -11,6 +11,8 @@ const byTick = (k) => k.tick;
 const rangeEnd = (r) => r[1];
 
 export class EventLedger {
+  #visibleTick;
+  #visible;
   #tb;
   #killKeys;
   #ranges;
@@ -20,6 +22,10 @@ export class EventLedger {
     this.#tb = tb;
     /** Kills in tick order (each with `t`, its playback seconds). */
     this.kills = [];
+    /** Spoiler-safe views show kills up to this tick only (Infinity: every kill). */
+    this.#visibleTick = Infinity;
+    /** `visible`'s cache: the kills up to #visibleTick, or null when it must be computed again. */
+    this.#visible = null;
     /** (tick, killer, victim) of the kills known, while the open's markers may not hold them all. */
     this.#killKeys = new Set();
     /** Tick ranges [from, end) whose events the page has from pieces (sorted, disjoint): a piece's
@@ -62,8 +68,34 @@ export class EventLedger {
     }
     if (ranged) this.#learn(from, end);
     if (!fresh.length) return null;
-    if (killAdded) this.kills.sort((a, b) => a.tick - b.tick);
+    if (killAdded) {
+      this.kills.sort((a, b) => a.tick - b.tick);
+      this.#visible = null;
+    }
     return { fresh, killAdded };
+  }
+
+  /**
+   * The kills a viewer may see: every kill, or in a spoiler-safe view those up to the tick the
+   * playhead has reached (`reveal()`). The timeline, the kill feed, [ / ] and the kill cam use these.
+   */
+  get visible() {
+    if (this.#visibleTick === Infinity) return this.kills;
+    this.#visible ??= this.kills.slice(0, upperBound(this.kills, this.#visibleTick, byTick));
+    return this.#visible;
+  }
+
+  /** Spoiler-safe: kills after `tick` stay hidden (Infinity shows them all). Returns whether the
+   *  visible kills changed. */
+  reveal(tick) {
+    if (tick === this.#visibleTick) return false;
+    const upTo = (t) => (t === Infinity ? this.kills.length : upperBound(this.kills, t, byTick));
+    const before = upTo(this.#visibleTick);
+    const after = upTo(tick);
+    this.#visibleTick = tick;
+    // The same count is the same prefix: the cached list stays.
+    if (before !== after) this.#visible = null;
+    return before !== after;
   }
 
   /** Whether the events of `tick` came with a piece already. */
@@ -98,7 +130,7 @@ export class EventLedger {
 
   /** The kill nearest to `tick` (ties: the upcoming one), or null. */
   nearestKill(tick) {
-    const kills = this.kills;
+    const kills = this.visible;
     if (!kills.length) return null;
     const i = upperBound(kills, tick, byTick) - 1;
     const before = i >= 0 ? kills[i] : null;
@@ -120,7 +152,7 @@ export class EventLedger {
    * after ] goes back a kill, not to the start of the one being watched).
    */
   killStart(dir, now) {
-    const kills = this.kills;
+    const kills = this.visible;
     if (dir > 0) {
       for (const k of kills) {
         const s = Math.max(0, this.killTime(k) - KILL_LEAD_S);

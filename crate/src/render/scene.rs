@@ -277,6 +277,16 @@ impl Scene {
         self.auto_fit = self.instances.is_empty();
     }
 
+    /// Applies a camera pose of the current mode (a share link's view: [`Camera::set_pose`]); once
+    /// one is applied the new world's automatic fit does not move the camera again.
+    pub fn set_camera_pose(&mut self, pose: &[f64]) -> bool {
+        let ok = self.camera.set_pose(pose);
+        if ok {
+            self.auto_fit = false;
+        }
+        ok
+    }
+
     pub fn set_camera_mode(&mut self, mode: CameraMode) {
         let current = self.last_view;
         self.camera.set_mode(mode, current.as_ref());
@@ -595,6 +605,25 @@ mod tests {
         let mut v = Vec::new();
         pack_entities(&states, &mut v);
         v
+    }
+
+    #[test]
+    fn a_pose_set_before_the_first_frame_is_not_fitted_away() {
+        let mut s = Scene::new();
+        s.set_world(WorldKind::Flat, 0.01);
+        assert!(s.set_camera_pose(&[10.0, 20.0, 30.0, 0.4, 0.3, 250.0]));
+        let f = frame(&[(1, 0, 0, 1), (2, 900_000, 1, 1)]);
+        s.set_frames(&f, 0.0, &f, 1.0);
+        s.set_time(0.5);
+        assert_eq!(s.camera.pose(), vec![10.0, 20.0, 30.0, 0.4, 0.3, 250.0]);
+        assert!(!s.set_camera_pose(&[1.0]), "not an orbit pose");
+        // Without a pose the first frame fits the camera to the entities.
+        let mut fitted = Scene::new();
+        fitted.set_world(WorldKind::Flat, 0.01);
+        fitted.set_frames(&f, 0.0, &f, 1.0);
+        fitted.set_time(0.5);
+        assert_ne!(fitted.camera.pose(), vec![10.0, 20.0, 30.0, 0.4, 0.3, 250.0]);
+        assert_ne!(fitted.camera.pose(), Camera::new(WorldKind::Flat).pose());
     }
 
     #[test]

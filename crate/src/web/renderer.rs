@@ -144,6 +144,18 @@ impl Renderer {
         self.inner.scene.camera.mode.name().to_string()
     }
 
+    /// The current mode's camera pose (docs/renderer.md "Camera pose").
+    #[wasm_bindgen(js_name = cameraPose)]
+    pub fn camera_pose(&self) -> Vec<f64> {
+        self.inner.scene.camera.pose()
+    }
+
+    /// Applies a pose of the current mode; `false` (nothing changed) when it is not one.
+    #[wasm_bindgen(js_name = setCameraPose)]
+    pub fn set_camera_pose(&mut self, pose: &[f64]) -> bool {
+        self.inner.scene.set_camera_pose(pose)
+    }
+
     #[wasm_bindgen(js_name = killCam)]
     pub fn kill_cam(&mut self, killer_id: f64, victim_id: f64) {
         let scene = &mut self.inner.scene;

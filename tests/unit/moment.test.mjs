@@ -1,0 +1,137 @@
+// www/player/moment.js: where a link opens a recording (t, poster), its clip (end, loop), its view
+// (follow, camera, view) and spoiler-safety, against a fake player. Run: node --test tests/unit/
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { Moment } from '../../www/player/moment.js';
+import { Playback } from '../../www/playback.js';
+import { Timebase } from '../../www/player/pieces.js';
+import { readOptions } from '../../www/options.js';
+
+function fakePlayer({ names = { Iceman: 10 } } = {}) {
+  const calls = [];
+  const notices = [];
+  const tb = new Timebase();
+  tb.set({ first_tick: 0, last_tick: 6000, tick_rate_hz: 60 });
+  const pb = new Playback();
+  pb.load(100, []);
+  const p = {
+    tb,
+    pb,
+    duration: 100,
+    calls,
+    notices,
+    emit: (ev, d) => ev === 'notice' && notices.push(d.text),
+    entities: { find: (w) => names[w] ?? -1 },
+    camera: {
+      select: (id, o) => calls.push(['select', id, o.follow]),
+      setMode: (m) => calls.push(['mode', m]),
+      startKillCam: () => calls.push(['killcam']),
+    },
+    renderer: { setCameraPose: (a) => calls.push(['pose', Array.from(a)]) },
+  };
+  p.moment = new Moment(p);
+  return p;
+}
+const opts = (q) => readOptions(new URLSearchParams(q)).options;
+
+test('the clock starts at t before anything is decoded; a tick is the recording tick; speed is set', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=1:35.2&speed=4'));
+  p.moment.opened();
+  assert.equal(p.pb.time, 95.2);
+  assert.equal(p.pb.speed, 4);
+  assert.equal(p.moment.start, 95.2);
+  const q = fakePlayer();
+  q.moment.set(opts('t=tick:5712'));
+  q.moment.opened();
+  assert.equal(q.pb.time, 95.2, 'tick 5712 at 60 Hz');
+});
+
+test('a time past the end goes to the end with a notice', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=500'));
+  p.moment.opened();
+  assert.equal(p.pb.time, 100);
+  assert.equal(p.notices.length, 1);
+  assert.match(p.notices[0], /past the end of this recording \(100\.0 s\)/);
+});
+
+test('a poster is the still shown before play; playing starts at t', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=10&poster=42'));
+  p.moment.opened();
+  assert.equal(p.pb.time, 42);
+  assert.equal(p.moment.posterPending, true);
+  assert.equal(p.moment.start, 10);
+  p.moment.jumped(10);
+  assert.equal(p.moment.posterPending, false, 'any jump ends the poster');
+  const auto = fakePlayer();
+  auto.moment.set(opts('t=10&poster=42&autoplay=1'));
+  auto.moment.opened();
+  assert.equal(auto.pb.time, 10, 'with autoplay the poster is not shown');
+});
+
+test('a clip stops at its end, or loops to its start; an end not after the start is refused', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=10&end=20'));
+  p.moment.opened();
+  assert.deepEqual(p.moment.clip, { start: 10, end: 20, loop: false });
+  assert.equal(p.moment.advanced(18, 19.9), null);
+  assert.equal(p.moment.advanced(19.9, 20.05), 'stop');
+  assert.equal(p.moment.advanced(20.05, 20.1), null, 'once, as the end is crossed');
+  const l = fakePlayer();
+  l.moment.set(opts('t=10&end=tick:1200&loop=1'));
+  l.moment.opened();
+  assert.deepEqual(l.moment.clip, { start: 10, end: 20, loop: true });
+  assert.equal(l.moment.advanced(19.99, 20.2), 'loop');
+  const bad = fakePlayer();
+  bad.moment.set(opts('t=30&end=20'));
+  bad.moment.opened();
+  assert.equal(bad.moment.clip, null);
+  assert.match(bad.notices[0], /not after its start/);
+});
+
+test("the page's in and out points: a clip of the recording, clamped; a reversed one is not taken", () => {
+  const p = fakePlayer();
+  p.moment.set({});
+  p.moment.opened();
+  assert.deepEqual(p.moment.setClip({ start: -5, end: 30 }), { start: 0, end: 30, loop: false });
+  assert.deepEqual(p.moment.setClip({ start: 50, end: 40 }), { start: 0, end: 30, loop: false });
+  assert.deepEqual(p.moment.setClip({ start: 90, end: 900, loop: true }), { start: 90, end: 100, loop: true });
+  assert.equal(p.moment.setClip(null), null);
+});
+
+test('the view goes on the first frame: follow, then the camera mode, then its pose; once', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('follow=Iceman&camera=follow&view=0.5,0.2,300'));
+  p.moment.opened();
+  p.moment.firstFrame();
+  p.moment.firstFrame();
+  assert.deepEqual(p.calls, [
+    ['select', 10, true],
+    ['mode', 'follow'],
+    ['pose', [0.5, 0.2, 300]],
+  ]);
+  const q = fakePlayer();
+  q.moment.set(opts('follow=Goose&camera=kill'));
+  q.moment.opened();
+  q.moment.firstFrame();
+  assert.deepEqual(q.calls, [['killcam']]);
+  assert.match(q.notices[0], /Nobody called "Goose"/);
+});
+
+test('spoiler-safe: the furthest time reached grows with playing and landing, not with rewinding', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=30&spoilers=0'));
+  p.moment.opened();
+  assert.equal(p.moment.spoilerSafe, true);
+  assert.equal(p.moment.revealedUntil, 30);
+  p.moment.advanced(30, 31);
+  assert.equal(p.moment.revealedUntil, 31);
+  p.moment.jumped(10);
+  assert.equal(p.moment.revealedUntil, 31);
+  p.moment.jumped(70);
+  assert.equal(p.moment.revealedUntil, 70);
+  p.moment.set({});
+  assert.equal(p.moment.spoilerSafe, false, 'a new load forgets the last options');
+});
