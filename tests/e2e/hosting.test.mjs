@@ -26,7 +26,7 @@ let playerOrigin;
 let browser;
 
 /** The ```nginx block of docs/embedding.md's "Hosting" section. */
-export function documentedConfig() {
+function documentedConfig() {
   const doc = fs.readFileSync(path.join(ROOT, 'docs', 'embedding.md'), 'utf8');
   const hosting = doc.slice(doc.indexOf('\n## Hosting'));
   const m = /```nginx\n([\s\S]*?)```/.exec(hosting);
