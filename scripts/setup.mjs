@@ -9,6 +9,8 @@ import { ROOT, log, run, probe, isMain } from './lib.mjs';
 export const WASM_BINDGEN_VERSION = '0.2.130';
 export const WASM_TARGET = 'wasm32-unknown-unknown';
 export const CHROMIUM = '/usr/bin/chromium';
+/** The web server the hosting test starts (Debian's nginx-light). */
+export const NGINX = '/usr/sbin/nginx';
 // The conformance check's Python reader (tests/conformance/) decompresses with PyPI's zstandard.
 const PY_ZSTANDARD = 'zstandard==0.25.0';
 const NPM_PACKAGES = ['playwright-core', 'binaryen', 'esbuild'];
@@ -67,22 +69,46 @@ async function ensureNodeModules() {
   await run('npm', [hasLock ? 'ci' : 'install', '--no-audit', '--no-fund']);
 }
 
+/** apt-get update has run in this process. */
+let aptUpdated = false;
+
+/** Installs Debian packages with apt-get (root only; `hint` says what to do otherwise). */
+async function aptGetInstall(packages, hint) {
+  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
+  if (!isRoot || !fs.existsSync('/usr/bin/apt-get')) throw new Error(hint);
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  if (!aptUpdated) {
+    await run('apt-get', ['update'], { env });
+    aptUpdated = true;
+  }
+  await run('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { env });
+}
+
 async function ensureChromium() {
   if (fs.existsSync(CHROMIUM)) {
     log(`ok: ${CHROMIUM}`);
     return;
   }
-  const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
-  if (!isRoot || !fs.existsSync('/usr/bin/apt-get')) {
-    throw new Error(
-      `${CHROMIUM} not found. Install Chromium (Debian/Ubuntu: sudo apt-get install -y chromium) and re-run.`,
-    );
-  }
   log('installing chromium with apt-get (takes a minute)');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  await run('apt-get', ['update'], { env });
-  await run('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { env });
+  await aptGetInstall(
+    ['chromium'],
+    `${CHROMIUM} not found. Install Chromium (Debian/Ubuntu: sudo apt-get install -y chromium) and re-run.`,
+  );
   if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} still missing after apt-get install`);
+}
+
+/** nginx, for tests/e2e/hosting.test.mjs (the documented replay host, started by the test itself). */
+async function ensureNginx() {
+  if (fs.existsSync(NGINX)) {
+    log(`ok: ${NGINX}`);
+    return;
+  }
+  log('installing nginx-light with apt-get');
+  await aptGetInstall(
+    ['nginx-light'],
+    `${NGINX} not found. Install nginx (Debian/Ubuntu: sudo apt-get install -y nginx-light) and re-run.`,
+  );
+  if (!fs.existsSync(NGINX)) throw new Error(`${NGINX} still missing after apt-get install`);
 }
 
 /** python3 with the zstandard package, for the .flrep conformance check (tests/conformance/check.sh). */
@@ -101,7 +127,7 @@ async function ensurePythonZstandard() {
   if (!probe('python3', ['-c', 'import zstandard']).ok) throw new Error('python3 still cannot import zstandard');
 }
 
-/** @param {{browser?: boolean}} opts  browser: also ensure Chromium (for the browser tests). */
+/** @param {{browser?: boolean}} opts  browser: also ensure Chromium and nginx (for the browser tests). */
 export async function setup({ browser = false } = {}) {
   // cargo install puts binaries in ~/.cargo/bin; make sure children see it.
   const bin = path.dirname(cargoBin('cargo'));
@@ -112,7 +138,10 @@ export async function setup({ browser = false } = {}) {
   await ensureNodeModules();
   await ensureWasmBindgen();
   await ensurePythonZstandard();
-  if (browser) await ensureChromium();
+  if (browser) {
+    await ensureChromium();
+    await ensureNginx();
+  }
 }
 
 if (isMain(import.meta.url)) {

@@ -1,0 +1,145 @@
+// The packed player (docs/embedding.md "Installing the package"): `npm pack` of the built tree makes
+// a tarball that installs into a fresh directory with no network, whose `exports` resolve to the
+// built files, and whose player renders on a host page that imports it from node_modules/ under a
+// strict CSP (script-src 'self' 'wasm-unsafe-eval').
+//   node scripts/dist.mjs && node --test tests/e2e/package.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { startServer, launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
+import { OUT, canvasShot, assertPicture } from './player-helpers.mjs';
+
+const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-player-pack-'));
+const site = path.join(tmp, 'site');
+const installed = path.join(site, 'node_modules', pkg.name);
+let tarball;
+
+function npm(args, cwd) {
+  const r = spawnSync('npm', args, {
+    cwd,
+    encoding: 'utf8',
+    // Its own cache: nothing from (or into) the user's, and --offline proves no download is needed.
+    env: { ...process.env, npm_config_cache: path.join(tmp, 'npm-cache'), npm_config_update_notifier: 'false' },
+  });
+  assert.equal(r.status, 0, `npm ${args.join(' ')} failed:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+before(() => {
+  assert.ok(fs.existsSync(path.join(WWW, 'player.js')), 'dist/ is not built: run node scripts/dist.mjs first');
+  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], ROOT));
+  tarball = path.join(tmp, packed[0].filename);
+  fs.mkdirSync(site);
+  fs.writeFileSync(path.join(site, 'package.json'), JSON.stringify({ name: 'host-site', private: true }));
+  npm(['install', '--offline', '--no-audit', '--no-fund', tarball], site);
+});
+
+after(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+test('the tarball holds the built player and the declarations, nothing else of the repository', () => {
+  const list = JSON.parse(npm(['pack', '--dry-run', '--json'], ROOT))[0].files.map((f) => f.path);
+  for (const f of ['dist/player.js', 'dist/worker.js', 'dist/render-worker.js', 'dist/index.html', 'dist/sw.js'])
+    assert.ok(list.includes(f), `${f} is in the package`);
+  assert.ok(
+    list.some((f) => /^dist\/pkg\/decoder\/.*\.wasm$/.test(f)),
+    'the decoder wasm is in the package',
+  );
+  assert.ok(list.includes('types/player.d.ts') && list.includes('types/element.d.ts'), 'the declarations');
+  // Whatever dist/ holds at its root ships (element.js and embed.html once built).
+  for (const f of fs.readdirSync(WWW).filter((f) => !f.startsWith('.')))
+    if (fs.statSync(path.join(WWW, f)).isFile()) assert.ok(list.includes(`dist/${f}`), `dist/${f} is in the package`);
+  const outside = list.filter((f) => !/^(dist|types)\//.test(f) && !['package.json', 'README.md'].includes(f));
+  assert.deepEqual(outside, [], 'nothing but dist/, types/, package.json and the README');
+  assert.ok(!list.some((f) => /(^|\/)\.dist-stamp$/.test(f)), 'no build stamp');
+});
+
+test('installed: exports resolve to the built files, with types', () => {
+  const exp = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')).exports;
+  assert.equal(exp['./player.js'].default, './dist/player.js');
+  assert.equal(exp['./player.js'].types, './types/player.d.ts');
+  // Every target that names one file exists once built; the element and embed.html are checked
+  // when dist/ has them.
+  for (const [key, target] of Object.entries(exp)) {
+    const targets = typeof target === 'string' ? [target] : Object.values(target);
+    for (const t of targets.filter((t) => !t.includes('*'))) {
+      const built = !t.startsWith('./dist/') || fs.existsSync(path.join(WWW, t.slice('./dist/'.length)));
+      if (built) assert.ok(fs.existsSync(path.join(installed, t)), `${key} → ${t} exists in the installed package`);
+    }
+  }
+  // Node's resolver reads the exports map as a bundler would.
+  fs.writeFileSync(
+    path.join(site, 'resolve.mjs'),
+    `const names = ${JSON.stringify([`${pkg.name}`, `${pkg.name}/player.js`, `${pkg.name}/worker.js`, `${pkg.name}/pkg/decoder/decoder_bg.wasm`])};
+const out = {};
+for (const n of names) out[n] = new URL(import.meta.resolve(n)).pathname;
+const m = await import('${pkg.name}/player.js');
+out.create = typeof m.create;
+console.log(JSON.stringify(out));
+`,
+  );
+  const r = spawnSync(process.execPath, ['resolve.mjs'], { cwd: site, encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stderr);
+  const got = JSON.parse(r.stdout);
+  const rel = (p) => path.relative(installed, p).split(path.sep).join('/');
+  assert.equal(rel(got[pkg.name]), 'dist/player.js');
+  assert.equal(rel(got[`${pkg.name}/player.js`]), 'dist/player.js');
+  assert.equal(rel(got[`${pkg.name}/worker.js`]), 'dist/worker.js');
+  assert.equal(rel(got[`${pkg.name}/pkg/decoder/decoder_bg.wasm`]), 'dist/pkg/decoder/decoder_bg.wasm');
+  assert.equal(got.create, 'function', 'player.js exports create()');
+});
+
+test('a host page imports player.js from node_modules/ and its player renders (strict CSP)', async () => {
+  const dir = `node_modules/${pkg.name}/dist`;
+  fs.writeFileSync(
+    path.join(site, 'index.html'),
+    `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>host</title><link rel="icon" href="data:,">
+<link rel="stylesheet" href="host.css"><script type="module" src="host.js"></script></head>
+<body><h1>A site</h1><div id="replay"></div></body></html>
+`,
+  );
+  fs.writeFileSync(
+    path.join(site, 'host.css'),
+    'body { margin: 0; background: #fff; } #replay { position: relative; width: 800px; height: 450px; }\n',
+  );
+  fs.writeFileSync(
+    path.join(site, 'host.js'),
+    `import { create } from './${dir}/player.js';
+window.__player = create('./${dir}/demo/demo.flrep', document.getElementById('replay'), { t: 4 });
+`,
+  );
+  const srv = await startServer({
+    root: site,
+    headers: { 'Content-Security-Policy': "script-src 'self' 'wasm-unsafe-eval'" },
+  });
+  const browser = await launchBrowser({ webgpu: true });
+  try {
+    const page = await browser.newPage();
+    const log = collectConsole(page);
+    const csp = [];
+    page.on('console', (m) => /Content Security Policy/i.test(m.text()) && csp.push(m.text()));
+    await page.goto(srv.url);
+    await page.waitForFunction(() => window.__player.state().ready || window.__player.state().error, null, {
+      timeout: 60_000,
+    });
+    const s = await page.evaluate(() => window.__player.state());
+    assert.equal(s.error, null, `no error (${s.error})`);
+    assert.ok(Math.abs(s.time - 4) < 0.1, `opened at t=4 (${s.time})`);
+    fs.mkdirSync(OUT, { recursive: true });
+    const shot = await canvasShot(page, path.join(OUT, 'package-host.png'));
+    assertPicture(shot, 'installed package');
+    // Every file the page and its workers fetched came from the installed package.
+    const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    for (const u of fetched.filter((u) => u.startsWith(srv.url) && !/\/host\.(js|css)$/.test(u)))
+      assert.ok(new URL(u).pathname.startsWith(`/${dir}/`), `${u} is the package's`);
+    assert.deepEqual(csp, [], 'no CSP violations');
+    log.assertClean();
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+});

@@ -1,0 +1,410 @@
+// TypeScript declarations of the player's public API: `player.js` (create() and the handle) as the
+// package exports it (docs/player-api.md, docs/embedding.md). What is declared here is the whole
+// surface a site may rely on; the player's inside (`handle.debug`, for tests) is deliberately left
+// out. tests/unit/types.test.mjs checks that every public member of the handle is declared here.
+//
+//   import { create, type Player, type PlayerOptions } from 'replay-player/player.js';
+
+/** A time as links and options write it: seconds (95.2), "1:35.2" (m:ss.s), "1:02:03", "1m35s" or "tick:5712". */
+export type TimeValue = number | string;
+
+/** A camera mode (the renderer's names). */
+export type CameraMode = 'orbit' | 'free' | 'follow' | 'first' | 'kill';
+
+/** A side panel embed.html can show (`panels`). */
+export type PanelName = 'recording' | 'roster' | 'kills';
+
+/** The clock's states (docs/playback.md). */
+export type PlaybackState = 'Stopped' | 'Playing' | 'Paused' | 'Rewinding' | 'FastForward';
+
+/** A replay: a URL (read with HTTP Range requests), a local file or blob, or the file's bytes. */
+export type ReplaySource = string | URL | Blob | ArrayBuffer | ArrayBufferView;
+
+/**
+ * Where and how a replay opens: the same names as the share links' and embed.html's URL parameters
+ * and the `<replay-player>` attributes (docs/embedding.md "Options"). A value that cannot be used is
+ * ignored and named in a `notice` event; nothing throws.
+ */
+export interface LoadOptions {
+  /** Where playback starts. */
+  t?: TimeValue;
+  /** The same as `t`. */
+  start?: TimeValue;
+  /** A clip: playing forward stops at `end` (`ended`), or goes back to `t` with `loop`. */
+  end?: TimeValue;
+  loop?: boolean | 0 | 1 | string;
+  /** The entity the camera follows: a callsign, an entity id, or "#id". */
+  follow?: string | number;
+  camera?: CameraMode;
+  /** The camera pose of the mode (orbit / free), as `cameraPose()` returns it: up to 8 numbers. */
+  view?: number[] | string;
+  /** 0.25, 0.5, 1, 2, 4, 8 or 16. */
+  speed?: number | string;
+  /** Play once the first frame can be drawn. */
+  autoplay?: boolean | 0 | 1 | string;
+  /** `false`: spoiler-safe (no kills, totals or remaining time before the playhead reaches them). */
+  spoilers?: boolean | 0 | 1 | string;
+  /** A still frame at this time before play (ignored with `autoplay`). */
+  poster?: TimeValue;
+}
+
+/** create()'s options: the load options, and how the player draws. */
+export interface PlayerOptions extends LoadOptions {
+  /** Show the player's own (compact) controls. */
+  controls?: boolean | 0 | 1 | string;
+  /** The side panels to show (embed.html): names, or "roster,kills". */
+  panels?: PanelName[] | string;
+  /** Width / height of the player (16:9 by default): a number, "16:9" or "4/3". */
+  aspect?: number | string;
+  /** The origins allowed to command an iframe embed (embed.html's `origin=`). */
+  origin?: string | string[];
+  /** The WebGL2 renderer build even where WebGPU works. */
+  forceWebgl?: boolean;
+  /** Draw on the page instead of in the render worker. */
+  renderInPage?: boolean;
+}
+
+/** The recording's description (the serde shape of `model::RecordingInfo`, docs/worker-protocol.md `open`). */
+export interface RecordingInfo {
+  format: string;
+  format_major: number;
+  format_minor: number;
+  engine_version?: string;
+  tick_rate_hz: number;
+  world: { kind: 'planet'; radius_m: number } | { kind: 'flat' };
+  position_quantum_m: number;
+  velocity_quantum_mps: number;
+  start_unix_seconds?: number;
+  mission_id?: string;
+  session_flags?: number;
+  keyframe_interval_ticks?: number;
+  first_tick: number;
+  last_tick: number;
+  entity_types: EntityType[];
+  factions: { index: number; id: number; display_name: string }[];
+  participants: Participant[];
+  mission_objects?: { object_id: number; entity: number }[];
+  metadata: [string, string][];
+  warnings: string[];
+}
+
+export interface EntityType {
+  index: number;
+  id: number;
+  display_name: string;
+  category: 'other' | 'aircraft' | 'projectile' | 'ground' | 'character';
+  projectile_kind?: unknown;
+}
+
+export interface Participant {
+  id: number;
+  callsign: string;
+  /** 4294967295 (NO_ENTITY): none. */
+  entity: number;
+  faction: number;
+}
+
+/** The open's answer (`handle.info`, the `info` and `ready` events). */
+export interface OpenInfo {
+  info: RecordingInfo;
+  /** `(last_tick - first_tick) / tick_rate_hz`. */
+  durationS: number;
+  /** The file's length in bytes. */
+  fileLen: number;
+  /** Every chunk's file range and first (keyframe) tick, ascending. */
+  chunks: { offset: number; len: number; firstTick: number }[];
+  /** The kills known at open (from the index trailer). */
+  markers: ReplayEvent[];
+  markersComplete: boolean;
+  name: string;
+  sourceKind: 'file' | 'url';
+  openReads: number;
+  openBytes: number;
+}
+
+/** An event of the recording; `t` is its time in seconds of playback (in `events`). */
+export type ReplayEvent = (
+  | KillEvent
+  | { kind: 'spawn'; entity: number; participant: number }
+  | { kind: 'despawn'; entity: number; reason: number | string }
+  | { kind: 'chat'; participant: number; channel: number | string; text: string }
+  | { kind: 'admin'; participant: number; action: number | string; detail: string }
+  | { kind: 'alert_level'; level: number }
+  | { kind: 'custom'; type: number | string; source: number; target: number; pos: number[]; data: unknown }
+) & { tick: number; t?: number };
+
+export interface KillEvent {
+  kind: 'kill';
+  tick: number;
+  killer: number;
+  victim: number;
+  /** An entity-type index; 65535 (NO_WEAPON): unknown. */
+  weapon_type: number;
+  t?: number;
+}
+
+/** A kill as a viewer reads it (`describeKill`): names from the file (show them as text). */
+export interface KillDescription {
+  killer: string;
+  victim: string;
+  weapon: string;
+  time: number;
+}
+
+/** The clip: seconds; `end` null plays to the end. */
+export interface Clip {
+  start: number;
+  end: number | null;
+  loop: boolean;
+}
+
+/** What an embedding page may know of the player now (the iframe's `state` message). */
+export interface PlayerState {
+  time: number;
+  duration: number;
+  tick: number;
+  playing: boolean;
+  speed: number;
+  camera: CameraMode;
+  /** The followed entity's name, or null. */
+  follow: string | null;
+  /** The replay's address, or null for a file or bytes. */
+  url: string | null;
+}
+
+/** The status readout (docs/playback.md "Status readout"). */
+export interface PlaybackStatus {
+  state: PlaybackState;
+  time: number;
+  duration: number;
+  speed: number;
+  frames: number;
+  events: number;
+  map: string;
+  mode: string;
+  camera: string;
+  killCam: boolean;
+  text: string;
+}
+
+/** An entity at the playhead in display units (metres, m/s, 0–1). */
+export interface EntityState {
+  id: number;
+  tick: number;
+  type: number;
+  faction: number;
+  pos: [number, number, number];
+  vel: [number, number, number];
+  speed: number;
+  orient: [number, number, number, number];
+  health: number;
+  flags: number;
+  flagNames: string[];
+  anim: number;
+  alive: boolean;
+  /** Metres above the planet's surface (planet worlds). */
+  altitude?: number;
+}
+
+/** The free camera's held keys. */
+export interface FlyKeys {
+  forward?: -1 | 0 | 1;
+  right?: -1 | 0 | 1;
+  up?: -1 | 0 | 1;
+  fast?: boolean;
+}
+
+/** Every event of the handle and its payload (`on(name, fn)`: fn gets the payload). */
+export interface PlayerEventMap {
+  /** `load()` began. */
+  loadstart: { name: string };
+  /** While opening (docs/worker-protocol.md `progress`). */
+  progress: {
+    type: 'progress';
+    session: number;
+    phase: 'wasm' | 'connect' | 'download' | 'open';
+    loaded: number;
+    total: number;
+  };
+  /** The recording is open; its first frames are being decoded. */
+  info: OpenInfo;
+  /** The first frame can be drawn (once per load). */
+  ready: OpenInfo;
+  /** The file is a `.foldback` determinism log: not played by the player. */
+  foldback: { src: Blob | string; name: string; info: unknown };
+  /** The renderer started. */
+  backend: 'webgpu' | 'webgl2';
+  /** Opening, decoding or drawing failed, or a worker crashed. */
+  error: { message: string };
+  /** An option of the load could not be used (one sentence). */
+  notice: { text: string };
+  play: undefined;
+  pause: undefined;
+  /** The speed changed. */
+  ratechange: number;
+  statechange: PlaybackStatus;
+  /** A seek started (its target, seconds). */
+  seeking: number;
+  /** A seek's frame is decoded (seconds). */
+  seeked: number;
+  /** The playhead moved (seconds). */
+  timeupdate: number;
+  /** Playing forward reached the end (or the clip's end). */
+  ended: undefined;
+  /** Events became known. */
+  events: ReplayEvent[];
+  /** The kill list grew (every kill known, tick order; spoiler-safe: those reached). */
+  markers: KillEvent[];
+  /** The playhead crossed an event playing forward. */
+  event: ReplayEvent;
+  /** The playhead crossed a kill (before that kill's `event`). */
+  kill: KillEvent;
+  /** A pickup was crossed (text from file strings: show it as text). */
+  toast: { kind: string; text: string };
+  killcam: { active: boolean; holding: boolean; kill: KillEvent | null };
+  cameramode: CameraMode;
+  /** The selection changed (entity id, -1: none). */
+  selection: number;
+}
+
+export type PlayerEventName = keyof PlayerEventMap;
+
+/** The handle create() returns: one replay on one canvas. */
+export interface Player {
+  /** Listens to an event; returns the function that stops listening. */
+  on<K extends PlayerEventName>(event: K, fn: (payload: PlayerEventMap[K]) => void): () => void;
+  off<K extends PlayerEventName>(event: K, fn: (payload: PlayerEventMap[K]) => void): void;
+  /** Opens a replay (the previous one is closed); resolves when the open is answered (failures arrive as `error`). */
+  load(src: ReplaySource, options?: LoadOptions): Promise<void>;
+  /** The sentences of the last load's `notice` events so far. */
+  readonly notices: string[];
+  /** The replay's address (absolute), or '' for a file or bytes. */
+  readonly url: string;
+  /** Stops the workers and the loop, releases the GPU device and removes the canvas; the handle is dead afterwards. */
+  dispose(): void;
+  /** The open's answer, or null. */
+  readonly info: OpenInfo | null;
+  /** 'webgpu' or 'webgl2' once the renderer has started, else ''. */
+  readonly backend: '' | 'webgpu' | 'webgl2';
+
+  play(): void;
+  pause(): void;
+  /** Pause, or resume the way it was going. */
+  toggle(): void;
+  /** Stopped at 0; resolves like seek(). */
+  stop(): Promise<number>;
+  /** Backwards at the current speed (Paused at 0). */
+  rewind(): void;
+  /** Forward above 1× (default max(2, current)). */
+  fastForward(speed?: number): void;
+  /** Seeks to `t` seconds (clamped); resolves with the time once the frame there is decoded. */
+  seek(t: number): Promise<number>;
+  seekTick(tick: number): Promise<number>;
+  /** Pauses and moves `n` ticks. */
+  step(n: number): Promise<number>;
+  /** 0.25–16; anything not positive is ignored. */
+  setSpeed(speed: number): void;
+  /** A hint that a seek to `t` may follow. */
+  prefetch(t: number): void;
+  /** The playhead (seconds); setting it seeks. */
+  currentTime: number;
+  readonly duration: number;
+  readonly tick: number;
+  readonly playing: boolean;
+  readonly paused: boolean;
+  readonly ended: boolean;
+  readonly speed: number;
+  readonly playbackState: PlaybackState;
+  playbackStatus(): PlaybackStatus;
+  readonly seekPending: boolean;
+  readonly pageWaitsForSeek: boolean;
+  readonly seekShowInMs: number;
+
+  /** Every event known, in time order (spoiler-safe: those reached). */
+  readonly events: ReplayEvent[];
+  /** Every kill known, in tick order (spoiler-safe: those reached). */
+  readonly kills: KillEvent[];
+  eventsNear(window?: number): ReplayEvent[];
+  nearestKill(tick?: number): KillEvent | null;
+  killTime(kill: KillEvent): number;
+  /** Where [ (-1) or ] (1) seeks from `now`, or null. */
+  killStart(dir: -1 | 1, now?: number): number | null;
+
+  entityName(id: number): string;
+  typeName(index: number): string;
+  weaponName(index: number): string;
+  /** "killer → victim (weapon)". */
+  killText(kill: KillEvent): string;
+  entityFactionOf(id: number): number | undefined;
+  participant(id: number): Participant | undefined;
+  entityState(id: number): EntityState | null;
+  aliveNow(): Map<number, boolean>;
+
+  /** The selected entity, or -1. */
+  readonly selected: number;
+  /** The followed entity, or -1. */
+  readonly followed: number;
+  select(id: number, opts?: { follow?: boolean }): void;
+  /** Follows an entity (id, callsign or "#id"); null or -1 follows nothing. Throws for a name nobody has. */
+  follow(entity: number | string | null): void;
+  setCameraMode(mode: CameraMode): void;
+  cameraMode(): CameraMode;
+  /** The same as setCameraMode; throws on an unknown mode. */
+  setCamera(mode: CameraMode): void;
+  /** The current mode's camera as numbers (a share link's `view`). */
+  cameraPose(): Promise<number[]>;
+  setCameraPose(pose: number[]): void;
+  resetCamera(): void;
+  setFlyKeys(keys: FlyKeys): void;
+  startKillCam(kill?: KillEvent, opts?: { rewind?: number }): KillEvent | null;
+  stopKillCam(): void;
+  readonly killCamActive: boolean;
+  readonly killCamKill: KillEvent | null;
+  readonly killCamRewind: number;
+
+  readonly clip: Clip | null;
+  /** Sets the clip (null clears it); returns the clip kept. */
+  setClip(clip: { start?: number; end?: number | null; loop?: boolean } | null): Clip | null;
+  readonly spoilerSafe: boolean;
+  /** The furthest time the playhead has been at (seconds). */
+  readonly revealedUntil: number;
+  describeKill(kill: KillEvent): KillDescription;
+  getState(): PlayerState;
+
+  /** A plain-data snapshot for diagnostics (its fields follow the code: docs/player-api.md). */
+  state(): Record<string, unknown>;
+}
+
+/**
+ * Creates a player on `element` (a positioned container the canvas fills) and, when `src` is given,
+ * starts loading it with `options`.
+ */
+export declare function create(src: ReplaySource | null, element: HTMLElement, options?: PlayerOptions): Player;
+
+/** Camera modes the player offers. */
+export declare const CAMERA_MODES: readonly CameraMode[];
+/** The speeds offered (0.25 … 16). */
+export declare const SPEEDS: readonly number[];
+/** The clock's states by name. */
+export declare const State: Readonly<{ [K in PlaybackState]: K }>;
+/** Faction colours (Okabe–Ito), index modulo 7. */
+export declare const FACTION_COLOURS: readonly string[];
+export declare function factionColour(index: number): string;
+/** Words per entity in a packed frame. */
+export declare const STRIDE: number;
+/** "No entity" (u32 max). */
+export declare const NO_ENTITY: number;
+/** "No weapon" (u16 max). */
+export declare const NO_WEAPON: number;
+/** The entity flags' names, bit 0 first. */
+export declare const FLAG_NAMES: readonly string[];
+/** Word offset of entity `id` in a packed frame, or -1. */
+export declare function findEntity(frame: Int32Array, id: number): number;
+/** Seconds a kill's viewing point starts before it. */
+export declare const KILL_LEAD_S: number;
+/** Seconds a seek step moves. */
+export declare const SEEK_STEP_S: number;
+/** Milliseconds a seek's page changes wait for its frame. */
+export declare const SEEK_SHOW_MS: number;
+/** Most callsign labels shown. */
+export declare const MAX_LABELS: number;
