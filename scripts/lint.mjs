@@ -2,6 +2,7 @@
 //   node scripts/lint.mjs        (npm run lint)
 // - cargo fmt --check (the workspace and crate/fuzz; style in rustfmt.toml)
 // - Biome: format + lint of www/, scripts/, tests/ (biome.jsonc)
+// - tsc over the package's declarations (types/, scripts/check-types.mjs)
 // - cargo clippy -D warnings for every feature set that ships: the native default (all targets:
 //   lib, CLI, tests, examples), the fuzz harness, and each wasm build of scripts/build.mjs
 //   (decoders, renderers). The crate-wide lints (no unwrap/expect/panic/unchecked indexing,
@@ -18,6 +19,8 @@ export async function lint() {
   await run('cargo', ['fmt', '--all', '--check']);
   await run('cargo', ['fmt', '--all', '--check', '--manifest-path', FUZZ_MANIFEST]);
   await run(path.join(ROOT, 'node_modules', '.bin', 'biome'), ['ci', '--colors=off', '--error-on-warnings', '.']);
+  // The package's TypeScript declarations, a site's use of them, and the exports' types conditions.
+  await run(process.execPath, [path.join('scripts', 'check-types.mjs'), '--require']);
   const deny = ['--', '-D', 'warnings'];
   await run('cargo', ['clippy', '--workspace', '--all-targets', ...deny]);
   await run('cargo', ['clippy', '--manifest-path', FUZZ_MANIFEST, ...deny]);

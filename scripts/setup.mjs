@@ -13,7 +13,7 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const NGINX = '/usr/sbin/nginx';
 // The conformance check's Python reader (tests/conformance/) decompresses with PyPI's zstandard.
 const PY_ZSTANDARD = 'zstandard==0.25.0';
-const NPM_PACKAGES = ['playwright-core', 'binaryen', 'esbuild'];
+const NPM_PACKAGES = ['playwright-core', 'binaryen', 'esbuild', '@biomejs/biome', 'typescript'];
 
 function cargoBin(name) {
   const home = process.env.CARGO_HOME ?? path.join(os.homedir(), '.cargo');
