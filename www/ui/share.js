@@ -119,9 +119,9 @@ export function createShare(player, { opener, timeline, root = document }) {
     const embed = el('section', 'share-section');
     const embedNote = el('p', 'share-note');
     const snippets = el('div', 'share-snippets');
-    const [iframeRow, iframe] = copyRow('share-iframe', 'The iframe snippet', 2);
-    const [scriptRow, script] = copyRow('share-script', 'The script snippet', 5);
-    const [elementRow, element] = copyRow('share-element', 'The element snippet', 2);
+    const [iframeRow, iframe] = copyRow('share-iframe', 'The iframe snippet', 3);
+    const [scriptRow, script] = copyRow('share-script', 'The script snippet', 6);
+    const [elementRow, element] = copyRow('share-element', 'The element snippet', 3);
     snippets.append(
       el('h4', '', 'iframe'),
       iframeRow,
