@@ -88,7 +88,7 @@ export function createShare(player, { opener, timeline, root = document }) {
     const momentHead = el('h3', '', 'Link to this moment ');
     const at = el('span', 'share-at');
     momentHead.append(at);
-    const [momentRow, link] = copyRow('share-link', 'Link to this moment');
+    const [momentRow, link] = copyRow('share-link', 'The link to this moment');
     moment.append(momentHead, momentRow);
 
     const clipSec = el('section', 'share-section');
@@ -113,7 +113,7 @@ export function createShare(player, { opener, timeline, root = document }) {
       clearBtn,
     );
     const clipNote = el('p', 'share-note');
-    const [clipRow, clipLink] = copyRow('share-clip-link', 'Link to the clip');
+    const [clipRow, clipLink] = copyRow('share-clip-link', 'The link to the clip');
     clipSec.append(el('h3', '', 'Clip'), points, clipNote, clipRow);
 
     const embed = el('section', 'share-section');
