@@ -3,7 +3,7 @@
 import { create } from './player.js';
 import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
-import { bindKeyboard, KEYS } from './ui/keyboard.js';
+import { bindKeyboard } from './ui/keyboard.js';
 import { el } from './ui/format.js';
 import { readOptions } from './options.js';
 
@@ -33,6 +33,7 @@ const badge = $('backend-badge');
 const cameraModes = $('camera-modes');
 const cameraButtons = [...cameraModes.querySelectorAll('button[data-mode]')];
 const resetCamera = $('reset-camera');
+const shareBtn = $('share-open');
 
 const PHASES = {
   wasm: ['Starting the decoder…', 0.05],
@@ -61,7 +62,7 @@ player.on('loadstart', ({ name }) => {
   fileName.title = name;
   document.title = `${short} — Replay Player`;
   for (const b of cameraButtons) b.disabled = true;
-  resetCamera.disabled = true;
+  resetCamera.disabled = shareBtn.disabled = true;
   showCameraMode('orbit');
   showProgress('Opening…', 0.02);
 });
@@ -80,8 +81,10 @@ player.on('ready', () => {
   progressBar.style.width = '100%';
   progress.hidden = true;
   for (const b of cameraButtons) b.disabled = false;
-  resetCamera.disabled = false;
+  resetCamera.disabled = shareBtn.disabled = false;
   showCameraMode(player.cameraMode());
+  // A link's clip (t + end) is drawn on the timeline.
+  if (player.clip) share(() => {});
 });
 
 player.on('error', ({ message }) => showError(message));
@@ -147,19 +150,24 @@ player.on('loadstart', () => {
 
 // ---------------------------------------------------------------- keyboard + help overlay
 
+// The overlay's table of keys (ui/keys.js) is loaded when it first opens.
 const help = $('help');
-const helpKeys = $('help-keys');
-for (const [group, rows] of KEYS) {
-  const sec = el('section', 'help-group');
-  sec.append(el('h3', '', group));
-  const dl = el('dl', 'help-list');
-  for (const [k, what] of rows) dl.append(el('dt', '', k), el('dd', '', what));
-  sec.append(dl);
-  helpKeys.append(sec);
-}
+let helpReady = null;
 function toggleHelp(show = help.hidden) {
-  help.hidden = !show;
-  if (show) $('help-close').focus();
+  if (!show) {
+    help.hidden = true;
+    return;
+  }
+  helpReady ??= import('./ui/keys.js').then((m) => m.renderKeys($('help-keys')));
+  helpReady.then(
+    () => {
+      help.hidden = false;
+      $('help-close').focus();
+    },
+    () => {
+      helpReady = null;
+    },
+  );
 }
 $('help-open').addEventListener('click', () => toggleHelp(true));
 $('help-close').addEventListener('click', () => toggleHelp(false));
@@ -168,12 +176,29 @@ help.addEventListener('click', (e) => {
 });
 bindKeyboard(player, document, {
   onHelp: () => toggleHelp(),
+  onClip: (point, t = player.currentTime) => share((s) => s.mark(point, t)),
   onEscape: () => {
     if (help.hidden) return false;
     toggleHelp(false);
     return true;
   },
 });
+
+// ---------------------------------------------------------------- share: links, the clip, embeds
+
+// ui/share.js (the Share dialog; the clip's in / out points on the timeline) is loaded on first
+// use: the Share button, I / O, or a link with a clip. window.__share is set once it exists.
+let shareReady = null;
+function share(fn) {
+  shareReady ??= import('./ui/share.js').then(
+    (m) => (window.__share = m.createShare(player, { opener: shareBtn, timeline: window.__ui.timeline })),
+  );
+  shareReady.then(fn, (e) => {
+    shareReady = null;
+    toast('notice', `Sharing could not be loaded: ${e?.message ?? e}`);
+  });
+}
+shareBtn.addEventListener('click', () => share((s) => s.open()));
 
 // ---------------------------------------------------------------- .foldback divergence view
 

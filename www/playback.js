@@ -373,21 +373,24 @@ export class Playback {
     };
   }
 
-  /** Console_GetStatus (docs/playback.md "Status readout"; a player has no recorder: "Recording: NO"). */
-  status() {
+  /**
+   * Console_GetStatus (docs/playback.md "Status readout"; a player has no recorder: "Recording: NO")
+   * of `f` (statusFields(); a spoiler-safe view passes null for the duration and the frames).
+   */
+  status(f = this.statusFields()) {
     const lines = [
       '=== Replay System ===',
       'Recording: NO',
-      `Playback: ${this.state}`,
-      `Playback time: ${this.time.toFixed(1)}s / ${this.duration.toFixed(1)}s`,
-      `Speed: ${fmtSpeed(this.speed)}`,
-      `Frames recorded: ${this.frames}`,
-      `Events recorded: ${this.events.length}`,
-      `Map: ${this.map || '—'}`,
-      `Mode: ${this.mode || '—'}`,
+      `Playback: ${f.state}`,
+      `Playback time: ${f.time.toFixed(1)}s${f.duration === null ? '' : ` / ${f.duration.toFixed(1)}s`}`,
+      `Speed: ${fmtSpeed(f.speed)}`,
+      `Frames recorded: ${f.frames ?? '—'}`,
+      `Events recorded: ${f.events}`,
+      `Map: ${f.map || '—'}`,
+      `Mode: ${f.mode || '—'}`,
     ];
-    if (this.camera) lines.push(`Camera: ${this.camera}`);
-    lines.push(`Kill cam: ${this.killCamActive ? 'ON' : 'OFF'}`);
+    if (f.camera) lines.push(`Camera: ${f.camera}`);
+    lines.push(`Kill cam: ${f.killCam ? 'ON' : 'OFF'}`);
     return lines.join('\n');
   }
 }

@@ -47,13 +47,10 @@ function asSource(src) {
 
 class Player {
   #c;
-  #notices;
   #url;
 
   constructor(element, opts) {
     this.#c = new Core(element, opts, () => this.play());
-    /** What the options of the last load could not use (one sentence each). */
-    this.#notices = [];
     /** The address of the replay open, or '' (a file from the disk, bytes). */
     this.#url = '';
   }
@@ -75,10 +72,9 @@ class Player {
   load(src, options = {}) {
     const { options: o, notices } = readOptions(options);
     const c = this.#c;
-    c.moment.set(o);
+    c.moment.set(o, notices);
     const source = asSource(src);
     this.#url = typeof source === 'string' ? new URL(source, document.baseURI).href : '';
-    this.#notices = notices;
     // After the caller has had the chance to listen (create() returns first).
     if (notices.length)
       queueMicrotask(() => {
@@ -88,7 +84,7 @@ class Player {
   }
   /** The sentences of the last load's `notice` events so far (options it could not use). */
   get notices() {
-    return [...this.#notices];
+    return [...this.#c.moment.notices];
   }
   /** The address of the replay open (absolute), or '' for a file from the disk or bytes. */
   get url() {
@@ -114,8 +110,8 @@ class Player {
     const c = this.#c;
     if (!c.info) return;
     if (c.pb.moving && c.pb.direction > 0) return;
-    // A poster still is not where playing starts.
-    if (c.moment.posterPending) this.seek(c.moment.start);
+    // A poster still is not where playing starts; a clip that stopped plays again from its start.
+    if (c.moment.posterPending || c.moment.atClipEnd(c.pb.time)) this.seek(c.moment.clip?.start ?? c.moment.start);
     if (c.pb.state === State.Stopped || c.pb.time >= c.duration) this.seek(0);
     c.loop.restartClock();
     c.cmd((pb) => pb.play());
@@ -132,7 +128,10 @@ class Player {
       this.pause();
       return;
     }
-    if (c.pb.state === State.Stopped || (c.pb.resumeDir > 0 && c.pb.time >= c.duration)) {
+    if (
+      c.pb.state === State.Stopped ||
+      (c.pb.resumeDir > 0 && (c.pb.time >= c.duration || c.moment.atClipEnd(c.pb.time)))
+    ) {
       this.play();
       return;
     }
@@ -241,8 +240,10 @@ class Player {
   get paused() {
     return !this.#c.pb.moving;
   }
+  /** At the end, or where a clip stopped. */
   get ended() {
-    return this.#c.pb.ended;
+    const c = this.#c;
+    return c.pb.ended || (!c.pb.moving && c.moment.atClipEnd(c.pb.time));
   }
   get speed() {
     return this.#c.pb.speed;
@@ -280,9 +281,12 @@ class Player {
   get kills() {
     return this.#c.ledger.visible;
   }
-  /** Events within `window` seconds of the playhead (GetEventsNearTime; default 0.1). */
+  /** Events within `window` seconds of the playhead (GetEventsNearTime; default 0.1; spoiler-safe:
+   *  none beyond `revealedUntil`). */
   eventsNear(window) {
-    return this.#c.pb.eventsNear(window);
+    const m = this.#c.moment;
+    const near = this.#c.pb.eventsNear(window);
+    return m.spoilerSafe ? near.filter((e) => e.t <= m.revealedUntil) : near;
   }
   /** The kill nearest to `tick` (default: the playhead's; ties: the upcoming one), or null. */
   nearestKill(tick) {
@@ -440,18 +444,19 @@ class Player {
       time: this.killTime(k),
     };
   }
-  /** What an embedding page may know of the player now (the postMessage `state`). */
+  /** What an embedding page may know of the player now (the postMessage `state`): `duration` is
+   *  null while spoiler-safe hides it, `follow` a callsign (or `#id`) that follow() takes back. */
   getState() {
     const c = this.#c;
     const f = c.camera.followId;
     return {
       time: c.pb.time,
-      duration: this.duration,
+      duration: c.moment.lengthHidden ? null : c.duration,
       tick: this.tick,
       playing: c.pb.moving,
       speed: c.pb.speed,
       camera: this.cameraMode(),
-      follow: f >= 0 ? c.entities.name(f) : null,
+      follow: f >= 0 ? c.entities.ref(f) : null,
       url: this.#url || null,
     };
   }

@@ -336,9 +336,9 @@ test("camera modes: segmented control and keys 1–5, free camera flies with WAS
     assert.ok((await page.locator('.rp-label:not([hidden]) .rp-hp-fill').count()) > 0);
     await settle(page, 3);
     await page.screenshot({ path: path.join(SHOTS, 'playback-inspector.png') });
-    // The help overlay.
+    // The help overlay (its table of keys is loaded when it first opens: ui/keys.js).
     await page.keyboard.press('?');
-    assert.equal(await page.locator('#help').isVisible(), true);
+    await page.locator('#help').waitFor({ state: 'visible', timeout: 10_000 });
     assert.match(await page.locator('#help-keys').textContent(), /Play backwards/);
     await page.screenshot({ path: path.join(SHOTS, 'playback-help.png') });
     await page.keyboard.press('Escape');

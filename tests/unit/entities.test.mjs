@@ -137,6 +137,7 @@ test('find: the entity a link or a command names, by callsign (exact, else any c
       { id: 2, callsign: 'ICEMAN', entity: 11, faction: 1 },
       { id: 3, callsign: 'Maverick', entity: 12, faction: 1 },
       { id: 4, callsign: '77', entity: 13, faction: 1 },
+      { id: 5, callsign: 'Maverick', entity: 14, faction: 0 },
     ],
   });
   e.learnPiece({ events: [], offsets: Uint32Array.from([0, 1]), entities: frame([{ id: 40, type: 0 }]) });
@@ -154,4 +155,9 @@ test('find: the entity a link or a command names, by callsign (exact, else any c
   assert.equal(e.find(12), 12, 'a number is taken as an id');
   assert.equal(e.find(-3), -1);
   assert.equal(e.find(1.5), -1);
+  // How a link names an entity: what find() takes back to it.
+  for (const id of [10, 11, 12, 13, 14, 40]) assert.equal(e.find(e.ref(id)), id, `ref(${id}) = ${e.ref(id)}`);
+  assert.equal(e.ref(12), 'Maverick');
+  assert.equal(e.ref(14), '#14', 'a callsign someone else has first: the id');
+  assert.equal(e.ref(40), '#40', 'no callsign: the id');
 });

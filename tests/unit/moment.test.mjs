@@ -24,9 +24,14 @@ function fakePlayer({ names = { Iceman: 10 } } = {}) {
     entities: { find: (w) => names[w] ?? -1 },
     camera: {
       select: (id, o) => calls.push(['select', id, o.follow]),
-      setMode: (m) => calls.push(['mode', m]),
+      setMode: (m) => {
+        calls.push(['mode', m]);
+        p.cameraMode = m;
+      },
       startKillCam: () => calls.push(['killcam']),
+      mode: () => p.cameraMode,
     },
+    cameraMode: 'orbit',
     renderer: { setCameraPose: (a) => calls.push(['pose', Array.from(a)]) },
   };
   p.moment = new Moment(p);
@@ -134,4 +139,61 @@ test('spoiler-safe: the furthest time reached grows with playing and landing, no
   assert.equal(p.moment.revealedUntil, 70);
   p.moment.set({});
   assert.equal(p.moment.spoilerSafe, false, 'a new load forgets the last options');
+});
+
+test('a loop without an end loops at the end of the recording; a clip without one never stops', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=90&loop=1'));
+  p.moment.opened();
+  assert.deepEqual(p.moment.clip, { start: 90, end: null, loop: true });
+  assert.equal(p.moment.advanced(99.9, 100), 'loop');
+  const q = fakePlayer();
+  q.moment.set({});
+  q.moment.opened();
+  q.moment.setClip({ start: 10, end: null });
+  assert.equal(q.moment.advanced(99.9, 100), null);
+});
+
+test('where a clip stopped is its end', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=10&end=20'));
+  p.moment.opened();
+  assert.equal(p.moment.atClipEnd(20), true);
+  assert.equal(p.moment.atClipEnd(19.9), false);
+  p.moment.setClip({ start: 5, end: null });
+  assert.equal(p.moment.atClipEnd(100), false, 'a clip to the end has no clip end');
+  p.moment.setClip(null);
+  assert.equal(p.moment.atClipEnd(20), false, 'no clip, no clip end');
+});
+
+test("a view of another length than the mode's pose is noticed, not applied", () => {
+  const p = fakePlayer();
+  p.moment.set(opts('camera=free&view=1,2,3'));
+  p.moment.opened();
+  p.moment.firstFrame();
+  assert.deepEqual(p.calls, [['mode', 'free']]);
+  assert.match(p.notices[0], /the free camera's view has 5 numbers/);
+  const q = fakePlayer();
+  q.moment.set(opts('view=1,2,3,0.1,0.2,300'));
+  q.moment.opened();
+  q.moment.firstFrame();
+  assert.deepEqual(q.calls, [['pose', [1, 2, 3, 0.1, 0.2, 300]]], 'an orbit pose in orbit');
+});
+
+test('spoiler-safe hides the length until the end is reached, even in a notice', () => {
+  const p = fakePlayer();
+  p.moment.set(opts('t=500&spoilers=0'));
+  p.moment.opened();
+  assert.doesNotMatch(p.notices[0], /100/);
+  assert.match(p.notices[0], /past the end of this recording\./);
+  const q = fakePlayer();
+  q.moment.set(opts('t=30&spoilers=0'));
+  q.moment.opened();
+  assert.equal(q.moment.lengthHidden, true);
+  q.moment.advanced(99, 100);
+  assert.equal(q.moment.lengthHidden, false, 'played to the end');
+  const r = fakePlayer();
+  r.moment.set(opts('t=30'));
+  r.moment.opened();
+  assert.equal(r.moment.lengthHidden, false, 'not spoiler-safe');
 });

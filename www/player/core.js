@@ -482,20 +482,21 @@ export class Core {
     if (sig.includes('killcam-hold'))
       this.emit('killcam', { active: true, holding: true, kill: this.camera.killCamKill });
     this.afterChange(before);
-    if (sig.includes('ended')) this.emit('ended');
-    if (now > prev) {
-      this.#clipStep(prev, now);
-      this.#reveal();
-    }
+    const act = now > prev ? this.moment.advanced(prev, now) : null;
+    // A loop at the recording's end goes on from the clip's start: it has not ended.
+    if (sig.includes('ended') && act !== 'loop') this.emit('ended');
+    if (act) this.#clipStep(act);
+    if (now > prev) this.#reveal();
   }
 
   /** The clip's end, crossed playing forward: back to its start (loop), or paused on it (`ended`). */
-  #clipStep(prev, now) {
-    const act = this.moment.advanced(prev, now);
-    if (!act) return;
+  #clipStep(act) {
     const c = this.moment.clip;
     if (act === 'loop') {
-      this.cmd((pb) => pb.seek(c.start));
+      this.cmd((pb) => {
+        pb.seek(c.start);
+        if (!pb.moving) pb.play();
+      });
       this.jumped();
       return;
     }
@@ -643,7 +644,13 @@ export class Core {
   /** Console_GetStatus for the status panel: the state machine's readout with the camera. */
   playbackStatus() {
     this.pb.camera = this.camera.mode();
-    return { ...this.pb.statusFields(), text: this.pb.status() };
+    const f = this.pb.statusFields();
+    if (this.moment.lengthHidden) {
+      // Spoiler-safe: neither the length nor the events ahead (docs/embedding.md "Spoiler-safe").
+      f.duration = f.frames = null;
+      f.events = upperBound(this.pb.eventTimes, this.moment.revealedUntil);
+    }
+    return { ...f, text: this.pb.status(f) };
   }
 
   /** The worker's counters (docs/worker-protocol.md `stats`). */

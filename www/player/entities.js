@@ -150,6 +150,12 @@ export class Entities {
     return -1;
   }
 
+  /** How a link names entity `id`: its callsign when find() gives it back, else `#id`. */
+  ref(id) {
+    const n = this.names.get(id);
+    return n && this.find(n) === id ? n : `#${id}`;
+  }
+
   /** The participant with id `id` (info.participants), or undefined. */
   participant(id) {
     return this.#participants.get(id);

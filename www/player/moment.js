@@ -10,6 +10,9 @@
 // something the recording does not have (a callsign nobody has, a tick past the end) becomes a
 // notice, not an error.
 
+/** How many numbers a camera pose of each mode has (docs/renderer.md "Camera pose"). */
+const POSE_LENGTH = { orbit: 6, free: 5, follow: 3, first: 2, kill: 3 };
+
 export class Moment {
   #p;
   #opts;
@@ -20,6 +23,8 @@ export class Moment {
     this.#p = player;
     /** The options of the recording being opened (readOptions()'s `options`), or {}. */
     this.#opts = {};
+    /** What the options could not use (one sentence each), as `notice` events said it. */
+    this.notices = [];
     /** The view options were applied to this recording's first frame. */
     this.#applied = false;
     /** The clip: `{ start, end, loop }` in seconds (end may be null: to the end), or null. */
@@ -35,9 +40,11 @@ export class Moment {
     this.posterPending = false;
   }
 
-  /** Options for the next recording opened (a new load forgets the last one's). */
-  set(options) {
+  /** Options for the next recording opened (a new load forgets the last one's), and the notices
+   *  reading them gave (the ones opening gives are added). */
+  set(options, notices = []) {
     this.#opts = options ?? {};
+    this.notices = [...notices];
     this.#applied = false;
     this.clip = null;
     this.spoilerSafe = this.#opts.spoilers === false;
@@ -55,13 +62,16 @@ export class Moment {
     if (!Number.isFinite(s)) return null;
     if (s > p.duration + 1e-9) {
       const what = t.tick !== undefined ? `tick ${t.tick}` : `${t.seconds} s`;
-      this.#notice(`The link's time ${what} is past the end of this recording (${p.duration.toFixed(1)} s).`);
+      // Spoiler-safe: not even the length.
+      const len = this.spoilerSafe ? '' : ` (${p.duration.toFixed(1)} s)`;
+      this.#notice(`The link's time ${what} is past the end of this recording${len}.`);
       return p.duration;
     }
     return Math.max(0, s);
   }
 
   #notice(text) {
+    this.notices.push(text);
     this.#p.emit('notice', { text });
   }
 
@@ -80,7 +90,10 @@ export class Moment {
     const at = this.posterPending ? poster : start;
     if (at !== null && at > 0) p.pb.seek(at);
     this.revealedUntil = p.pb.time;
-    if (o.speed !== undefined) p.pb.speed = o.speed;
+    if (o.speed !== undefined) {
+      p.pb.speed = o.speed;
+      p.emit('ratechange', o.speed);
+    }
     if (o.end || o.loop) {
       const end = this.#seconds(o.end);
       const from = start ?? 0;
@@ -105,26 +118,46 @@ export class Moment {
     if (!r) return;
     if (o.follow !== undefined) {
       const id = p.entities.find(o.follow);
-      if (id < 0) this.#notice(`Nobody called "${o.follow}" is in this recording: following nothing.`);
+      if (id < 0) this.#notice(`Nobody called "${o.follow}" is in this recording: the link's follow is ignored.`);
       else p.camera.select(id, { follow: true });
     }
     if (o.camera && o.camera !== 'kill') p.camera.setMode(o.camera);
     else if (o.camera === 'kill') p.camera.startKillCam();
     if (o.view) {
-      try {
-        r.setCameraPose(new Float64Array(o.view));
-      } catch {
-        /* a pose the renderer refuses changes nothing */
+      // The renderer (in its worker) refuses a pose of another length silently: say so here.
+      const mode = p.camera.mode();
+      const n = POSE_LENGTH[mode];
+      if (n !== undefined && o.view.length !== n)
+        this.#notice(`Ignored view=${o.view.join(',')}: the ${mode} camera's view has ${n} numbers.`);
+      else {
+        try {
+          r.setCameraPose(new Float64Array(o.view));
+        } catch {
+          /* a pose the renderer refuses changes nothing */
+        }
       }
     }
   }
 
-  /** The clock moved from `prev` to `now` playing forward: the clip's end stops or loops it. */
+  /** The clock moved from `prev` to `now` playing forward: the clip's end stops or loops it (a
+   *  loop without an end loops at the recording's end). */
   advanced(prev, now) {
     if (now > this.revealedUntil) this.revealedUntil = now;
     const c = this.clip;
-    if (!c || c.end === null || !(now >= c.end) || !(prev < c.end)) return null;
-    return c.loop ? 'loop' : 'stop';
+    const end = c?.end ?? this.#p.duration;
+    if (!c || !(now >= end) || !(prev < end)) return null;
+    return c.loop ? 'loop' : c.end === null ? null : 'stop';
+  }
+
+  /** Spoiler-safe and the end not reached yet: the recording's length is not shown. */
+  get lengthHidden() {
+    return this.spoilerSafe && this.revealedUntil < this.#p.duration;
+  }
+
+  /** The playhead rests where the clip stopped it (play again starts the clip again). */
+  atClipEnd(t) {
+    const e = this.clip?.end;
+    return e !== null && e !== undefined && Math.abs(t - e) < 1e-6;
   }
 
   /** Any jump of the clock (a seek): what it passed is revealed only by playing or landing there. */

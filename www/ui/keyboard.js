@@ -1,49 +1,10 @@
-// Keyboard shortcuts (the list the help overlay shows is KEYS below):
+// Keyboard shortcuts (the list the help overlay shows is www/ui/keys.js's KEYS: keep it in step):
 // Space play/pause · J/K/L reverse/pause/forward (again = faster) · X stop · ←/→ 5 s (Shift 1 s,
 // Alt 30 s) · , . one tick · [ ] previous/next kill · Home/End · C kill cam on the nearest kill ·
 // 1–5 camera (orbit, free, follow, first person, kill cam) · WASD/QE fly the free camera (Shift
-// faster) · Esc clears the selection / ends the kill cam · ? this help.
+// faster) · I / O a clip's in / out point · Esc clears the selection / ends the kill cam · ? this help.
 import { nextSpeed } from '../playback.js';
 import { SEEK_STEP_S } from '../player.js';
-
-/** [keys, what] for the help overlay, in groups. */
-export const KEYS = [
-  [
-    'Playback',
-    [
-      ['Space', 'Play / pause'],
-      ['J', 'Play backwards (again: faster)'],
-      ['K', 'Pause'],
-      ['L', 'Play forwards (again: faster, up to 16×)'],
-      ['X', 'Stop (back to the start)'],
-      ['← / →', 'Back / forward 5 s (Shift 1 s, Alt 30 s)'],
-      [', / .', 'One tick back / forward'],
-      ['Home / End', 'Start / end'],
-    ],
-  ],
-  [
-    'Kills',
-    [
-      ['[ / ]', 'Previous / next kill (from 2 s before)'],
-      ['C', 'Kill cam on the nearest kill'],
-      ['Esc', 'End the kill cam / clear the selection'],
-    ],
-  ],
-  [
-    'Camera',
-    [
-      ['1', 'Orbit (overview)'],
-      ['2', 'Free camera'],
-      ['3', 'Follow the selected entity'],
-      ['4', 'First person'],
-      ['5', 'Kill cam'],
-      ['W A S D', 'Free camera: fly forward / left / back / right'],
-      ['Q / E', 'Free camera: down / up (Shift: faster)'],
-      ['Drag · wheel', 'Orbit or look around · zoom'],
-      ['?', 'This help'],
-    ],
-  ],
-];
 
 const FLY = {
   w: ['forward', 1],
@@ -55,7 +16,11 @@ const FLY = {
 };
 const CAMERA_KEYS = { 1: 'orbit', 2: 'free', 3: 'follow', 4: 'first', 5: 'kill' };
 
-export function bindKeyboard(player, target = document, { onHelp = () => {}, onEscape = () => false } = {}) {
+export function bindKeyboard(
+  player,
+  target = document,
+  { onHelp = () => {}, onEscape = () => false, onClip = () => {} } = {},
+) {
   const held = new Set();
   const applyFly = (fast) => {
     const v = { forward: 0, right: 0, up: 0 };
@@ -162,6 +127,11 @@ export function bindKeyboard(player, target = document, { onHelp = () => {}, onE
         break;
       case 'c':
         player.startKillCam();
+        break;
+      case 'i':
+      case 'o':
+        if (e.shiftKey || e.altKey) handled = false;
+        else onClip(key === 'i' ? 'in' : 'out');
         break;
       default:
         if (CAMERA_KEYS[key] && !e.shiftKey && !e.altKey) player.setCameraMode(CAMERA_KEYS[key]);

@@ -89,7 +89,7 @@ export function createKillFeed(player, root = document) {
     past = firstAtOrAfter(player.tick + 1) - 1;
     nearKey = '';
     movedAt = performance.now();
-    view.setCount(kills.length, player.info ? 'No kills recorded' : '');
+    view.setCount(kills.length, player.info ? (player.spoilerSafe ? 'No kills yet' : 'No kills recorded') : '');
     if (kills.length) markNear();
   }
 

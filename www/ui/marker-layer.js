@@ -116,7 +116,7 @@ function poly(c, col, pts) {
  * @param {HTMLCanvasElement} o.overlay  near-the-playhead + hovered markers
  * @param {(kill: object) => number} o.killTime
  */
-export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
+export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events }) {
   const ctx = canvas.getContext('2d');
   const octx = overlay.getContext('2d');
   let w = 0; // CSS px
@@ -128,9 +128,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
   // Kills, in time order: { t, k, x }. Columns: { x, first, count } in order (first = index in kills).
   let kills = [];
   let killCols = [];
-  // Events other than kills, one slot per kind and CSS px column: key `${kind}:${col}` ->
-  // { x, e, kind, count }; byCol: col -> slots (for hit-testing).
-  let eventSource = [];
+  // Events other than kills (events(): those a viewer may see), one slot per kind and CSS px
+  // column: key `${kind}:${col}` -> { x, e, kind, count }; byCol: col -> slots (for hit-testing).
   let slots = new Map();
   let byCol = new Map();
   let kindCounts = new Map(); // kind -> slots drawn
@@ -237,7 +236,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
       drawOverlay();
       return;
     }
-    const fresh = addSlots(eventSource);
+    const fresh = addSlots(duration > 0 ? events() : []);
     drawSlots(fresh);
     for (const c of killCols) drawKillBar(ctx, c.x, colours.kill);
     drawOverlay();
@@ -328,14 +327,14 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
     hovered = null;
     scheduleFull();
   }
-  function setEvents(all, d) {
+  /** Every event again (events()), over `d` seconds. */
+  function setEvents(d) {
     duration = d;
-    eventSource = all;
     scheduleFull();
   }
   /** New events (a chunk's): drawn at once, without a full redraw. */
   function addEvents(fresh) {
-    if (pendingFull) return; // the full redraw reads eventSource (the player's array) anyway
+    if (pendingFull) return; // the full redraw reads events() anyway
     if (!colours) readColours();
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     drawSlots(addSlots(fresh));
@@ -343,7 +342,6 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime }) {
   function clear() {
     kills = [];
     killCols = [];
-    eventSource = [];
     duration = 0;
     near = [];
     nearKey = '';

@@ -26,6 +26,8 @@ export function createPanels(player, root = document) {
     infoList.append(el('dt', '', label), el('dd', '', value));
   }
 
+  // Spoiler-safe: the length (and the chunk count that tells it) show once the end was reached.
+  let lengthHidden = false;
   function renderInfo(open) {
     infoList.replaceChildren();
     warnings.replaceChildren();
@@ -37,11 +39,18 @@ export function createPanels(player, root = document) {
       { flrep: 'FLREP', spark_replay: 'SparkEngine replay', spark: 'SparkEngine replay', foldback: 'Foldback' }[
         i.format
       ] ?? String(i.format);
-    infoSummary.textContent = `${formatName} ${i.format_major}.${i.format_minor} · ${fmtDuration(open.durationS)}${i.warnings.length ? ' · ⚠' : ''}`;
+    lengthHidden = player.playbackStatus().duration === null;
+    const length = lengthHidden ? '' : ` · ${fmtDuration(open.durationS)}`;
+    infoSummary.textContent = `${formatName} ${i.format_major}.${i.format_minor}${length}${i.warnings.length ? ' · ⚠' : ''}`;
     row('Format', `${formatName} ${i.format_major}.${i.format_minor}`);
     row('Engine', i.engine_version || '—');
     row('Tick rate', `${i.tick_rate_hz} Hz`);
-    row('Duration', `${fmtDuration(open.durationS)} (${i.last_tick - i.first_tick + 1} ticks)`);
+    row(
+      'Duration',
+      lengthHidden
+        ? 'hidden until the end (spoiler-safe)'
+        : `${fmtDuration(open.durationS)} (${i.last_tick - i.first_tick + 1} ticks)`,
+    );
     row(
       'Keyframes',
       `every ${i.keyframe_interval_ticks} ticks (${(i.keyframe_interval_ticks / (i.tick_rate_hz || 1)).toFixed(1)} s)`,
@@ -65,7 +74,7 @@ export function createPanels(player, root = document) {
     row('Entity types', String(i.entity_types.length));
     row('Factions', String(i.factions.length));
     row('Participants', String(i.participants.length));
-    row('File', `${fmtBytes(open.fileLen)} · ${open.chunks.length} chunks`);
+    row('File', `${fmtBytes(open.fileLen)}${lengthHidden ? '' : ` · ${open.chunks.length} chunks`}`);
     for (const [k, v] of i.metadata ?? []) row(k, v);
     if (i.warnings.length) {
       for (const w of i.warnings) warnings.append(el('li', '', w));
@@ -204,9 +213,10 @@ export function createPanels(player, root = document) {
       statusState.textContent = s.state;
       statusState.dataset.state = s.state;
     }
-    setCell('time', `${s.time.toFixed(1)}s / ${s.duration.toFixed(1)}s`);
+    setCell('time', `${s.time.toFixed(1)}s${s.duration === null ? '' : ` / ${s.duration.toFixed(1)}s`}`);
     setCell('speed', `${Number(s.speed.toFixed(2))}x`);
-    setCell('frames', s.frames.toLocaleString('en-US'));
+    setCell('frames', s.frames === null ? '—' : s.frames.toLocaleString('en-US'));
+    if (lengthHidden && s.duration !== null) renderInfo(player.info);
     setCell('events', s.events.toLocaleString('en-US'));
     setCell('map', s.map || '—');
     setCell('mode', s.mode || '—');

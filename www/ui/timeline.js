@@ -32,7 +32,28 @@ export function createTimeline(player, root = document) {
   let pendingX = null;
   let rafScrub = 0;
 
-  const fraction = () => (player.duration > 0 ? Math.min(1, Math.max(0, player.currentTime / player.duration)) : 0);
+  // The seconds the bar spans: the recording's length, or while spoiler-safe hides it
+  // (docs/embedding.md "Spoiler-safe") a horizon of 5 min doubled whenever the furthest time
+  // reached passes 4/5 of it, so that neither the bar nor a time on it gives the length away.
+  let span = 0;
+  let hidden = false;
+  /** A new span: the duration label, the slider's maximum and the markers follow it. */
+  function rescale() {
+    const h = player.spoilerSafe && player.revealedUntil < player.duration;
+    let s = 300;
+    while (player.revealedUntil > s * 0.8) s *= 2;
+    if (!h) s = player.duration;
+    if (s === span && h === hidden) return;
+    span = s;
+    hidden = h;
+    durEl.textContent = h ? '--:--' : fmtTime(s);
+    scrubber.setAttribute('aria-valuemax', s.toFixed(1));
+    layer.setKills(player.kills, s);
+    layer.setEvents(s);
+    shown.f = '';
+  }
+
+  const fraction = () => (span > 0 ? Math.min(1, Math.max(0, player.currentTime / span)) : 0);
 
   // What update() last wrote: text and attributes are set only when they change (setting the same
   // text still replaces the text node and lays it out again).
@@ -74,7 +95,7 @@ export function createTimeline(player, root = document) {
   function timeAtX(clientX) {
     const r = scrubber.getBoundingClientRect();
     const f = r.width > 0 ? Math.min(1, Math.max(0, (clientX - r.left) / r.width)) : 0;
-    return f * player.duration;
+    return f * span; // (a seek clamps it to the recording)
   }
 
   function scrubTo(clientX) {
@@ -112,7 +133,7 @@ export function createTimeline(player, root = document) {
     e.preventDefault();
   });
   scrubber.addEventListener('pointermove', (e) => {
-    if (player.info && player.duration > 0) {
+    if (player.info && span > 0) {
       const p = local(e);
       const hit = scrubbing ? null : layer.hitTest(p.x, p.y);
       layer.setHovered(hit);
@@ -191,6 +212,7 @@ export function createTimeline(player, root = document) {
     canvas: markersEl,
     overlay: nearEl,
     killTime: (k) => player.killTime(k),
+    events: () => player.events,
   });
 
   function markerText(hit) {
@@ -259,13 +281,12 @@ export function createTimeline(player, root = document) {
     for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = true;
     setPlaying(false);
     durEl.textContent = fmtTime(0);
+    span = 0;
+    hidden = false;
     update();
   });
   player.on('info', () => {
-    durEl.textContent = fmtTime(player.duration);
-    scrubber.setAttribute('aria-valuemax', player.duration.toFixed(1));
-    layer.setKills(player.kills, player.duration);
-    layer.setEvents(player.events, player.duration);
+    rescale();
     kindCounts = new Map();
     countEvents(player.events);
     renderLegend();
@@ -276,8 +297,8 @@ export function createTimeline(player, root = document) {
     for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = false;
   });
   player.on('markers', (kills) => {
-    if (!(player.duration > 0) || !legend.childElementCount) return; // before 'info'
-    layer.setKills(kills, player.duration);
+    if (!(span > 0) || !legend.childElementCount) return; // before 'info'
+    layer.setKills(kills, span);
     markNear();
   });
   player.on('events', (fresh) => {
@@ -300,6 +321,7 @@ export function createTimeline(player, root = document) {
     markNear();
   };
   player.on('timeupdate', () => {
+    if (span) rescale();
     if (player.pageWaitsForSeek && !scrubbing) {
       heldTimer ||= setTimeout(showHeld, Math.max(0, player.seekShowInMs));
       return;
@@ -328,5 +350,5 @@ export function createTimeline(player, root = document) {
     }
   });
   update();
-  return { update, markers: () => layer.inspect() };
+  return { update, markers: () => layer.inspect(), span: () => span };
 }

@@ -1,0 +1,300 @@
+// The Share dialog of the full page (the top bar's Share button; docs/playback.md "Share"): a link
+// to this moment (with the view: the followed entity, the camera mode and its pose, the speed), a
+// clip marked with in / out points (I / O, the handles on the timeline: www/ui/clip.js) and its
+// link, and the embed snippets (iframe, script, <replay-player>), each with a Copy button. A file
+// opened from the disk has no address: the dialog says so and offers the time-only parameters.
+//
+// Loaded on first use (main.js imports it when the button, I / O or a link's clip needs it): a
+// session that never shares downloads none of it. A <dialog> opened modal: the keyboard reaches
+// every control, Esc closes it and the focus goes back to the Share button. The links are built by
+// www/ui/share-links.js from www/options.js's vocabulary; every text goes in as a value or
+// textContent.
+import { el, fmtTime } from './format.js';
+import { createClip } from './clip.js';
+import { pageLink, timeParams, embedSnippets } from './share-links.js';
+
+/** How often an open dialog follows the playhead (ms). */
+const REFRESH_MS = 250;
+
+/**
+ * @param {import('../player.js').Player} player
+ * @param {{ opener: HTMLElement, timeline: { span: () => number }, root?: Document }} o
+ */
+export function createShare(player, { opener, timeline, root = document }) {
+  const clip = createClip(player, { timeline, root, onChange: () => dialog?.open && refresh() });
+  /** The player's folder: where index.html, embed.html, player.js and element.js are. */
+  const base = () => new URL('.', location.href).href;
+
+  let dialog = null;
+  let f = null; // the dialog's parts, once built
+
+  function check(id, text, checked = false) {
+    const label = el('label', 'share-check');
+    const box = el('input');
+    box.type = 'checkbox';
+    box.id = id;
+    box.checked = checked;
+    label.append(box, document.createTextNode(` ${text}`));
+    return [label, box];
+  }
+
+  /** A read-only field (an input, or a textarea for several lines) and its Copy button. */
+  function copyRow(id, label, lines = 1) {
+    const row = el('div', 'share-row');
+    const field = el(lines > 1 ? 'textarea' : 'input', 'share-field');
+    field.id = id;
+    field.readOnly = true;
+    field.spellcheck = false;
+    if (lines > 1) field.rows = lines;
+    else field.type = 'text';
+    field.setAttribute('aria-label', label);
+    const btn = el('button', 'btn share-copy', 'Copy');
+    btn.type = 'button';
+    btn.dataset.for = id;
+    btn.setAttribute('aria-label', `Copy ${label.toLowerCase()}`);
+    btn.addEventListener('click', () => copy(field, btn));
+    row.append(field, btn);
+    return [row, field];
+  }
+
+  function button(text, title, onClick) {
+    const b = el('button', 'btn', text);
+    b.type = 'button';
+    if (title) b.title = title;
+    b.addEventListener('click', onClick);
+    return b;
+  }
+
+  function build() {
+    dialog = el('dialog', 'share');
+    dialog.id = 'share';
+    dialog.setAttribute('aria-labelledby', 'share-title');
+    const box = el('div', 'share-box');
+    const head = el('div', 'share-head');
+    const close = button('Close', 'Close (Esc)', () => dialog.close());
+    head.append(el('h2', '', 'Share'), close);
+    head.firstChild.id = 'share-title';
+
+    const disk = el('p', 'share-disk');
+    disk.id = 'share-disk';
+    const [viewLabel, view] = check('share-view', 'With the view: the camera, who it follows, the speed');
+    const [spoilLabel, spoilers] = check(
+      'share-spoilers',
+      'Spoiler-safe: hide kills and the length ahead',
+      player.spoilerSafe,
+    );
+
+    const moment = el('section', 'share-section');
+    const momentHead = el('h3', '', 'Link to this moment ');
+    const at = el('span', 'share-at');
+    momentHead.append(at);
+    const [momentRow, link] = copyRow('share-link', 'The link to this moment');
+    moment.append(momentHead, momentRow);
+
+    const clipSec = el('section', 'share-section');
+    const points = el('div', 'share-points');
+    const inAt = el('span', 'share-time');
+    inAt.id = 'share-in';
+    const outAt = el('span', 'share-time');
+    outAt.id = 'share-out';
+    const [loopLabel, loop] = check('share-loop', 'Loop');
+    loop.addEventListener('change', () => {
+      const c = player.clip;
+      if (c) clip.set({ ...c, loop: loop.checked });
+    });
+    const clearBtn = button('Clear', 'Clear the clip', () => clip.clear());
+    clearBtn.id = 'share-clear';
+    points.append(
+      button('In', 'The clip starts at the playhead (I)', () => clip.mark('in')),
+      inAt,
+      button('Out', 'The clip ends at the playhead (O)', () => clip.mark('out')),
+      outAt,
+      loopLabel,
+      clearBtn,
+    );
+    const clipNote = el('p', 'share-note');
+    const [clipRow, clipLink] = copyRow('share-clip-link', 'The link to the clip');
+    clipSec.append(el('h3', '', 'Clip'), points, clipNote, clipRow);
+
+    const embed = el('section', 'share-section');
+    const embedNote = el('p', 'share-note');
+    const snippets = el('div', 'share-snippets');
+    const [iframeRow, iframe] = copyRow('share-iframe', 'The iframe snippet', 3);
+    const [scriptRow, script] = copyRow('share-script', 'The script snippet', 6);
+    const [elementRow, element] = copyRow('share-element', 'The element snippet', 3);
+    snippets.append(
+      el('h4', '', 'iframe'),
+      iframeRow,
+      el('h4', '', 'Script'),
+      scriptRow,
+      el('h4', '', 'Custom element'),
+      elementRow,
+    );
+    embed.append(el('h3', '', 'Embed'), embedNote, snippets);
+
+    const status = el('p', 'share-status');
+    status.setAttribute('role', 'status');
+    box.append(head, disk, viewLabel, spoilLabel, moment, clipSec, embed, status);
+    dialog.append(box);
+    root.body.append(dialog);
+
+    for (const b of [view, spoilers]) b.addEventListener('change', refresh);
+    // The page's keys stay out of the dialog (Space, ← / → would drive the player behind it);
+    // I / O still mark the clip. Esc is the dialog's own (it closes).
+    dialog.addEventListener('keydown', (e) => {
+      e.stopPropagation();
+      const k = e.key.toLowerCase();
+      if ((k === 'i' || k === 'o') && !e.ctrlKey && !e.metaKey && !e.altKey && !e.shiftKey) {
+        clip.mark(k === 'i' ? 'in' : 'out');
+        e.preventDefault();
+      }
+    });
+    // A click on the backdrop (the dialog element itself, outside its box) closes it.
+    dialog.addEventListener('click', (e) => {
+      if (e.target === dialog) dialog.close();
+    });
+    dialog.addEventListener('close', () => opener?.focus());
+    f = {
+      disk,
+      view,
+      spoilers,
+      at,
+      link,
+      inAt,
+      outAt,
+      loop,
+      clearBtn,
+      clipNote,
+      clipRow,
+      clipLink,
+      embedNote,
+      snippets,
+      iframe,
+      script,
+      element,
+      status,
+    };
+  }
+
+  /** Seconds for a link: to the millisecond, on the tick the playhead shows. */
+  function linkSeconds(t) {
+    const rate = player.info?.info.tick_rate_hz || 1;
+    const tick = (s) => Math.floor(s * rate + 1e-6);
+    let s = Math.round(t * 1000) / 1000;
+    if (tick(s) > tick(t)) s = Math.floor(t * 1000) / 1000;
+    else if (tick(s) < tick(t)) s = Math.ceil(t * 1000) / 1000;
+    return s;
+  }
+
+  let seq = 0;
+  /** Writes every link and snippet for the moment, the clip and the boxes ticked now. */
+  async function refresh() {
+    if (!f || !player.info) return;
+    const mine = ++seq;
+    const st = player.getState();
+    const withView = f.view.checked;
+    const pose = withView ? await player.cameraPose().catch(() => []) : [];
+    if (mine !== seq) return; // a newer refresh is on its way
+    const url = player.url;
+    const common = {
+      url: url || undefined,
+      ...(withView ? { follow: st.follow ?? undefined, camera: st.camera, view: pose, speed: st.speed } : {}),
+      spoilers: f.spoilers.checked ? false : undefined,
+    };
+    const momentOpts = { ...common, t: { seconds: linkSeconds(player.currentTime) } };
+    const c = player.clip;
+    const clipOpts = c && {
+      ...common,
+      t: { seconds: linkSeconds(c.start) },
+      end: c.end === null ? undefined : { seconds: linkSeconds(c.end) },
+      loop: c.loop,
+    };
+    const b = base();
+    const link = (o) => (url ? pageLink(b, o) : timeParams(o));
+
+    f.disk.hidden = !!url;
+    f.disk.textContent = url
+      ? ''
+      : 'This replay was opened from your computer, so no link can open it: the people you send a ' +
+        'link to do not have the file. Below is the moment alone, without a replay address: add it ' +
+        'to a link of this replay once the file is on the web (?url=its address&t=…).';
+    f.at.textContent = `(${fmtTime(player.currentTime)})`;
+    f.link.value = link(momentOpts);
+
+    f.inAt.textContent = c ? fmtTime(c.start) : '—';
+    f.outAt.textContent = c ? (c.end === null ? 'the end' : fmtTime(c.end)) : '—';
+    f.loop.checked = !!c?.loop;
+    f.loop.disabled = f.clearBtn.disabled = !c;
+    f.clipNote.textContent = c
+      ? `Plays from ${fmtTime(c.start)} to ${c.end === null ? 'the end' : fmtTime(c.end)}${c.loop ? ', again and again' : ''}; drag its ends on the timeline.`
+      : 'No clip yet: press I at its start and O at its end (or use In and Out), then drag its ends on the timeline.';
+    f.clipRow.hidden = !c;
+    f.clipLink.value = c ? link(clipOpts) : '';
+
+    f.snippets.hidden = !url;
+    f.embedNote.textContent = url
+      ? `For a web page: the player at ${c ? 'the clip' : 'this moment'}, served from ${b}.`
+      : 'An embed needs the replay at a web address too.';
+    if (url) {
+      const s = embedSnippets(b, { ...(c ? clipOpts : momentOpts), url });
+      f.iframe.value = s.iframe;
+      f.script.value = s.script;
+      f.element.value = s.element;
+    }
+  }
+
+  /** Copies a field's text (navigator.clipboard), or selects it for Ctrl+C where the page may not. */
+  async function copy(field, btn) {
+    let copied = false;
+    try {
+      await navigator.clipboard.writeText(field.value);
+      copied = true;
+    } catch {
+      field.focus();
+      field.select();
+    }
+    const what = btn.getAttribute('aria-label').replace(/^Copy /, '');
+    f.status.textContent = copied ? `Copied ${what}.` : `Selected ${what}: press Ctrl+C (⌘C) to copy it.`;
+    btn.textContent = copied ? 'Copied' : 'Selected';
+    setTimeout(() => {
+      btn.textContent = 'Copy';
+    }, 1500);
+  }
+
+  // While the dialog is open its links follow the player (the playhead, the clip, the camera).
+  let last = 0;
+  const follow = () => {
+    if (!dialog?.open) return;
+    const now = performance.now();
+    if (now - last < REFRESH_MS) return;
+    last = now;
+    refresh();
+  };
+  player.on('timeupdate', follow);
+  for (const ev of ['cameramode', 'selection', 'ratechange', 'seeked']) {
+    player.on(ev, () => dialog?.open && refresh());
+  }
+
+  function open() {
+    if (!player.info) return;
+    if (!dialog) build();
+    f.status.textContent = '';
+    refresh();
+    if (!dialog.open) dialog.showModal();
+    f.link.focus();
+    f.link.select();
+  }
+
+  return {
+    open,
+    close: () => dialog?.close(),
+    /** I / O: a clip point at the playhead (ui/clip.js). */
+    mark: (point, t) => clip.mark(point, t),
+    clip,
+    /** Resolves once the open dialog's texts are written (test hook). */
+    refresh,
+    get dialog() {
+      return dialog;
+    },
+  };
+}
