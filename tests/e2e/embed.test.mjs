@@ -1,6 +1,7 @@
 // The three embed forms end to end in headless Chromium (docs/embedding.md), each the way a site
-// uses it: a host page on one origin (A) embeds the player served from a second (B: dist/, with
-// CORS), which reads the replay from a third (C: CORS + Range), under the host's strict CSP
+// uses it: a host page on one origin (A) embeds the player served from a second (B: dist/ under a
+// sub-path, /dist/, with CORS), which reads the replay from a third (C: CORS + Range), under the
+// host's strict CSP
 // (the lines docs/embedding.md gives, nothing more). Three servers on three loopback ports are
 // three origins. Canvas pixels are checked, the console must stay clean, and no CSP violation may
 // be reported (the `securitypolicyviolation` events of every frame, and the console's CSP lines).
@@ -9,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { startServer, launchBrowser, collectConsole, WWW } from './harness.mjs';
+import { startServer, launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
 import { OUT, DEMO, decodePng, nearFaction, BACKGROUND } from './player-helpers.mjs';
 import { writeHosts } from './embed-hosts.mjs';
 
@@ -18,8 +19,10 @@ const HOST_DIR = path.join(OUT, 'embed-host');
 const origin = (srv) => srv.url.slice(0, -1);
 
 let browser;
-/** B: the player (dist/); C: the replays; A: the host pages, one server per CSP. */
+/** B: the player (dist/ at B's /dist/: any path); C: the replays; A: the host pages, one server per CSP. */
 let B;
+/** Where the player is: B's /dist/. */
+let PLAYER;
 let C;
 let frameHost;
 let scriptHost;
@@ -42,7 +45,8 @@ before(async () => {
   const playerHeaders = { 'Access-Control-Allow-Origin': '*' };
   const frameHeaders = hostHeaders.frame;
   const scriptHeaders = hostHeaders.script;
-  B = await startServer({ headers: playerHeaders });
+  B = await startServer({ root: ROOT, headers: playerHeaders });
+  PLAYER = `${B.url}dist/`;
   C = await startServer({
     headers: {
       'Access-Control-Allow-Origin': '*',
@@ -94,7 +98,7 @@ after(async () => {
 async function openHost(host, file, extra = '') {
   const page = await browser.newPage();
   const log = collectConsole(page);
-  await page.goto(`${host.url}${file}?player=${B.url}&replays=${C.url}${extra}`, { waitUntil: 'load' });
+  await page.goto(`${host.url}${file}?player=${PLAYER}&replays=${C.url}${extra}`, { waitUntil: 'load' });
   return { page, log };
 }
 
@@ -450,14 +454,17 @@ test('the CSP lines are the least that works: without any one of their sources t
       const page = await browser.newPage();
       const log = collectConsole(page);
       try {
-        await page.goto(`${scriptHost.url}script.html?player=${B.url}&replays=${C.url}`, { waitUntil: 'load' });
+        await page.goto(`${scriptHost.url}script.html?player=${PLAYER}&replays=${C.url}`, { waitUntil: 'load' });
         await page
           .waitForFunction(() => window.__csp.length || window.__p?.state().ready || window.__p?.state().error, null, {
             timeout: 20_000,
             polling: 100,
           })
           .catch(() => {});
-        const r = await page.evaluate(() => ({ csp: window.__csp, error: window.__p?.state().error ?? 'no player' }));
+        const r = await page.evaluate(() => ({
+          csp: window.__csp,
+          error: window.__p ? window.__p.state().error : 'no player',
+        }));
         const consoleCsp = log.messages.filter((m) => /Content Security Policy/i.test(m));
         failures[what] = !!(r.csp.length || r.error || consoleCsp.length);
       } finally {
@@ -709,8 +716,9 @@ test('hostile: malformed postMessages, bad parameters and an origin= mismatch th
   }
 });
 
-/** The player's files (dist/, gzip -9 bytes) a page, its frames and its workers fetched from `from`. */
-async function fetchedFrom(page, from) {
+/** The player's files (dist/, gzip -9 bytes) a page, its frames and its workers fetched from
+ *  below `base` (the player's address). */
+async function fetchedFrom(page, base) {
   const urls = [];
   const entries = () => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)];
   for (const f of page.frames()) urls.push(...(await f.evaluate(entries).catch(() => [])));
@@ -718,8 +726,9 @@ async function fetchedFrom(page, from) {
   const files = new Set();
   for (const u of urls) {
     const url = new URL(u);
-    if (url.origin !== from) continue;
-    let p = decodeURIComponent(url.pathname).slice(1);
+    url.search = '';
+    if (!url.href.startsWith(base)) continue;
+    let p = decodeURIComponent(url.href.slice(base.length));
     if (p === '' || p.endsWith('/')) p += 'index.html';
     if (!p.endsWith('.flrep')) files.add(p);
   }
@@ -738,26 +747,26 @@ test('download: what each embed form fetches for a WebGPU .flrep session, beside
         await page.goto(plain.url, { waitUntil: 'load' });
         await until(page, () => window.__player?.state().ready);
         await page.evaluate(() => window.__player.play());
-        return { from: origin(plain), backend: await page.evaluate(() => window.__player.backend) };
+        return { from: plain.url, backend: await page.evaluate(() => window.__player.backend) };
       },
       iframe: async (page) => {
-        await page.goto(`${frameHost.url}iframe.html?player=${B.url}&replays=${C.url}`, { waitUntil: 'load' });
+        await page.goto(`${frameHost.url}iframe.html?player=${PLAYER}&replays=${C.url}`, { waitUntil: 'load' });
         await page.evaluate(() => window.__host.frame('bytes', 'autoplay=1'));
         await hostEvent(page, { event: 'play' });
         const f = page.frames().find((x) => x.url().startsWith(B.url));
-        return { from: origin(B), backend: await f.evaluate(() => window.__player.backend) };
+        return { from: PLAYER, backend: await f.evaluate(() => window.__player.backend) };
       },
       script: async (page) => {
-        await page.goto(`${scriptHost.url}script.html?player=${B.url}&replays=${C.url}`, { waitUntil: 'load' });
+        await page.goto(`${scriptHost.url}script.html?player=${PLAYER}&replays=${C.url}`, { waitUntil: 'load' });
         await until(page, () => window.__p?.state().ready);
         await page.evaluate(() => window.__p.play());
-        return { from: origin(B), backend: await page.evaluate(() => window.__p.backend) };
+        return { from: PLAYER, backend: await page.evaluate(() => window.__p.backend) };
       },
       element: async (page) => {
-        await page.goto(`${scriptHost.url}element.html?player=${B.url}&replays=${C.url}`, { waitUntil: 'load' });
+        await page.goto(`${scriptHost.url}element.html?player=${PLAYER}&replays=${C.url}`, { waitUntil: 'load' });
         await until(page, () => window.__events?.some((e) => e.type === 'ready'));
         await page.evaluate(() => document.getElementById('rp').play());
-        return { from: origin(B), backend: await page.evaluate(() => document.getElementById('rp').backend) };
+        return { from: PLAYER, backend: await page.evaluate(() => document.getElementById('rp').backend) };
       },
     };
     for (const [form, open] of Object.entries(forms)) {
