@@ -17,7 +17,7 @@ export async function lint() {
   const t0 = performance.now();
   await run('cargo', ['fmt', '--all', '--check']);
   await run('cargo', ['fmt', '--all', '--check', '--manifest-path', FUZZ_MANIFEST]);
-  await run(path.join(ROOT, 'node_modules', '.bin', 'biome'), ['ci', '--colors=off', '.']);
+  await run(path.join(ROOT, 'node_modules', '.bin', 'biome'), ['ci', '--colors=off', '--error-on-warnings', '.']);
   const deny = ['--', '-D', 'warnings'];
   await run('cargo', ['clippy', '--workspace', '--all-targets', ...deny]);
   await run('cargo', ['clippy', '--manifest-path', FUZZ_MANIFEST, ...deny]);

@@ -1,38 +1,19 @@
 // The player's controls end to end in headless Chromium: the loop rests while nothing changes,
 // the keyboard and the roster, scrubbing, a seek's clock and timeline waiting for its frame, and a
 // whole playback of the demo at 16x without console errors.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, collectConsole, ROOT } from './harness.mjs';
-import { OUT, DEMO, waitReady, playerState, canvasShot, fractionDifferent, settle } from './player-helpers.mjs';
+import { OUT, waitReady, playerState, canvasShot, fractionDifferent, settle, pageSuite } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
-let srv;
-let browser;
-let base;
-
-before(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
-  srv = await startServer({ root: ROOT });
-  base = `${srv.url}dist/`;
-  browser = await launchBrowser({ webgpu: true });
+const suite = pageSuite({
+  setup: () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+  },
 });
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function openPage(query = '') {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(`${base}${query}`, { waitUntil: 'load' });
-  return { page, log };
-}
+const openPage = suite.openPage;
 
 test('a paused, untouched player rests (no animation frames); input, a selection or play wakes it, and the clock does not jump', {
   timeout: 120_000,

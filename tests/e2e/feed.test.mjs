@@ -1,11 +1,10 @@
 // The kill markers, the kill feed and the roster end to end in headless Chromium: they list the
 // recorded kills and participants, follow the playhead, seek on a click, and stay small in the DOM
 // for thousands of kills and a thousand participants.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, collectConsole, ROOT } from './harness.mjs';
 import {
   OUT,
   DEMO,
@@ -19,31 +18,11 @@ import {
   roomiestKill,
   killFeedRow,
   feedRowText,
+  pageSuite,
 } from './player-helpers.mjs';
 
-let srv;
-let browser;
-let base;
-
-before(async () => {
-  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
-  srv = await startServer({ root: ROOT });
-  base = `${srv.url}dist/`;
-  browser = await launchBrowser({ webgpu: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function openPage(query = '') {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(`${base}${query}`, { waitUntil: 'load' });
-  return { page, log };
-}
+const suite = pageSuite();
+const openPage = suite.openPage;
 
 test('kill markers and the kill feed list the recorded kills; hovering a marker shows its text; clicking a marker or a row seeks to the kill', {
   timeout: 120_000,

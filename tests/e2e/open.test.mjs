@@ -1,13 +1,13 @@
 // Opening replays end to end in headless Chromium: through the file picker, a drop, ?url= (with
 // Range requests and from a server without them); the reader's errors reach the page, and a crash
 // of either worker is reported and recovered from at the next file.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
-import { startServer, launchBrowser, collectConsole, ROOT } from './harness.mjs';
+import { collectConsole } from './harness.mjs';
 import {
   OUT,
   DEMO,
@@ -19,37 +19,21 @@ import {
   decoderWorker,
   renderWorker,
   assertPicture,
+  pageSuite,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
-let srv;
-let browser;
-let base;
 let t10;
 let t10b;
 
-before(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  t10 = fixture('t10', { seconds: 10, seed: 7 });
-  t10b = fixture('t10b', { seconds: 10, seed: 11, entities: 12 });
-  // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
-  srv = await startServer({ root: ROOT });
-  base = `${srv.url}dist/`;
-  browser = await launchBrowser({ webgpu: true });
+const suite = pageSuite({
+  setup: () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    t10 = fixture('t10', { seconds: 10, seed: 7 });
+    t10b = fixture('t10b', { seconds: 10, seed: 11, entities: 12 });
+  },
 });
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function openPage(query = '') {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(`${base}${query}`, { waitUntil: 'load' });
-  return { page, log };
-}
+const openPage = suite.openPage;
 
 test('opening a file through the file picker, then a second one replaces it', { timeout: 120_000 }, async () => {
   const { page, log } = await openPage();
@@ -120,12 +104,12 @@ test('opening a file dropped on the page (DragEvent with a DataTransfer)', { tim
 test('?url= loads over HTTP with Range requests', { timeout: 120_000 }, async () => {
   const ranges = [];
   const { page, log } = await (async () => {
-    const page = await browser.newPage();
+    const page = await suite.browser.newPage();
     const log = collectConsole(page);
     page.on('request', (r) => {
       if (new URL(r.url()).pathname.endsWith('/t10.flrep')) ranges.push(r.headers().range ?? '(none)');
     });
-    await page.goto(`${base}?url=${encodeURIComponent('/tests/output/t10.flrep')}`, { waitUntil: 'load' });
+    await page.goto(`${suite.base}?url=${encodeURIComponent('/tests/output/t10.flrep')}`, { waitUntil: 'load' });
     return { page, log };
   })();
   try {

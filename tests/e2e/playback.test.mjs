@@ -3,16 +3,15 @@
 // the previous camera at 1×), camera modes (buttons, keys, free-camera flying), the inspector, the
 // event markers + legend, the status panel, the help overlay; and, when the CLI can write one, a
 // SparkEngine .replay dropped on the page.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startServer, launchBrowser, collectConsole, replayBinPath, ROOT } from './harness.mjs';
+import { collectConsole, replayBinPath, ROOT } from './harness.mjs';
 import { fmtTime } from '../../www/ui/format.js';
 import {
   OUT,
-  DEMO,
   fixture,
   waitReady,
   playerState,
@@ -22,33 +21,17 @@ import {
   timelineMarkers,
   killFeedRow,
   decoderWorker,
+  pageSuite,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
-let srv;
-let browser;
-let base;
-
-before(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  fixture('t10', { seconds: 10, seed: 7 });
-  srv = await startServer({ root: ROOT });
-  base = `${srv.url}dist/`;
-  browser = await launchBrowser({ webgpu: true });
+const suite = pageSuite({
+  setup: () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+    fixture('t10', { seconds: 10, seed: 7 });
+  },
 });
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function openPage(query = '') {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(`${base}${query}`, { waitUntil: 'load' });
-  return { page, log };
-}
+const openPage = suite.openPage;
 
 const pstate = (page) =>
   page.evaluate(() => {
@@ -472,7 +455,7 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
 test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS size, markers where the kills are', {
   timeout: 120_000,
 }, async () => {
-  const page = await browser.newPage();
+  const page = await suite.browser.newPage();
   const log = collectConsole(page);
   try {
     const cdp = await page.context().newCDPSession(page);
@@ -482,7 +465,7 @@ test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS s
       deviceScaleFactor: 2,
       mobile: false,
     });
-    await page.goto(`${base}`, { waitUntil: 'load' });
+    await page.goto(`${suite.base}`, { waitUntil: 'load' });
     const s = await waitReady(page);
     await page.waitForFunction(() => {
       const c = document.getElementById('scrub-markers');

@@ -5,7 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { ROOT, WWW, replayBinPath } from './harness.mjs';
+import { before, after } from 'node:test';
+import { ROOT, WWW, replayBinPath, startServer, launchBrowser, collectConsole } from './harness.mjs';
 
 export const OUT = path.join(ROOT, 'tests', 'output');
 export const DEMO = path.join(WWW, 'demo', 'demo.flrep');
@@ -15,6 +16,35 @@ export const FACTION_RGB = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9
   parseInt(h.slice(3, 5), 16),
   parseInt(h.slice(5, 7), 16),
 ]);
+
+/**
+ * The usual preamble of a player test file, called at its top level: the repository root served
+ * (the page at /dist/, replays generated into /tests/output/ on the same origin), one Chromium for
+ * the file (WebGPU unless `webgpu: false`), and `openPage(query)` → `{page, log}` (a new page on
+ * `dist/` + query, its console collected). `setup` runs in `before`, after the checks. The fields
+ * (`srv`, `browser`, `base`) are set once `before` has run.
+ */
+export function pageSuite({ webgpu = true, setup = null } = {}) {
+  const s = { srv: null, browser: null, base: '' };
+  before(async () => {
+    if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
+    await setup?.();
+    s.srv = await startServer({ root: ROOT });
+    s.base = `${s.srv.url}dist/`;
+    s.browser = await launchBrowser({ webgpu });
+  });
+  after(async () => {
+    await s.browser?.close();
+    await s.srv?.close();
+  });
+  s.openPage = async (query = '') => {
+    const page = await s.browser.newPage();
+    const log = collectConsole(page);
+    await page.goto(`${s.base}${query}`, { waitUntil: 'load' });
+    return { page, log };
+  };
+  return s;
+}
 
 function replayBin() {
   const bin = replayBinPath();

@@ -1,47 +1,29 @@
 // The player's picture end to end in headless Chromium (WebGPU flags on): the demo renders
 // entities in faction colours on the background (pixel checks), drawn in the render worker and on
 // the page, and a click on an entity selects and follows it.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startServer, launchBrowser, collectConsole, gpuAdapterInfo, ROOT } from './harness.mjs';
+import { gpuAdapterInfo } from './harness.mjs';
 import {
   OUT,
-  DEMO,
   waitReady,
   canvasShot,
   fractionDifferent,
   renderWorker,
   assertBackground,
   assertPicture,
+  pageSuite,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
-let srv;
-let browser;
-let base;
-
-before(async () => {
-  fs.mkdirSync(SHOTS, { recursive: true });
-  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
-  srv = await startServer({ root: ROOT });
-  base = `${srv.url}dist/`;
-  browser = await launchBrowser({ webgpu: true });
+const suite = pageSuite({
+  setup: () => {
+    fs.mkdirSync(SHOTS, { recursive: true });
+  },
 });
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function openPage(query = '') {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(`${base}${query}`, { waitUntil: 'load' });
-  return { page, log };
-}
+const openPage = suite.openPage;
 
 test('the demo opens and renders (WebGPU when an adapter exists): entities in faction colours on the background; a seek changes the picture', {
   timeout: 180_000,

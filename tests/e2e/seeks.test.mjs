@@ -1,35 +1,12 @@
 // What a seek costs the worker, end to end in headless Chromium: a paused seek decodes only the
 // frames at its tick; prefetch hints (the pointer resting on the timeline or a kill row, a key's
 // next step, a seek's landing) leave the next seek nothing to read or decompress; the spare decoder.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startServer, launchBrowser, collectConsole, ROOT } from './harness.mjs';
-import { DEMO, seekLanded, hintsSettled, playhead, fixture, waitReady, killFeedRow } from './player-helpers.mjs';
+import { seekLanded, hintsSettled, playhead, fixture, waitReady, killFeedRow, pageSuite } from './player-helpers.mjs';
 
-let srv;
-let browser;
-let base;
-
-before(async () => {
-  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
-  srv = await startServer({ root: ROOT });
-  base = `${srv.url}dist/`;
-  browser = await launchBrowser({ webgpu: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function openPage(query = '') {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(`${base}${query}`, { waitUntil: 'load' });
-  return { page, log };
-}
+const suite = pageSuite();
+const openPage = suite.openPage;
 
 test('a paused seek decodes only the frames at its tick; playing on resumes in that chunk without decompressing it again', {
   timeout: 120_000,

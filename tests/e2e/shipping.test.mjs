@@ -1,37 +1,16 @@
 // What the player page loads, end to end in headless Chromium: decoding stays in the worker and
 // drawing in the render worker (the page loads neither wasm), and a WebGPU .flrep session's
 // download stays within the 250 KB budget.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { startServer, launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
-import { DEMO, waitReady, decoderWorker, renderWorker } from './player-helpers.mjs';
+import { ROOT, WWW } from './harness.mjs';
+import { waitReady, decoderWorker, renderWorker, pageSuite } from './player-helpers.mjs';
 
-let srv;
-let browser;
-let base;
-
-before(async () => {
-  if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  // Serve the repository root: the page at /www/, generated replays at /tests/output/ (same origin).
-  srv = await startServer({ root: ROOT });
-  base = `${srv.url}dist/`;
-  browser = await launchBrowser({ webgpu: true });
-});
-
-after(async () => {
-  await browser?.close();
-  await srv?.close();
-});
-
-async function openPage(query = '') {
-  const page = await browser.newPage();
-  const log = collectConsole(page);
-  await page.goto(`${base}${query}`, { waitUntil: 'load' });
-  return { page, log };
-}
+const suite = pageSuite();
+const openPage = suite.openPage;
 
 test('decoding happens in the worker and drawing in the render worker: the page loads neither wasm; the renderer wasm has no decoder', {
   timeout: 120_000,
