@@ -3,8 +3,9 @@
 //   node scripts/dist.mjs      (also the last step of node scripts/build.mjs)
 //
 // The shell's modules ship bundled (esbuild, ESM with code splitting, minified): one file per entry
-// (ENTRIES: what a page or a worker loads by URL: dist/main.js, dist/player.js, dist/worker.js, ...)
-// with its static imports inside, code that several entries share in a chunk file beside them
+// (ENTRIES: what a page or a worker loads by URL: dist/main.js, dist/player.js, dist/embed.js,
+// dist/element.js, dist/worker.js, ...; the embed forms' entries, EMBED_ENTRIES, in a build of
+// their own) with its static imports inside, code that several entries share in a chunk file beside them
 // (`chunk-<hash>.js`, loaded by their imports), and every `import('./x.js')` of a literal path its
 // own chunk, loaded when it was before. Why: www/ keeps a module per concern, and gzipped one by one
 // each file loses its share of the others' context (~200 bytes a file: ~4 KB of the first-load budget
@@ -25,8 +26,16 @@ import { ROOT, log, since, isMain } from './lib.mjs';
 
 export const WWW_DIR = path.join(ROOT, 'www');
 export const DIST_DIR = path.join(ROOT, 'dist');
-/** The modules loaded by URL: by index.html, by a host page (player.js), as workers. */
-export const ENTRIES = ['main.js', 'player.js', 'worker.js', 'render-worker.js'];
+/** The modules loaded by URL: by index.html, by embed.html, by a host page (player.js, element.js), as workers. */
+export const ENTRIES = ['main.js', 'player.js', 'embed.js', 'element.js', 'worker.js', 'render-worker.js'];
+/**
+ * The embed forms' entries, bundled apart from the full page's (a second esbuild build): bundled
+ * together, every module main.js shares with the embed UI (keyboard, marker layer, kill feed…)
+ * would leave main.js for a chunk of its own, and the full page's first load would grow by each
+ * chunk's lost gzip context (+1.8 KB measured). Apart, the player's inside ships twice in dist/
+ * (once per build) and neither page downloads the other's.
+ */
+export const EMBED_ENTRIES = ['player.js', 'embed.js', 'element.js'];
 /** Chunks esbuild writes beside the entries. */
 const CHUNK = /^chunk-[A-Z0-9]+\.js$/;
 const SW = 'sw.js';
@@ -84,23 +93,28 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
       );
   }
   fs.mkdirSync(out, { recursive: true });
-  const bundle = await esbuild.build({
-    entryPoints: ENTRIES.map((e) => path.join(src, e)),
-    outdir: out,
-    outbase: src,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    minify: true,
-    legalComments: 'none',
-    entryNames: '[name]',
-    chunkNames: 'chunk-[hash]',
-    metafile: true,
-    logLevel: 'silent',
-    // The glue is imported by a computed path (worker-decoders.js, renderer-loader.js): never bundled.
-    external: ['./pkg/*'],
-  });
-  const bundled = new Set(Object.keys(bundle.metafile.outputs).map((o) => path.relative(out, o)));
+  const build = (entries) =>
+    esbuild.build({
+      entryPoints: entries.map((e) => path.join(src, e)),
+      outdir: out,
+      outbase: src,
+      bundle: true,
+      splitting: true,
+      format: 'esm',
+      minify: true,
+      legalComments: 'none',
+      entryNames: '[name]',
+      chunkNames: 'chunk-[hash]',
+      metafile: true,
+      logLevel: 'silent',
+      // The glue is imported by a computed path (worker-decoders.js, renderer-loader.js): never bundled.
+      external: ['./pkg/*'],
+    });
+  const bundles = await Promise.all([
+    build(ENTRIES.filter((e) => !EMBED_ENTRIES.includes(e))),
+    build(ENTRIES.filter((e) => EMBED_ENTRIES.includes(e))),
+  ]);
+  const bundled = new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((o) => path.relative(out, o)));
   const keep = new Set([...all.filter((r) => !isModule(r)), ...bundled, SW]);
   let written = 0;
   for (const rel of all.filter((r) => !isModule(r) && r !== SW)) {

@@ -91,8 +91,28 @@ export function parseCommand(data) {
 }
 
 /**
+ * Opens `url` on `handle`; rejects with the player's `error` when the open fails (the handle's
+ * load() resolves either way: its failures are events).
+ */
+async function loadOrFail(handle, url) {
+  let failed = null;
+  const off = handle.on('error', (e) => {
+    failed ??= e;
+  });
+  try {
+    await handle.load(url);
+  } finally {
+    off?.();
+  }
+  if (failed) throw new Error(String(failed.message ?? failed));
+}
+
+/**
  * Wires a player handle to the window's messages. `handle` is the public handle of player.js
- * (play, pause, seek, setSpeed, follow, setCameraMode, load, on/off, getState()).
+ * (play, pause, seek, setSpeed, follow, setCamera, load, on/off, getState()).
+ * A command with an id is answered once it is carried out: with `state`, or with an `error`
+ * naming what was wrong (a bad argument, a callsign nobody has, an unknown camera mode, a replay
+ * that could not be opened).
  * `origins`: the origins allowed to command the player and to receive its events (from the
  * `origin=` parameter); empty = any parent may command it and events go to the parent with
  * targetOrigin '*' (they carry only what the page shows: times, state, kills as the feed shows
@@ -127,9 +147,9 @@ export function bindBridge(handle, { win, origins = [], now = () => performance.
       case 'follow':
         return handle.follow(c.args.entity);
       case 'setCamera':
-        return handle.setCameraMode(c.args.mode);
+        return handle.setCamera(c.args.mode);
       case 'load':
-        return handle.load(c.args.url);
+        return loadOrFail(handle, c.args.url);
       default:
         return undefined;
     }

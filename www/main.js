@@ -1,6 +1,6 @@
 // Page boot: creates the player on the stage, wires the UI, opens ?url=, a picked or dropped file,
 // or the bundled demo. Exposes the facade as window.__player (test hook).
-import { create } from './player.js';
+import { createPlayer } from './player.js';
 import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
 import { bindKeyboard } from './ui/keyboard.js';
@@ -12,7 +12,7 @@ const params = new URLSearchParams(location.search);
 const DEMO = 'demo/demo.flrep';
 
 const stage = $('stage');
-const player = create(null, stage, {
+const player = createPlayer(null, stage, {
   forceWebgl: params.get('renderer') === 'webgl',
   renderInPage: params.get('render') === 'page',
 });

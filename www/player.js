@@ -1,9 +1,14 @@
-// The player a site embeds: one replay on one canvas (docs/player-api.md, the whole surface).
+// The player a site embeds: one replay on one canvas (docs/player-api.md, the whole surface;
+// docs/embedding.md "Script").
 //
 //   import { create } from './player.js';
-//   const p = create(srcOrNull, stageElement, { forceWebgl, autoplay, renderInPage });
+//   const p = create(srcOrNull, element, { t: '1:35', follow: 'Iceman', autoplay: true });
 //   p.on('ready', (info) => ...); p.play(); p.seek(12.5); p.currentTime; p.duration;
-//   p.load(fileOrUrl); p.dispose();
+//   p.load(fileOrUrlOrBytes, options); p.dispose();
+//
+// create() is the embed forms' player: its own UI (player-ui.js: frame, keys, compact controls),
+// workers from wherever this file is served, nothing decoded until it is in view. createPlayer()
+// is the handle alone, for a page served with the player that draws its own UI (index.html).
 //
 // Events (`on(name, fn)`; fn gets the payload):
 //   loadstart {name} · progress {phase, loaded, total} · info (the open's answer) · ready (the same,
@@ -21,6 +26,9 @@
 import { Core, SEEK_SHOW_MS } from './player/core.js';
 import { State } from './playback.js';
 import { readOptions } from './options.js';
+import { spawnWorker } from './spawn-worker.js';
+import { whenInView } from './player/viewport.js';
+import { mountUI } from './player-ui.js';
 
 export { SEEK_SHOW_MS };
 export { SPEEDS, State } from './playback.js';
@@ -48,11 +56,15 @@ function asSource(src) {
 class Player {
   #c;
   #url;
+  #ui;
 
-  constructor(element, opts) {
+  /** `ui(handle)`: mounts the player's own UI (create()) and returns it; null: none. */
+  constructor(element, opts, ui = null) {
     this.#c = new Core(element, opts, () => this.play());
     /** The address of the replay open, or '' (a file from the disk, bytes). */
     this.#url = '';
+    /** The player's own UI (player-ui.js); disposed with the player. */
+    this.#ui = ui?.(this) ?? null;
   }
 
   // ------------------------------------------------------------ events, loading
@@ -92,8 +104,11 @@ class Player {
   }
   /** Stops everything and removes the canvas; the handle is dead afterwards. */
   dispose() {
+    this.#ui?.dispose();
+    this.#ui = null;
     this.#c.dispose();
   }
+
   /** The open's answer (docs/worker-protocol.md `open`: `info.info` is the recording's), or null. */
   get info() {
     return this.#c.info;
@@ -530,15 +545,42 @@ class Player {
 }
 
 /**
- * Creates a player on `element` (a positioned container the canvas fills) and, when `src` is
- * given (File/Blob or URL string), starts loading it.
- * @param {File|Blob|string|null} src
+ * The embed forms' player (docs/embedding.md "Script"): creates a player on `element` (the
+ * container the canvas fills) and, when `src` is given (a URL, a File/Blob or an ArrayBuffer),
+ * starts loading it with `opts` (docs/embedding.md "Options": t, end, loop, follow, camera, view,
+ * speed, autoplay, spoilers, poster, controls, aspect). Its workers start wherever player.js is
+ * served (another origin too: www/spawn-worker.js); it decodes nothing until `element` comes into
+ * view (`lazy: false`: at once). Its own UI (player-ui.js) is drawn into
+ * `element`: the frame, keyboard shortcuts while it has focus and, unless `controls: false`, the
+ * compact controls; `ui: false` draws none (embed.js and element.js mount it themselves).
+ * @param {File|Blob|ArrayBuffer|string|null} src
  * @param {HTMLElement} element
- * @param {{forceWebgl?: boolean, autoplay?: boolean, renderInPage?: boolean}} [opts] renderInPage: draw on the page instead of in a render worker
+ * @param {object} [opts] also forceWebgl, renderInPage (draw on the page instead of in a render worker)
  * @returns {Player}
  */
 export function create(src, element, opts = {}) {
-  const p = new Player(element, opts);
+  const { options } = readOptions({ controls: opts.controls, aspect: opts.aspect });
+  const ui =
+    opts.ui === false
+      ? null
+      : (p) => mountUI(p, element, { controls: options.controls !== false, aspect: options.aspect });
+  const inside = { ...opts, spawn: spawnWorker, whenInView: opts.lazy === false ? null : whenInView };
+  return open(new Player(element, inside, ui), src, opts);
+}
+
+/**
+ * A player for a page served with the player that draws its own UI (the full page, index.html):
+ * the handle only; workers from the page's origin; decoding at once. `opts` as create()'s.
+ * @param {File|Blob|ArrayBuffer|string|null} src
+ * @param {HTMLElement} element  a positioned container the canvas fills
+ * @param {object} [opts]
+ * @returns {Player}
+ */
+export function createPlayer(src, element, opts = {}) {
+  return open(new Player(element, opts), src, opts);
+}
+
+function open(p, src, opts) {
   if (src) p.load(src, opts);
   return p;
 }

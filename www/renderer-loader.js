@@ -6,6 +6,7 @@
 // (www/render-worker.js) and the page talks to it through a RenderProxy: the page's main thread
 // keeps only the clock, the labels and the input. Otherwise (or with `inPage`) it runs on the page.
 import { RenderProxy } from './render-proxy.js';
+import { moduleWorker } from './worker-client.js';
 
 const WEBGL_BUILD = './pkg/renderer_webgl/renderer_webgl.js';
 
@@ -39,11 +40,8 @@ function replaceCanvas(canvas) {
 /** Starts a render worker on `canvas` with `build` ('auto': the worker asks WebGPU for an adapter
  *  and loads the WebGPU build when it gets one, else the WebGL2 build); resolves with
  *  `{renderer, build}` or rejects. */
-async function startWorker(canvas, build, onFatal) {
-  const worker = new Worker(new URL('./render-worker.js', import.meta.url), {
-    type: 'module',
-    name: 'replay-renderer',
-  });
+async function startWorker(canvas, build, onFatal, spawn) {
+  const worker = spawn(new URL('./render-worker.js', import.meta.url), { name: 'replay-renderer' });
   const offscreen = canvas.transferControlToOffscreen();
   // The handshake goes through the proxy's own request/reply and crash handling; a crash is the
   // player's business (onFatal) only once the renderer has started.
@@ -65,15 +63,19 @@ async function startWorker(canvas, build, onFatal) {
  * Creates a Renderer in a worker when the browser can: the WebGPU build when WebGPU gives the
  * worker an adapter, else the WebGL2 build; if the WebGPU build then fails to start, the WebGL2
  * build on a fresh canvas; if nothing starts in a worker, the renderer is created on the page.
- * `onFatal(message)`: the worker died later.
+ * `onFatal(message)`: the worker died later. `spawn(url, options)`: how the worker starts (default a
+ * module worker; www/spawn-worker.js from another origin).
  * @returns {Promise<{renderer: any, backend: string, build: string, canvas: HTMLCanvasElement, memory: WebAssembly.Memory|null, inWorker: boolean}>}
  */
-export async function createRenderer(canvas, { forceWebgl = false, inPage = false, onFatal = null } = {}) {
+export async function createRenderer(
+  canvas,
+  { forceWebgl = false, inPage = false, onFatal = null, spawn = moduleWorker } = {},
+) {
   if (inPage || !canRenderInWorker()) return { ...(await createPageRenderer(canvas, { forceWebgl })), inWorker: false };
   const errors = [];
   for (const want of forceWebgl ? ['renderer_webgl'] : ['auto', 'renderer_webgl']) {
     try {
-      const { renderer, build } = await startWorker(canvas, want, onFatal);
+      const { renderer, build } = await startWorker(canvas, want, onFatal, spawn);
       return { renderer, backend: renderer.backend(), build, canvas, memory: null, inWorker: true };
     } catch (e) {
       errors.push(`${want}: ${e?.message ?? e}`);

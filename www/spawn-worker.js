@@ -7,8 +7,8 @@
 // refuses a cross-origin script. There the worker starts as a same-origin `blob:` module whose only
 // line imports the real one; inside it `import.meta.url` is still the real file's address, so the
 // worker's own imports and its wasm resolve against the player's origin (which must then send
-// `Access-Control-Allow-Origin`, and the host page's CSP must allow `worker-src blob:`:
-// docs/embedding.md "Hosting the player elsewhere").
+// `Access-Control-Allow-Origin`, and the host page's CSP must allow `worker-src blob:` and the
+// player's origin: docs/embedding.md "CSP").
 
 /** True when `url` can start a module worker directly from a page at `pageOrigin`. */
 export function sameOrigin(url, pageOrigin) {

@@ -4,13 +4,19 @@
 // Protocol: docs/worker-protocol.md; the request/reply and crash handling: www/rpc.js.
 import { Rpc } from './rpc.js';
 
+/** A module worker from `url` (the page and the player on one origin). */
+export const moduleWorker = (url, options) => new Worker(url, { ...options, type: 'module' });
+
 export class WorkerClient {
   /**
-   * @param {{onPush?: (msg: object) => void, onFatal?: (message: string) => void}} handlers
+   * @param {{onPush?: (msg: object) => void, onFatal?: (message: string) => void,
+   *   spawn?: (url: URL, options: object) => Worker}} handlers  spawn: how the worker starts
+   *   (default a module worker; the embed forms' player.js: www/spawn-worker.js, from any origin)
    */
-  constructor({ onPush, onFatal } = {}) {
+  constructor({ onPush, onFatal, spawn } = {}) {
     this.onPush = onPush ?? (() => {});
     this.onFatal = onFatal ?? (() => {});
+    this.spawn = spawn ?? moduleWorker;
     /** The Rpc over the running worker (null: none; the next call starts one). */
     this.rpc = null;
     this.restarts = 0;
@@ -19,7 +25,7 @@ export class WorkerClient {
   /** The running worker's Rpc, or a new worker's. */
   ensure() {
     if (this.rpc) return this.rpc;
-    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'replay-decoder' });
+    const w = this.spawn(new URL('./worker.js', import.meta.url), { name: 'replay-decoder' });
     const rpc = new Rpc(w, {
       onPush: (msg) => this.push(rpc, msg),
       onDeath: (message) => {

@@ -13,6 +13,7 @@ function fakeHandle() {
     on(ev, fn) {
       if (!listeners.has(ev)) listeners.set(ev, new Set());
       listeners.get(ev).add(fn);
+      return () => h.off(ev, fn);
     },
     off(ev, fn) {
       listeners.get(ev)?.delete(fn);
@@ -24,11 +25,15 @@ function fakeHandle() {
     getState: () => ({ time: h.currentTime, duration: 60, playing: false }),
     describeKill: (k) => ({ killer: `K${k.killer}`, victim: `V${k.victim}`, weapon: 'gun', time: k.time }),
   };
-  for (const m of ['play', 'pause', 'seek', 'setSpeed', 'follow', 'setCameraMode', 'load']) {
+  for (const m of ['play', 'pause', 'seek', 'setSpeed', 'follow', 'setCamera', 'load']) {
     h[m] = (...args) => {
       calls.push([m, ...args]);
       if (m === 'follow' && args[0] === 'nobody') throw new Error('no entity is called "nobody"');
+      if (m === 'setCamera' && args[0] === 'sideways') throw new Error('unknown camera mode "sideways"');
       if (m === 'seek') h.currentTime = args[0];
+      // As the player's load(): a failed open is an `error` event, the promise resolves.
+      if (m === 'load' && args[0].includes('missing')) h.emit('error', { message: 'the server answered 404' });
+      return m === 'load' ? Promise.resolve() : undefined;
     };
   }
   return h;
@@ -102,7 +107,7 @@ test('commands from the parent run on the handle; a command with an id is answer
   await settle();
   assert.deepEqual(h.calls, [
     ['seek', 30],
-    ['setCameraMode', 'follow'],
+    ['setCamera', 'follow'],
   ]);
   const replies = win.posted.map((p) => p.msg);
   assert.deepEqual(replies, [
@@ -138,6 +143,26 @@ test('a bad command with an id gets an error event; without an id it is ignored;
   assert.match(msgs[0].data.message, /seek needs args.time/);
   assert.match(msgs[1].data.message, /unknown command "explode"/);
   assert.equal(msgs[2].data.message, 'no entity is called "nobody"');
+});
+
+test('a mode the camera does not have and a replay that cannot be opened are answered with errors', async () => {
+  const win = fakeWindow();
+  const h = fakeHandle();
+  bindBridge(h, { win });
+  win.deliver(cmd('setCamera', { mode: 'sideways' }, 'c'));
+  win.deliver(cmd('load', { url: 'https://replays.example/missing.flrep' }, 'l1'));
+  win.deliver(cmd('load', { url: 'https://replays.example/match.flrep' }, 'l2'));
+  await settle();
+  const answers = win.posted.filter((p) => p.msg.id !== undefined).map((p) => [p.msg.id, p.msg.event]);
+  assert.deepEqual(answers, [
+    ['c', 'error'],
+    ['l1', 'error'],
+    ['l2', 'state'],
+  ]);
+  const byId = (id) => win.posted.find((p) => p.msg.id === id).msg.data;
+  assert.equal(byId('c').message, 'unknown camera mode "sideways"');
+  assert.equal(byId('l1').message, 'the server answered 404');
+  assert.equal(byId('l1').command, 'load');
 });
 
 test('origin= restricts who commands the player and where its events go', async () => {

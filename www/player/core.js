@@ -30,9 +30,12 @@ export class Core {
   #firstChunkMarked;
   #autoplay;
   #withheld;
+  #unwatch;
 
   /** `play`: what plays once the first frame can be drawn, when the recording's options say
-   *  autoplay (moment.js). */
+   *  autoplay (moment.js). `opts.spawn`: how the workers start (worker-client.js);
+   *  `opts.whenInView(element, fn)`: when to start decoding and drawing (viewport.js; default at
+   *  once). */
   constructor(element, opts, play) {
     this.#autoplay = play;
     this.#listeners = new Map();
@@ -50,6 +53,7 @@ export class Core {
     this.client = new WorkerClient({
       onPush: (m) => this.#onPush(m),
       onFatal: (message) => this.#onWorkerCrash(message),
+      spawn: opts.spawn,
     });
 
     /** Frames whose drawing threw since the renderer started (the first is reported). */
@@ -99,7 +103,20 @@ export class Core {
     this.#firstChunkMarked = false;
 
     this.loop = new FrameLoop(this);
+    /** The element has been in view (viewport.js): before, nothing is decoded and no renderer runs. */
+    this.inView = false;
+    this.#unwatch = null;
+    if (opts.whenInView) this.#unwatch = opts.whenInView(element, () => this.#cameIntoView());
+    else this.#cameIntoView();
+  }
+
+  /** In view for the first time: the renderer starts and the worker is asked for frames. */
+  #cameIntoView() {
+    if (this.disposed) return;
+    this.inView = true;
     this.stage.start();
+    this.updateWant(true);
+    this.loop.wake();
   }
 
   /** The renderer (stage.js) once it has started; null before, and after it died. */
@@ -335,7 +352,7 @@ export class Core {
 
   /** Tells the worker the ticks the window needs, when that changed (or `force`). */
   updateWant(force = false) {
-    if (!this.info) return;
+    if (!this.info || !this.inView) return;
     const w = this.pieces.want(this.currentTickInt(), this.pb, force);
     if (w)
       this.client.notify('want', {
@@ -374,9 +391,11 @@ export class Core {
    * Whether nothing will change until something happens (docs/renderer.md, "Resting"): drawn in the
    * render worker, which has drawn the last frame and has nothing queued or unanswered; paused (no
    * clock, kill cam, seek, fit or free-camera flight in progress). Drawn on the page, never: the
-   * in-page renderer is not told about its input (it has no proxy).
+   * in-page renderer is not told about its input (it has no proxy). Out of view (nothing started
+   * yet), always.
    */
   mayRest() {
+    if (!this.inView) return true;
     if (!this.stage.inWorker || !this.renderer?.quiet?.()) return false;
     if (!this.info) return true;
     return (
@@ -677,6 +696,7 @@ export class Core {
   dispose() {
     if (this.disposed) return;
     this.disposed = true;
+    this.#unwatch?.();
     this.loop.stop();
     this.hints.stop();
     this.client.terminate();

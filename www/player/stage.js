@@ -18,7 +18,8 @@ export class Stage {
 
   /**
    * @param {HTMLElement} element  the container the canvas fills
-   * @param {{forceWebgl?: boolean, renderInPage?: boolean}} opts
+   * @param {{forceWebgl?: boolean, renderInPage?: boolean, spawn?: Function}} opts  spawn: how the
+   *   render worker starts (renderer-loader.js)
    * @param {{started(): void, died(message: string): void, failed(e: unknown): void,
    *   activity(kind: string): void, picked(id: number): void}} on  the renderer started; the render
    *   worker died; the renderer could not start; the render worker's proxy queued a call or got a
@@ -57,6 +58,7 @@ export class Stage {
       const r = await createRenderer(this.canvas, {
         forceWebgl: !!this.#opts.forceWebgl,
         inPage: !!this.#opts.renderInPage,
+        spawn: this.#opts.spawn,
         // The render worker died (a trap): say so; the next load starts a fresh one.
         onFatal: (message) => {
           if (this.#stopped || token !== this.#token) return;

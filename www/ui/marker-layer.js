@@ -142,7 +142,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
   const eventRowTop = () => h - EVENT_BOTTOM - EVENT_H;
 
   function readColours() {
-    const cs = getComputedStyle(document.documentElement);
+    // At the scrubber (custom properties inherit): a player in a shadow root is themed there.
+    const cs = getComputedStyle(scrubber);
     colours = {};
     for (const [k, v] of Object.entries(FALLBACK_COLOURS)) colours[k] = cs.getPropertyValue(`--ev-${k}`).trim() || v;
     colours.killNear = cs.getPropertyValue('--ev-kill-near').trim() || '#ffd0c8';
@@ -349,28 +350,36 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     scheduleFull();
   }
 
-  new ResizeObserver(() => {
+  const remeasure = () => {
     if (measure()) drawAll();
-  }).observe(scrubber);
+  };
+  const ro = new ResizeObserver(remeasure);
+  ro.observe(scrubber);
+  // Every listener goes with dispose() (an embedded player's timeline is removed with it).
+  const gone = new AbortController();
+  const { signal } = gone;
   // A devicePixelRatio change (zoom, a move to another screen) without a size change.
   const watchDpr = () => {
     const mq = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
     mq.addEventListener(
       'change',
       () => {
-        if (measure()) drawAll();
+        remeasure();
         watchDpr();
-        window.addEventListener('resize', () => {
-          if (measure()) drawAll();
-        });
       },
-      { once: true },
+      { once: true, signal },
     );
   };
   watchDpr();
-  window.addEventListener('resize', () => {
-    if (measure()) drawAll();
-  });
+  window.addEventListener('resize', remeasure, { signal });
+
+  /** Stops listening and drawing (the canvases stay; the caller removes them). */
+  function dispose() {
+    ro.disconnect();
+    gone.abort();
+    cancelAnimationFrame(pendingFull);
+    pendingFull = 0;
+  }
 
   /** Test / inspection hook: kill markers (one per kill) and event slots, x/y in CSS px. */
   function inspect() {
@@ -393,5 +402,5 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     };
   }
 
-  return { setKills, setEvents, addEvents, clear, setNear, hitTest, setHovered, inspect, redraw: drawAll };
+  return { setKills, setEvents, addEvents, clear, setNear, hitTest, setHovered, inspect, redraw: drawAll, dispose };
 }

@@ -1,0 +1,53 @@
+// The player's own UI, one component for the three embed forms (docs/embedding.md): the frame
+// around the canvas (player.css linked into the document or the shadow root, the aspect ratio,
+// focus, loading / error / notice messages: controls/frame.js), keyboard shortcuts while the
+// player has focus (ui/keyboard.js), and the compact controls (controls/compact.js).
+//
+//   import { mountUI } from './player-ui.js';
+//   const ui = mountUI(handle, element, { controls: true, aspect: 16 / 9 });
+//   ui.setControls(false); ui.setAspect(4 / 3); ui.dispose();
+//
+// create() (player.js) mounts it; embed.js and element.js mount it themselves. The full page draws
+// its own UI (createPlayer()) and never downloads this: nothing here runs at import (esbuild drops
+// it from the full page's bundle).
+import { bindKeyboard } from './ui/keyboard.js';
+import { createFrame } from './controls/frame.js';
+import { createControls } from './controls/compact.js';
+
+/** The player's stylesheet, beside this module wherever the player is hosted. */
+export const stylesheet = () => new URL('./player.css', import.meta.url).href;
+
+/**
+ * Mounts the UI on `element` (the container the player's canvas fills).
+ * `controls`: the compact controls (default on); `aspect`: width / height (default 16:9);
+ * `fill`: fill the container instead (embed.html); `keys`: where keyboard shortcuts are listened
+ * for (default `element`: only while the player has focus).
+ */
+export function mountUI(player, element, { controls = true, aspect, fill = false, keys = element } = {}) {
+  const frame = createFrame(player, element, { stylesheet: stylesheet(), aspect, fill });
+  const unbindKeys = bindKeyboard(player, keys);
+  let bar = null;
+  const setControls = (on) => {
+    if (on && !bar) bar = createControls(player, element);
+    else if (!on && bar) {
+      bar.dispose();
+      bar = null;
+    }
+  };
+  setControls(controls !== false);
+  return {
+    setControls,
+    setAspect: frame.setAspect,
+    /** Shows `text` over the picture (or hides the message with ''). */
+    message: frame.message,
+    /** The compact controls' parts (tests): `markers()` like the full page's timeline. */
+    get controls() {
+      return bar;
+    },
+    dispose() {
+      setControls(false);
+      unbindKeys();
+      frame.dispose();
+    },
+  };
+}
