@@ -13,12 +13,68 @@ export type ReplayPlayerElementEventMap = Omit<HTMLElementEventMap, keyof Player
   [K in keyof PlayerEventMap]: CustomEvent<PlayerEventMap[K]>;
 };
 
-/** The handle's members the element has (listening is `addEventListener`). */
-type ElementHandle = Omit<Player, 'on' | 'off'>;
+/** The handle's methods the element forwards (element.js METHODS; undefined before it is connected). */
+export type ElementMethod =
+  | 'play'
+  | 'pause'
+  | 'toggle'
+  | 'stop'
+  | 'seek'
+  | 'seekTick'
+  | 'step'
+  | 'setSpeed'
+  | 'prefetch'
+  | 'follow'
+  | 'select'
+  | 'setCamera'
+  | 'setCameraMode'
+  | 'cameraMode'
+  | 'resetCamera'
+  | 'cameraPose'
+  | 'setCameraPose'
+  | 'startKillCam'
+  | 'stopKillCam'
+  | 'setClip'
+  | 'getState'
+  | 'describeKill'
+  | 'killText'
+  | 'killTime'
+  | 'entityName'
+  | 'playbackStatus'
+  | 'state';
 
-export interface ReplayPlayerElement extends HTMLElement, ElementHandle {
-  /** The replay's URL (the `src` attribute); setting it loads that replay. */
+/** The handle's getters the element has (element.js GETTERS). */
+export type ElementGetter =
+  | 'duration'
+  | 'tick'
+  | 'playing'
+  | 'paused'
+  | 'ended'
+  | 'speed'
+  | 'playbackState'
+  | 'info'
+  | 'backend'
+  | 'kills'
+  | 'events'
+  | 'notices'
+  | 'url'
+  | 'clip'
+  | 'spoilerSafe'
+  | 'revealedUntil'
+  | 'selected'
+  | 'followed'
+  | 'killCamActive';
+
+export interface ReplayPlayerElement
+  extends HTMLElement,
+    Pick<Player, ElementMethod | 'load' | 'dispose' | 'on' | 'off'>,
+    Readonly<Pick<Player, ElementGetter>> {
+  /** The replay's address (the `src` attribute); setting it loads that replay. */
   src: string;
+  /** The playhead (seconds); setting it seeks. */
+  currentTime: number;
+  /** The player itself, once the element is connected (null before and after). */
+  readonly player: Player | null;
   addEventListener<K extends keyof ReplayPlayerElementEventMap>(
     type: K,
     listener: (this: ReplayPlayerElement, ev: ReplayPlayerElementEventMap[K]) => unknown,

@@ -62,6 +62,10 @@ export interface PlayerOptions extends LoadOptions {
   forceWebgl?: boolean;
   /** Draw on the page instead of in the render worker. */
   renderInPage?: boolean;
+  /** `false`: decode at once, even while the element is out of view (by default decoding waits). */
+  lazy?: boolean;
+  /** `false`: draw nothing but the canvas (no frame, compact controls or keyboard shortcuts). */
+  ui?: boolean;
 }
 
 /** The recording's description (the serde shape of `model::RecordingInfo`, docs/worker-protocol.md `open`). */
@@ -377,9 +381,20 @@ export interface Player {
 
 /**
  * Creates a player on `element` (a positioned container the canvas fills) and, when `src` is given,
- * starts loading it with `options`.
+ * starts loading it with `options`: the embed forms' player, with its own compact controls (unless
+ * `ui: false`), workers started from wherever player.js is served, decoding once in view.
  */
 export declare function create(src: ReplaySource | null, element: HTMLElement, options?: PlayerOptions): Player;
+
+/**
+ * The handle alone, for a page served with the player that draws its own UI (the full page): no
+ * controls drawn, workers from the page's origin, decoding at once.
+ */
+export declare function createPlayer(
+  src: ReplaySource | null,
+  element: HTMLElement,
+  options?: Omit<PlayerOptions, 'controls' | 'ui' | 'lazy' | 'panels' | 'aspect' | 'origin'>,
+): Player;
 
 /** Camera modes the player offers. */
 export declare const CAMERA_MODES: readonly CameraMode[];

@@ -247,6 +247,13 @@ export class ReplayPlayerElement extends HTMLElement {
   get player() {
     return this.#p;
   }
+  /** The replay's address (the `src` attribute); setting it loads that replay. */
+  get src() {
+    return this.getAttribute('src') ?? '';
+  }
+  set src(v) {
+    this.setAttribute('src', String(v));
+  }
   get currentTime() {
     return this.#p?.currentTime ?? 0;
   }

@@ -113,3 +113,28 @@ test('the declarations type-check (scripts/check-types.mjs)', (t) => {
   }
   assert.deepEqual(checkTypes(ts), []);
 });
+
+/** The string literals of `const NAME = [...]` in `src`. */
+function arrayOf(src, name) {
+  const m = new RegExp(`const ${name} = \\[([^\\]]*)\\]`).exec(src);
+  assert.ok(m, `${name} found`);
+  return [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]).sort();
+}
+
+/** The string literals of `export type NAME = | 'a' | 'b'` in `src`. */
+function unionOf(src, name) {
+  const m = new RegExp(`export type ${name} =([^;]*);`).exec(src);
+  assert.ok(m, `${name} found`);
+  return [...m[1].matchAll(/'([^']+)'/g)].map((x) => x[1]).sort();
+}
+
+test("the element's declared methods and getters are the ones element.js forwards", () => {
+  const js = read('www/element.js');
+  const dts = read('types/element.d.ts');
+  assert.deepEqual(unionOf(dts, 'ElementMethod'), arrayOf(js, 'METHODS'));
+  assert.deepEqual(unionOf(dts, 'ElementGetter'), arrayOf(js, 'GETTERS'));
+  for (const own of ['load', 'dispose', 'on', 'off', 'player', 'src', 'currentTime']) {
+    assert.match(js, new RegExp(`^  (get |set )?${own}\\(`, 'm'), `element.js has ${own}`);
+    assert.match(dts, new RegExp(`\\b${own}\\b`), `element.d.ts declares ${own}`);
+  }
+});
