@@ -40,9 +40,12 @@ export const EMBED_ENTRIES = ['player.js', 'embed.js', 'element.js'];
 const CHUNK = /^chunk-[A-Z0-9]+\.js$/;
 const SW = 'sw.js';
 /** Shipped files the service worker leaves alone: replays, build notes. */
-const NOT_CACHED = [/^demo\//, /^pkg\/sizes\.json$/];
-/** Cached when first used, not on install: the WebGL2 renderer (~0.9 MB) most browsers never load. */
-const LAZY = [/^pkg\/renderer_webgl\//];
+const NOT_CACHED = [/^demo\//, /^pkg\/sizes\.json$/, /\.d\.ts$/];
+/** Cached when first used, not on install: the WebGL2 renderer (~0.9 MB) most browsers never load,
+ *  and the embed forms' page and stylesheet (their bundles: EMBED_ONLY). */
+const LAZY = [/^pkg\/renderer_webgl\//, /^embed\.html$/, /^player\.css$/];
+/** dist/'s note of the files only the embed forms' build wrote (the full page never loads them). */
+const EMBED_ONLY = '.embed-only.json';
 
 /**
  * The BUILD constant of sw.js for the files of `out`: `version` hashes every file's path and
@@ -50,13 +53,15 @@ const LAZY = [/^pkg\/renderer_webgl\//];
  * `lazy` when first used. Paths are relative to the service worker's scope (the folder).
  */
 export function serviceWorkerBuild(out = DIST_DIR) {
+  const note = path.join(out, EMBED_ONLY);
+  const embedOnly = new Set(fs.existsSync(note) ? JSON.parse(fs.readFileSync(note, 'utf8')) : []);
   const rels = walk(out)
     .map((r) => r.split(path.sep).join('/'))
     .filter((r) => r !== SW && !NOT_CACHED.some((re) => re.test(r)))
     .sort();
   const hash = crypto.createHash('sha256');
   for (const r of rels) hash.update(`${r}\0`).update(fs.readFileSync(path.join(out, r)));
-  const lazy = rels.filter((r) => LAZY.some((re) => re.test(r)));
+  const lazy = rels.filter((r) => embedOnly.has(r) || LAZY.some((re) => re.test(r)));
   const files = rels.filter((r) => !lazy.includes(r));
   return { version: hash.digest('hex').slice(0, 16), files, lazy };
 }
@@ -114,7 +119,11 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
     build(ENTRIES.filter((e) => !EMBED_ENTRIES.includes(e))),
     build(ENTRIES.filter((e) => EMBED_ENTRIES.includes(e))),
   ]);
-  const bundled = new Set(bundles.flatMap((b) => Object.keys(b.metafile.outputs)).map((o) => path.relative(out, o)));
+  const outputs = (b) => Object.keys(b.metafile.outputs).map((o) => path.relative(out, o));
+  const bundled = new Set(bundles.flatMap(outputs));
+  const pageOutputs = new Set(outputs(bundles[0]));
+  // The offline page (the full page) needs none of these: the service worker caches them on use.
+  fs.writeFileSync(path.join(out, EMBED_ONLY), JSON.stringify(outputs(bundles[1]).filter((r) => !pageOutputs.has(r))));
   const keep = new Set([...all.filter((r) => !isModule(r)), ...bundled, SW]);
   let written = 0;
   for (const rel of all.filter((r) => !isModule(r) && r !== SW)) {
