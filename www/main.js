@@ -1,11 +1,10 @@
 // Page boot: creates the player on the stage, wires the UI, opens ?url=, a picked or dropped file,
 // or the bundled demo. Exposes the facade as window.__player (test hook).
-import { createPlayer } from './player.js';
+import { createPlayer } from './handle.js';
 import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
 import { bindKeyboard } from './ui/keyboard.js';
 import { el } from './ui/format.js';
-import { readOptions } from './options.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
@@ -289,6 +288,7 @@ player.on('ready', function registerOnce() {
 // ---------------------------------------------------------------- first replay: a share link
 
 // ?url=…&t=…&follow=…&camera=…&view=…&speed=…&end=…&loop=1&autoplay=1&spoilers=0
-// (docs/embedding.md "Share links"); values the player cannot use arrive as notices.
-const linked = readOptions(params).options.url;
-player.load(linked ?? DEMO, params);
+// (docs/embedding.md "Share links"); values the player cannot use arrive as notices. options.js is
+// fetched only for a link: the demo opens without it.
+if (params.size === 0) player.load(DEMO);
+else import('./options.js').then(({ readOptions }) => player.load(readOptions(params).options.url ?? DEMO, params));

@@ -1,5 +1,5 @@
 // The package's TypeScript declarations (types/*.d.ts) against the code they describe: they parse
-// as TypeScript, every public member of the handle (www/player.js's Player class) and every export
+// as TypeScript, every public member of the handle (www/handle.js's Player class) and every export
 // of player.js is declared and nothing else is, and package.json's exports name them. With the
 // compiler installed (a devDependency), scripts/check-types.mjs type-checks them too.
 import { test } from 'node:test';
@@ -28,7 +28,7 @@ function block(src, start) {
 /** Public member names of the Player class in www/player.js (methods, getters, setters). */
 function handleMembers() {
   const names = new Set();
-  for (const l of block(read('www/player.js'), /^class Player \{/)) {
+  for (const l of block(read('www/handle.js'), /^export class Player \{/)) {
     const m = /^ {2}(?:static\s+)?(?:async\s+)?(?:get\s+|set\s+)?([A-Za-z_$][\w$]*)\s*\(/.exec(l);
     if (m && !NOT_API.has(m[1])) names.add(m[1]);
   }
@@ -77,7 +77,7 @@ test('every export of player.js is declared, and nothing it lacks', async () => 
 
 test('every event the player emits is in PlayerEventMap', () => {
   const emitted = new Set();
-  for (const f of ['www/player.js', ...fs.readdirSync(path.join(ROOT, 'www/player')).map((f) => `www/player/${f}`)])
+  for (const f of ['www/handle.js', ...fs.readdirSync(path.join(ROOT, 'www/player')).map((f) => `www/player/${f}`)])
     for (const m of read(f).matchAll(/\bemit\('([a-z]+)'/g)) emitted.add(m[1]);
   const map = block(PLAYER_DTS, /^export interface PlayerEventMap \{/)
     .map((l) => /^ {2}([a-z]+):/.exec(l)?.[1])

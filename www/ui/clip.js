@@ -5,7 +5,7 @@
 // point), so a clip from a link (t + end) shows here too (main.js loads this module for it; a
 // setClip() from elsewhere shows at the next time update). Loaded with the Share dialog, on first use.
 import { el, fmtTime } from './format.js';
-import { SEEK_STEP_S } from '../player.js';
+import { SEEK_STEP_S } from '../handle.js';
 
 /**
  * @param {import('../player.js').Player} player

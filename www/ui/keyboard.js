@@ -4,7 +4,7 @@
 // 1–5 camera (orbit, free, follow, first person, kill cam) · WASD/QE fly the free camera (Shift
 // faster) · I / O a clip's in / out point · Esc clears the selection / ends the kill cam · ? this help.
 import { nextSpeed } from '../playback.js';
-import { SEEK_STEP_S } from '../player.js';
+import { SEEK_STEP_S } from '../handle.js';
 
 const FLY = {
   w: ['forward', 1],

@@ -6,7 +6,7 @@
 import { fmtTime, el } from './format.js';
 import { createVirtualList } from './virtual-list.js';
 import { idleTask } from './idle.js';
-import { factionColour, KILL_LEAD_S } from '../player.js';
+import { factionColour, KILL_LEAD_S } from '../handle.js';
 import { lowerBound } from '../playback.js';
 
 export const ROW_PX = 26;

@@ -3,7 +3,7 @@
 // "Kill cam" per kill), and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
 // Strings from files only ever go through textContent.
 import { fmtBytes, fmtDuration, el, setText } from './format.js';
-import { factionColour, NO_ENTITY, FLAG_NAMES } from '../player.js';
+import { factionColour, NO_ENTITY, FLAG_NAMES } from '../handle.js';
 import { createKillFeed } from './killfeed.js';
 import { createVirtualList } from './virtual-list.js';
 import { idleTask } from './idle.js';

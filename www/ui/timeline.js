@@ -4,7 +4,7 @@
 // a marker's text, a click on a kill marker seeks to 2 s before it), the legend, speed select.
 import { fmtTime, el } from './format.js';
 import { nextSpeed } from '../playback.js';
-import { KILL_LEAD_S } from '../player.js';
+import { KILL_LEAD_S } from '../handle.js';
 import { eventKindKey, eventKindLabel, eventText } from './events.js';
 import { createMarkerLayer } from './marker-layer.js';
 
