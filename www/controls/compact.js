@@ -100,6 +100,8 @@ export function createControls(player, element) {
     canvas: markers,
     overlay: near,
     killTime: (k) => player.killTime(k),
+    // The compact scrubber marks kills only: no other events.
+    events: () => [],
   });
   const gone = new AbortController();
   const on = (target, ev, fn) => target.addEventListener(ev, fn, { signal: gone.signal });
@@ -112,7 +114,7 @@ export function createControls(player, element) {
   const shown = { f: '', time: '', now: '' };
   const setMarkers = () => {
     layer.setKills(player.kills, span);
-    layer.setEvents([], span);
+    layer.setEvents(span);
     layer.setNear(player.currentTime, 1);
   };
   function update() {
