@@ -89,7 +89,8 @@ export function createKillFeed(player, root = document) {
     past = firstAtOrAfter(player.tick + 1) - 1;
     nearKey = '';
     movedAt = performance.now();
-    view.setCount(kills.length, player.info ? 'No kills recorded' : '');
+    const scanning = player.scan && !player.scan.complete;
+    view.setCount(kills.length, player.info ? (scanning ? 'Finding kills…' : 'No kills recorded') : '');
     if (kills.length) markNear();
   }
 
@@ -156,6 +157,9 @@ export function createKillFeed(player, root = document) {
   });
   player.on('info', () => setKills(player.kills));
   player.on('markers', (k) => setKills(k));
+  player.on('scan', (s) => {
+    if (s.complete && !kills.length) setKills(player.kills);
+  });
   player.on('killcam', () => {
     movedAt = performance.now();
     nearKey = '';
