@@ -32,8 +32,9 @@ player.on('info', function cutOnce(open) {
 });
 player.on('gap', function gapsOnce() {
   player.off('gap', gapsOnce);
+  // (A notice for each gap, in words: what was skipped and why.)
   import('./ui/gaps.js').then(({ createGapLayer }) =>
-    window.__ui.timeline.showGaps(createGapLayer(player, $('scrubber'))),
+    window.__ui.timeline.showGaps(createGapLayer(player, $('scrubber'), (text) => toast('notice', text, 8000))),
   );
 });
 

@@ -1,9 +1,11 @@
-// Unit tests of the parts the player skips (www/player/gaps.js) and of the `want`s around them
-// (www/player/pieces.js: a gap is never asked for, as if it were held).
+// Unit tests of the parts the player skips (www/player/gaps.js), of the `want`s around them
+// (www/player/pieces.js: a gap is never asked for, as if it were held) and of the sentence a
+// viewer reads about one (www/ui/gaps.js `gapText`, pure).
 // Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Gaps, gapText } from '../../www/player/gaps.js';
+import { Gaps } from '../../www/player/gaps.js';
+import { gapText } from '../../www/ui/gaps.js';
 import { Timebase, HeldPieces } from '../../www/player/pieces.js';
 
 test('gaps: added once, found by tick, disjoint', () => {

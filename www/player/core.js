@@ -14,7 +14,7 @@ import { Hints } from './hints.js';
 import { Camera } from './camera.js';
 import { Stage } from './stage.js';
 import { Moment } from './moment.js';
-import { Gaps, gapText } from './gaps.js';
+import { Gaps } from './gaps.js';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
@@ -290,13 +290,13 @@ export class Core {
     const tb = this.tb;
     const from = tb.timeOf(fromTick);
     const to = Math.min(this.duration, tb.timeOf(toTick));
-    const gap = { from, to, cause, reason, text: gapText(from, to, cause, reason) };
+    const gap = { from, to, cause, reason };
     if (!this.gaps.add(fromTick, toTick, gap)) return;
     this.emit('gap', gap);
-    this.emit('notice', { text: gapText(from, to, cause, cause === 'unread' ? reason : ''), gap });
     if (this.gaps.past(tb.first, 1) > tb.last) {
+      // Nothing left to show: the file cannot be played (the reader's message, as before gaps).
       this.pb.stop();
-      this.#fail(`no part of this recording can be shown (${reason})`);
+      this.#fail(reason);
       return;
     }
     if (this.cmd(() => this.#overGap())) {

@@ -1,23 +1,8 @@
 // The parts of a recording the player cannot show: a chunk whose bytes are damaged (a failed
 // checksum, a broken zstd frame) or that a server would not send after retries (docs/worker-
 // protocol.md, `gap`). The worker reports each once; the clock skips them, a seek into one lands
-// past it, and the page asks for no frame in them (pieces.js). No DOM, no worker
-// (tests/unit/gaps.test.mjs).
-import { fmtTime } from '../ui/format.js';
-
-/** What a viewer reads about a gap, by its cause. */
-const WHY = {
-  damaged: 'this part of the recording is damaged',
-  unread: 'the server did not send this part of the recording',
-};
-
-/** The sentence a notice and the timeline's tooltip show for a gap of seconds [from, to). */
-export function gapText(from, to, cause, reason = '') {
-  const why = WHY[cause] ?? WHY.damaged;
-  const detail = reason ? ` (${String(reason).slice(0, 160)})` : '';
-  return `Skipped ${fmtTime(from)}–${fmtTime(to)}: ${why}${detail}.`;
-}
-
+// past it, and the page asks for no frame in them (pieces.js). What a viewer reads about one:
+// www/ui/gaps.js. No DOM, no worker (tests/unit/gaps.test.mjs).
 export class Gaps {
   constructor() {
     /** Tick ranges [from, to) the player skips, sorted by `from`, disjoint: {from, to, shown}. */

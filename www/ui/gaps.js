@@ -1,14 +1,30 @@
 // The timeline's gaps: the parts of the recording the player skips (a damaged chunk, one a server
 // would not send: the player's `gap` event) drawn hatched across the scrubber, under the markers,
-// on a canvas of their own; the timeline's tooltip shows why (`textAt`). Redrawn when a gap comes
-// and on resize, never on a time update.
+// on a canvas of their own; the timeline's tooltip shows why (`textAt`), and a notice says what was
+// skipped (`gapText`). Redrawn when a gap comes and on resize, never on a time update. main.js
+// imports this on the first gap.
+import { fmtTime } from './format.js';
+
+/** What a viewer reads about a gap, by its cause. */
+const WHY = {
+  damaged: 'this part of the recording is damaged',
+  unread: 'the server did not send this part of the recording',
+};
+
+/** The sentence for a gap of seconds [from, to): its span as the clock shows it, and why. */
+export function gapText(from, to, cause, reason = '') {
+  const detail = reason ? ` (${String(reason).slice(0, 160)})` : '';
+  return `Skipped ${fmtTime(from)}–${fmtTime(to)}: ${WHY[cause] ?? WHY.damaged}${detail}.`;
+}
 
 /** The hatching: stripes this far apart (CSS px), in the notice colour over a tint of it. */
 const STRIPE_PX = 6;
 export const GAP_TINT = 'rgba(230, 180, 0, 0.22)';
 export const GAP_STRIPE = 'rgb(230, 180, 0)';
 
-export function createGapLayer(player, scrubber) {
+/** The layer on `scrubber` for `player`'s gaps; `notify(text)` shows the notice for each new one
+ *  (those known already included: the first one is why this was loaded). */
+export function createGapLayer(player, scrubber, notify) {
   const canvas = document.createElement('canvas');
   canvas.className = 'scrub-gaps';
   canvas.setAttribute('aria-hidden', 'true');
@@ -30,6 +46,7 @@ export function createGapLayer(player, scrubber) {
     const d = player.duration;
     if (!(d > 0) || w <= 0) return [];
     return gaps.map((g) => {
+      g.text ??= gapText(g.from, g.to, g.cause, g.reason);
       const x0 = (Math.max(0, g.from) / d) * w;
       const x1 = Math.max(x0 + 2, (Math.min(d, g.to) / d) * w);
       return { x0, x1, gap: g };
@@ -68,8 +85,10 @@ export function createGapLayer(player, scrubber) {
     draw();
   });
   const learn = () => {
+    const known = gaps.length;
     gaps = player.gaps;
     draw();
+    for (const g of gaps.slice(known)) notify?.(gapText(g.from, g.to, g.cause, g.cause === 'unread' ? g.reason : ''));
   };
   player.on('gap', learn);
   learn();
