@@ -52,6 +52,9 @@ export class KillScan {
     this.endedAt = 0;
     this.busyMs = 0;
     this.unread = 0;
+    /** Each slice's decode (ms): what a `want` arriving during one waits at most. */
+    this.sliceMs = [];
+    this.firstSliceMs = [];
   }
 
   /** Whether the worker has work for the page (a request to serve, a hint) or posted no piece yet. */
@@ -138,7 +141,10 @@ export class KillScan {
         from = end;
       } finally {
         d.free();
-        this.busyMs += performance.now() - (first ? t0 : t1);
+        const ms = performance.now() - (first ? t0 : t1);
+        this.busyMs += ms;
+        this.sliceMs.push(performance.now() - t1);
+        if (first) this.firstSliceMs.push(performance.now() - t1);
       }
     }
   }
@@ -157,6 +163,8 @@ export class KillScan {
       total: this.replay.chunkCount,
       kills: this.found + this.kills.length,
       busyMs: this.busyMs,
+      sliceMs: this.sliceMs,
+      firstSliceMs: this.firstSliceMs,
       wallMs: (this.endedAt || performance.now()) - this.startedAt,
       complete: this.endedAt > 0,
       unread: this.unread,

@@ -15,6 +15,7 @@ import {
   benchFile,
   BENCH_DIR,
   fmt,
+  percentile,
   machineLine,
   openPlayerPage,
   runFileWorker,
@@ -117,7 +118,7 @@ try {
     `| plain decode (every tick, pieces of 16,384 states) | ${fmt(plain.ms / 1000, 1)} | — | ${plain.kills} | 1× |`,
   );
   console.log(
-    `decoder wasm memory (its peak so far): ${fmt(atReady.wasm / 2 ** 20, 1)} MiB at the first frame, ${fmt(stats.wasmMemoryBytes / 2 ** 20, 1)} MiB after the scan; chunks it could not read: ${s.unread}`,
+    `the scan's ${s.sliceMs.length} slices (what a want arriving in one waits at most), p50 / p95 / max: ${[0.5, 0.95, 1].map((p) => fmt(percentile(s.sliceMs, p), 1)).join(' / ')} ms, the first of a chunk (its decompression) ${[0.5, 0.95].map((p) => fmt(percentile(s.firstSliceMs, p), 1)).join(' / ')} ms; decoder wasm memory (its peak so far): ${fmt(atReady.wasm / 2 ** 20, 1)} MiB at the first frame, ${fmt(stats.wasmMemoryBytes / 2 ** 20, 1)} MiB after the scan; chunks it could not read: ${s.unread}`,
   );
 } finally {
   await browser.close();
