@@ -143,8 +143,9 @@ export class KillScan {
         d.free();
         const ms = performance.now() - (first ? t0 : t1);
         this.busyMs += ms;
-        this.sliceMs.push(performance.now() - t1);
-        if (first) this.firstSliceMs.push(performance.now() - t1);
+        // (Diagnostics, bounded: the first 8,192 slices.)
+        if (this.sliceMs.length < 8192) this.sliceMs.push(performance.now() - t1);
+        if (first && this.firstSliceMs.length < 8192) this.firstSliceMs.push(performance.now() - t1);
       }
     }
   }

@@ -133,6 +133,7 @@ test('one damaged chunk costs only its seconds: 4× plays across it to the end; 
     const box = await page.locator('#scrubber').boundingBox();
     await page.mouse.move(box.x + (drawn[0].x0 + drawn[0].x1) / 2, box.y + box.height / 2);
     await page.locator('#scrub-tip').waitFor({ state: 'visible' });
+    await page.screenshot({ path: path.join(OUT, 'damage-gap-tip.png') });
     assert.match(await page.locator('#scrub-tip').textContent(), /^Skipped 00:30\.0–00:32\.0: .*damaged \(.+\)\.$/);
     // A seek into the known gap lands at its end; paused there, the frame is the next chunk's.
     const landed = await page.evaluate(async () => {
