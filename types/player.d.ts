@@ -68,6 +68,25 @@ export interface PlayerOptions extends LoadOptions {
   ui?: boolean;
 }
 
+/** A part of the recording the player skips (docs/player-api.md `gaps`). */
+export interface Gap {
+  /** Seconds of playback. */
+  from: number;
+  to: number;
+  /** 'damaged': the chunk cannot be decoded; 'unread': a server did not send it after retries. */
+  cause: 'damaged' | 'unread';
+  /** The reader's or the server's reason (text from the file or the network: show it as text). */
+  reason: string;
+}
+
+/** The kill scan of a recording without an index: chunks scanned of `total`, kills found. */
+export interface KillScan {
+  done: number;
+  total: number;
+  kills: number;
+  complete: boolean;
+}
+
 /** The recording's description (the serde shape of `model::RecordingInfo`, docs/worker-protocol.md `open`). */
 export interface RecordingInfo {
   format: string;
@@ -242,6 +261,10 @@ export interface PlayerEventMap {
   error: { message: string };
   /** An option of the load could not be used (one sentence). */
   notice: { text: string };
+  /** A part of the recording skipped (a damaged chunk, or one a server did not send after retries). */
+  gap: Gap;
+  /** A recording without an index: the background kill scan's progress. */
+  scan: KillScan;
   play: undefined;
   pause: undefined;
   /** The speed changed. */
@@ -326,6 +349,10 @@ export interface Player {
 
   /** Every event known, in time order (spoiler-safe: those reached). */
   readonly events: ReplayEvent[];
+  /** The parts of the recording skipped, in time order (seconds). */
+  readonly gaps: Gap[];
+  /** A recording without an index: how far the background kill scan got; null when the index gave every kill. */
+  readonly scan: KillScan | null;
   /** Every kill known, in tick order (spoiler-safe: those reached). */
   readonly kills: KillEvent[];
   eventsNear(window?: number): ReplayEvent[];

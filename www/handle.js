@@ -13,7 +13,8 @@
 //   (time) · timeupdate (time) · ended
 //   events (the newly known events, of every kind) · markers (every kill known, in tick order) ·
 //   event (an event the playhead just crossed) · kill (a kill it crossed, before its `event`) ·
-//   toast {kind, text}
+//   toast {kind, text} · notice {text} · gap {from, to, cause, reason, text} (a part skipped) ·
+//   scan {done, total, kills, complete} (the kill scan of a recording without an index)
 //   killcam {active, holding, kill} · cameramode (mode) · selection (entity id, -1: none)
 // Times are seconds of playback (0 … duration). The clock is playback.js's state machine
 // (Stopped/Playing/Paused/Rewinding/FastForward). This handle is the whole public surface: the
@@ -300,6 +301,17 @@ export class Player {
   /** Every event known, in time order (each with `t`, its seconds). */
   get events() {
     return this.#c.visibleEvents();
+  }
+  /** The parts of the recording skipped (damaged, or not sent by a server): `[{from, to, cause,
+   *  reason, text}]`, seconds, in time order. */
+  get gaps() {
+    return this.#c.gaps.list.map((g) => ({ ...g.shown }));
+  }
+  /** A recording without an index: how far the background kill scan got (`{done, total, kills,
+   *  complete}`, chunks and kills), or null (an index gave every kill). */
+  get scan() {
+    const s = this.#c.scan;
+    return s ? { ...s } : null;
   }
   /** Every kill known, in tick order (spoiler-safe: those the playhead has reached). */
   get kills() {

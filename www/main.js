@@ -20,6 +20,25 @@ window.__player = player;
 // Test / inspection hooks of the UI (marker positions, kill feed rows): window.__ui.
 window.__ui = { timeline: createTimeline(player), panels: createPanels(player) };
 
+// What only some recordings need, imported on first use: the note over the stage about a file cut
+// short (and its kill scan), the hatching of the parts skipped on the timeline (damaged chunks).
+player.on('info', function cutOnce(open) {
+  if (open.markersComplete && !open.info.warnings.length) return;
+  player.off('info', cutOnce);
+  import('./ui/recording-banner.js').then(({ createRecordingBanner }) => {
+    window.__ui.banner = createRecordingBanner(player, stage, open);
+  });
+});
+player.on('gap', function gapsOnce() {
+  player.off('gap', gapsOnce);
+  // (A notice for each gap, in words: what was skipped and why.)
+  import('./ui/gaps.js').then(({ createGapLayer }) =>
+    window.__ui.timeline.showGaps(
+      createGapLayer(player, $('scrubber'), (text) => toast('notice', text, 8000), window.__ui.timeline.span),
+    ),
+  );
+});
+
 // ---------------------------------------------------------------- status: progress, errors
 
 const progress = $('progress');
@@ -225,10 +244,18 @@ player.on('foldback', ({ src }) => {
   withFoldback((v) => v.openFiles([src]));
 });
 $('live-open').addEventListener('click', () => withFoldback((v) => v.showLive()));
-/** Several files at once are compared as .foldback sessions (one per peer, or several runs). */
+/** Several .foldback files at once are compared (one per peer, or several runs); of several
+ *  recordings the first opens, and a notice says so. */
 function openFiles(files) {
-  if (files.length > 1) withFoldback((v) => v.openFiles(files));
-  else if (files.length === 1) player.load(files[0]);
+  const compare = files.length > 1 && files.every((f) => /\.foldback$/i.test(f.name));
+  if (compare) withFoldback((v) => v.openFiles(files));
+  else if (files.length) player.load(files[0]);
+  if (files.length > 1 && !compare)
+    toast(
+      'notice',
+      `Opened ${files[0].name} only (${files.length} were picked): the player shows one recording at a time.`,
+      8000,
+    );
 }
 
 // ---------------------------------------------------------------- opening files

@@ -11,3 +11,13 @@ export function messageOf(e) {
 export function isFatal(e) {
   return e instanceof WebAssembly.RuntimeError;
 }
+
+/**
+ * Why a chunk is a gap (docs/worker-protocol.md `gap`): `unread` when its bytes could not be read
+ * (a server that kept failing: worker-sources.js retries first), else `damaged` (the reader's
+ * message: a failed checksum, a broken frame). `reason` is short (no URL: the page has it).
+ */
+export function gapCause(e) {
+  const reason = messageOf(e).replace(/ for \S+$/, '');
+  return { cause: e?.unread ? 'unread' : 'damaged', reason };
+}

@@ -82,7 +82,8 @@ export class Prefetch {
     for (const tick of ticks) {
       if (this.busy()) return;
       const c = r.chunkFor(tick);
-      if (c < 0 || c >= r.chunkCount || r.cache.map.has(c) || r.reading.has(c) || this.holder(c)) continue;
+      if (c < 0 || c >= r.chunkCount || r.cache.map.has(c) || r.reading.has(c) || r.gaps.has(c) || this.holder(c))
+        continue;
       const len = r.dec.chunkRange(c)[1];
       if (!(len <= budget)) return;
       budget -= len;
@@ -136,7 +137,8 @@ export class Prefetch {
   async warm(tick, decode, keep) {
     const r = this.replay;
     const c = r.chunkFor(tick);
-    if (c < 0 || c >= r.chunkCount) return;
+    // (A gap's chunk is neither read nor decoded again: a seek there lands after it.)
+    if (c < 0 || c >= r.chunkCount || r.gaps.has(c)) return;
     r.stats.prefetched++;
     // The decoder that holds c rolls there; else the spare one decompresses it (the one the page
     // plays from stays put), or, without a spare (or for a large chunk), the one decoder unless

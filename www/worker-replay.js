@@ -4,7 +4,7 @@
 // holds, reading the others' compressed bytes through a byte-bounded LRU cache, and reading the
 // next chunk ahead once caught up. Prefetch hints and the spare decoder: www/worker-prefetch.js.
 import { PIECE_STATES } from './worker-decoders.js';
-import { isFatal, messageOf } from './worker-errors.js';
+import { isFatal, messageOf, gapCause } from './worker-errors.js';
 import { Prefetch } from './worker-prefetch.js';
 
 /** Compressed-chunk cache budget (bytes): the chunk being decoded and the next one, read ahead. */
@@ -36,6 +36,12 @@ class BytesCache {
       this.bytes -= v.byteLength;
     }
   }
+  delete(i) {
+    const c = this.map.get(i);
+    if (!c) return;
+    this.map.delete(i);
+    this.bytes -= c.byteLength;
+  }
   clear() {
     this.map.clear();
     this.bytes = 0;
@@ -43,6 +49,14 @@ class BytesCache {
 }
 
 const NO_BYTES = new Uint8Array(0);
+
+/** A read that failed (after the source's retries): the chunk was not sent, not damaged. */
+function unread(e) {
+  if (e?.name === 'AbortError') return e;
+  const err = new Error(messageOf(e));
+  err.unread = true;
+  return err;
+}
 
 export class Replay {
   /**
@@ -73,6 +87,8 @@ export class Replay {
     this.pumping = false;
     /** Reads in flight: chunk index → Promise<Uint8Array>. */
     this.reading = new Map();
+    /** Chunks that cannot be shown (damaged, or not sent): index → the `gap` posted for it. */
+    this.gaps = new Map();
     this.stats = {
       reads: 0,
       bytesRead: 0,
@@ -90,6 +106,21 @@ export class Replay {
     };
     /** Prefetch hints and the spare decoder (they count in `stats` too). */
     this.hints = new Prefetch(this);
+    /** Without an index (a file cut short) the kills are in the chunks: scanned in the background
+     *  (worker-scan.js, imported then; only a format whose session forks has it). */
+    this.scan = null;
+    if (!info.markersComplete && typeof dec.fork === 'function')
+      import('./worker-scan.js')
+        .then(({ KillScan }) => {
+          if (this.closed) return;
+          this.scan = new KillScan(this, PIECE_STATES, isFatal);
+          return this.scan.run();
+        })
+        .catch((e) => {
+          // A trap is the worker's to report (its unhandledrejection handler); anything else ends
+          // the scan quietly.
+          if (isFatal(e)) throw e;
+        });
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
@@ -129,14 +160,24 @@ export class Replay {
         const { gen } = this.req;
         const from = this.next;
         const index = this.chunkFor(from);
+        const gap = this.gaps.get(index);
+        if (gap) {
+          // A chunk known to be a gap: the request goes on after it.
+          this.next = gap.toTick;
+          continue;
+        }
         try {
           await this.piece(index, from, gen);
         } catch (e) {
           if (this.closed) return;
-          // This request cannot go on (the chunk is damaged): report it, stop until the next one.
-          if (this.req?.gen === gen) this.req = null;
-          this.post({ type: 'error', session: this.sessionId, index, message: messageOf(e), fatal: isFatal(e) });
-          if (isFatal(e)) return;
+          if (isFatal(e)) {
+            this.req = null;
+            this.post({ type: 'error', session: this.sessionId, index, message: messageOf(e), fatal: true });
+            return;
+          }
+          // The chunk cannot be decoded (damaged) or read (a server that failed, after retries):
+          // it costs only its own ticks; the request goes on after it.
+          this.markGap(index, e);
         }
         // Let a newer `want` in between pieces (scrubbing, the page's window moving on).
         await new Promise((r) => setTimeout(r, 0));
@@ -145,6 +186,23 @@ export class Replay {
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** Chunk `index` is a gap (error `e`): posted once (docs/worker-protocol.md `gap`). */
+  markGap(index, e) {
+    if (this.gaps.has(index)) return this.gaps.get(index);
+    const gap = {
+      type: 'gap',
+      session: this.sessionId,
+      chunk: index,
+      fromTick: this.dec.chunkFirstTick(index),
+      toTick: index + 1 < this.chunkCount ? this.dec.chunkFirstTick(index + 1) : this.endTick,
+      ...gapCause(e),
+    };
+    this.gaps.set(index, gap);
+    this.cache.delete(index);
+    this.post(gap);
+    return gap;
   }
 
   /** Decodes and posts the piece of chunk `index` starting at tick `from` (resuming in the chunk
@@ -157,7 +215,9 @@ export class Replay {
     let cached = false;
     if (!resumed) {
       cached = this.cache.map.has(index);
-      bytes = await this.bytesOf(index);
+      bytes = await this.bytesOf(index).catch((e) => {
+        throw unread(e);
+      });
       if (!bytes || this.closed) return;
       // Superseded while reading: the next request starts elsewhere.
       if (this.req?.gen !== gen && this.next !== from) {
@@ -258,12 +318,13 @@ export class Replay {
     const r = this.req;
     // Forward: the chunk after the one the request ended in; rewinding: the one before its start.
     const c = r.dir < 0 ? this.chunkFor(r.from) - 1 : this.chunkFor(Math.max(r.from, this.next - 1)) + 1;
-    if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c)) return;
+    if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c) || this.gaps.has(c)) return;
     this.bytesOf(c).catch(() => {});
   }
 
   close() {
     this.closed = true;
+    this.scan?.close();
     this.req = null;
     this.cache.clear();
     this.source.close?.();

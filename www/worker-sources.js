@@ -7,6 +7,9 @@ import { messageOf } from './worker-errors.js';
 const MAX_WHOLE_BODY = 512 * 1024 * 1024;
 /** The first HTTP read (matches the reader's first request, so it is served from memory). */
 export const FIRST_READ = 64 * 1024;
+/** A range the server failed to send (5xx, 408, 429, a dropped connection, a short body) is asked
+ *  for again after each of these waits (ms) before the read fails (the chunk becomes a gap). */
+export const RETRY_MS = [250, 500, 1000];
 
 export class BlobSource {
   constructor(blob) {
@@ -46,7 +49,25 @@ function nameFromUrl(url) {
 }
 
 function httpError(res, url) {
-  return new Error(`the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} for ${url}`);
+  const e = new Error(`the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} for ${url}`);
+  // Worth asking again: the server failed, timed out or asked to slow down.
+  e.transient = res.status >= 500 || res.status === 408 || res.status === 429;
+  return e;
+}
+
+/** Waits `ms`, or rejects with an AbortError when `signal` aborts first. */
+function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(new DOMException('aborted', 'AbortError'));
+      },
+      { once: true },
+    );
+  });
 }
 
 /** Reads a whole response body, refusing more than `cap` bytes. */
@@ -90,7 +111,9 @@ export class UrlSource {
     try {
       res = await fetch(url, { headers: { Range: `bytes=0-${FIRST_READ - 1}` } });
     } catch (e) {
-      throw new Error(`could not fetch ${url}: ${messageOf(e)}`);
+      // Why, in words (a server that does not allow this page, one not reached): worker-cors.js,
+      // imported then.
+      throw await import('./worker-cors.js').then((m) => m.fetchFailure(url, e));
     }
     const name = nameFromUrl(url);
     if (res.status === 416) {
@@ -102,7 +125,9 @@ export class UrlSource {
       return new MemorySource(body, name);
     }
     if (res.status !== 206) throw httpError(res, url);
-    const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(res.headers.get('Content-Range') ?? '');
+    const range = res.headers.get('Content-Range');
+    if (range === null) throw await import('./worker-cors.js').then((m) => m.noRange(url));
+    const m = /^bytes\s+(\d+)-(\d+)\/(\d+|\*)$/i.exec(range);
     if (m?.[1] !== '0') throw new Error(`the server sent a malformed Content-Range for ${url}`);
     const head = new Uint8Array(await res.arrayBuffer());
     const length = Number(m[3]);
@@ -116,8 +141,12 @@ export class UrlSource {
     this.length = length;
     this.head = head;
     this.controllers = new Set();
+    /** Range requests asked for again after a failure (stats). */
+    this.retries = 0;
   }
 
+  /** Bytes [offset, offset + len): a range the server failed to send is asked for again
+   *  (RETRY_MS) before the read fails; an abort ends it at once (AbortError). */
   async read(offset, len) {
     const end = Math.min(this.length, offset + len);
     if (offset >= end) return new Uint8Array(0);
@@ -125,26 +154,50 @@ export class UrlSource {
     const ctl = new AbortController();
     this.controllers.add(ctl);
     try {
-      let res;
-      try {
-        res = await fetch(this.url, { headers: { Range: `bytes=${offset}-${end - 1}` }, signal: ctl.signal });
-      } catch (e) {
-        if (ctl.signal.aborted) throw e;
-        throw new Error(`could not fetch ${this.url}: ${messageOf(e)}`);
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await this.#range(offset, end, ctl.signal);
+        } catch (e) {
+          if (ctl.signal.aborted || !e?.transient || attempt >= RETRY_MS.length) throw e;
+          this.retries++;
+        }
+        await sleep(RETRY_MS[attempt], ctl.signal);
       }
-      if (res.status === 200) {
-        // The server stopped honouring ranges mid-way: take the slice of the whole body.
-        const body = await readCapped(res, MAX_WHOLE_BODY);
-        return body.slice(offset, end);
-      }
-      if (res.status !== 206) throw httpError(res, this.url);
-      const m = /^bytes\s+(\d+)-/i.exec(res.headers.get('Content-Range') ?? '');
-      if (!m || Number(m[1]) !== offset)
-        throw new Error(`the server answered a different range than asked for ${this.url}`);
-      return new Uint8Array(await res.arrayBuffer());
     } finally {
       this.controllers.delete(ctl);
     }
+  }
+
+  /** One Range request for [offset, end). Errors worth another try carry `transient`. */
+  async #range(offset, end, signal) {
+    const transient = (message) => Object.assign(new Error(message), { transient: true });
+    let res;
+    try {
+      res = await fetch(this.url, { headers: { Range: `bytes=${offset}-${end - 1}` }, signal });
+    } catch (e) {
+      if (signal.aborted) throw e;
+      throw transient(`could not fetch ${this.url}: ${messageOf(e)}`);
+    }
+    if (res.status === 200) {
+      // The server stopped honouring ranges mid-way: take the slice of the whole body.
+      const body = await readCapped(res, MAX_WHOLE_BODY);
+      return body.slice(offset, end);
+    }
+    if (res.status !== 206) throw httpError(res, this.url);
+    const m = /^bytes\s+(\d+)-/i.exec(res.headers.get('Content-Range') ?? '');
+    if (!m || Number(m[1]) !== offset)
+      throw new Error(`the server answered a different range than asked for ${this.url}`);
+    let body;
+    try {
+      body = new Uint8Array(await res.arrayBuffer());
+    } catch (e) {
+      if (signal.aborted) throw e;
+      // The connection dropped while the body came.
+      throw transient(`the server stopped sending bytes ${offset}–${end - 1} (${messageOf(e)})`);
+    }
+    if (body.length < end - offset)
+      throw transient(`the server sent ${body.length} of the ${end - offset} bytes asked for (a short read)`);
+    return body.length > end - offset ? body.slice(0, end - offset) : body;
   }
 
   abort() {

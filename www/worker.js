@@ -99,6 +99,10 @@ const methods = {
         .map((d) => d.rpChunk),
       // A prefetch hint being handled or waiting for the one being handled.
       hinting: replay.hints.pending(),
+      // Range requests asked for again (a server that failed); chunks that are gaps.
+      retries: replay.source.retries ?? 0,
+      gaps: [...replay.gaps.keys()],
+      scan: replay.scan?.stats() ?? null,
       wasmMemoryBytes: replay.memory?.buffer?.byteLength ?? 0,
     };
   },

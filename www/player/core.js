@@ -14,6 +14,7 @@ import { Hints } from './hints.js';
 import { Camera } from './camera.js';
 import { Stage } from './stage.js';
 import { Moment } from './moment.js';
+import { Gaps } from './gaps.js';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
@@ -63,7 +64,11 @@ export class Core {
     this.sessionId = 0;
     this.sourceName = '';
     this.tb = new Timebase();
-    this.pieces = new HeldPieces(this.tb);
+    /** The parts of the recording the player skips (gaps.js: damaged or unsent chunks). */
+    this.gaps = new Gaps();
+    this.pieces = new HeldPieces(this.tb, this.gaps);
+    /** The background kill scan of a recording without an index ({done, total, kills}), or null. */
+    this.scan = null;
     this.ledger = new EventLedger(this.tb);
     this.entities = new Entities();
     /** The clock: the playback state machine (its time is the playhead, its events every event known). */
@@ -172,7 +177,9 @@ export class Core {
 
   #resetSession() {
     this.info = null;
-    this.pieces = new HeldPieces(this.tb);
+    this.gaps = new Gaps();
+    this.pieces = new HeldPieces(this.tb, this.gaps);
+    this.scan = null;
     const speed = !this.pb.killCam ? this.pb.speed : 1;
     this.pb = new Playback();
     this.pb.speed = speed;
@@ -262,6 +269,14 @@ export class Core {
       if (m.session === this.sessionId) this.emit('progress', m);
       return;
     }
+    if (m.type === 'gap') {
+      if (m.session === this.sessionId && this.info) this.#addGap(m);
+      return;
+    }
+    if (m.type === 'scan') {
+      if (m.session === this.sessionId && this.info) this.#scanned(m);
+      return;
+    }
     if (m.type === 'error') {
       if (m.session === undefined || m.session === this.sessionId) this.#fail(m.message);
       return;
@@ -284,6 +299,64 @@ export class Core {
       this.updateWant();
       if (m.timing) this.loop.pieceTimed(m, received);
     }
+  }
+
+  /** A part the worker could not decode or read (docs/worker-protocol.md `gap`): skipped from now
+   *  on; a notice says so in words. A recording with nothing left to show fails. */
+  #addGap({ fromTick, toTick, cause, reason }) {
+    const tb = this.tb;
+    const from = tb.timeOf(fromTick);
+    const to = Math.min(this.duration, tb.timeOf(toTick));
+    const gap = { from, to, cause, reason };
+    if (!this.gaps.add(fromTick, toTick, gap)) return;
+    this.emit('gap', gap);
+    if (this.gaps.past(tb.first, 1) > tb.last) {
+      // Nothing left to show: the file cannot be played (the reader's message, as before gaps).
+      this.pb.stop();
+      this.#fail(reason);
+      return;
+    }
+    if (this.cmd(() => this.#overGap())) {
+      this.pieces.prune(this.currentTickInt(), this.pb);
+      this.emit('timeupdate', this.pb.time);
+    }
+    this.updateWant(true);
+    this.#checkSeeked();
+  }
+
+  /**
+   * Moves a playhead that stands in a gap past it: playing, the way it goes (to the end or the
+   * start when the gap reaches there: the clock runs out as it would); paused or seeking, to the
+   * gap's end, or before it when the gap is the recording's end. Returns whether it moved.
+   */
+  #overGap(runOut = true) {
+    const tb = this.tb;
+    const tick = this.currentTickInt();
+    if (!this.gaps.at(tick)) return false;
+    const pb = this.pb;
+    const dir = pb.moving ? pb.direction : 1;
+    let to = this.gaps.past(tick, dir);
+    if (to > tb.last || to < tb.first) {
+      if (pb.moving && runOut) {
+        // Run the clock out as reaching the end (or the start) does; at the start, past the gap.
+        const sig = pb.update(this.duration / Math.max(pb.speed, 1e-3) + 1, () => true);
+        if (sig.includes('ended')) this.emit('ended');
+        else this.#overGap(false);
+        return true;
+      }
+      to = this.gaps.past(tick, -dir);
+      if (to > tb.last || to < tb.first) return false;
+    }
+    pb.time = tb.timeOf(to);
+    return true;
+  }
+
+  /** A batch of the background kill scan (a recording without an index: docs/worker-protocol.md
+   *  `scan`): its kills join the markers and the kill feed; `scan` tells how far it is. */
+  #scanned({ kills, done, total, complete }) {
+    this.#addEvents(kills);
+    this.scan = { done, total, kills: this.ledger.kills.length, complete };
+    this.emit('scan', { ...this.scan });
   }
 
   /** Events of every kind (the ledger keeps each once): the new ones go to the clock and out as
@@ -477,7 +550,7 @@ export class Core {
     const pb = this.pb;
     const before = this.snap();
     const prev = pb.time;
-    const canReach = (t) => this.#frameAvailable(t);
+    const canReach = (t) => this.#frameAvailable(t) || !!this.gaps.at(this.tb.tickAt(t));
     let sig = pb.update(dt, canReach);
     // A step longer than the pieces held reach (high speed and slow frames: 16× at 4 fps is 4 s a
     // frame): go as far as they reach instead of waiting for frames never asked for (the page asks
@@ -490,12 +563,14 @@ export class Core {
       this.updateWant();
       return;
     }
+    // Into a gap: on past it (the frames there never come).
+    const skipped = this.#overGap();
     const now = pb.time;
     if (now !== prev) {
       this.#fireEvents(prev, now);
       // Drop the frames the playhead has left at once (not when the next piece arrives).
       this.pieces.prune(this.currentTickInt(), pb);
-      this.updateWant();
+      this.updateWant(skipped);
       this.emit('timeupdate', now);
     }
     if (sig.includes('killcam-hold'))
@@ -631,6 +706,8 @@ export class Core {
 
   /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
   jumped() {
+    // A seek into a gap lands past it.
+    this.#overGap(false);
     const target = this.pb.time;
     this.moment.jumped(target);
     this.#reveal();

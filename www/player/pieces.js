@@ -70,9 +70,11 @@ export class HeldPieces {
   #ids;
   #sent;
 
-  /** @param {Timebase} tb */
-  constructor(tb) {
+  /** @param {Timebase} tb  @param {import('./gaps.js').Gaps|null} gaps the ticks never asked for */
+  constructor(tb, gaps = null) {
     this.#tb = tb;
+    /** The recording's gaps (gaps.js): no frame is asked for in them, as if they were held. */
+    this.gaps = gaps;
     /** The pieces held, sorted by `from`; each covers ticks [from, end). */
     this.list = [];
     /** Ids given to pieces as they arrive (a frame's key names its piece). */
@@ -99,6 +101,11 @@ export class HeldPieces {
       if (p.from <= tick && tick < p.end && p.stride <= stride && (!best || p.stride < best.stride)) best = p;
     }
     return best;
+  }
+
+  /** What covers `tick` as far as asking goes: the finest piece at most `stride` coarse, or a gap. */
+  #span(tick, stride) {
+    return this.at(tick, stride) ?? this.gaps?.at(tick) ?? null;
   }
 
   /** Takes piece `m` (a `piece` message): it makes the ones it covers at the same or a coarser stride
@@ -133,12 +140,13 @@ export class HeldPieces {
     let to;
     if (dir > 0) {
       from = tick;
-      for (let p = this.at(from, stride), k = 0; p && k < 10000; p = this.at(from, stride), k++) from = p.end;
+      for (let p = this.#span(from, stride), k = 0; p && k < 10000; p = this.#span(from, stride), k++)
+        from = p.end ?? p.to;
       to = Math.min(end, tick + ahead);
     } else {
       // The start of the covered run that holds the playhead's frames (tick + 1 back).
       let lo = tick + 2;
-      for (let p = this.at(lo - 1, stride), k = 0; p && k < 10000; p = this.at(lo - 1, stride), k++) lo = p.from;
+      for (let p = this.#span(lo - 1, stride), k = 0; p && k < 10000; p = this.#span(lo - 1, stride), k++) lo = p.from;
       if (lo > tick) {
         // The playhead's own frames are missing.
         to = Math.min(end, tick + 1);

@@ -89,7 +89,9 @@ export function createKillFeed(player, root = document) {
     past = firstAtOrAfter(player.tick + 1) - 1;
     nearKey = '';
     movedAt = performance.now();
-    view.setCount(kills.length, player.info ? (player.spoilerSafe ? 'No kills yet' : 'No kills recorded') : '');
+    const scanning = player.scan && !player.scan.complete;
+    const none = scanning ? 'Finding kills…' : player.spoilerSafe ? 'No kills yet' : 'No kills recorded';
+    view.setCount(kills.length, player.info ? none : '');
     if (kills.length) markNear();
   }
 
@@ -156,6 +158,9 @@ export function createKillFeed(player, root = document) {
   });
   player.on('info', () => setKills(player.kills));
   player.on('markers', (k) => setKills(k));
+  player.on('scan', (s) => {
+    if (s.complete && !kills.length) setKills(player.kills);
+  });
   player.on('killcam', () => {
     movedAt = performance.now();
     nearKey = '';

@@ -139,7 +139,9 @@ export function createTimeline(player, root = document) {
       layer.setHovered(hit);
       // Where a click would go: the worker reads (and, idle, decompresses) that chunk ahead.
       if (!scrubbing) player.prefetch(hit?.row === 'kill' ? Math.max(0, hit.t - KILL_LEAD_S) : timeAtX(e.clientX));
+      const gap = hit ? null : gaps.textAt(p.x);
       if (hit) showTip(hit, p.r);
+      else if (gap) showTip({ row: 'gap', text: gap, x: p.x }, p.r);
       else {
         tip.hidden = true;
         hover.hidden = false;
@@ -206,6 +208,9 @@ export function createTimeline(player, root = document) {
     ffBtn.setAttribute('aria-pressed', String(st === 'FastForward'));
   }
 
+  // The parts skipped (damaged, not sent): hatched under the markers by www/ui/gaps.js, which
+  // main.js loads on the first gap and hands over (showGaps).
+  let gaps = { textAt: () => null, inspect: () => [] };
   // Markers: one canvas layer (www/ui/marker-layer.js), not one element per kill / event.
   const layer = createMarkerLayer({
     scrubber,
@@ -216,6 +221,7 @@ export function createTimeline(player, root = document) {
   });
 
   function markerText(hit) {
+    if (hit.row === 'gap') return hit.text;
     const more = hit.count > 1 ? ` (+${hit.count - 1} more)` : '';
     if (hit.row === 'kill') return `${player.killText(hit.kill)}${more}`;
     return `${fmtTime(hit.event.t)} ${eventText(player, hit.event)}${more}`;
@@ -223,7 +229,7 @@ export function createTimeline(player, root = document) {
 
   function showTip(hit, r) {
     tip.textContent = markerText(hit);
-    const x = hit.row === 'kill' ? hit.col.x : hit.slot.x;
+    const x = hit.row === 'kill' ? hit.col.x : (hit.slot?.x ?? hit.x);
     tip.style.left = `${Math.min(r.width, Math.max(0, x))}px`;
     tip.dataset.row = hit.row;
     tip.hidden = false;
@@ -350,5 +356,13 @@ export function createTimeline(player, root = document) {
     }
   });
   update();
-  return { update, markers: () => layer.inspect(), span: () => span };
+  return {
+    update,
+    markers: () => layer.inspect(),
+    span: () => span,
+    gaps: () => gaps.inspect(),
+    showGaps: (g) => {
+      gaps = g;
+    },
+  };
 }
