@@ -1,6 +1,7 @@
 // Page boot: creates the player on the stage, wires the UI, opens ?url=, a picked or dropped file,
 // or the bundled demo. Exposes the facade as window.__player (test hook).
-import { createPlayer } from './handle.js';
+import { createPlayer, SEEK_STEP_S } from './handle.js';
+import { WorkerClient } from './worker-client.js';
 import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
 import { bindKeyboard } from './ui/keyboard.js';
@@ -209,7 +210,8 @@ bindKeyboard(player, document, {
 let shareReady = null;
 function share(fn) {
   shareReady ??= import('./ui/share.js').then(
-    (m) => (window.__share = m.createShare(player, { opener: shareBtn, timeline: window.__ui.timeline })),
+    (m) =>
+      (window.__share = m.createShare(player, { opener: shareBtn, timeline: window.__ui.timeline, step: SEEK_STEP_S })),
   );
   shareReady.then(fn, (e) => {
     shareReady = null;
@@ -225,7 +227,11 @@ shareBtn.addEventListener('click', () => share((s) => s.open()));
 let foldbackReady = null;
 function foldbackView() {
   foldbackReady ??= import('./ui/foldback.js').then(({ createFoldbackView }) => {
-    const view = createFoldbackView({ root: $('foldback'), onShow: (on) => stage.classList.toggle('foldback-on', on) });
+    const view = createFoldbackView({
+      root: $('foldback'),
+      onShow: (on) => stage.classList.toggle('foldback-on', on),
+      newClient: (o) => new WorkerClient(o),
+    });
     window.__foldbackView = view;
     return view;
   });

@@ -11,7 +11,7 @@
 // Writing them back into a link is www/links.js's (linkQuery(), formatTime()): apart, so that the
 // first load, which only reads a link, does not carry the writer (the Share dialog loads it).
 
-import { SPEEDS } from './playback.js';
+import { SPEEDS } from './speeds.js';
 
 /** Camera modes a link may ask for (the renderer's names, docs/renderer.md "Cameras"). */
 export const CAMERA_MODES = Object.freeze(['orbit', 'free', 'follow', 'first', 'kill']);

@@ -9,6 +9,7 @@
 //      └──────────────────── FastForward (speed > 1)   Rewinding (time decreases at speed)
 //
 // See docs/playback.md for the full table. Times are seconds of playback (0 … duration).
+import { SPEEDS } from './speeds.js';
 
 export const State = Object.freeze({
   Stopped: 'Stopped',
@@ -18,8 +19,7 @@ export const State = Object.freeze({
   FastForward: 'FastForward',
 });
 
-/** Speed multipliers offered by the UI (docs/playback.md "Speeds": SparkEngine's 0.25–4 and beyond). */
-export const SPEEDS = Object.freeze([0.25, 0.5, 1, 2, 4, 8, 16]);
+export { SPEEDS };
 export const MIN_SPEED = SPEEDS[0];
 export const MAX_SPEED = SPEEDS[SPEEDS.length - 1];
 /** GetEventsNearTime's default window (seconds either side of the playhead). */

@@ -5,15 +5,16 @@
 // point), so a clip from a link (t + end) shows here too (main.js loads this module for it; a
 // setClip() from elsewhere shows at the next time update). Loaded with the Share dialog, on first use.
 import { el, fmtTime } from './format.js';
-import { SEEK_STEP_S } from '../handle.js';
 
 /**
  * @param {import('../player.js').Player} player
- * @param {{ timeline: { span: () => number }, onChange?: (clip: object|null) => void, root?: Document }} o
+ * @param {{ timeline: { span: () => number }, step: number, onChange?: (clip: object|null) => void, root?: Document }} o
  *   timeline.span(): the seconds the bar spans (the recording's length, or spoiler-safe's horizon:
- *   ui/timeline.js); onChange: after every change made here
+ *   ui/timeline.js); step: seconds a focused handle moves with ← / → (the page's SEEK_STEP_S, handed
+ *   in so that this lazily loaded module shares nothing but ui/format.js with the first load);
+ *   onChange: after every change made here
  */
-export function createClip(player, { timeline, onChange = () => {}, root = document }) {
+export function createClip(player, { timeline, step, onChange = () => {}, root = document }) {
   const scrubber = root.getElementById('scrubber');
   const band = el('div', 'clip-band');
   const handles = ['in', 'out'].map((point) => {
@@ -139,8 +140,8 @@ export function createClip(player, { timeline, onChange = () => {}, root = docum
       e.preventDefault();
       const c = player.clip;
       if (!c) return;
-      const step = (e.shiftKey ? tickS() : SEEK_STEP_S) * (e.key === 'ArrowLeft' ? -1 : 1);
-      const got = setPoint(point, (point === 'in' ? c.start : endOf(c)) + step);
+      const by = (e.shiftKey ? tickS() : step) * (e.key === 'ArrowLeft' ? -1 : 1);
+      const got = setPoint(point, (point === 'in' ? c.start : endOf(c)) + by);
       if (got) showAt(point === 'in' ? got.start : endOf(got));
     });
   }

@@ -4,7 +4,6 @@
 // value side by side and the tick its history starts to differ, metadata, snapshot sizes and
 // warnings. Data comes from the decoder worker on demand (fb* RPC methods over the wasm
 // FoldbackView). Every string from a file reaches the DOM through textContent (el()).
-import { WorkerClient } from '../worker-client.js';
 import { el, fmtBytes } from './format.js';
 import { createLive } from '../live.js';
 
@@ -13,8 +12,10 @@ export const FB_COLORS = { agree: '#0072B2', disagree: '#E69F00', missing: '#9a9
 const TIMELINE_LIMIT = 20000;
 const HISTORY_SPAN = 2000;
 
-export function createFoldbackView({ root, onShow } = {}) {
-  const client = new WorkerClient({ onFatal: (m) => setError(`the decoder stopped: ${m}`) });
+export function createFoldbackView({ root, onShow, newClient } = {}) {
+  // The decoder worker's client comes from the page (`new WorkerClient(o)`): this module, loaded on
+  // first use, then shares nothing with the first load but ui/format.js.
+  const client = newClient({ onFatal: (m) => setError(`the decoder stopped: ${m}`) });
   const state = {
     summary: null,
     rows: [],

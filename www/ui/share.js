@@ -20,8 +20,8 @@ const REFRESH_MS = 250;
  * @param {import('../player.js').Player} player
  * @param {{ opener: HTMLElement, timeline: { span: () => number }, root?: Document }} o
  */
-export function createShare(player, { opener, timeline, root = document }) {
-  const clip = createClip(player, { timeline, root, onChange: () => dialog?.open && refresh() });
+export function createShare(player, { opener, timeline, step, root = document }) {
+  const clip = createClip(player, { timeline, step, root, onChange: () => dialog?.open && refresh() });
   /** The player's folder: where index.html, embed.html, player.js and element.js are. */
   const base = () => new URL('.', location.href).href;
 
