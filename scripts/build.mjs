@@ -1,10 +1,12 @@
 // Builds the wasm artefacts into www/pkg/ and the bundled demo replay into www/demo/, then dist/
 // (what ships: www/ with its JS and CSS minified, scripts/dist.mjs).
 //   node scripts/build.mjs            (npm run build)
-// Artefacts (one crate, five feature sets):
+//   node scripts/build.mjs --only decoder_export   (one artefact; the rest as www/pkg/ has them)
+// Artefacts (one crate, six feature sets):
 //   decoder           Web Worker: .flrep reader + wasm boundary (release, wasm-opt -O3: speed)
 //   decoder_spark     the same + SparkEngine .replay             (fetched only for such a file)
 //   decoder_foldback  the same + .foldback + divergence view     (fetched only for .foldback / live)
+//   decoder_export    the same + ACMI export, replay clips       (fetched only on the first Export)
 //   renderer        page: wgpu renderer, WebGPU only           (wasm-size, wasm-opt -Os: size)
 //   renderer_webgl  page: wgpu renderer, WebGPU + WebGL2       (wasm-size, wasm-opt -Os: size)
 // Then writes www/pkg/sizes.json (raw and gzip -9 sizes; dist/pkg/sizes.json: the same of the shipped,
@@ -16,6 +18,7 @@ import zlib from 'node:zlib';
 import { ROOT, log, run, probe, since, isMain } from './lib.mjs';
 import { setup, wasmBindgenPath, WASM_TARGET, WASM_BINDGEN_VERSION } from './setup.mjs';
 import { buildDist, DIST_DIR } from './dist.mjs';
+import { shortenImportFiles } from './wasm-imports.mjs';
 
 export const PKG_DIR = path.join(ROOT, 'www', 'pkg');
 export const DEMO = path.join(ROOT, 'www', 'demo', 'demo.flrep');
@@ -25,6 +28,8 @@ export const ARTEFACTS = [
   { name: 'decoder', profile: 'release', features: 'decoder-web', opt: '-O3' },
   { name: 'decoder_spark', profile: 'release', features: 'decoder-spark', opt: '-O3' },
   { name: 'decoder_foldback', profile: 'release', features: 'decoder-foldback', opt: '-O3' },
+  // The exports (ACMI, replay clips): fetched by the export worker on the first Export only.
+  { name: 'decoder_export', profile: 'release', features: 'decoder-export', opt: '-O3' },
   { name: 'renderer', profile: 'wasm-size', features: 'render-web', opt: '-Os' },
   { name: 'renderer_webgl', profile: 'wasm-size', features: 'webgl', opt: '-Os' },
 ];
@@ -85,6 +90,7 @@ async function buildArtefact(a, tgt) {
     bindgen: WASM_BINDGEN_VERSION,
     opt: a.opt,
     features: WASM_OPT_FEATURES,
+    imports: 'short-1',
   });
   if (
     fs.existsSync(wasmOut) &&
@@ -107,10 +113,12 @@ async function buildArtefact(a, tgt) {
   ]);
   const wasmOpt = path.join(ROOT, 'node_modules', '.bin', 'wasm-opt');
   await run(wasmOpt, [a.opt, ...WASM_OPT_FEATURES, wasmOut, '-o', wasmOut]);
+  // The glue's imports get short names (their hashed ones do not compress: scripts/wasm-imports.mjs).
+  const renamed = shortenImportFiles(wasmOut, jsOut, a.name);
   // The optimised module must still compile.
   await WebAssembly.compile(fs.readFileSync(wasmOut));
   fs.writeFileSync(stampFile, stamp);
-  log(`${a.name}: built in ${since(t0)}`);
+  log(`${a.name}: built in ${since(t0)} (${renamed} imports renamed)`);
 }
 
 async function buildDemo() {
@@ -159,7 +167,9 @@ export async function build({ skipSetup = false } = {}) {
   const t0 = performance.now();
   if (!skipSetup) await setup();
   const tgt = targetDir();
-  for (const a of ARTEFACTS) await buildArtefact(a, tgt);
+  // `--only NAME[,NAME]`: just these artefacts (the others as they are in www/pkg/).
+  const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : null;
+  for (const a of ARTEFACTS) if (!only || only.includes(a.name)) await buildArtefact(a, tgt);
 
   // The demo replay is part of the product: failing to generate it fails the build.
   await buildDemo();

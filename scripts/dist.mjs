@@ -27,7 +27,16 @@ import { ROOT, log, since, isMain } from './lib.mjs';
 export const WWW_DIR = path.join(ROOT, 'www');
 export const DIST_DIR = path.join(ROOT, 'dist');
 /** The modules loaded by URL: by index.html, by embed.html, by a host page (player.js, element.js), as workers. */
-export const ENTRIES = ['main.js', 'player.js', 'embed.js', 'element.js', 'worker.js', 'render-worker.js'];
+export const ENTRIES = [
+  'main.js',
+  'player.js',
+  'embed.js',
+  'element.js',
+  'worker.js',
+  'render-worker.js',
+  'compare-worker.js',
+  'export-worker.js',
+];
 /**
  * The embed forms' entries, bundled apart from the full page's (a second esbuild build): bundled
  * together, every module main.js shares with the embed UI (keyboard, marker layer, kill feed…)
@@ -36,14 +45,27 @@ export const ENTRIES = ['main.js', 'player.js', 'embed.js', 'element.js', 'worke
  * (once per build) and neither page downloads the other's.
  */
 export const EMBED_ENTRIES = ['player.js', 'embed.js', 'element.js'];
+/**
+ * Entries bundled alone (a build each): the export worker (www/export-worker.js) reads files with
+ * worker.js's sources module; bundled with worker.js, that module would leave worker.js for a chunk
+ * the two share, and the first load would pay for its lost gzip context.
+ */
+export const APART_ENTRIES = ['export-worker.js'];
 /** Chunks esbuild writes beside the entries. */
 const CHUNK = /^chunk-[A-Z0-9]+\.js$/;
 const SW = 'sw.js';
 /** Shipped files the service worker leaves alone: replays, build notes. */
 const NOT_CACHED = [/^demo\//, /^pkg\/sizes\.json$/, /\.d\.ts$/];
-/** Cached when first used, not on install: the WebGL2 renderer (~0.9 MB) most browsers never load,
+/** Cached when first used, not on install: the WebGL2 renderer (~0.9 MB) most browsers never load, the
+ *  exporter (its worker and wasm: the first Export),
  *  and the embed forms' page and stylesheet (their bundles: EMBED_ONLY). */
-const LAZY = [/^pkg\/renderer_webgl\//, /^embed\.html$/, /^player\.css$/];
+const LAZY = [
+  /^pkg\/renderer_webgl\//,
+  /^pkg\/decoder_export\//,
+  /^export-worker\.js$/,
+  /^embed\.html$/,
+  /^player\.css$/,
+];
 /** dist/'s note of the files only the embed forms' build wrote (the full page never loads them). */
 const EMBED_ONLY = '.embed-only.json';
 
@@ -112,12 +134,15 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
       chunkNames: 'chunk-[hash]',
       metafile: true,
       logLevel: 'silent',
+      // A stylesheet a lazily loaded module injects (uPlot's, www/ui/plots.js): imported as text.
+      loader: { '.css': 'text' },
       // The glue is imported by a computed path (worker-decoders.js, renderer-loader.js): never bundled.
       external: ['./pkg/*'],
     });
   const bundles = await Promise.all([
-    build(ENTRIES.filter((e) => !EMBED_ENTRIES.includes(e))),
+    build(ENTRIES.filter((e) => !EMBED_ENTRIES.includes(e) && !APART_ENTRIES.includes(e))),
     build(ENTRIES.filter((e) => EMBED_ENTRIES.includes(e))),
+    ...APART_ENTRIES.map((e) => build([e])),
   ]);
   const outputs = (b) => Object.keys(b.metafile.outputs).map((o) => path.relative(out, o));
   const bundled = new Set(bundles.flatMap(outputs));

@@ -143,6 +143,17 @@ export function serve({
       send(404, 'not found\n');
       return;
     }
+    // The size and the bytes of one file: a file replaced by a rename (a live manifest) between a
+    // stat by name and the read would send the new bytes cut to the old length.
+    let fd;
+    try {
+      fd = fs.openSync(file, 'r');
+      stat = fs.fstatSync(fd);
+    } catch {
+      if (fd !== undefined) fs.closeSync(fd);
+      send(404, 'not found\n');
+      return;
+    }
     const size = stat.size;
     const base = {
       'Content-Type': mimeType(file),
@@ -154,6 +165,7 @@ export function serve({
     };
     const range = parseRange(req.headers.range, size);
     if (range === 'unsatisfiable') {
+      fs.closeSync(fd);
       res.writeHead(416, { ...base, 'Content-Range': `bytes */${size}`, 'Content-Length': 0 });
       res.end();
       return;
@@ -169,10 +181,11 @@ export function serve({
     const length = size === 0 ? 0 : end - start + 1;
     res.writeHead(status, { ...base, 'Content-Length': length });
     if (req.method === 'HEAD' || length === 0) {
+      fs.closeSync(fd);
       res.end();
       return;
     }
-    const stream = fs.createReadStream(file, { start, end });
+    const stream = fs.createReadStream(file, { fd, start, end });
     stream.on('error', () => res.destroy());
     stream.pipe(res);
   });

@@ -111,6 +111,21 @@ async function ensureNginx() {
   if (!fs.existsSync(NGINX)) throw new Error(`${NGINX} still missing after apt-get install`);
 }
 
+/** ffprobe / ffmpeg, for tests/e2e/video.test.mjs (Export → Video's WebM read back; Debian's ffmpeg). */
+export const FFPROBE = '/usr/bin/ffprobe';
+async function ensureFfmpeg() {
+  if (fs.existsSync(FFPROBE)) {
+    log(`ok: ${FFPROBE}`);
+    return;
+  }
+  log('installing ffmpeg with apt-get');
+  await aptGetInstall(
+    ['ffmpeg'],
+    `${FFPROBE} not found. Install ffmpeg (Debian/Ubuntu: sudo apt-get install -y ffmpeg) and re-run.`,
+  );
+  if (!fs.existsSync(FFPROBE)) throw new Error(`${FFPROBE} still missing after apt-get install`);
+}
+
 /** python3 with the zstandard package, for the .flrep conformance check (tests/conformance/check.sh). */
 async function ensurePythonZstandard() {
   if (probe('python3', ['-c', 'import zstandard']).ok) {
@@ -141,6 +156,7 @@ export async function setup({ browser = false } = {}) {
   if (browser) {
     await ensureChromium();
     await ensureNginx();
+    await ensureFfmpeg();
   }
 }
 

@@ -1,7 +1,8 @@
 // npm test: everything. Setup (incl. Chromium) -> gates (fmt, lints) -> cargo test --workspace ->
-// .flrep conformance (tests/conformance/check.sh) -> build -> browser tests.
+// .flrep conformance (tests/conformance/check.sh) -> ACMI read-back (tests/acmi/check.sh) -> build ->
+// browser tests.
 //   npm test                   all of it
-//   npm test -- --rust-only    only cargo test --workspace and the conformance check
+//   npm test -- --rust-only    only cargo test --workspace, the conformance and ACMI checks
 //   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
 //   npm test -- --no-build     with --e2e-only: use the existing www/pkg (dist/ is still refreshed)
 //   npm test -- --no-fuzz      skip the fuzz smoke pass (5 s per cargo-fuzz target)
@@ -43,6 +44,11 @@ async function main() {
     const replay = path.join(process.env.CARGO_TARGET_DIR ?? path.join(ROOT, 'target'), 'debug', 'replay');
     await step('conformance', () =>
       run('bash', ['tests/conformance/check.sh'], { env: { ...process.env, REPLAY: replay } }),
+    );
+    // Every ACMI export read back by an independent reader (PyPI pyacmi, installed into
+    // .cache/acmi-venv when missing) and compared with `replay dump` (tests/acmi/check.sh).
+    await step('acmi read-back', () =>
+      run('bash', ['tests/acmi/check.sh'], { env: { ...process.env, REPLAY: replay } }),
     );
     // A short smoke pass of every cargo-fuzz target (installs nightly + cargo-fuzz when missing).
     // Long runs: `npm run fuzz -- 600`.

@@ -18,7 +18,11 @@ export type PanelName = 'recording' | 'roster' | 'kills';
 export type PlaybackState = 'Stopped' | 'Playing' | 'Paused' | 'Rewinding' | 'FastForward';
 
 /** A replay: a URL (read with HTTP Range requests), a local file or blob, or the file's bytes. */
-export type ReplaySource = string | URL | Blob | ArrayBuffer | ArrayBufferView;
+export type ReplaySource = string | URL | Blob | ArrayBuffer | ArrayBufferView | LiveSource;
+/** A live `.flrep` (docs/live.md "The player"): a manifest.json URL of HTTP segments, or ws:// wss://. */
+export interface LiveSource {
+  live: string;
+}
 
 /**
  * Where and how a replay opens: the same names as the share links' and embed.html's URL parameters
@@ -77,6 +81,25 @@ export interface Gap {
   cause: 'damaged' | 'unread';
   /** The reader's or the server's reason (text from the file or the network: show it as text). */
   reason: string;
+}
+
+/** A live recording's news (docs/worker-protocol.md `live`). */
+export interface LiveUpdate {
+  type: 'live';
+  session: number;
+  /** 'live', 'stalled', 'reconnecting', 'ended' (an ordinary replay from now on), 'failed'. */
+  status: 'live' | 'stalled' | 'reconnecting' | 'ended' | 'failed';
+  /** The last tick received (absent when only the status changed after a failure). */
+  lastTick?: number;
+  /** Chunks received; the recording's bytes so far. */
+  chunks?: number;
+  fileLen?: number;
+  /** The kills the new chunks hold (they join `markers`). */
+  kills: ReplayEvent[];
+  /** Wall-clock ms (timeOrigin + now) the worker had the new chunks. */
+  arrivedAt?: number;
+  /** Why the source ended ('failed'). */
+  error?: string;
 }
 
 /** The kill scan of a recording without an index: chunks scanned of `total`, kills found. */
@@ -239,8 +262,8 @@ export interface FlyKeys {
 
 /** Every event of the handle and its payload (`on(name, fn)`: fn gets the payload). */
 export interface PlayerEventMap {
-  /** `load()` began. */
-  loadstart: { name: string };
+  /** `load()` began; `src` is what it was given. */
+  loadstart: { name: string; src: ReplaySource };
   /** While opening (docs/worker-protocol.md `progress`). */
   progress: {
     type: 'progress';
@@ -265,6 +288,8 @@ export interface PlayerEventMap {
   gap: Gap;
   /** A recording without an index: the background kill scan's progress. */
   scan: KillScan;
+  /** A live recording (`load({live})`, docs/live.md "The player") grew, or its source changed state. */
+  live: LiveUpdate;
   play: undefined;
   pause: undefined;
   /** The speed changed. */
@@ -292,6 +317,8 @@ export interface PlayerEventMap {
   cameramode: CameraMode;
   /** The selection changed (entity id, -1: none). */
   selection: number;
+  /** A click on the canvas picked entity `id` (-1: none); with Shift the selection stays. */
+  pick: { id: number; shiftKey: boolean };
 }
 
 export type PlayerEventName = keyof PlayerEventMap;
@@ -307,6 +334,10 @@ export interface Player {
   readonly notices: string[];
   /** The replay's address (absolute), or '' for a file or bytes. */
   readonly url: string;
+  /** The File/Blob open (a reference a second reader may open), or null (a URL). */
+  readonly file: Blob | null;
+  /** Events of ticks [from, end) read elsewhere from this recording: each joins `events` once. */
+  learnEvents(events: ReplayEvent[], from: number, end: number, recordedAt?: ArrayLike<number>): void;
   /** Stops the workers and the loop, releases the GPU device and removes the canvas; the handle is dead afterwards. */
   dispose(): void;
   /** The open's answer, or null. */
@@ -364,12 +395,19 @@ export interface Player {
   entityName(id: number): string;
   typeName(index: number): string;
   weaponName(index: number): string;
+  /** Whether the recording names kill weapons (a SparkEngine replay holds none: its kills name
+   *  "Explosion" or nothing). */
+  readonly weaponsRecorded: boolean;
   /** "killer → victim (weapon)". */
   killText(kill: KillEvent): string;
   entityFactionOf(id: number): number | undefined;
   participant(id: number): Participant | undefined;
   entityState(id: number): EntityState | null;
   aliveNow(): Map<number, boolean>;
+  /** Where entity `id` was drawn in the last frame (CSS px of the player's element), or null. */
+  screenPosition(id: number): { x: number; y: number; visible: boolean } | null;
+  /** `fn()` after every frame drawn (not while the loop rests); returns the function that stops it. */
+  onFrame(fn: () => void): () => void;
 
   /** The selected entity, or -1. */
   readonly selected: number;

@@ -6,7 +6,7 @@
 // first load.
 //
 // Events (`on(name, fn)`; fn gets the payload):
-//   loadstart {name} · progress {phase, loaded, total} · info (the open's answer) · ready (the same,
+//   loadstart {name, src} · progress {phase, loaded, total} · info (the open's answer) · ready (the same,
 //   once the first frame can be drawn) · foldback {src, name, info} (a .foldback file: the divergence
 //   view takes it) · backend (name) · error {message}
 //   play · pause · ratechange (speed) · statechange (playbackStatus()) · seeking (time) · seeked
@@ -15,7 +15,8 @@
 //   event (an event the playhead just crossed) · kill (a kill it crossed, before its `event`) ·
 //   toast {kind, text} · notice {text} · gap {from, to, cause, reason, text} (a part skipped) ·
 //   scan {done, total, kills, complete} (the kill scan of a recording without an index)
-//   killcam {active, holding, kill} · cameramode (mode) · selection (entity id, -1: none)
+//   killcam {active, holding, kill} · cameramode (mode) · selection (entity id, -1: none) ·
+//   pick {id, shiftKey} (a click on the canvas picked an entity; Shift: the selection stays)
 // Times are seconds of playback (0 … duration). The clock is playback.js's state machine
 // (Stopped/Playing/Paused/Rewinding/FastForward). This handle is the whole public surface: the
 // player's inside (www/player/) stays private, and tests and benchmarks reach it through `debug`.
@@ -32,8 +33,23 @@ export { MAX_LABELS } from './player/labels.js';
 /** Camera modes the shell offers (renderer names). */
 export const CAMERA_MODES = ['orbit', 'free', 'follow', 'first', 'kill'];
 
-/** Faction colours (Okabe–Ito), the renderer's palette; index modulo 7. */
-export const FACTION_COLOURS = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442'];
+/** Faction colours, the renderer's palette (Okabe–Ito, then Tol's muted: crate/src/render/scene.rs); index modulo 14. */
+export const FACTION_COLOURS = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#CC79A7',
+  '#56B4E9',
+  '#D55E00',
+  '#F0E442',
+  '#882255',
+  '#999933',
+  '#AA4499',
+  '#DDDDDD',
+  '#CC6677',
+  '#DDCC77',
+  '#44AA99',
+];
 export function factionColour(i) {
   const n = FACTION_COLOURS.length;
   return FACTION_COLOURS[((i % n) + n) % n];
@@ -58,7 +74,10 @@ function asSource(src) {
 export class Player {
   #c;
   #url;
+  #file = null;
   #ui;
+  // Counts load() calls: the last one wins, even when an earlier one still reads its options.
+  #loads = 0;
 
   /** `ui(handle)`: mounts the player's own UI (create()) and returns it; null: none. */
   constructor(element, opts, ui = null) {
@@ -86,8 +105,10 @@ export class Player {
   load(src, options = {}) {
     // The options are read by options.js, fetched only when there are any (a share link, an
     // embed): the full page opening the demo or a file does not download it.
+    const mine = ++this.#loads;
     if (!hasOptions(options)) return this.#open(src, {}, []);
     return import('./options.js').then(({ readOptions }) => {
+      if (mine !== this.#loads) return;
       const { options: o, notices } = readOptions(options);
       return this.#open(src, o, notices);
     });
@@ -97,6 +118,7 @@ export class Player {
     c.moment.set(o, notices);
     const source = asSource(src);
     this.#url = typeof source === 'string' ? new URL(source, document.baseURI).href : '';
+    this.#file = typeof source === 'string' ? null : source;
     // After the caller has had the chance to listen (create() returns first).
     if (notices.length)
       queueMicrotask(() => {
@@ -111,6 +133,15 @@ export class Player {
   /** The address of the replay open (absolute), or '' for a file from the disk or bytes. */
   get url() {
     return this.#url;
+  }
+  /** The File/Blob open (a reference: a second reader may open it), or null (a URL). */
+  get file() {
+    return this.#file;
+  }
+  /** Events of ticks [from, end) read elsewhere from this recording (every event of those ticks,
+   *  `recordedAt[k]` the tick event k was recorded in): each joins `events` once. */
+  learnEvents(events, from, end, recordedAt) {
+    this.#c.learnEvents(events, from, end, recordedAt);
   }
   /** Stops everything and removes the canvas; the handle is dead afterwards. */
   dispose() {
@@ -349,6 +380,10 @@ export class Player {
   weaponName(index) {
     return this.#c.entities.weaponName(index);
   }
+  /** Whether the recording names kill weapons (a SparkEngine replay holds none). */
+  get weaponsRecorded() {
+    return this.#c.entities.weaponsRecorded !== false;
+  }
   /** "killer → victim (weapon)". */
   killText(k) {
     return this.#c.entities.killText(k);
@@ -367,6 +402,21 @@ export class Player {
   /** Alive or not, by entity id, in the frame at the playhead. */
   aliveNow() {
     return this.#c.aliveNow();
+  }
+  /** Where entity `id` was drawn in the last frame, `{x, y, visible}` in CSS px of the player's
+   *  element, or null (not drawn; the first ask is answered by the next frame). */
+  screenPosition(id) {
+    return this.#c.screenPosition(id);
+  }
+  /**
+   * `fn()` after every frame drawn (not while the loop rests: nothing moves then); returns the
+   * function that stops it. For overlays that follow the picture: keep `fn` cheap, it runs in the
+   * frame. It does not wake the loop.
+   */
+  onFrame(fn) {
+    const hooks = this.#c.frameHooks;
+    hooks.add(fn);
+    return () => hooks.delete(fn);
   }
 
   // ------------------------------------------------------------ view: selection, cameras, kill cam
@@ -554,6 +604,11 @@ export class Player {
       info: c.info,
       workerRestarts: c.client.restarts,
     };
+  }
+
+  /** The player's inside for Export → Video (www/video/frames.js), which draws its frames. */
+  videoSource() {
+    return this.#c;
   }
 
   /**

@@ -1,6 +1,7 @@
 // Page boot: creates the player on the stage, wires the UI, opens ?url=, a picked or dropped file,
 // or the bundled demo. Exposes the facade as window.__player (test hook).
-import { createPlayer, SEEK_STEP_S } from './handle.js';
+import { createPlayer, SEEK_STEP_S, factionColour, NO_ENTITY } from './handle.js';
+import { eventKindKey, eventText } from './ui/events.js';
 import { WorkerClient } from './worker-client.js';
 import { createTimeline } from './ui/timeline.js';
 import { createPanels } from './ui/panels.js';
@@ -19,7 +20,11 @@ const player = createPlayer(null, stage, {
 window.__player = player;
 
 // Test / inspection hooks of the UI (marker positions, kill feed rows): window.__ui.
-window.__ui = { timeline: createTimeline(player), panels: createPanels(player) };
+window.__ui = {
+  // The timeline's zoom (ui/timeline-zoom.js) is imported on the first wheel or touch on it.
+  timeline: createTimeline(player, document, { loadZoom: () => import('./ui/timeline-zoom.js') }),
+  panels: createPanels(player),
+};
 
 // What only some recordings need, imported on first use: the note over the stage about a file cut
 // short (and its kill scan), the hatching of the parts skipped on the timeline (damaged chunks).
@@ -53,6 +58,8 @@ const cameraModes = $('camera-modes');
 const cameraButtons = [...cameraModes.querySelectorAll('button[data-mode]')];
 const resetCamera = $('reset-camera');
 const shareBtn = $('share-open');
+const analysisBtn = $('analysis-open');
+const exportBtn = $('export-open');
 
 const PHASES = {
   wasm: ['Starting the decoder…', 0.05],
@@ -81,7 +88,7 @@ player.on('loadstart', ({ name }) => {
   fileName.title = name;
   document.title = `${short} — Replay Player`;
   for (const b of cameraButtons) b.disabled = true;
-  resetCamera.disabled = shareBtn.disabled = true;
+  resetCamera.disabled = shareBtn.disabled = analysisBtn.disabled = exportBtn.disabled = true;
   showCameraMode('orbit');
   showProgress('Opening…', 0.02);
 });
@@ -100,7 +107,7 @@ player.on('ready', () => {
   progressBar.style.width = '100%';
   progress.hidden = true;
   for (const b of cameraButtons) b.disabled = false;
-  resetCamera.disabled = shareBtn.disabled = false;
+  resetCamera.disabled = shareBtn.disabled = analysisBtn.disabled = exportBtn.disabled = false;
   showCameraMode(player.cameraMode());
   // A link's clip (t + end) is drawn on the timeline.
   if (player.clip) share(() => {});
@@ -136,7 +143,37 @@ resetCamera.addEventListener('click', () => {
   showCameraMode(player.cameraMode());
 });
 player.on('cameramode', showCameraMode);
+// The first-person instruments (ui/hud.js), imported the first time the camera rides an entity.
+let hud = null;
+player.on('cameramode', (mode) => {
+  if (mode !== 'first' && !hud) return;
+  hud ??= import('./ui/hud.js').then((m) => (window.__ui.hud = m.createHud(player, $('stage'))));
+  hud.then((h) => h.show(player.cameraMode() === 'first'));
+});
 player.on('selection', () => showCameraMode(player.cameraMode()));
+
+// ---------------------------------------------------------------- every size: the menu, the drawer
+
+// The ☰ menu (at most 1240 px wide) and the Details drawer (narrow landscape): ui/menus.js, loaded
+// when one is first opened. window.__ui.menus once it exists.
+let menusReady = null;
+const menus = (fn) => {
+  menusReady ??= import('./ui/menus.js').then(
+    (m) =>
+      (window.__ui.menus = m.createMenus({
+        topbar: document.querySelector('.topbar'),
+        menuBtn: $('menu-toggle'),
+        menu: $('top-actions'),
+        sideBtn: $('side-toggle'),
+        layout: $('layout'),
+      })),
+  );
+  menusReady.then(fn, () => {
+    menusReady = null;
+  });
+};
+$('menu-toggle').addEventListener('click', () => menus((m) => m.toggleMenu()));
+$('side-toggle').addEventListener('click', () => menus((m) => m.toggleDrawer()));
 
 // ---------------------------------------------------------------- kill cam badge, toasts
 
@@ -196,8 +233,13 @@ help.addEventListener('click', (e) => {
 bindKeyboard(player, document, {
   onHelp: () => toggleHelp(),
   onClip: (point, t = player.currentTime) => share((s) => s.mark(point, t)),
+  onMatch: (dir) =>
+    analysis((a) => {
+      a.show(true);
+      a.step(dir);
+    }),
   onEscape: () => {
-    if (help.hidden) return false;
+    if (help.hidden) return (window.__ui.menus?.close() ?? false) || !!window.__ui?.timeline?.unzoom();
     toggleHelp(false);
     return true;
   },
@@ -207,11 +249,26 @@ bindKeyboard(player, document, {
 
 // ui/share.js (the Share dialog; the clip's in / out points on the timeline) is loaded on first
 // use: the Share button, I / O, or a link with a clip. window.__share is set once it exists.
+// Export → Video, from the Export dialog or the Share dialog's clip (video-export.js on first
+// use; window.__video: it).
+const video = (opener = shareBtn) =>
+  import('./video-export.js').then(
+    (m) => {
+      window.__video = m;
+      m.openVideoDialog(player, { opener });
+    },
+    (e) => toast('notice', `Video export could not be loaded: ${e?.message ?? e}`),
+  );
 let shareReady = null;
 function share(fn) {
   shareReady ??= import('./ui/share.js').then(
     (m) =>
-      (window.__share = m.createShare(player, { opener: shareBtn, timeline: window.__ui.timeline, step: SEEK_STEP_S })),
+      (window.__share = m.createShare(player, {
+        opener: shareBtn,
+        timeline: window.__ui.timeline,
+        step: SEEK_STEP_S,
+        video,
+      })),
   );
   shareReady.then(fn, (e) => {
     shareReady = null;
@@ -219,6 +276,47 @@ function share(fn) {
   });
 }
 shareBtn.addEventListener('click', () => share((s) => s.open()));
+
+// Export (www/export.js: the dialog, ACMI and clips in the export worker) is loaded on first use.
+let exportSrc;
+player.on('loadstart', (e) => (exportSrc = e.src));
+exportBtn.addEventListener('click', () =>
+  import('./export.js').then(
+    (m) => m.openExport(player, exportSrc, exportBtn, { video: () => video(exportBtn) }),
+    (e) => toast('notice', `Export could not be loaded: ${e?.message ?? e}`),
+  ),
+);
+
+// ---------------------------------------------------------------- analysis: scores, filters, range
+
+// ui/analysis.js (the scoreboard, the filter of the feed and the markers with N / Shift+N, the
+// search, range and bearing, the inspector's units, the kill announcer) is loaded when the panel
+// first opens (the Analysis button, or N / Shift+N). window.__analysis is set once it exists.
+let analysisReady = null;
+function analysis(fn) {
+  analysisReady ??= import('./ui/analysis.js').then(
+    (m) =>
+      (window.__analysis = m.createAnalysis(player, {
+        root: $('panel-analysis'),
+        opener: analysisBtn,
+        stage,
+        timeline: window.__ui.timeline,
+        panels: window.__ui.panels,
+        lib: { factionColour, NO_ENTITY, eventKindKey, eventText },
+      })),
+  );
+  analysisReady.then(fn, (e) => {
+    analysisReady = null;
+    toast('notice', `The Analysis panel could not be loaded: ${e?.message ?? e}`);
+  });
+}
+analysisBtn.addEventListener('click', () => analysis((a) => a.toggle()));
+// Shift+click on the view or in the roster measures range and bearing to that entity: the first
+// one loads the panel (which listens itself from then on).
+player.on('pick', ({ id, shiftKey }) => {
+  if (shiftKey && id >= 0 && !analysisReady) analysis((a) => a.shiftPick(id));
+});
+window.__ui.panels.onShiftPick = (id) => analysis((a) => a.shiftPick(id));
 
 // ---------------------------------------------------------------- .foldback divergence view
 
@@ -245,23 +343,71 @@ const withFoldback = (fn) =>
     progress.hidden = true;
     showError(`the divergence view could not be loaded: ${e?.message ?? e}`);
   });
+// Every new file starts clean: a recording opened after a .foldback closes the divergence view
+// (and a .foldback still loading its view when another file is opened does not open it).
+let opens = 0;
+player.on('loadstart', () => {
+  opens++;
+  window.__foldbackView?.close();
+});
 player.on('foldback', ({ src }) => {
   progress.hidden = true;
-  withFoldback((v) => v.openFiles([src]));
+  const mine = opens;
+  withFoldback((v) => {
+    if (mine === opens) v.openFiles([src]);
+  });
 });
 $('live-open').addEventListener('click', () => withFoldback((v) => v.showLive()));
-/** Several .foldback files at once are compared (one per peer, or several runs); of several
- *  recordings the first opens, and a notice says so. */
+// ---------------------------------------------------------------- comparing two recordings
+
+// ui/compare.js (the panel, the timeline's mark) and the compare worker with its wasm are loaded on
+// the first comparison. window.__compare is set once it exists (test hook).
+let compareReady = null;
+function compare(a, b, notice = '') {
+  compareReady ??= import('./ui/compare.js').then(
+    (m) =>
+      (window.__compare = m.createCompare(player, {
+        root: $('compare'),
+        newWorker: () =>
+          new Worker(new URL('./compare-worker.js', import.meta.url), { type: 'module', name: 'replay-compare' }),
+        timeline: window.__ui.timeline,
+      })),
+  );
+  compareReady.then(
+    (c) => {
+      c.run(a, b);
+      // After A's loadstart, which clears the toasts.
+      if (notice) toast('notice', notice, 8000);
+    },
+    (e) => {
+      compareReady = null;
+      showError(`the comparison could not be loaded: ${e?.message ?? e}`);
+    },
+  );
+}
+const compareInput = $('compare-input');
+$('compare-open').addEventListener('click', () => compareInput.click());
+compareInput.addEventListener('change', () => {
+  const files = [...(compareInput.files ?? [])];
+  compareInput.value = '';
+  if (files.length === 2) compare(files[0], files[1]);
+  else if (files.length) toast('notice', `Pick two recordings to compare (${files.length} picked): A, then B.`, 8000);
+});
+
+/** Several .foldback files at once are compared (one per peer, or several runs); two recordings
+ *  open the comparison of A and B (of more, the first two, and a notice says so). */
 function openFiles(files) {
-  const compare = files.length > 1 && files.every((f) => /\.foldback$/i.test(f.name));
-  if (compare) withFoldback((v) => v.openFiles(files));
-  else if (files.length) player.load(files[0]);
-  if (files.length > 1 && !compare)
-    toast(
-      'notice',
-      `Opened ${files[0].name} only (${files.length} were picked): the player shows one recording at a time.`,
-      8000,
+  const foldback = files.length > 1 && files.every((f) => /\.foldback$/i.test(f.name));
+  if (foldback) withFoldback((v) => v.openFiles(files));
+  else if (files.length > 1)
+    compare(
+      files[0],
+      files[1],
+      files.length > 2
+        ? `Comparing ${files[0].name} with ${files[1].name} (${files.length} were picked): a comparison takes two.`
+        : '',
     );
+  else if (files.length) player.load(files[0]);
 }
 
 // ---------------------------------------------------------------- opening files
@@ -323,5 +469,8 @@ player.on('ready', function registerOnce() {
 // ?url=…&t=…&follow=…&camera=…&view=…&speed=…&end=…&loop=1&autoplay=1&spoilers=0
 // (docs/embedding.md "Share links"); values the player cannot use arrive as notices. options.js is
 // fetched only for a link: the demo opens without it.
-if (params.size === 0) player.load(DEMO);
+// ?live=: a live .flrep (www/live/view.js, imported then: docs/live.md "The player").
+const live = params.get('live');
+if (live) import('./live/view.js').then((m) => (window.__ui.live = m.createLiveView(player, stage, live)));
+else if (params.size === 0) player.load(DEMO);
 else import('./options.js').then(({ readOptions }) => player.load(readOptions(params).options.url ?? DEMO, params));

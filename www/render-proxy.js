@@ -130,7 +130,7 @@ export class RenderProxy {
    * waits for the next call). Returns whether the worker has drawn the last frame it answered.
    * Throws the worker's error (a failed draw) once it has answered with one.
    */
-  render() {
+  render(capture = false) {
     if (this.error) throw this.error;
     if (this.inFlight) {
       this.stats.skipped++;
@@ -141,6 +141,7 @@ export class RenderProxy {
     // lost while idle is noticed and recovered.
     const now = performance.now();
     if (
+      !capture &&
       !this.queue.length &&
       !this.newReads() &&
       this.last.drawn &&
@@ -166,7 +167,8 @@ export class RenderProxy {
     this.framesSent ||= cmds.some((c) => c[0] === 'setFrames');
     const withFrames = this.framesSent;
     this.sentNear = this.near;
-    this.post('frame', { cmds, near: this.near, ids }, transfer).then(
+    // `capture` (Export → Video): the reply brings the picture as a VideoFrame; `replied` is it.
+    this.replied = this.post('frame', { cmds, near: this.near, ids, capture }, transfer).then(
       (reply) => {
         this.inFlight = false;
         this.last = reply;
@@ -175,11 +177,13 @@ export class RenderProxy {
         if (seq === this.modeSeq) this.mode = reply.cameraMode;
         if (reply.drawn) this.stats.drawn++;
         this.onActivity?.('reply');
+        return reply;
       },
       (e) => {
         this.inFlight = false;
         this.error = e;
         this.onActivity?.('reply');
+        return null;
       },
     );
     return this.last.drawn;

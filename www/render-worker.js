@@ -16,6 +16,8 @@ const CALLS = new Set(['pick', 'labels', 'labelOf', 'labelsNear', 'cameraMode', 
 
 let renderer = null;
 let memory = null;
+/** The OffscreenCanvas drawn on (a frame asked with `capture` comes back as a VideoFrame of it). */
+let surface = null;
 /** Set once a renderer call throws a wasm trap: the instance is unusable, the page replaces us. */
 let broken = null;
 
@@ -47,11 +49,12 @@ async function init({ canvas, build, preferWebgl }) {
   }
   memory = exports?.memory ?? null;
   renderer = await mod.Renderer.createOffscreen(canvas, !!preferWebgl);
+  surface = canvas;
   return { backend: renderer.backend(), build };
 }
 
 /** Applies the queued calls, draws, and reads back what the page needs this frame. */
-function frame({ cmds, near, ids }) {
+function frame({ cmds, near, ids, capture }) {
   const r = renderer;
   for (const c of cmds) {
     if (!Array.isArray(c) || NOT_QUEUED.has(c[0]) || typeof r[c[0]] !== 'function') continue;
@@ -71,6 +74,8 @@ function frame({ cmds, near, ids }) {
     timeMs: r.timeMs(),
     buildMs: r.buildMs(),
     wasmBytes: memory?.buffer?.byteLength ?? 0,
+    // Export → Video (www/video/frames.js): the picture just drawn, taken before the task ends.
+    image: capture && drawn ? new VideoFrame(surface, { timestamp: 0 }) : null,
   };
 }
 
@@ -91,7 +96,7 @@ self.onmessage = async (ev) => {
     } else {
       throw new Error(`unknown message ${type}`);
     }
-    self.postMessage({ id, result });
+    self.postMessage({ id, result }, result?.image ? [result.image] : []);
   } catch (e) {
     // A wasm trap (RuntimeError) leaves the instance unusable: say so, so the page stops sending.
     const fatal = e instanceof WebAssembly.RuntimeError;

@@ -17,9 +17,14 @@ function post(msg, transfer = []) {
 }
 
 let replay = null;
+// Counts opens: a file opened while another is still opening wins (the earlier open, answered
+// later, must not take the replay's place: its answer is an error the page drops).
+let opens = 0;
+const superseded = () => new Error('superseded by a later open');
 
 async function open(params) {
   const sessionId = params.session ?? 0;
+  const mine = ++opens;
   if (replay) {
     replay.close();
     replay = null;
@@ -28,6 +33,20 @@ async function open(params) {
   // 'wasm' first (as before the decoder split): the decoder for the file's format loads once its
   // head has been read, inside openSession below.
   progress('wasm', 0, 0);
+  if (params.live) {
+    // A live .flrep (worker-live.js, imported on the first live open).
+    const { openLive } = await import('./worker-live.js');
+    return openLive(params, {
+      post,
+      progress,
+      current: () => mine === opens,
+      setReplay: (r) => {
+        replay = r;
+      },
+      Replay,
+      ensureWasm,
+    });
+  }
   let source;
   if (params.url) {
     progress('connect', 0, 0);
@@ -38,6 +57,10 @@ async function open(params) {
     throw new Error('open needs a url or a File/Blob');
   }
   const name = params.name || source.name || '';
+  if (mine !== opens) {
+    source.close?.();
+    throw superseded();
+  }
   let opened;
   try {
     opened = await openSession(source, (loaded, total) => progress('open', loaded, total));
@@ -48,6 +71,7 @@ async function open(params) {
   const { dec, wasm, reads, bytesRead } = opened;
   let ok = false;
   try {
+    if (mine !== opens) throw superseded();
     const info = dec.info();
     replay = new Replay(sessionId, source, dec, wasm.memory, info, post);
     replay.stats.openReads = reads;

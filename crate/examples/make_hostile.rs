@@ -694,6 +694,13 @@ pub fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
             }
         }
     }
+    // The live parsers: a connection's messages (u16 length + bytes each, as the harness splits
+    // them) and the segments' manifest, both of the "busy" recording.
+    if let Some((_, f)) = files.iter().find(|(n, _)| *n == "busy") {
+        let (msgs, manifest) = live_seeds(f);
+        out.push(("live_messages", "busy_stream.bin".into(), msgs));
+        out.push(("live_manifest", "manifest.json".into(), manifest));
+    }
     // Round trip: pseudo-random byte strings (the harness reads them as a script of ticks).
     let mut rng = replay_player::sim::Rng::new(42);
     for i in 0..4 {
@@ -702,6 +709,60 @@ pub fn seeds() -> Vec<(&'static str, String, Vec<u8>)> {
         out.push(("flrep_roundtrip", format!("random_{n}.bin"), bytes));
     }
     out
+}
+
+/// The live messages of a whole recording `f` (hello, prefix, chunks, goodbye) in the
+/// `live_messages` harness's framing, and a manifest listing its chunks.
+fn live_seeds(f: &[u8]) -> (Vec<u8>, Vec<u8>) {
+    use replay_player::format::live::manifest::{FileRef, Manifest, Segment};
+    use replay_player::format::live::message::{encode_chunk, encode_goodbye, encode_hello, encode_prefix};
+    use replay_player::format::live::{Goodbye, Hello};
+    let l = layout(f);
+    let prefix = &f[..l.stream_start];
+    let id = replay_player::format::live::stream_id(prefix);
+    let mut msgs = vec![
+        encode_hello(&Hello {
+            version: 1,
+            stream_id: id,
+            first_seq: 0,
+            head_seq: 0,
+            tick_rate_hz: 30,
+            chunk_ticks: 20,
+        }),
+        encode_prefix(prefix),
+    ];
+    let mut segments = Vec::new();
+    for (i, &(o, n)) in l.chunks.iter().enumerate() {
+        msgs.push(encode_chunk(i as u64, o as u64, &f[o..o + n]));
+        let h = ChunkHeader::parse(&f[o..o + n], o as u64, f.len() as u64, &Limits::default()).expect("chunk");
+        segments.push(Segment {
+            seq: i as u64,
+            uri: format!("chunk-{i:08}.flck"),
+            offset: o as u64,
+            bytes: n as u64,
+            first_tick: h.first_tick,
+            last_tick: h.last_tick,
+            kills: Vec::new(),
+        });
+    }
+    msgs.push(encode_goodbye(&Goodbye { end_seq: l.chunks.len() as u64, reason: "match_over".into() }));
+    let mut joined = Vec::new();
+    for m in &msgs {
+        joined.put_u16(m.len() as u16);
+        joined.extend_from_slice(m);
+    }
+    let m = Manifest {
+        version: 1,
+        stream: format!("{id:08x}"),
+        tick_rate_hz: 30,
+        chunk_ticks: 20,
+        target_duration_s: 1,
+        prefix: FileRef { uri: "prefix.flrep".into(), bytes: prefix.len() as u64 },
+        segments,
+        ended: true,
+        file: Some(FileRef { uri: "recording.flrep".into(), bytes: f.len() as u64 }),
+    };
+    (joined, m.to_json().into_bytes())
 }
 
 fn root() -> PathBuf {

@@ -4,7 +4,8 @@
 //! - [`bytes`]: checked little-endian cursor over untrusted bytes (never panics, never over-allocates).
 //! - [`model`]: the one in-memory model every format maps into.
 //! - [`format`]: pure readers/writers (sans-IO: they ask for byte ranges; drivers do the I/O).
-//! - [`io`]: native drivers (files) for the sans-IO readers.
+//! - `export`: ACMI 2.2 text and the time vocabulary of ranges, over the model (feature `export`).
+//! - [`io`]: native drivers (files) for the sans-IO readers (and the exports).
 //! - [`sim`]: deterministic session generators (demo replay, fixtures, benchmarks).
 //! - [`player`]: playback clock, interpolation, cameras (no GPU, no JS).
 //! - [`render`]: the renderer: meshes and scene building (pure), its wgpu half in web builds.
@@ -12,6 +13,8 @@
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
 pub mod bytes;
+#[cfg(feature = "export")]
+pub mod export;
 #[cfg(feature = "flrep")]
 pub mod format;
 #[cfg(all(feature = "formats", not(target_arch = "wasm32")))]

@@ -11,8 +11,8 @@ export { startServer, launchBrowser, collectConsole, ROOT };
 
 export const BENCH_DIR = path.join(cargoTargetDir(), 'bench');
 
-/** Generates (once) target/bench/<name>.flrep; returns its path. */
-export function benchFile(name, { entities, seconds, seed = 7 }) {
+/** Generates (once) target/bench/<name>.flrep (`extra`: more `replay generate` options); returns its path. */
+export function benchFile(name, { entities, seconds, seed = 7, extra = [] }) {
   fs.mkdirSync(BENCH_DIR, { recursive: true });
   const file = path.join(BENCH_DIR, `${name}.flrep`);
   if (fs.existsSync(file)) return file;
@@ -40,6 +40,7 @@ export function benchFile(name, { entities, seconds, seed = 7 }) {
       String(seconds),
       '--max-file-mb',
       '4096',
+      ...extra,
     ],
     { cwd: ROOT, encoding: 'utf8' },
   );

@@ -3,7 +3,7 @@
 // hatched, a notice names its span, a seek into it lands at its end); over HTTP a chunk the server
 // fails once is asked for again, one it always fails becomes a gap. A file cut short (no index)
 // fills its kill markers and feed from a background scan. And the messages that say what to do:
-// a server without CORS headers, two recordings picked at once.
+// a server without CORS headers (two recordings picked at once: compare.test.mjs).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -70,8 +70,6 @@ async function playThrough(page, from) {
     return { seen, toasts, time: p.currentTime, duration: p.duration, state: p.state() };
   }, from);
 }
-
-const toastTexts = (page) => page.locator('#toasts .toast').allTextContents();
 
 /** Columns of the scrubber's screenshot holding the gap hatching's colour. */
 async function hatchedColumns(page) {
@@ -353,24 +351,5 @@ test('a server without CORS headers: the message names the server and the header
   } finally {
     server.closeAllConnections?.();
     server.close();
-  }
-});
-
-test('two recordings picked at once: the first opens and a notice says so', { timeout: 60_000 }, async () => {
-  const a = sixty();
-  const b = fixture('t10', { seconds: 10 });
-  const { page, log } = await openPage();
-  try {
-    await waitReady(page);
-    await page.setInputFiles('#file-input', [a, b]);
-    await page.waitForFunction(() => window.__player.state().name === 'sixty.flrep' && window.__player.state().ready);
-    await page.locator('#toasts .toast-notice').first().waitFor();
-    const notices = await toastTexts(page);
-    assert.deepEqual(notices, ['Opened sixty.flrep only (2 were picked): the player shows one recording at a time.']);
-    assert.equal(await page.locator('#foldback').isHidden(), true, 'not the divergence view');
-    assert.equal(await page.locator('#error').isHidden(), true);
-    log.assertClean();
-  } finally {
-    await page.close();
   }
 });

@@ -554,6 +554,14 @@ test("a SparkEngine .replay dropped on the page plays, shows its map/mode and ki
     const s = await playerState(page);
     const meta = new Map(s.info.info.metadata);
     assert.ok(meta.get('map'), 'the file names a map');
+    // The Recording panel refreshes on its own beat after the open: wait for it, then compare.
+    await page
+      .waitForFunction(
+        (m) => document.querySelector('#status-list dd[data-key="map"]')?.textContent === m,
+        meta.get('map'),
+        { timeout: 10_000 },
+      )
+      .catch(() => {});
     assert.equal(await page.locator('#status-list dd[data-key="map"]').textContent(), meta.get('map'));
     assert.equal(await page.locator('#status-list dd[data-key="mode"]').textContent(), meta.get('mode'));
     assert.match(s.status, new RegExp(`Map: ${meta.get('map')}\\nMode: ${meta.get('mode')}`));

@@ -11,7 +11,24 @@ import { ROOT, WWW, replayBinPath, startServer, launchBrowser, collectConsole } 
 export const OUT = path.join(ROOT, 'tests', 'output');
 export const DEMO = path.join(WWW, 'demo', 'demo.flrep');
 export const BACKGROUND = [0x10, 0x14, 0x1c];
-export const FACTION_RGB = ['#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00', '#F0E442'].map((h) => [
+/** The renderer's faction palette (crate/src/render/scene.rs FACTION_RGB). */
+export const FACTION_HEX = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#CC79A7',
+  '#56B4E9',
+  '#D55E00',
+  '#F0E442',
+  '#882255',
+  '#999933',
+  '#AA4499',
+  '#DDDDDD',
+  '#CC6677',
+  '#DDCC77',
+  '#44AA99',
+];
+export const FACTION_RGB = FACTION_HEX.map((h) => [
   parseInt(h.slice(1, 3), 16),
   parseInt(h.slice(3, 5), 16),
   parseInt(h.slice(5, 7), 16),

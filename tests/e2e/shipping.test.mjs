@@ -136,7 +136,7 @@ test('download budget: a WebGPU .flrep session fetches at most 250 KB (gzip -9) 
       'both wasm builds counted',
     );
     assert.ok(
-      !sizes.some(([f]) => /renderer_webgl|decoder_spark|decoder_foldback/.test(f)),
+      !sizes.some(([f]) => /renderer_webgl|decoder_spark|decoder_foldback|decoder_export|export-worker/.test(f)),
       'nothing a .flrep WebGPU session does not need',
     );
     assert.ok(total <= 250_000, `${total} bytes of JS + wasm gzipped > 250,000 (docs/performance.md, Download size)`);

@@ -161,3 +161,33 @@ test('find: the entity a link or a command names, by callsign (exact, else any c
   assert.equal(e.ref(14), '#14', 'a callsign someone else has first: the id');
   assert.equal(e.ref(40), '#40', 'no callsign: the id');
 });
+
+test('attitude: heading from north clockwise, pitch nose up, roll right wing down (the HUD and the inspector)', async () => {
+  const { attitude } = await import('../../www/player/entities.js');
+  const axis = (ax, deg) => {
+    const h = (deg * Math.PI) / 360;
+    const s = Math.sin(h);
+    return [ax === 'x' ? s : 0, ax === 'y' ? s : 0, ax === 'z' ? s : 0, Math.cos(h)];
+  };
+  const near = (a, b, what) => assert.ok(Math.abs(a - b) < 1e-6, `${what}: ${a} vs ${b}`);
+  // Body +X forward: the identity faces east on a flat world (x east, y north, z up).
+  let a = attitude([0, 0, 0, 1], [0, 0, 100], false);
+  near(a.heading, 90, 'identity heading');
+  near(a.pitch, 0, 'identity pitch');
+  near(a.roll, 0, 'identity roll');
+  // Yawed +90° (counter-clockwise from above): facing north.
+  a = attitude(axis('z', 90), [0, 0, 0], false);
+  near(a.heading % 360, 0, 'north');
+  a = attitude(axis('z', -45), [0, 0, 0], false);
+  near(a.heading, 135, 'south-east');
+  // About the forward axis by +30°: the left wing rises, the right wing down.
+  a = attitude(axis('x', 30), [0, 0, 0], false);
+  near(a.roll, 30, 'roll');
+  near(a.pitch, 0, 'roll alone does not pitch');
+  // About the left axis by −20°: the nose rises.
+  a = attitude(axis('y', -20), [0, 0, 0], false);
+  near(a.pitch, 20, 'pitch');
+  // On a planet the frame is the point's: at (0, R, 0) up is +y, east −x, north +z.
+  a = attitude(axis('z', 180), [0, 6371000, 0], true);
+  near(a.heading, 90, 'facing −x at (0, R, 0) is east');
+});

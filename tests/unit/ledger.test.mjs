@@ -141,3 +141,13 @@ test('spoiler-safe: only the kills up to the revealed tick are visible, and [ / 
   assert.equal(l.reveal(Infinity), true);
   assert.equal(l.visible.length, 4);
 });
+
+test('actorsIn: the killers and victims of the kills in a tick range (labels place them first)', () => {
+  const l = ledger();
+  l.add([kill(10, 1, 2), kill(40, 3, 4), kill(41, 5, 6), kill(90, 7, 8)], null, null, null, true);
+  assert.deepEqual([...l.actorsIn(35, 60)].sort(), [3, 4, 5, 6]);
+  assert.deepEqual([...l.actorsIn(0, 9)], []);
+  // Spoiler-safe: a kill not yet revealed is no one's.
+  l.reveal(40);
+  assert.deepEqual([...l.actorsIn(35, 60)].sort(), [3, 4]);
+});

@@ -13,8 +13,9 @@ import { loadTypescript, checkTypes } from '../../scripts/check-types.mjs';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const read = (rel) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 const PLAYER_DTS = read('types/player.d.ts');
-/** Members of the handle that are not its API (docs/player-api.md "debug"). */
-const NOT_API = new Set(['constructor', 'debug']);
+/** Members of the handle that are not its API (docs/player-api.md "debug"; `videoSource`: the inside
+ *  for Export → Video, www/video/frames.js). */
+const NOT_API = new Set(['constructor', 'debug', 'videoSource']);
 
 /** The lines of `src` between the line matching `start` and the next line that is exactly `}`. */
 function block(src, start) {

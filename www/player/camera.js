@@ -96,7 +96,7 @@ export class Camera {
     if (p.pb.killCam) this.setMode('orbit');
     this.followId = -1;
     p.renderer.follow(-1);
-    p.renderer.resetCamera();
+    p.stage.fitCamera();
     p.emit('cameramode', this.mode());
   }
 

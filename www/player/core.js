@@ -18,6 +18,8 @@ import { Gaps } from './gaps.js';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
+/** Entities that killed or died this many seconds before the playhead are labelled first. */
+const RECENT_S = 3;
 
 export class Core {
   #listeners;
@@ -32,6 +34,7 @@ export class Core {
   #autoplay;
   #withheld;
   #unwatch;
+  #recent = { tick: -1, ids: null };
 
   /** `play`: what plays once the first frame can be drawn, when the recording's options say
    *  autoplay (moment.js). `opts.spawn`: how the workers start (worker-client.js);
@@ -47,9 +50,15 @@ export class Core {
       died: (message) => this.#fail(`Drawing failed: ${message}`),
       failed: (e) => this.#fail(`This browser cannot draw the replay: ${e?.message ?? e}`),
       activity: (kind) => this.loop.wake(kind === 'call'),
-      picked: (id) => this.camera.select(id, { follow: id >= 0 }),
+      // A Shift+click leaves the selection as it is: the page may use it (a second entity, 'pick').
+      picked: (id, shift) => {
+        if (!shift) this.camera.select(id, { follow: id >= 0 });
+        this.emit('pick', { id, shiftKey: shift });
+      },
     });
     this.labels = new Labels(element);
+    /** Called after every frame drawn (handle.onFrame): page overlays that follow the picture. */
+    this.frameHooks = new Set();
 
     this.client = new WorkerClient({
       onPush: (m) => this.#onPush(m),
@@ -220,15 +229,19 @@ export class Core {
     this.#resetSession();
     this.#clearScene();
     const isBlob = typeof Blob !== 'undefined' && src instanceof Blob;
-    const name = isBlob ? src.name || 'replay' : String(src);
+    // A live source ({live: url}: docs/live.md "The player").
+    const live = src?.live;
+    const name = isBlob ? src.name || 'replay' : String(live ?? src);
     this.sourceName = name;
-    this.emit('loadstart', { name });
+    this.emit('loadstart', { name, src });
     this.emit('timeupdate', 0);
     let info;
     try {
       const params = isBlob
         ? { session: sid, blob: src, name }
-        : { session: sid, url: new URL(String(src), document.baseURI).href };
+        : live
+          ? { session: sid, live: new URL(live, document.baseURI).href, name }
+          : { session: sid, url: new URL(String(src), document.baseURI).href };
       info = await this.client.call('open', params);
     } catch (e) {
       if (sid !== this.sessionId || e?.fatal) return;
@@ -275,6 +288,10 @@ export class Core {
     }
     if (m.type === 'scan') {
       if (m.session === this.sessionId && this.info) this.#scanned(m);
+      return;
+    }
+    if (m.type === 'live') {
+      if (m.session === this.sessionId && this.info) this.#grow(m);
       return;
     }
     if (m.type === 'error') {
@@ -351,12 +368,31 @@ export class Core {
     return true;
   }
 
+  /** A live recording grew or its source changed state (docs/worker-protocol.md `live`): the
+   *  clock's end moves to the last tick received, the kills join the markers; emits `live`. */
+  #grow(m) {
+    if (m.lastTick > this.tb.last) {
+      this.tb.last = this.info.info.last_tick = m.lastTick;
+      this.info.durationS = this.pb.duration = this.tb.duration;
+      this.pb.frames = m.lastTick - this.tb.first + 1;
+    }
+    this.#addEvents(m.kills);
+    this.updateWant(true);
+    this.emit('live', m);
+    this.emit('timeupdate', this.pb.time);
+  }
+
   /** A batch of the background kill scan (a recording without an index: docs/worker-protocol.md
    *  `scan`): its kills join the markers and the kill feed; `scan` tells how far it is. */
   #scanned({ kills, done, total, complete }) {
     this.#addEvents(kills);
     this.scan = { done, total, kills: this.ledger.kills.length, complete };
     this.emit('scan', { ...this.scan });
+  }
+
+  /** A reader beside the worker's (the plots' whole-recording scan): as a piece's events. */
+  learnEvents(events, from, end, recordedAt) {
+    if (this.info && Array.isArray(events)) this.#addEvents(events, from, end, recordedAt);
   }
 
   /** Events of every kind (the ledger keeps each once): the new ones go to the clock and out as
@@ -487,8 +523,11 @@ export class Core {
     return this.firstFrameShown && !!this.renderer;
   }
 
-  /** One animation frame, `dt` seconds after the last: the clock, the frames, the picture, the labels. */
-  drawFrame(dt) {
+  /** One animation frame, `dt` seconds after the last: the clock, the frames, the picture, the labels.
+   *  While Export → Video holds the stage (`stage.held`), only its own calls draw (`by`:
+   *  `{capture}`, www/video/frames.js). */
+  drawFrame(dt, by) {
+    if (this.stage.held && !by) return;
     if (this.info && (this.pb.moving || this.pb.killCam)) this.#advance(dt);
     const r = this.renderer;
     if (!r) return;
@@ -515,7 +554,7 @@ export class Core {
           r.setTime(Math.max(a.t, this.pb.time));
           if (this.#fitPending) {
             r.render();
-            r.resetCamera();
+            this.stage.fitCamera();
             this.#fitPending = false;
           }
           this.firstFrameShown = true;
@@ -524,25 +563,48 @@ export class Core {
         }
         this.camera.flyStep(dt);
       }
-      const drawn = r.render();
+      const drawn = r.render(by?.capture);
       // (The render worker answers a frame later: its reply says whether that frame had entities.)
       if (drawn && this.firstFrameShown && !this.#firstFrameMarked && (r.contentDrawn?.() ?? true)) {
         this.#firstFrameMarked = true;
         performance.mark('rp:first-frame');
       }
-      const c = this.camera;
-      this.labels.place(
-        r,
-        !!this.info && this.firstFrameShown,
-        this.entities.names,
-        c.selected,
-        c.followId,
-        this.cur?.frame,
-      );
+      this.placeLabels();
+      for (const fn of this.frameHooks) {
+        try {
+          fn();
+        } catch (e) {
+          console.error(e);
+        }
+      }
     } catch (e) {
       this.#renderFailures++;
       if (this.#renderFailures === 1) this.#fail(`Drawing failed: ${e?.message ?? e}`);
     }
+  }
+
+  /** The callsign labels over the last frame the renderer drew. */
+  placeLabels() {
+    const c = this.camera;
+    this.labels.place(
+      this.renderer,
+      !!this.info && this.firstFrameShown,
+      this.entities.names,
+      c.selected,
+      c.followId,
+      this.cur?.frame,
+      this.#recentIds(),
+    );
+  }
+
+  /** Entity ids that killed or died in the RECENT_S seconds before the playhead (labels place
+   *  them first after the selected and followed ones); computed again when the tick changes. */
+  #recentIds() {
+    const tick = this.cur?.tick;
+    if (tick === undefined) return null;
+    if (this.#recent.tick !== tick)
+      this.#recent = { tick, ids: this.ledger.actorsIn(tick - RECENT_S * this.tb.rate, tick) };
+    return this.#recent.ids;
   }
 
   /** One step of the clock (the state machine), then the frame window and the crossed events. */
@@ -602,24 +664,25 @@ export class Core {
     this.emit('ended');
   }
 
+  /** What event `e` shows in the picture: a kill's flash, an explosion (also Export → Video's). */
+  effect(e) {
+    const r = this.renderer;
+    try {
+      if (e.kind === 'kill') r?.flash(e.victim);
+      else if (e.kind === 'custom' && e.type === 'explosion' && Array.isArray(e.pos))
+        r?.flashAt(e.pos[0], e.pos[1], e.pos[2]);
+    } catch {
+      /* an unknown id: no flash */
+    }
+  }
+
   /** Effects of the events a forward step crossed: kill flashes, explosions, pickups (toasts). */
   #fireEvents(prev, now) {
     if (now <= prev || now - prev > 2) return;
-    const r = this.renderer;
     for (const e of this.pb.eventsBetween(prev, now)) {
+      this.effect(e);
       if (e.kind === 'kill') {
-        try {
-          r?.flash(e.victim);
-        } catch {
-          /* unknown id: no-op */
-        }
         this.emit('kill', e);
-      } else if (e.kind === 'custom' && e.type === 'explosion' && Array.isArray(e.pos)) {
-        try {
-          r?.flashAt(e.pos[0], e.pos[1], e.pos[2]);
-        } catch {
-          /* ignore */
-        }
       } else if (e.kind === 'custom' && e.type === 'pickup') {
         this.emit('toast', {
           kind: 'pickup',
@@ -653,6 +716,13 @@ export class Core {
     const c = this.cur;
     if (!c || id < 0) return null;
     return entityState(c.frame, id, c.tick, this.info.info);
+  }
+
+  /** Where entity `id` was drawn in the last frame: `{x, y, visible}` (CSS px in the element), or
+   *  null (not drawn, or not asked for before: the next frame answers). */
+  screenPosition(id) {
+    const p = this.renderer?.labelOf(id);
+    return p?.length === 4 ? { x: p[1], y: p[2], visible: p[3] === 1 } : null;
   }
 
   /** Alive flag (flags bit 0) of each entity in the current frame. */

@@ -55,7 +55,43 @@ export function entityState(f, id, tick, info) {
     alive: (flags & 1) === 1,
   };
   if (info.world?.kind === 'planet') out.altitude = Math.hypot(pos[0], pos[1], pos[2]) - info.world.radius_m;
+  Object.assign(out, attitude(out.orient, pos, info.world?.kind === 'planet'));
   return out;
+}
+
+/**
+ * Heading (degrees from north, clockwise, [0, 360)), pitch (degrees, nose up +) and roll (degrees,
+ * right wing down +) of orientation `q` ([x, y, z, w]; body +X forward, +Y left, +Z up) at world
+ * position `pos`, in the local east / north / up frame there (a planet's at the point, a flat
+ * world's its axes: as the renderer's `local_frame`).
+ */
+export function attitude(q, pos, planet) {
+  const [x, y, z, w] = q;
+  const n = Math.hypot(x, y, z, w) || 1;
+  const [a, b, c, d] = [x / n, y / n, z / n, w / n];
+  // The rotated body axes (columns of the rotation matrix).
+  const fwd = [1 - 2 * (b * b + c * c), 2 * (a * b + c * d), 2 * (a * c - b * d)];
+  const left = [2 * (a * b - c * d), 1 - 2 * (a * a + c * c), 2 * (b * c + a * d)];
+  const up = [2 * (a * c + b * d), 2 * (b * c - a * d), 1 - 2 * (a * a + b * b)];
+  let E = [1, 0, 0];
+  let N = [0, 1, 0];
+  let U = [0, 0, 1];
+  if (planet) {
+    const r = Math.hypot(pos[0], pos[1], pos[2]);
+    if (r > 0) {
+      U = pos.map((v) => v / r);
+      const e = [-U[1], U[0], 0];
+      const el = Math.hypot(e[0], e[1]);
+      E = el > 1e-9 ? [e[0] / el, e[1] / el, 0] : [0, 1, 0];
+      N = [U[1] * E[2] - U[2] * E[1], U[2] * E[0] - U[0] * E[2], U[0] * E[1] - U[1] * E[0]];
+    }
+  }
+  const dot = (p, q2) => p[0] * q2[0] + p[1] * q2[1] + p[2] * q2[2];
+  const deg = 180 / Math.PI;
+  const heading = (Math.atan2(dot(fwd, E), dot(fwd, N)) * deg + 360) % 360;
+  const pitch = Math.asin(Math.max(-1, Math.min(1, dot(fwd, U)))) * deg;
+  const roll = Math.atan2(dot(left, U), dot(up, U)) * deg;
+  return { heading, pitch, roll };
 }
 
 /** Diagonal of the bounding box of frame `f` in metres (position quantum `q`); 0 when empty. */
@@ -100,6 +136,9 @@ export class Entities {
   /** The participants and types of a recording's info (`info.info`). */
   learnInfo(i) {
     this.#typeList = i.entity_types;
+    /** Whether the file records kill weapons: a SparkEngine replay does not (its events have no
+     *  data field on disk: docs/format/spark-replay.md), so its kills without one name none. */
+    this.weaponsRecorded = i.format !== 'spark_replay';
     for (const p of i.participants) {
       this.#participants.set(p.id, p);
       if (p.entity !== NO_ENTITY) {
@@ -179,14 +218,17 @@ export class Entities {
     return t ? t.display_name || t.id : '';
   }
 
+  /** A kill's weapon: its entity type's name, "unknown weapon", or '' where the file records
+   *  none (`weaponsRecorded`). */
   weaponName(index) {
-    if (index === NO_WEAPON) return 'unknown weapon';
+    if (index === NO_WEAPON) return this.weaponsRecorded === false ? '' : 'unknown weapon';
     return this.typeName(index) || `weapon ${index}`;
   }
 
-  /** "killer → victim (weapon)". */
+  /** "killer → victim (weapon)", or "killer → victim" when no weapon is named. */
   killText(k) {
-    return `${this.name(k.killer)} → ${this.name(k.victim)} (${this.weaponName(k.weapon_type)})`;
+    const w = this.weaponName(k.weapon_type);
+    return `${this.name(k.killer)} → ${this.name(k.victim)}${w ? ` (${w})` : ''}`;
   }
 
   /** Faction of entity `id`, or undefined. */

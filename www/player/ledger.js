@@ -85,6 +85,17 @@ export class EventLedger {
     return this.#visible;
   }
 
+  /** The entity ids of the killers and victims of the visible kills in ticks [from, to]. */
+  actorsIn(from, to) {
+    const kills = this.visible;
+    const ids = new Set();
+    for (let i = upperBound(kills, to, byTick) - 1; i >= 0 && kills[i].tick >= from; i--) {
+      ids.add(kills[i].killer);
+      ids.add(kills[i].victim);
+    }
+    return ids;
+  }
+
   /** Spoiler-safe: kills after `tick` stay hidden (Infinity shows them all). Returns whether the
    *  visible kills changed. */
   reveal(tick) {

@@ -4,6 +4,8 @@
 // (a drag orbits, a pinch or the wheel zooms, a click that did not move picks an entity).
 import { createRenderer } from '../renderer-loader.js';
 
+/** How far a finger may move (CSS px) and still tap (select) rather than drag (orbit). */
+export const TAP_SLOP_TOUCH = 10;
 const CATEGORY = { other: 0, aircraft: 1, projectile: 2, ground: 3, character: 4 };
 
 export class Stage {
@@ -21,9 +23,9 @@ export class Stage {
    * @param {{forceWebgl?: boolean, renderInPage?: boolean, spawn?: Function}} opts  spawn: how the
    *   render worker starts (renderer-loader.js)
    * @param {{started(): void, died(message: string): void, failed(e: unknown): void,
-   *   activity(kind: string): void, picked(id: number): void}} on  the renderer started; the render
-   *   worker died; the renderer could not start; the render worker's proxy queued a call or got a
-   *   reply; a click picked entity `id` (-1: none).
+   *   activity(kind: string): void, picked(id: number, shift: boolean): void}} on  the renderer started;
+   *   the render worker died; the renderer could not start; the render worker's proxy queued a call or
+   *   got a reply; a click (`shift`: with Shift held) picked entity `id` (-1: none).
    */
   constructor(element, opts, on) {
     this.#element = element;
@@ -111,6 +113,18 @@ export class Stage {
     r.setCameraMode('orbit');
   }
 
+  /**
+   * The orbit camera fitted to the entities (the renderer's fit frames them in its vertical field of
+   * view): on a canvas taller than wide (a phone upright) it backs off by height / width, so that
+   * the narrower horizontal field holds them too.
+   */
+  fitCamera() {
+    const r = this.renderer;
+    r.resetCamera();
+    const aspect = this.canvas.clientWidth / this.canvas.clientHeight;
+    if (aspect > 0 && aspect < 1) r.zoom(1000 * Math.log(1 / aspect));
+  }
+
   /** Empties the picture (the old replay's entities and trails). */
   clear() {
     const r = this.renderer;
@@ -121,13 +135,16 @@ export class Stage {
       r.clearTrails();
       r.setSelected(-1);
       r.follow(-1);
+      // A new file starts with the orbit camera, whatever the last one was left in.
+      r.setCameraMode('orbit');
     } catch (e) {
       console.warn(e);
     }
   }
 
   resize() {
-    if (!this.renderer) return;
+    // Export → Video sizes the renderer to the video's while it holds the stage (`held`).
+    if (!this.renderer || this.held) return;
     const w = Math.max(1, this.#element.clientWidth);
     const h = Math.max(1, this.#element.clientHeight);
     this.canvas.style.width = `${w}px`;
@@ -162,7 +179,9 @@ export class Stage {
       if (e.target !== this.canvas) return;
       this.canvas.setPointerCapture?.(e.pointerId);
       pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
-      down = pointers.size === 1 ? { x: e.clientX, y: e.clientY, moved: false } : null;
+      // A tap selects: a finger may move up to TAP_SLOP_TOUCH px (a mouse 4) before it drags.
+      const slop = e.pointerType === 'touch' ? TAP_SLOP_TOUCH : 4;
+      down = pointers.size === 1 ? { x: e.clientX, y: e.clientY, moved: false, slop } : null;
       if (pointers.size === 2) {
         const [a, b] = [...pointers.values()];
         pinch = Math.hypot(a.x - b.x, a.y - b.y);
@@ -177,7 +196,7 @@ export class Stage {
       p.x = e.clientX;
       p.y = e.clientY;
       if (pointers.size === 1) {
-        if (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) > 4) down.moved = true;
+        if (down && Math.hypot(e.clientX - down.x, e.clientY - down.y) > down.slop) down.moved = true;
         if (!down || down.moved) r.orbit(dx, dy);
       } else if (pointers.size === 2) {
         const [a, b] = [...pointers.values()];
@@ -191,9 +210,10 @@ export class Stage {
       pointers.delete(e.pointerId);
       if (down && !down.moved && e.type === 'pointerup' && this.renderer) {
         const { x, y } = local(e);
+        const shift = e.shiftKey;
         this.renderer.request('pick', x, y).then(
           (id) => {
-            if (!this.#stopped) this.#on.picked(id);
+            if (!this.#stopped) this.#on.picked(id, shift);
           },
           () => {},
         );

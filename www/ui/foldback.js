@@ -28,6 +28,8 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     gen: 0,
   };
   window.__foldback = state;
+  // Counts opens and closes: an open answered after a later one (or a close) is dropped.
+  let opening = 0;
 
   root.replaceChildren();
   const head = el('div', 'fb-head');
@@ -98,12 +100,16 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     root.hidden = false;
     onShow?.(true);
   }
-  closeBtn.addEventListener('click', () => {
+  /** Hides the view and closes its files (the Close button; a new recording opened on the page). */
+  function close() {
+    opening++;
+    if (root.hidden) return;
     live.disconnect();
     root.hidden = true;
     client.notify('fbClose', {});
     onShow?.(false);
-  });
+  }
+  closeBtn.addEventListener('click', close);
 
   // ---------------------------------------------------------------- overview
 
@@ -393,6 +399,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
   // ---------------------------------------------------------------- files
 
   async function openFiles(files) {
+    const mine = ++opening;
     show();
     setError('');
     live.disconnect();
@@ -405,10 +412,12 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     );
     try {
       const ov = await client.call('fbOpen', { files: list });
+      if (mine !== opening) return;
       await loadOverview(ov);
       tickPane.replaceChildren();
       jumpFirst();
     } catch (e) {
+      if (mine !== opening) return;
       setError(e.message);
       tickPane.replaceChildren();
     }
@@ -470,6 +479,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
   return {
     state,
     openFiles,
+    close,
     showLive() {
       show();
       liveUrl.focus();

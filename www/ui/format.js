@@ -33,6 +33,24 @@ export function fmtDuration(s) {
 }
 
 /** Creates an element with a class and text (never HTML). */
+/** A heading in whole degrees, 001–360 as instruments write it (0 reads 360). */
+export function fmtHeading(deg) {
+  const d = Math.round(((deg % 360) + 360) % 360) || 360;
+  return String(d).padStart(3, '0');
+}
+
+/** An altitude as the inspector shows it: state `st` of entityState(). */
+export function fmtAltitude(st) {
+  if (st.altitude === undefined) return `${st.pos[2].toFixed(1)} m (z)`;
+  const v = st.altitude;
+  return Math.abs(v) >= 100000 ? `${(v / 1000).toFixed(1)} km` : `${v.toFixed(1)} m`;
+}
+
+/** A speed as the inspector shows it. */
+export function fmtSpeed(mps) {
+  return `${mps.toFixed(1)} m/s · ${(mps * 3.6).toFixed(0)} km/h`;
+}
+
 export function el(tag, className, text) {
   const e = document.createElement(tag);
   if (className) e.className = className;

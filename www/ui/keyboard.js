@@ -2,7 +2,8 @@
 // Space play/pause · J/K/L reverse/pause/forward (again = faster) · X stop · ←/→ 5 s (Shift 1 s,
 // Alt 30 s) · , . one tick · [ ] previous/next kill · Home/End · C kill cam on the nearest kill ·
 // 1–5 camera (orbit, free, follow, first person, kill cam) · WASD/QE fly the free camera (Shift
-// faster) · I / O a clip's in / out point · Esc clears the selection / ends the kill cam · ? this help.
+// faster) · I / O a clip's in / out point · N / Shift+N the next / previous matching event (the
+// Analysis panel's filter) · Esc clears the selection / ends the kill cam · ? this help.
 import { nextSpeed } from '../playback.js';
 import { SEEK_STEP_S } from '../handle.js';
 
@@ -15,11 +16,21 @@ const FLY = {
   q: ['up', -1],
 };
 const CAMERA_KEYS = { 1: 'orbit', 2: 'free', 3: 'follow', 4: 'first', 5: 'kill' };
+// Inputs that are not text fields: they take Space / Enter (and a range its arrows), not letters.
+const PRESSABLE = new Set(['button', 'submit', 'reset', 'checkbox', 'radio', 'file', 'image', 'color', 'range']);
+// The keys a select or a range input moves its own value with.
+const OWN_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
+
+/** A field that takes typed text: every key is its own. */
+function isTextField(t) {
+  if (t instanceof HTMLTextAreaElement || t?.isContentEditable) return true;
+  return t instanceof HTMLInputElement && !PRESSABLE.has(t.type);
+}
 
 export function bindKeyboard(
   player,
   target = document,
-  { onHelp = () => {}, onEscape = () => false, onClip = () => {} } = {},
+  { onHelp = () => {}, onEscape = () => false, onClip = () => {}, onMatch = null } = {},
 ) {
   const held = new Set();
   const applyFly = (fast) => {
@@ -31,17 +42,30 @@ export function bindKeyboard(
     player.setFlyKeys({ ...v, fast });
   };
 
+  // The control that a pointer press focused (a clicked kill row, roster row, the Open button):
+  // Space on it plays / pauses instead of pressing it again. Focus moved by the keyboard (Tab)
+  // leaves it pressable with Space and Enter, as any button.
+  let pressing = false;
+  let pointerFocus = null;
+  const onPointerDown = () => {
+    pressing = true;
+  };
+  const onFocusIn = (e) => {
+    pointerFocus = pressing ? e.target : null;
+  };
+  // (In the capture phase: before a list's own key handler moves the focus.)
+  const onKeyFirst = () => {
+    pressing = false;
+  };
+
   const onKey = (e) => {
     if (e.ctrlKey || e.metaKey) return;
     const t = e.target;
-    if (
-      t instanceof HTMLInputElement ||
-      t instanceof HTMLTextAreaElement ||
-      t instanceof HTMLSelectElement ||
-      t?.isContentEditable
-    ) {
-      if (!(t instanceof HTMLInputElement && t.type === 'button')) return;
-    }
+    if (isTextField(t)) return;
+    const isSelect = t instanceof HTMLSelectElement;
+    // A select or a range keeps the keys that change its value (and Space, when keyboard-focused).
+    if ((isSelect || (t instanceof HTMLInputElement && t.type === 'range')) && OWN_KEYS.has(e.key)) return;
+    if (isSelect && (e.key === 'Enter' || (e.key === ' ' && t !== pointerFocus))) return;
     if (e.key === '?') {
       onHelp();
       e.preventDefault();
@@ -70,7 +94,12 @@ export function bindKeyboard(
     switch (key) {
       case ' ':
       case 'Spacebar':
-        if ((t instanceof HTMLButtonElement || t instanceof HTMLInputElement) && t.id !== 'play') {
+        // A keyboard-focused control presses with Space; the play button is play / pause anyway.
+        if (
+          (t instanceof HTMLButtonElement || t instanceof HTMLInputElement) &&
+          t.id !== 'play' &&
+          t !== pointerFocus
+        ) {
           handled = false;
           break;
         }
@@ -128,6 +157,11 @@ export function bindKeyboard(
       case 'c':
         player.startKillCam();
         break;
+      case 'n':
+        // The next / previous event the Analysis panel's filter matches (Shift: previous).
+        if (onMatch && !e.altKey) onMatch(e.shiftKey ? -1 : 1);
+        else handled = false;
+        break;
       case 'i':
       case 'o':
         if (e.shiftKey || e.altKey) handled = false;
@@ -165,10 +199,16 @@ export function bindKeyboard(
     });
   }
 
+  target.addEventListener('pointerdown', onPointerDown, true);
+  target.addEventListener('focusin', onFocusIn, true);
+  target.addEventListener('keydown', onKeyFirst, true);
   target.addEventListener('keydown', onKey);
   target.addEventListener('keyup', onKeyUp);
   window.addEventListener('blur', release);
   return () => {
+    target.removeEventListener('pointerdown', onPointerDown, true);
+    target.removeEventListener('focusin', onFocusIn, true);
+    target.removeEventListener('keydown', onKeyFirst, true);
     target.removeEventListener('keydown', onKey);
     target.removeEventListener('keyup', onKeyUp);
     window.removeEventListener('blur', release);

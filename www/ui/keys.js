@@ -24,6 +24,7 @@ export const KEYS = [
     [
       ['[ / ]', 'Previous / next kill (from 2 s before)'],
       ['C', 'Kill cam on the nearest kill'],
+      ['N / Shift+N', 'Next / previous event matching the Analysis filter'],
       ['Esc', 'End the kill cam / clear the selection'],
     ],
   ],
@@ -38,6 +39,7 @@ export const KEYS = [
       ['W A S D', 'Free camera: fly forward / left / back / right'],
       ['Q / E', 'Free camera: down / up (Shift: faster)'],
       ['Drag · wheel', 'Orbit or look around · zoom'],
+      ['Shift+click', 'Range and bearing from the selection to an entity'],
       ['?', 'This help'],
     ],
   ],

@@ -10,12 +10,22 @@ import { factionColour, KILL_LEAD_S } from '../handle.js';
 import { lowerBound } from '../playback.js';
 
 export const ROW_PX = 26;
+/** Faction colours as text on the dark feed: the two darkest lightened to 4.5:1 (WCAG AA). */
+const TEXT = { '#0072B2': '#4d9de0', '#D55E00': '#ec7a35' };
+const textColour = (f) => {
+  const c = factionColour(f);
+  return TEXT[c] ?? c;
+};
 const byTick = (k) => k.tick;
 
 export function createKillFeed(player, root = document) {
   const scroller = root.getElementById('killfeed-scroll');
   const list = root.getElementById('killfeed');
   const killCount = root.getElementById('kill-count');
+  // Said once above the feed where the file records no weapons (its kills name none).
+  const note = el('p', 'kf-note', 'Weapons not recorded in this file');
+  note.hidden = true;
+  scroller.before(note);
 
   let kills = []; // in tick order (player.kills)
   let times = [];
@@ -58,11 +68,12 @@ export function createKillFeed(player, root = document) {
     time.textContent = fmtTime(t);
     killer.textContent = player.entityName(k.killer);
     victim.textContent = player.entityName(k.victim);
-    weapon.textContent = ` (${player.weaponName(k.weapon_type)})`;
+    const w = player.weaponName(k.weapon_type);
+    weapon.textContent = w ? ` (${w})` : '';
     const kf = player.entityFactionOf(k.killer);
     const vf = player.entityFactionOf(k.victim);
-    killer.style.color = kf !== undefined ? factionColour(kf) : '';
-    victim.style.color = vf !== undefined ? factionColour(vf) : '';
+    killer.style.color = kf !== undefined ? textColour(kf) : '';
+    victim.style.color = vf !== undefined ? textColour(vf) : '';
     const desc = player.killText(k);
     b.title = `${desc} — click to watch from 2 s before`;
     const cam = li.lastChild;
@@ -82,10 +93,13 @@ export function createKillFeed(player, root = document) {
 
   const view = createVirtualList({ scroller, list, rowPx: ROW_PX, makeRow, fill });
 
+  // A filter of the rows (the Analysis panel's, www/ui/analysis.js): `keep(kill)`, or null.
+  let keep = null;
   function setKills(list0) {
-    kills = list0;
+    kills = keep ? list0.filter(keep) : list0;
     times = kills.map((k) => player.killTime(k));
     killCount.textContent = kills.length ? String(kills.length) : '';
+    note.hidden = !player.info || player.weaponsRecorded || !kills.length;
     past = firstAtOrAfter(player.tick + 1) - 1;
     nearKey = '';
     movedAt = performance.now();
@@ -185,7 +199,12 @@ export function createKillFeed(player, root = document) {
 
   /** Test / inspection hook. */
   function inspect() {
-    return { ...view.inspect(), past };
+    return { ...view.inspect(), past, ticks: kills.map(byTick) };
   }
-  return { inspect, reveal: view.reveal };
+  /** Lists only the kills `pred(kill)` keeps (null: every one). */
+  function setFilter(pred) {
+    keep = pred;
+    setKills(player.kills);
+  }
+  return { inspect, reveal: view.reveal, setFilter };
 }

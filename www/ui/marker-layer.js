@@ -1,7 +1,9 @@
-// Timeline markers on a <canvas> inside the scrubber: kills on the top row (a bar each), every
-// other event kind as a small shape on the bottom row. Thousands of kills cost one canvas, not one
-// element each. Markers that fall in the same pixel column merge (one bar / shape per column and
-// kind). The canvas is redrawn when the markers change and on resize / devicePixelRatio change,
+// Timeline markers on a <canvas> inside the scrubber: kills on the top row, every other event kind
+// as a small shape on the bottom row. Thousands of kills cost one canvas, not one element each.
+// Kills fall in fixed BIN_PX-wide bins, one 2 px bar per bin with a 1 px gap between bins (a
+// density strip: the bar's height grows with the kills in it; every kill lies within 0.5 px of its
+// bar); other events merge per pixel column and kind. The layer draws a time window of the
+// recording (`setView`: the timeline's zoom), the whole by default. The canvas is redrawn when the markers change and on resize / devicePixelRatio change,
 // never on a time update: the kills near the playhead and the hovered marker are drawn on a second,
 // small overlay canvas, redrawn only when that set changes.
 //
@@ -18,6 +20,10 @@ const KILL_BAND = KILL_TOP + KILL_H + 2; // pointer y below this: the kill row
 const EVENT_BOTTOM = 2;
 const EVENT_H = 9;
 const HIT_PX = 4;
+/** Width of a kill bin (CSS px): a 2 px bar and a 1 px gap. */
+export const BIN_PX = 3;
+/** A bin's bar height: the lowest (one kill, in a strip with more) as a fraction of KILL_H. */
+const MIN_BAR = 0.55;
 const byX = (c) => c.x;
 const byT = (k) => k.t;
 
@@ -124,6 +130,9 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
   let dpr = 1;
   let duration = 0;
   let colours = null;
+  // The window drawn, [v0, v1] seconds (v1 <= v0: the whole recording).
+  let v0 = 0;
+  let v1 = 0;
 
   // Kills, in time order: { t, k, x }. Columns: { x, first, count } in order (first = index in kills).
   let kills = [];
@@ -138,7 +147,11 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
   let hovered = null; // { row: 'kill' | 'event', ... }
   let pendingFull = 0;
 
-  const xOf = (t) => (duration > 0 ? (Math.min(duration, Math.max(0, t)) / duration) * w : 0);
+  const viewFrom = () => (v1 > v0 ? v0 : 0);
+  const viewLen = () => (v1 > v0 ? v1 - v0 : duration);
+  /** x (CSS px) of time t in the window; outside [0, w] when t is outside it. */
+  const xOf = (t) => (duration > 0 ? ((Math.min(duration, Math.max(0, t)) - viewFrom()) / viewLen()) * w : 0);
+  const inView = (x) => x >= 0 && x <= w;
   const eventRowTop = () => h - EVENT_BOTTOM - EVENT_H;
 
   function readColours() {
@@ -165,25 +178,40 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     return true;
   }
 
+  /** Kill bins of the window: bin b holds the kills at x in [b·BIN_PX − 0.5, b·BIN_PX + 2.5) and
+   *  draws its bar over [b·BIN_PX, b·BIN_PX + 2): each kill within 0.5 px of its bar. */
+  let maxCount = 1;
   function buildKillColumns() {
     killCols = [];
+    maxCount = 1;
     let last = null;
     for (let i = 0; i < kills.length; i++) {
       const m = kills[i];
       m.x = xOf(m.t);
-      const col = Math.floor(m.x * dpr); // device pixel column
-      if (last && last.col === col) last.count++;
-      else {
-        last = { col, x: (col + 0.5) / dpr, first: i, count: 1 };
+      if (!inView(m.x)) continue;
+      const bin = Math.floor((m.x + 0.5) / BIN_PX);
+      if (last && last.bin === bin) {
+        last.count++;
+        if (last.count > maxCount) maxCount = last.count;
+      } else {
+        last = { bin, x: bin * BIN_PX + 1, first: i, count: 1 };
         killCols.push(last);
       }
     }
   }
 
-  function drawKillBar(c, x, colour, width = 2) {
+  /** The bar's height (CSS px) of a bin of `count` kills: by log of the count against the
+   *  fullest bin, full height when no bin holds more than one. */
+  const barH = (count) =>
+    maxCount <= 1 ? KILL_H : KILL_H * (MIN_BAR + ((1 - MIN_BAR) * Math.log2(count)) / Math.log2(maxCount));
+
+  /** A bin's bar (centre x), bottom-aligned, `width` CSS px (wider for the highlights). */
+  function drawKillBar(c, x, colour, width = 2, count = 1) {
     c.fillStyle = colour;
     const left = Math.round((x - width / 2) * dpr) / dpr;
-    c.fillRect(left, KILL_TOP, width, KILL_H);
+    const bottom = KILL_TOP + KILL_H;
+    const top = Math.round((bottom - barH(count)) * dpr) / dpr;
+    c.fillRect(left, top, width, bottom - top);
   }
 
   function addSlots(events) {
@@ -193,6 +221,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
       if (e.kind === 'kill') continue;
       const kind = eventKindKey(e);
       const x = xOf(e.t);
+      if (!inView(x)) continue;
       const col = Math.round(x);
       const key = `${kind}:${col}`;
       const s = slots.get(key);
@@ -239,7 +268,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     }
     const fresh = addSlots(duration > 0 ? events() : []);
     drawSlots(fresh);
-    for (const c of killCols) drawKillBar(ctx, c.x, colours.kill);
+    for (const c of killCols) drawKillBar(ctx, c.x, colours.kill, 2, c.count);
     drawOverlay();
   }
 
@@ -258,15 +287,16 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
       const seen = new Set();
       for (const i of near) {
         const m = kills[i];
-        if (!m) continue;
-        const col = Math.floor(m.x * dpr);
-        if (seen.has(col)) continue;
-        seen.add(col);
-        drawKillBar(octx, (col + 0.5) / dpr, colours.killNear, 3);
+        if (!m || !inView(m.x)) continue;
+        const bin = Math.floor((m.x + 0.5) / BIN_PX);
+        if (seen.has(bin)) continue;
+        seen.add(bin);
+        const c = killCols[lowerBound(killCols, bin * BIN_PX + 1, byX)];
+        drawKillBar(octx, bin * BIN_PX + 1, colours.killNear, 3, c?.bin === bin ? c.count : 1);
       }
       octx.shadowBlur = 0;
     }
-    if (hovered?.row === 'kill') drawKillBar(octx, hovered.col.x, '#fff', 3);
+    if (hovered?.row === 'kill') drawKillBar(octx, hovered.col.x, '#fff', 3, hovered.col.count);
     else if (hovered?.row === 'event') {
       const s = hovered.slot;
       octx.save();
@@ -340,7 +370,17 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
     drawSlots(addSlots(fresh));
   }
+  /** Draws the window [from, to] seconds (to <= from: the whole recording). */
+  function setView(from, to) {
+    if (from === v0 && to === v1) return;
+    v0 = from;
+    v1 = to;
+    hovered = null;
+    scheduleFull();
+  }
   function clear() {
+    v0 = 0;
+    v1 = 0;
     kills = [];
     killCols = [];
     duration = 0;
@@ -390,6 +430,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
       dpr,
       kills: kills.map((m) => ({ x: m.x, y: KILL_TOP + KILL_H / 2, t: m.t, tick: m.k.tick })),
       killColumns: killCols.length,
+      bins: killCols.map((c) => ({ x0: c.bin * BIN_PX, x1: c.bin * BIN_PX + 2, count: c.count, h: barH(c.count) })),
+      view: { from: viewFrom(), to: viewFrom() + viewLen() },
       events: [...slots.values()].map((s) => ({
         x: s.x,
         y: eventRowTop() + 4,
@@ -402,5 +444,17 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     };
   }
 
-  return { setKills, setEvents, addEvents, clear, setNear, hitTest, setHovered, inspect, redraw: drawAll, dispose };
+  return {
+    setKills,
+    setEvents,
+    addEvents,
+    setView,
+    clear,
+    setNear,
+    hitTest,
+    setHovered,
+    inspect,
+    redraw: drawAll,
+    dispose,
+  };
 }

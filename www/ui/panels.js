@@ -2,7 +2,7 @@
 // (callsigns, faction swatches; click to follow; virtualized), kill feed (www/ui/killfeed.js: click to seek;
 // "Kill cam" per kill), and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
 // Strings from files only ever go through textContent.
-import { fmtBytes, fmtDuration, el, setText } from './format.js';
+import { fmtAltitude, fmtBytes, fmtDuration, fmtHeading, fmtSpeed, el, setText } from './format.js';
 import { factionColour, NO_ENTITY, FLAG_NAMES } from '../handle.js';
 import { createKillFeed } from './killfeed.js';
 import { createVirtualList } from './virtual-list.js';
@@ -154,7 +154,10 @@ export function createPanels(player, root = document) {
   roster.addEventListener('click', (e) => {
     const li = e.target.closest('li[data-index]');
     const p = li && e.target.closest('button') ? people[Number(li.dataset.index)] : undefined;
-    if (p && p.entity !== NO_ENTITY) player.follow(p.entity);
+    if (!p || p.entity === NO_ENTITY) return;
+    // Shift+click: a second entity for the Analysis panel's range line (when it is open).
+    if (e.shiftKey && api.onShiftPick) api.onShiftPick(p.entity);
+    else player.follow(p.entity);
   });
 
   function markSelected(id) {
@@ -244,6 +247,7 @@ export function createPanels(player, root = document) {
     ['speed', 'Speed'],
     ['anim', 'Anim state'],
     ['tick', 'Tick'],
+    ['hdg', 'Heading'],
   ]) {
     const dd = el('dd', '', '—');
     inspList.append(el('dt', '', l), dd);
@@ -265,7 +269,6 @@ export function createPanels(player, root = document) {
     if (player.selected >= 0) return player.selected;
     return player.followed;
   }
-  const fmtM = (v) => (Math.abs(v) >= 100000 ? `${(v / 1000).toFixed(1)} km` : `${v.toFixed(1)} m`);
 
   function renderInspector() {
     const id = inspectedId();
@@ -309,8 +312,9 @@ export function createPanels(player, root = document) {
         ? `${st.pos.map((v) => (v / 1000).toFixed(2)).join(', ')} km`
         : `${st.pos.map((v) => v.toFixed(1)).join(', ')} m`,
     );
-    setText(inspCells.get('alt'), st.altitude !== undefined ? fmtM(st.altitude) : `${st.pos[2].toFixed(1)} m (z)`);
-    setText(inspCells.get('speed'), `${st.speed.toFixed(1)} m/s · ${(st.speed * 3.6).toFixed(0)} km/h`);
+    setText(inspCells.get('alt'), fmtAltitude(st));
+    setText(inspCells.get('hdg'), `${fmtHeading(st.heading)}°`);
+    setText(inspCells.get('speed'), fmtSpeed(st.speed));
     setText(inspCells.get('anim'), String(st.anim));
     setText(inspCells.get('tick'), String(st.tick));
     for (const [bit, c] of chips.entries()) c.classList.toggle('on', ((st.flags >>> bit) & 1) === 1);
@@ -353,5 +357,7 @@ export function createPanels(player, root = document) {
   });
   player.on('seeked', idleTask(refreshAlive));
   player.on('ready', refreshAlive);
-  return { killfeed, roster: { inspect: rosterView.inspect } };
+  /** `onShiftPick(entity)`: a roster row Shift+clicked (set by the Analysis panel). */
+  const api = { killfeed, roster: { inspect: rosterView.inspect }, onShiftPick: null };
+  return api;
 }

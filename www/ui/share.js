@@ -20,7 +20,7 @@ const REFRESH_MS = 250;
  * @param {import('../player.js').Player} player
  * @param {{ opener: HTMLElement, timeline: { span: () => number }, root?: Document }} o
  */
-export function createShare(player, { opener, timeline, step, root = document }) {
+export function createShare(player, { opener, timeline, step, video = null, root = document }) {
   const clip = createClip(player, { timeline, step, root, onChange: () => dialog?.open && refresh() });
   /** The player's folder: where index.html, embed.html, player.js and element.js are. */
   const base = () => new URL('.', location.href).href;
@@ -115,6 +115,16 @@ export function createShare(player, { opener, timeline, step, root = document })
     const clipNote = el('p', 'share-note');
     const [clipRow, clipLink] = copyRow('share-clip-link', 'The link to the clip');
     clipSec.append(el('h3', '', 'Clip'), points, clipNote, clipRow);
+    // Export → Video of the clip (the whole recording without one): main.js's `video` opens its
+    // dialog (www/video-export.js) in place of this one.
+    if (video) {
+      const videoBtn = button('Video…', 'A WebM video of the clip (the whole recording without one)', () => {
+        dialog.close();
+        video();
+      });
+      videoBtn.id = 'share-video';
+      clipSec.append(videoBtn);
+    }
 
     const embed = el('section', 'share-section');
     const embedNote = el('p', 'share-note');

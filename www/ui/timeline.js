@@ -2,13 +2,19 @@
 // (pointer events; follows the pointer), kill markers on the scrubber's top row, every other event
 // kind as a smaller shape on its bottom row (drawn on a canvas: www/ui/marker-layer.js; hover shows
 // a marker's text, a click on a kill marker seeks to 2 s before it), the legend, speed select.
+// The scrubber zooms into a time range (wheel or pinch on it, around the pointer; docs/playback.md
+// "Timeline zoom"): a minimap above it shows the whole and the window, "Whole" or Escape go back.
 import { fmtTime, el } from './format.js';
 import { nextSpeed } from '../playback.js';
 import { KILL_LEAD_S } from '../handle.js';
 import { eventKindKey, eventKindLabel, eventText } from './events.js';
 import { createMarkerLayer } from './marker-layer.js';
 
-export function createTimeline(player, root = document) {
+/** The shortest window the timeline zooms to (s). */
+const MIN_VIEW_S = 1;
+
+/** `opts.loadZoom()`: imports www/ui/timeline-zoom.js (no zoom without it: the embeds' timeline). */
+export function createTimeline(player, root = document, { loadZoom = null } = {}) {
   const $ = (id) => root.getElementById(id);
   const playBtn = $('play');
   const timeEl = $('time');
@@ -26,6 +32,27 @@ export function createTimeline(player, root = document) {
   const stopBtn = $('stop');
   const ffBtn = $('ffwd');
   const legend = $('legend');
+
+  // The zoom: the window [view.from, view.to] seconds the scrubber spans, null for the whole. Its
+  // gestures' math, the minimap and "Whole" are www/ui/timeline-zoom.js, loaded (`loadZoom`, from
+  // main.js) on the first wheel or touch on the scrubber.
+  let view = null;
+  let zoom = null;
+  let zoomLoading = null;
+  const killT = (k) => player.killTime(k);
+  const withZoom = (fn) => {
+    if (zoom) return fn(zoom);
+    if (!loadZoom) return;
+    zoomLoading ??= loadZoom().then((m) => {
+      zoom = m.createZoom(scrubber, {
+        span: () => span,
+        view: () => view,
+        set: (from, to) => setView(from, to),
+      });
+      return zoom;
+    });
+    zoomLoading.then(fn);
+  };
 
   let scrubbing = false;
   let wasPlaying = false;
@@ -48,12 +75,49 @@ export function createTimeline(player, root = document) {
     hidden = h;
     durEl.textContent = h ? '--:--' : fmtTime(s);
     scrubber.setAttribute('aria-valuemax', s.toFixed(1));
-    layer.setKills(player.kills, s);
+    view = null;
+    layer.setView(0, 0);
+    layer.setKills(shownKills(), s);
     layer.setEvents(s);
+    zoom?.show(null, s, player.kills, killT);
     shown.f = '';
   }
 
-  const fraction = () => (span > 0 ? Math.min(1, Math.max(0, player.currentTime / span)) : 0);
+  const vFrom = () => view?.from ?? 0;
+  const vLen = () => (view ? view.to - view.from : span);
+  const fraction = () => (vLen() > 0 ? Math.min(1, Math.max(0, (player.currentTime - vFrom()) / vLen())) : 0);
+
+  /** Zooms to [from, to] seconds (clamped to the span, at least MIN_VIEW_S long); null or the
+   *  whole span: no zoom. */
+  function setView(from, to) {
+    let next = null;
+    if (from !== null && span > 0) {
+      const len = Math.min(span, Math.max(MIN_VIEW_S, to - from));
+      const a = Math.min(span - len, Math.max(0, from));
+      next = len >= span ? null : { from: a, to: a + len };
+    }
+    if (next?.from === view?.from && next?.to === view?.to) return;
+    view = next;
+    layer.setView(view?.from ?? 0, view?.to ?? 0);
+    zoom?.show(view, span, player.kills, killT);
+    shown.f = '';
+    update();
+    markNear();
+  }
+  scrubber.addEventListener(
+    'wheel',
+    (e) => {
+      if (!player.info || !(span > 0) || !loadZoom) return;
+      e.preventDefault();
+      const d = e.deltaMode === 1 ? e.deltaY * 16 : e.deltaY;
+      const x = e.clientX - scrubber.getBoundingClientRect().left;
+      withZoom((z) => z.wheel(d, x));
+    },
+    { passive: false },
+  );
+  // Pinch: two touches on the scrubber scale the window (timeline-zoom.js does the math).
+  const touches = new Map();
+  let pinching = false;
 
   // What update() last wrote: text and attributes are set only when they change (setting the same
   // text still replaces the text node and lays it out again).
@@ -63,6 +127,9 @@ export function createTimeline(player, root = document) {
     const f = fr.toFixed(5);
     if (f !== shown.f) {
       shown.f = f;
+      // Zoomed, a playhead outside the window has no thumb (not one pinned to an edge).
+      const t = player.currentTime;
+      thumbRail.hidden = !!view && (t < view.from || t > view.to);
       // Transforms, not a width or a left: moving the fill and the thumb lays nothing out, and
       // each is its own compositor layer (style.css), so neither repaints the page.
       fill.style.transform = `scaleX(${f})`;
@@ -95,7 +162,7 @@ export function createTimeline(player, root = document) {
   function timeAtX(clientX) {
     const r = scrubber.getBoundingClientRect();
     const f = r.width > 0 ? Math.min(1, Math.max(0, (clientX - r.left) / r.width)) : 0;
-    return f * span; // (a seek clamps it to the recording)
+    return vFrom() + f * vLen(); // (a seek clamps it to the recording)
   }
 
   function scrubTo(clientX) {
@@ -116,11 +183,28 @@ export function createTimeline(player, root = document) {
   let pressed = null;
 
   scrubber.addEventListener('pointerdown', (e) => {
+    if (e.pointerType === 'touch') {
+      touches.set(e.pointerId, e.clientX);
+      withZoom(() => {});
+    }
+    if (touches.size === 2 && player.info && zoom) {
+      // A second finger: the scrub or press of the first becomes a pinch.
+      pinching = true;
+      zoom.pinchStart([...touches.values()]);
+      if (scrubbing) {
+        scrubbing = false;
+        if (wasPlaying) player.play();
+      }
+      pressed = null;
+      scrubber.setPointerCapture(e.pointerId);
+      e.preventDefault();
+      return;
+    }
     if (e.button !== 0 || !player.info) return;
     const p = local(e);
     const hit = layer.hitTest(p.x, p.y);
     if (hit?.row === 'kill') {
-      pressed = hit;
+      pressed = { ...hit, downX: e.clientX };
       scrubber.setPointerCapture(e.pointerId);
       e.preventDefault();
       return;
@@ -133,6 +217,18 @@ export function createTimeline(player, root = document) {
     e.preventDefault();
   });
   scrubber.addEventListener('pointermove', (e) => {
+    if (touches.has(e.pointerId)) touches.set(e.pointerId, e.clientX);
+    if (pinching && touches.size === 2) {
+      zoom.pinchMove([...touches.values()], scrubber.getBoundingClientRect().left);
+      return;
+    }
+    // A press on a kill marker that moves on (a thumb on a crowded timeline) scrubs after all.
+    if (pressed && Math.abs(e.clientX - pressed.downX) > 10) {
+      pressed = null;
+      scrubbing = true;
+      wasPlaying = !player.paused;
+      if (wasPlaying) player.pause();
+    }
     if (player.info && span > 0) {
       const p = local(e);
       const hit = scrubbing ? null : layer.hitTest(p.x, p.y);
@@ -156,6 +252,11 @@ export function createTimeline(player, root = document) {
     hideTip();
   });
   const endScrub = (e) => {
+    touches.delete(e.pointerId);
+    if (pinching) {
+      if (touches.size < 2) pinching = false;
+      return;
+    }
     if (pressed) {
       const hit =
         e.type === 'pointerup'
@@ -217,8 +318,11 @@ export function createTimeline(player, root = document) {
     canvas: markersEl,
     overlay: nearEl,
     killTime: (k) => player.killTime(k),
-    events: () => player.events,
+    events: () => (keep ? player.events.filter(keep) : player.events),
   });
+  // A filter of the markers (the Analysis panel's, www/ui/analysis.js): `keep(event)`, or null.
+  let keep = null;
+  const shownKills = () => (keep ? player.kills.filter(keep) : player.kills);
 
   function markerText(hit) {
     if (hit.row === 'gap') return hit.text;
@@ -304,12 +408,14 @@ export function createTimeline(player, root = document) {
   });
   player.on('markers', (kills) => {
     if (!(span > 0) || !legend.childElementCount) return; // before 'info'
-    layer.setKills(kills, span);
+    const ks = keep ? kills.filter(keep) : kills;
+    layer.setKills(ks, span);
+    if (view) zoom?.show(view, span, ks, killT);
     markNear();
   });
   player.on('events', (fresh) => {
     if (!(player.duration > 0) || !legend.childElementCount) return; // before 'info'
-    layer.addEvents(fresh);
+    layer.addEvents(keep ? fresh.filter(keep) : fresh);
     countEvents(fresh);
     renderLegend();
   });
@@ -328,6 +434,13 @@ export function createTimeline(player, root = document) {
   };
   player.on('timeupdate', () => {
     if (span) rescale();
+    // Playing out of the zoomed window: the window pages on with the playhead.
+    if (view && !scrubbing && !player.paused) {
+      const t = player.currentTime;
+      const len = view.to - view.from;
+      if (t > view.to) setView(t - len * 0.1, t + len * 0.9);
+      else if (t < view.from) setView(t - len * 0.9, t + len * 0.1);
+    }
     if (player.pageWaitsForSeek && !scrubbing) {
       heldTimer ||= setTimeout(showHeld, Math.max(0, player.seekShowInMs));
       return;
@@ -360,9 +473,26 @@ export function createTimeline(player, root = document) {
     update,
     markers: () => layer.inspect(),
     span: () => span,
+    /** The zoomed window {from, to} in seconds, or null (the whole). */
+    view: () => (view ? { ...view } : null),
+    zoom: (from, to) => withZoom(() => setView(from, to)),
+    /** Back to the whole recording; false when it was not zoomed (Escape goes on elsewhere). */
+    unzoom: () => {
+      if (!view) return false;
+      setView(null);
+      return true;
+    },
     gaps: () => gaps.inspect(),
     showGaps: (g) => {
       gaps = g;
+    },
+    /** Shows only the markers of the events `pred(event)` keeps (null: every one). */
+    setFilter: (pred) => {
+      keep = pred;
+      if (!(span > 0)) return;
+      layer.setKills(shownKills(), span);
+      layer.setEvents(span);
+      markNear();
     },
   };
 }

@@ -95,6 +95,10 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
    */
   function setCount(n, emptyText = '') {
     count = n;
+    // Rows hold buttons; with none, the region itself takes the focus, so that a keyboard can
+    // scroll its text when the panel is short (axe: scrollable-region-focusable).
+    if (n) scroller.removeAttribute('tabindex');
+    else scroller.tabIndex = 0;
     if (!n) {
       for (const li of rows.values()) li.remove();
       rows.clear();

@@ -35,6 +35,8 @@ pub const TARGETS: &[(&str, Harness)] = &[
     ("zstd_decode", zstd_decode),
     ("flrep_roundtrip", flrep_roundtrip),
     ("foldback_frames", foldback_frames),
+    ("live_messages", live_messages),
+    ("live_manifest", live_manifest),
 ];
 
 // foldback_frames: the `.foldback` reader (files and live messages); the harness lives with the
@@ -42,6 +44,12 @@ pub const TARGETS: &[(&str, Harness)] = &[
 #[path = "../../tests/common/foldback_harness.rs"]
 mod foldback_harness;
 pub use foldback_harness::foldback_frames;
+
+// live_messages, live_manifest: the live `.flrep` parsers (format::live); the harnesses live with
+// the live tests (crate/tests/live_flrep.rs), which also run them over a valid stream, its cuts and flips.
+#[path = "../../tests/common/live_harness.rs"]
+mod live_harness;
+pub use live_harness::{live_manifest, live_messages};
 
 /// The most bytes a reader may ask for in one read while opening (the largest of the limits that
 /// bound a read: the prefix and the trailer).

@@ -1,12 +1,13 @@
-//! `replay`: inspect, validate, dump, generate, hash and diff replay files. The command line is
+//! `replay`: inspect, validate, dump, generate, hash, diff, export and clip replay files. The command line is
 //! parsed in `replay_cli/args.rs`: a usage error is clap's message naming the option, exit 2. Every
 //! other error is one line on stderr (`replay: …`) and a non-zero exit; never a panic or a backtrace.
 
 use args::{Cmd, FlrepGenerate, GenerateArgs};
 use replay_player::format::{Session, SessionError};
 use replay_player::io::{open_session, read_chunk, FileSource, RotatingWriter, RotationOptions};
+use replay_player::model::compare::{Outcome, Side};
 use replay_player::model::{state_hash, DecodedChunk, EntityState, RecordingInfo};
-use replay_player::sim::{Dogfight, DogfightConfig};
+use replay_player::sim::{Dogfight, DogfightConfig, Perturb};
 use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
@@ -20,6 +21,16 @@ mod args;
 /// `.foldback`: info/validate output, `diverge`, `generate --format foldback`, `live-demo`.
 #[path = "replay_cli/foldback.rs"]
 mod foldback_cli;
+
+/// `diff`'s words for a comparison's outcome.
+#[path = "replay_cli/diff.rs"]
+mod diff_cli;
+/// `export --acmi` and `clip`.
+#[path = "replay_cli/export.rs"]
+mod export_cli;
+/// `live-serve`: a .flrep published while it is written.
+#[path = "replay_cli/live_serve.rs"]
+mod live_serve;
 
 /// `generate --format spark` and `convert` (SparkEngine .replay).
 #[path = "replay_cli/spark.rs"]
@@ -59,7 +70,7 @@ fn run(cmd: Cmd) -> Result<u8, Fail> {
     match cmd {
         Cmd::Info(a) => info(&a.file),
         Cmd::Validate(a) => validate(&a.file),
-        Cmd::Dump(a) => dump(&a.file),
+        Cmd::Dump(a) => dump(&a.file, a.geodetic),
         Cmd::Hash(a) => hash(&a.file),
         Cmd::Diff(a) => diff(&a.a, &a.b),
         Cmd::Generate(GenerateArgs::Flrep(a)) => generate(&a),
@@ -68,6 +79,9 @@ fn run(cmd: Cmd) -> Result<u8, Fail> {
         Cmd::Convert(a) => spark_cli::convert(&a),
         Cmd::Diverge(a) => foldback_cli::diverge(&a),
         Cmd::LiveDemo(a) => foldback_cli::live_demo(&a),
+        Cmd::Export(a) => export_cli::export(&a),
+        Cmd::Clip(a) => export_cli::clip(&a),
+        Cmd::LiveServe(a) => live_serve::live_serve(&a),
     }
 }
 
@@ -205,26 +219,17 @@ fn validate(path: &Path) -> Result<u8, Fail> {
     Ok(0)
 }
 
-fn dump(path: &Path) -> Result<u8, Fail> {
+fn dump(path: &Path, geodetic: bool) -> Result<u8, Fail> {
     let mut o = open(path)?;
     let stdout = std::io::stdout();
     let mut w = std::io::BufWriter::new(stdout.lock());
-    replay_player::io::dump::write_dump(&mut o.session, &mut o.src, &mut w).map_err(|e| match e {
+    let opts = replay_player::io::dump::DumpOptions { geodetic };
+    replay_player::io::dump::write_dump_with(&mut o.session, &mut o.src, &mut w, opts).map_err(|e| match e {
         replay_player::io::dump::DumpError::Read(e) => Fail(format!("{}: {e}", path.display()), 1),
         replay_player::io::dump::DumpError::Write(e) => Fail(e.to_string(), 2),
     })?;
     w.flush()?;
     Ok(0)
-}
-
-fn hashes(path: &Path) -> Result<Vec<(u64, u64, Vec<EntityState>)>, Fail> {
-    let mut o = open(path)?;
-    let mut v = Vec::new();
-    o.each_tick(path, |tick, ents, _, _| {
-        v.push((tick, state_hash(ents), Vec::new()));
-        Ok(())
-    })?;
-    Ok(v)
 }
 
 fn hash(path: &Path) -> Result<u8, Fail> {
@@ -240,54 +245,18 @@ fn hash(path: &Path) -> Result<u8, Fail> {
 }
 
 fn diff(a: &Path, b: &Path) -> Result<u8, Fail> {
-    let ha = hashes(a)?;
-    let hb = hashes(b)?;
-    let n = ha.len().min(hb.len());
-    for k in 0..n {
-        let (Some(x), Some(y)) = (ha.get(k), hb.get(k)) else { break };
-        if x.1 != y.1 || x.0 != y.0 {
-            println!("first difference at tick {} (A) / {} (B): hash {:016x} vs {:016x}", x.0, y.0, x.1, y.1);
-            let ea = states_at(a, x.0)?;
-            let eb = states_at(b, y.0)?;
-            report_entities(&ea, &eb);
-            return Ok(1);
-        }
-    }
-    if ha.len() != hb.len() {
-        println!("identical for {n} ticks; A has {} ticks, B has {}", ha.len(), hb.len());
-        return Ok(1);
-    }
-    println!("identical: {n} ticks");
-    Ok(0)
+    let open = |p: &Path| FileSource::open(p).map_err(|e| Fail(format!("{}: {e}", p.display()), 2));
+    let (mut sa, mut sb) = (open(a)?, open(b)?);
+    let outcome = replay_player::io::compare_sources(&mut sa, &mut sb).map_err(|e| {
+        let p = if e.side == Side::A { a } else { b };
+        Fail(format!("{}: {}", p.display(), e.error), 1)
+    })?;
+    print!("{}", diff_cli::text(&outcome));
+    Ok(if matches!(outcome, Outcome::Identical { .. }) { 0 } else { 1 })
 }
 
-fn states_at(path: &Path, tick: u64) -> Result<Vec<EntityState>, Fail> {
-    let mut o = open(path)?;
-    let i = o.session.chunk_for_tick(tick);
-    let c = o.chunk(i).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
-    let k = c.ticks.iter().position(|t| *t == tick).ok_or_else(|| Fail(format!("tick {tick} not found"), 1))?;
-    Ok(c.tick_entities(k).to_vec())
-}
-
-fn report_entities(a: &[EntityState], b: &[EntityState]) {
-    let mut ids: Vec<u32> = a.iter().chain(b.iter()).map(|e| e.id).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    for id in ids {
-        let x = a.iter().find(|e| e.id == id);
-        let y = b.iter().find(|e| e.id == id);
-        match (x, y) {
-            (Some(x), Some(y)) if x != y => {
-                println!("  entity {id}: A {x:?}\n  {:width$}B {y:?}", "", width = 9 + id.to_string().len())
-            }
-            (Some(_), None) => println!("  entity {id}: only in A"),
-            (None, Some(_)) => println!("  entity {id}: only in B"),
-            _ => {}
-        }
-    }
-}
-
-fn generate(a: &FlrepGenerate) -> Result<u8, Fail> {
+/// The dogfight's configuration from its options; the ranges clap's types leave open are checked here.
+fn dogfight_config(a: &args::DogfightArgs) -> Result<DogfightConfig, Fail> {
     let cfg = DogfightConfig {
         seed: a.seed,
         entities: a.entities as u32,
@@ -297,14 +266,19 @@ fn generate(a: &FlrepGenerate) -> Result<u8, Fail> {
         tick_rate_hz: a.tick_rate as u32,
         ..DogfightConfig::default()
     };
-    let rot = RotationOptions { max_file_mb: a.max_file_mb as u64, max_files: a.max_files as u32 };
-    let out = a.out.as_path();
     if cfg.tick_rate_hz == 0 || cfg.seconds.is_nan() || cfg.seconds <= 0.0 {
         return Err(Fail("--tick-rate and --seconds must be positive".into(), 2));
     }
     if !(cfg.planet_radius_m == 0.0 || cfg.planet_radius_m >= 1.0) {
         return Err(Fail("--planet-radius must be 0 (flat) or at least 1 m".into(), 2));
     }
+    Ok(cfg)
+}
+
+fn generate(a: &FlrepGenerate) -> Result<u8, Fail> {
+    let cfg = dogfight_config(&a.sim)?;
+    let rot = RotationOptions { max_file_mb: a.max_file_mb as u64, max_files: a.max_files as u32 };
+    let out = a.out.as_path();
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -314,8 +288,19 @@ fn generate(a: &FlrepGenerate) -> Result<u8, Fail> {
         ..Default::default()
     };
     let mut w = RotatingWriter::create(out, &sim.header(), &sim.sections(), opts, rot)?;
+    let mut perturb = a.perturb_at.map(Perturb::new);
+    let quantum = sim.header().position_quantum_m;
+    let mut nudged = Vec::new();
     while let Some((tick, states, events)) = sim.step() {
-        w.tick(tick, states, &events)?;
+        match perturb.as_mut() {
+            Some(p) if tick >= a.perturb_at.unwrap_or(0) => {
+                nudged.clear();
+                nudged.extend_from_slice(states);
+                p.apply(tick, &mut nudged, quantum);
+                w.tick(tick, &nudged, &events)?;
+            }
+            _ => w.tick(tick, states, &events)?,
+        }
     }
     for p in w.finish()? {
         let len = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);

@@ -3,10 +3,14 @@
 //! the browser) do the reading.
 
 pub mod chunks;
+#[cfg(feature = "spark")]
+pub mod clip;
+pub mod compare;
 pub mod flrep;
 #[cfg(feature = "foldback")]
 pub mod foldback;
 mod limits;
+pub mod live;
 pub mod session;
 #[cfg(feature = "spark")]
 pub mod spark;

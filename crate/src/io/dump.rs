@@ -3,6 +3,7 @@
 
 use super::{read_chunk, ReadAt};
 use crate::format::{Session, SessionError};
+use crate::model::{world_to_geodetic, WorldKind};
 use std::io::Write;
 
 #[derive(Debug)]
@@ -27,12 +28,35 @@ impl From<std::io::Error> for DumpError {
 }
 
 pub fn write_dump<R: ReadAt, W: Write>(s: &mut Session, src: &mut R, w: &mut W) -> Result<(), DumpError> {
+    write_dump_with(s, src, w, DumpOptions::default())
+}
+
+/// What a dump adds to its tick lines.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DumpOptions {
+    /// On a planet, each tick line also holds `geodetic`: `[lat_deg, lon_deg, alt_m]` per entity, in
+    /// the order of `entities`, from [`world_to_geodetic`] with the recording's radius (`replay dump
+    /// --geodetic`; the browser tests compare the inspector with it). Nothing is added in a flat world.
+    pub geodetic: bool,
+}
+
+/// [`write_dump`] with options.
+pub fn write_dump_with<R: ReadAt, W: Write>(
+    s: &mut Session,
+    src: &mut R,
+    w: &mut W,
+    o: DumpOptions,
+) -> Result<(), DumpError> {
     if s.foldback().is_some() {
         // A .foldback dumps its frames (see io::foldback::write_dump).
         return super::foldback::write_dump(src, &s.limits().foldback, w);
     }
+    let mut planet = None;
     if let Some(info) = s.info() {
         writeln!(w, "{}", serde_json::json!({"type": "info", "info": info}))?;
+        if let (true, WorldKind::Planet { radius_m }) = (o.geodetic, info.world) {
+            planet = Some((radius_m, info.position_quantum_m));
+        }
     }
     for i in 0..s.chunk_count() {
         let c = read_chunk(s, src, i).map_err(DumpError::Read)?;
@@ -40,7 +64,24 @@ pub fn write_dump<R: ReadAt, W: Write>(s: &mut Session, src: &mut R, w: &mut W) 
         // tick); any left at a chunk's end follow its last tick.
         let mut next_event = 0usize;
         for (k, tick) in c.ticks.iter().enumerate() {
-            writeln!(w, "{}", serde_json::json!({"type": "tick", "tick": tick, "entities": c.tick_entities(k)}))?;
+            let entities = c.tick_entities(k);
+            match planet {
+                Some((radius_m, q)) => {
+                    let geo: Vec<[f64; 3]> = entities
+                        .iter()
+                        .map(|e| {
+                            let g = world_to_geodetic(e.pos.map(|v| f64::from(v) * q), radius_m);
+                            [g.lat_deg, g.lon_deg, g.alt_m]
+                        })
+                        .collect();
+                    writeln!(
+                        w,
+                        "{}",
+                        serde_json::json!({"type": "tick", "tick": tick, "entities": entities, "geodetic": geo})
+                    )?;
+                }
+                None => writeln!(w, "{}", serde_json::json!({"type": "tick", "tick": tick, "entities": entities}))?,
+            }
             let last = k + 1 == c.ticks.len();
             while let Some(e) = c.events.get(next_event) {
                 if e.tick > *tick && !last {

@@ -11,13 +11,12 @@
 //!   moment on — no backlog of hashes (a viewer that needs history opens the recording file).
 //! - [`LiveServer::finish`] sends `goodbye` to every viewer and waits briefly for them to drain.
 
+use super::viewers::{Join, ViewerOptions, Viewers};
 use crate::format::foldback::live::{Control, Hello};
-use std::net::{TcpListener, TcpStream};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::{sync_channel, RecvTimeoutError, SyncSender, TrySendError};
 use std::sync::{Arc, Mutex};
-use std::thread::JoinHandle;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use tungstenite::{Bytes, Message};
 
 #[derive(Clone, Debug)]
@@ -72,8 +71,6 @@ struct Slot {
 struct Shared {
     viewers: Mutex<Vec<Slot>>,
     kept: Mutex<(Vec<Bytes>, usize)>,
-    threads: Mutex<Vec<JoinHandle<()>>>,
-    stop: AtomicBool,
     hello: String,
     opts: LiveOptions,
     connected: AtomicU64,
@@ -83,36 +80,35 @@ struct Shared {
 }
 
 pub struct LiveServer {
-    port: u16,
     shared: Arc<Shared>,
-    accept: Option<JoinHandle<()>>,
+    viewers: Viewers,
 }
 
 impl LiveServer {
     /// Listens on `127.0.0.1:port` (0: any free port) and starts accepting viewers.
     pub fn bind(port: u16, hello: &Hello, opts: LiveOptions) -> std::io::Result<LiveServer> {
-        let listener = TcpListener::bind(("127.0.0.1", port))?;
-        listener.set_nonblocking(true)?;
-        let port = listener.local_addr()?.port();
         let shared = Arc::new(Shared {
             viewers: Mutex::new(Vec::new()),
             kept: Mutex::new((Vec::new(), 0)),
-            threads: Mutex::new(Vec::new()),
-            stop: AtomicBool::new(false),
             hello: Control::Hello(hello.clone()).to_json(),
-            opts,
+            opts: opts.clone(),
             connected: AtomicU64::new(0),
             dropped_slow: AtomicU64::new(0),
             disconnected: AtomicU64::new(0),
             frames: AtomicU64::new(0),
         });
         let sh = shared.clone();
-        let accept = std::thread::Builder::new().name("live-accept".into()).spawn(move || accept_loop(listener, sh))?;
-        Ok(LiveServer { port, shared, accept: Some(accept) })
+        let vo = ViewerOptions {
+            write_timeout: opts.write_timeout,
+            handshake_timeout: opts.handshake_timeout,
+            ..ViewerOptions::default()
+        };
+        let viewers = Viewers::listen(("127.0.0.1", port), "live", vo, Arc::new(move |j| serve_viewer(j, &sh)))?;
+        Ok(LiveServer { shared, viewers })
     }
 
     pub fn port(&self) -> u16 {
-        self.port
+        self.viewers.port()
     }
 
     /// Queues one encoded frame for every viewer. Never blocks on a viewer.
@@ -160,62 +156,14 @@ impl LiveServer {
                 let _ = v.tx.try_send(Msg::Goodbye(reason.to_owned()));
             }
         }
-        self.shared.stop.store(true, Ordering::Relaxed);
-        let deadline = Instant::now() + self.shared.opts.linger;
-        let threads: Vec<JoinHandle<()>> =
-            self.shared.threads.lock().map(|mut t| t.drain(..).collect()).unwrap_or_default();
-        for t in threads {
-            while !t.is_finished() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            if t.is_finished() {
-                let _ = t.join();
-            }
-        }
-        if let Some(a) = self.accept.take() {
-            let _ = a.join();
-        }
+        self.viewers.finish(self.shared.opts.linger);
         self.stats()
     }
 }
 
-impl Drop for LiveServer {
-    fn drop(&mut self) {
-        self.shared.stop.store(true, Ordering::Relaxed);
-    }
-}
-
-fn accept_loop(listener: TcpListener, shared: Arc<Shared>) {
-    while !shared.stop.load(Ordering::Relaxed) {
-        match listener.accept() {
-            Ok((stream, _)) => {
-                let sh = shared.clone();
-                if let Ok(h) =
-                    std::thread::Builder::new().name("live-viewer".into()).spawn(move || serve_viewer(stream, sh))
-                {
-                    if let Ok(mut t) = shared.threads.lock() {
-                        t.retain(|h| !h.is_finished());
-                        t.push(h);
-                    }
-                }
-            }
-            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => std::thread::sleep(Duration::from_millis(10)),
-            Err(_) => std::thread::sleep(Duration::from_millis(50)),
-        }
-    }
-}
-
-fn serve_viewer(stream: TcpStream, shared: Arc<Shared>) {
-    let opts = shared.opts.clone();
-    let setup = stream
-        .set_nonblocking(false)
-        .and_then(|()| stream.set_nodelay(true))
-        .and_then(|()| stream.set_read_timeout(Some(opts.handshake_timeout)))
-        .and_then(|()| stream.set_write_timeout(Some(opts.write_timeout)));
-    if setup.is_err() {
-        return;
-    }
-    let Ok(mut ws) = tungstenite::accept(stream) else { return };
+fn serve_viewer(j: Join, shared: &Shared) {
+    let Join { mut ws, stop, .. } = j;
+    let opts = &shared.opts;
     if ws.send(Message::text(shared.hello.clone())).is_err() {
         shared.disconnected.fetch_add(1, Ordering::Relaxed);
         return;
@@ -224,7 +172,7 @@ fn serve_viewer(stream: TcpStream, shared: Arc<Shared>) {
     let (tx, rx) = sync_channel(opts.queue_frames.max(1));
     let kept: Vec<Bytes> = {
         let Ok(mut vs) = shared.viewers.lock() else { return };
-        if shared.stop.load(Ordering::Relaxed) {
+        if stop.load(Ordering::Relaxed) {
             return;
         }
         vs.push(Slot { tx });
@@ -271,7 +219,7 @@ fn serve_viewer(stream: TcpStream, shared: Arc<Shared>) {
                 return;
             }
             Err(RecvTimeoutError::Timeout) => {
-                if shared.stop.load(Ordering::Relaxed) {
+                if stop.load(Ordering::Relaxed) {
                     return;
                 }
             }

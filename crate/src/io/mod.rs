@@ -4,10 +4,19 @@
 pub mod convert;
 #[cfg(feature = "json")]
 pub mod dump;
+#[cfg(feature = "export")]
+pub mod export;
+#[cfg(feature = "cli")]
+pub mod flrep_live;
 pub mod foldback;
+pub mod follow;
 #[cfg(feature = "cli")]
 pub mod live;
 mod rotate;
+#[cfg(feature = "cli")]
+pub mod segments;
+#[cfg(feature = "cli")]
+pub mod viewers;
 pub use rotate::{RotatingWriter, RotationOptions};
 
 use crate::format::flrep::{self, ChunkDecoder, DecodedChunk, Error, Limits, Opened, Opener, Step};
@@ -169,4 +178,27 @@ pub fn read_chunk<R: ReadAt>(
 fn read_error(offset: u64, e: std::io::Error) -> crate::format::SessionError {
     let message = format!("read error at offset {offset}: {e}");
     crate::format::SessionError::Io(crate::format::IoError::new(&e, message))
+}
+
+/// Compares two recordings tick by tick over two [`ReadAt`]s (the native driver of
+/// [`crate::format::compare::Comparison`]: `replay diff`), under the player's default limits.
+pub fn compare_sources<A: ReadAt, B: ReadAt>(
+    a: &mut A,
+    b: &mut B,
+) -> Result<crate::model::compare::Outcome, crate::format::compare::CompareError> {
+    use crate::format::compare::{CompareError, Comparison};
+    use crate::model::compare::Side;
+    let mut c = Comparison::new(a.len(), b.len(), crate::format::Limits::default())?;
+    while let Some(w) = c.want() {
+        let read = match w.side {
+            Side::A => a.read_at(w.offset, w.len),
+            Side::B => b.read_at(w.offset, w.len),
+        };
+        let bytes = read.map_err(|e| CompareError { side: w.side, error: read_error(w.offset, e) })?;
+        c.feed(&bytes)?;
+    }
+    c.outcome().cloned().ok_or_else(|| CompareError {
+        side: Side::A,
+        error: crate::format::SessionError::Usage("the comparison stopped without an outcome".into()),
+    })
 }

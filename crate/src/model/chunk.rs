@@ -27,6 +27,39 @@ impl DecodedChunk {
         };
         self.entities.get(a..b).unwrap_or(&[])
     }
+    /// Calls `f` with each tick of this chunk in `from..=to`: its states and the events recorded in
+    /// it (by `event_ticks` where the format has them, else an event goes with the first tick at or
+    /// after its own tick; any left at the chunk's end go with its last tick — as `replay dump`
+    /// places them). Events of ticks outside the range are not passed.
+    pub fn for_each_tick<E>(
+        &self,
+        from: u64,
+        to: u64,
+        mut f: impl FnMut(u64, &[EntityState], &[Event]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let by_recorded = self.event_ticks.len() == self.events.len() && !self.event_ticks.is_empty();
+        let mut next = 0usize;
+        for (k, &tick) in self.ticks.iter().enumerate() {
+            let last = k + 1 == self.ticks.len();
+            let start = next;
+            while next < self.events.len() {
+                let at = if by_recorded {
+                    self.event_ticks.get(next).copied()
+                } else {
+                    self.events.get(next).map(|e| e.tick)
+                };
+                match at {
+                    Some(t) if t <= tick || last => next += 1,
+                    _ => break,
+                }
+            }
+            if tick >= from && tick <= to {
+                f(tick, self.tick_entities(k), self.events.get(start..next).unwrap_or(&[]))?;
+            }
+        }
+        Ok(())
+    }
+
     /// Approximate heap bytes held (for byte-bounded caches).
     pub fn heap_bytes(&self) -> usize {
         self.ticks.len() * 8

@@ -6,6 +6,7 @@
 //! comparisons are exact and the renderer converts to floats only at the last moment, camera-relative.
 
 mod chunk;
+pub mod compare;
 mod frame;
 mod hash;
 mod world;

@@ -337,7 +337,9 @@ impl Camera {
         }
         self.mode = CameraMode::Orbit;
         self.target = c;
-        self.distance = (r * 2.2 + 60.0).clamp(MIN_DISTANCE_M, MAX_DISTANCE_M);
+        // The margin scales with the scene (an arena of 100 m is framed as closely as a theatre of
+        // 100 km), up to 60 m.
+        self.distance = (r * 2.2 + (r * 0.25).min(60.0)).clamp(MIN_DISTANCE_M, MAX_DISTANCE_M);
         self.yaw = -std::f64::consts::FRAC_PI_2;
         self.pitch = 0.6;
     }

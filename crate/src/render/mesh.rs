@@ -13,7 +13,7 @@ pub const CATEGORIES: [Category; 5] =
 /// Nominal size in metres of one mesh unit, per category (index = `Category as usize`).
 pub const NOMINAL_SIZE_M: [f64; 5] = [4.0, 16.0, 4.0, 8.0, 1.8];
 /// Minimum on-screen size in CSS pixels, per category.
-pub const MIN_SIZE_PX: [f64; 5] = [12.0, 22.0, 12.0, 14.0, 12.0];
+pub const MIN_SIZE_PX: [f64; 5] = [12.0, 22.0, 12.0, 14.0, 22.0];
 
 type P = [f32; 3];
 

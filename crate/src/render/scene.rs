@@ -10,8 +10,12 @@ use crate::player::camera::local_frame;
 use crate::player::vec::{dot, len, madd, scale, sub, V3};
 use crate::player::{interpolate, Camera, CameraMode, Instance, View};
 
-/// Okabe–Ito palette (colour-blind safe), by faction index (repeats after 7).
-pub const FACTION_RGB: [[f32; 3]; 7] = [
+/// Colours by faction index (repeats after 14): the Okabe–Ito palette (colour-blind safe), then
+/// seven of Paul Tol's "muted" scheme (also made for colour-blind viewers), which keep apart from the
+/// first seven, the most distinct first (the closest pairs, teal and green, rose and pink, come
+/// last) — a SparkEngine match gives each player a faction of its own (up to 14 distinct).
+/// `www/handle.js` FACTION_COLOURS is the same list (the roster's swatches).
+pub const FACTION_RGB: [[f32; 3]; 14] = [
     [0.0, 0.447, 0.698],   // #0072B2 blue
     [0.902, 0.624, 0.0],   // #E69F00 orange
     [0.0, 0.620, 0.451],   // #009E73 green
@@ -19,6 +23,13 @@ pub const FACTION_RGB: [[f32; 3]; 7] = [
     [0.337, 0.706, 0.914], // #56B4E9 sky
     [0.835, 0.369, 0.0],   // #D55E00 vermillion
     [0.941, 0.894, 0.259], // #F0E442 yellow
+    [0.533, 0.133, 0.333], // #882255 wine
+    [0.600, 0.600, 0.200], // #999933 olive
+    [0.667, 0.267, 0.600], // #AA4499 purple
+    [0.867, 0.867, 0.867], // #DDDDDD pale grey
+    [0.800, 0.400, 0.467], // #CC6677 rose
+    [0.867, 0.800, 0.467], // #DDCC77 sand
+    [0.267, 0.667, 0.600], // #44AA99 teal
 ];
 pub const DEAD_RGB: [f32; 3] = [0.27, 0.27, 0.29];
 /// Background #10141c.

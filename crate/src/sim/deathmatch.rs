@@ -554,9 +554,33 @@ impl Deathmatch {
 
 /// Generates a deathmatch into a SparkEngine `.replay` over any `Write + Seek` sink.
 pub fn write_deathmatch<W: Write + Seek>(cfg: &DeathmatchConfig, sink: W) -> Result<W, WriteError> {
+    write_deathmatch_perturbed(cfg, None, sink)
+}
+
+/// [`write_deathmatch`] with one entity's position nudged from a tick on (`replay generate --format
+/// spark --perturb-at`: [`super::perturb`]; the tick is the model's, of the frame's timestamp).
+pub fn write_deathmatch_perturbed<W: Write + Seek>(
+    cfg: &DeathmatchConfig,
+    mut perturb: Option<super::Perturb>,
+    sink: W,
+) -> Result<W, WriteError> {
     let mut sim = Deathmatch::new(cfg.clone());
     let mut w = Writer::new(sink, &cfg.map_name, &cfg.game_mode)?;
+    let mut nudged = Vec::new();
     while let Some((ts, n, ents, events)) = sim.step() {
+        let tick = crate::format::spark::map::timestamp_to_tick(ts).unwrap_or(0);
+        let pick = perturb.as_mut().and_then(|p| p.pick(tick, ents.iter().map(|e| e.id)));
+        let ents = match pick {
+            Some(id) => {
+                nudged.clear();
+                nudged.extend_from_slice(ents);
+                for e in nudged.iter_mut().filter(|e| e.id == id) {
+                    e.position[0] += super::perturb::NUDGE_M as f32;
+                }
+                nudged.as_slice()
+            }
+            None => ents,
+        };
         w.frame(ts, n, ents)?;
         for e in events {
             w.event(e)?;

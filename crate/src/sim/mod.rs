@@ -5,10 +5,12 @@ pub mod deathmatch;
 mod dogfight;
 pub mod fixtures;
 pub mod foldback;
+pub mod perturb;
 mod rng;
 
 pub use deathmatch::{deathmatch_bytes, Deathmatch, DeathmatchConfig};
 pub use dogfight::{Dogfight, DogfightConfig};
+pub use perturb::Perturb;
 pub use rng::Rng;
 
 use crate::format::flrep::writer::{WriteError, Writer, WriterOptions};

@@ -31,7 +31,7 @@ pub enum Cmd {
     /// Decode every chunk; print "ok: …" or exit 1 naming what is wrong.
     Validate(FileArgs),
     /// Print the whole recording as JSON lines.
-    Dump(FileArgs),
+    Dump(DumpArgs),
     /// Print "TICK HASH" for every tick (the determinism hash of its entity states).
     Hash(FileArgs),
     /// Compare two recordings tick by tick: exit 0 identical, 1 they differ.
@@ -45,6 +45,51 @@ pub enum Cmd {
     Diverge(DivergeArgs),
     /// Run a simulated lockstep game that serves its .foldback frames live over WebSocket.
     LiveDemo(LiveDemoArgs),
+    /// Export a recording (or a range of it) as Tacview ACMI 2.2: OUT.txt.acmi (text) or
+    /// OUT.zip.acmi (a zip holding one .txt.acmi).
+    Export(ExportArgs),
+    /// Write a tick range of a recording as a file of its own format (.flrep or SparkEngine
+    /// .replay): a keyframe at its first tick, the sections and the range's events kept.
+    Clip(ClipArgs),
+    /// Publish a .flrep while it is written: over WebSocket and as HTTP segments (docs/live.md).
+    LiveServe(LiveServeArgs),
+}
+
+/// A time of `--from` / `--to`: seconds from the start (95.2), m:ss.s (1:35.2), h:mm:ss or tick:N.
+fn time_spec(s: &str) -> Result<replay_player::export::TimeSpec, String> {
+    replay_player::export::TimeSpec::parse(s)
+}
+
+#[derive(Args)]
+pub struct ExportArgs {
+    /// The recording.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// Where to write the ACMI file (ending in .txt.acmi or .zip.acmi).
+    #[arg(long, value_name = "OUT")]
+    pub acmi: PathBuf,
+    /// The first time exported: seconds from the start (95.2), m:ss.s (1:35.2), h:mm:ss or tick:N.
+    #[arg(long, value_name = "T", value_parser = time_spec)]
+    pub from: Option<replay_player::export::TimeSpec>,
+    /// The last time exported (inclusive), as --from.
+    #[arg(long, value_name = "T", value_parser = time_spec)]
+    pub to: Option<replay_player::export::TimeSpec>,
+}
+
+#[derive(Args)]
+pub struct ClipArgs {
+    /// The recording (.flrep or SparkEngine .replay).
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// The clip's first time: seconds from the start (95.2), m:ss.s (1:35.2), h:mm:ss or tick:N.
+    #[arg(long, value_name = "T", value_parser = time_spec)]
+    pub from: replay_player::export::TimeSpec,
+    /// The clip's last time (inclusive), as --from.
+    #[arg(long, value_name = "T", value_parser = time_spec)]
+    pub to: replay_player::export::TimeSpec,
+    /// Where to write the clip (same format as FILE).
+    #[arg(long, value_name = "OUT")]
+    pub out: PathBuf,
 }
 
 #[derive(Args)]
@@ -52,6 +97,16 @@ pub struct FileArgs {
     /// The recording.
     #[arg(value_name = "FILE")]
     pub file: PathBuf,
+}
+
+#[derive(Args)]
+pub struct DumpArgs {
+    /// The recording.
+    #[arg(value_name = "FILE")]
+    pub file: PathBuf,
+    /// On a planet, add each entity's latitude, longitude and altitude (`geodetic`) to the tick lines.
+    #[arg(long)]
+    pub geodetic: bool,
 }
 
 #[derive(Args)]
@@ -152,6 +207,23 @@ pub struct FlrepGenerate {
     /// Where to write the recording (rotated files go next to it).
     #[arg(long, value_name = "FILE")]
     pub out: PathBuf,
+    #[command(flatten)]
+    pub sim: DogfightArgs,
+    /// Start a new file when one reaches this many MiB.
+    #[arg(long, value_name = "MB", default_value_t = replay_player::io::RotationOptions::default().max_file_mb as f64)]
+    pub max_file_mb: f64,
+    /// Keep at most this many files (the oldest are deleted).
+    #[arg(long, value_name = "N", default_value_t = f64::from(replay_player::io::RotationOptions::default().max_files))]
+    pub max_files: f64,
+    /// Nudge one entity's position from this tick on, all else identical (for `replay diff`): the
+    /// lowest id in the first tick at or after it, its position x + 1 m.
+    #[arg(long, value_name = "TICK")]
+    pub perturb_at: Option<u64>,
+}
+
+/// The dogfight simulation's options (`generate` and `live-serve --generate`).
+#[derive(Args)]
+pub struct DogfightArgs {
     /// The simulation's random seed.
     #[arg(long, value_name = "N", default_value_t = DogfightConfig::default().seed)]
     pub seed: u64,
@@ -170,12 +242,48 @@ pub struct FlrepGenerate {
     /// Simulation ticks per second.
     #[arg(long, value_name = "HZ", default_value_t = f64::from(DogfightConfig::default().tick_rate_hz))]
     pub tick_rate: f64,
-    /// Start a new file when one reaches this many MiB.
-    #[arg(long, value_name = "MB", default_value_t = replay_player::io::RotationOptions::default().max_file_mb as f64)]
-    pub max_file_mb: f64,
-    /// Keep at most this many files (the oldest are deleted).
-    #[arg(long, value_name = "N", default_value_t = f64::from(replay_player::io::RotationOptions::default().max_files))]
-    pub max_files: f64,
+}
+
+/// `live-serve`: a .flrep published while it is written (docs/live.md).
+#[derive(Args)]
+#[command(group(clap::ArgGroup::new("source").required(true).args(["follow", "generate"])))]
+#[command(group(clap::ArgGroup::new("sink").required(true).multiple(true).args(["ws", "segments"])))]
+pub struct LiveServeArgs {
+    /// Publish this .flrep as the recorder writes it (until its index trailer appears).
+    #[arg(long, value_name = "FILE")]
+    pub follow: Option<PathBuf>,
+    /// Publish a generated dogfight, played in real time (or at --rate).
+    #[arg(long)]
+    pub generate: bool,
+    #[command(flatten)]
+    pub sim: DogfightArgs,
+    /// Ticks per chunk of the generated recording (the latency floor; 15..=3600) [default: --keyframe-interval].
+    #[arg(long, value_name = "T", conflicts_with = "follow")]
+    pub live_chunk_ticks: Option<u32>,
+    /// Play the generated match this many times faster than real time.
+    #[arg(long, value_name = "X", default_value_t = 1.0, conflicts_with = "follow")]
+    pub rate: f64,
+    /// Also write the finished recording here (--generate).
+    #[arg(long, value_name = "FILE", conflicts_with = "follow")]
+    pub out: Option<PathBuf>,
+    /// Serve WebSocket viewers on this address (e.g. 127.0.0.1:8765; port 0: any free port, printed).
+    #[arg(long, value_name = "ADDR")]
+    pub ws: Option<String>,
+    /// Write HTTP segments and manifest.json into this (empty) directory.
+    #[arg(long, value_name = "DIR")]
+    pub segments: Option<PathBuf>,
+    /// Segments listed in the manifest: the latest N (0: all).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub manifest_window: usize,
+    /// Browser origins allowed to connect over WebSocket (repeat; default: any).
+    #[arg(long, value_name = "ORIGIN")]
+    pub allow_origin: Vec<String>,
+    /// Chunks a WebSocket viewer may fall behind before it skips to the newest chunk.
+    #[arg(long, value_name = "CHUNKS", default_value_t = 4)]
+    pub ws_queue: u64,
+    /// --follow: end when the file has not grown for this many seconds.
+    #[arg(long, value_name = "S", default_value_t = 30.0)]
+    pub idle_timeout: f64,
 }
 
 /// Write a generated SparkEngine .replay: the deathmatch simulation.
@@ -196,6 +304,10 @@ pub struct SparkGenerate {
     /// Frames per second (1..=1000).
     #[arg(long, value_name = "N", default_value_t = f64::from(DeathmatchConfig::default().fps))]
     pub fps: f64,
+    /// Nudge one entity's position from this tick (the model's: milliseconds) on, all else identical (for `replay diff`): the
+    /// lowest id in the first tick at or after it, its position x + 1 m.
+    #[arg(long, value_name = "TICK")]
+    pub perturb_at: Option<u64>,
 }
 
 /// Write a generated .foldback recording: the lockstep simulation, its peers' hashes and snapshots.

@@ -6,7 +6,8 @@ use replay_player::format::spark::FrameStats;
 use replay_player::io::convert::{to_flrep, to_spark};
 use replay_player::io::{open_session, FileSource};
 use replay_player::model::FormatKind;
-use replay_player::sim::deathmatch::{write_deathmatch, DeathmatchConfig};
+use replay_player::sim::deathmatch::{write_deathmatch_perturbed, DeathmatchConfig};
+use replay_player::sim::Perturb;
 
 /// `replay info`'s lines for a SparkEngine replay's frames (its own terms: frameCount, record interval).
 pub fn frame_lines(out: &mut String, f: &FrameStats) {
@@ -31,7 +32,7 @@ pub fn frame_lines(out: &mut String, f: &FrameStats) {
     }
 }
 
-fn create(out: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Fail> {
+pub fn create(out: &std::path::Path) -> Result<std::io::BufWriter<std::fs::File>, Fail> {
     if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
@@ -52,7 +53,7 @@ pub fn generate(a: &SparkGenerate) -> Result<u8, Fail> {
     {
         return Err(Fail("--players must be 1..64, --fps 1..1000 and --seconds positive".into(), 2));
     }
-    write_deathmatch(&cfg, create(out)?)?;
+    write_deathmatch_perturbed(&cfg, a.perturb_at.map(Perturb::new), create(out)?)?;
     let len = std::fs::metadata(out).map(|m| m.len()).unwrap_or(0);
     eprintln!("wrote {} ({len} bytes)", out.display());
     Ok(0)

@@ -274,6 +274,11 @@ impl FileAssembler {
         )
     }
 
+    /// Lays chunks after a prefix of `prefix_len` bytes written elsewhere (a file being followed).
+    pub fn after_prefix(prefix_len: u64) -> Self {
+        FileAssembler { offset: prefix_len, entries: Vec::new(), markers: Vec::new(), first_tick: None, last_tick: 0 }
+    }
+
     /// Bytes written so far (prefix + chunks).
     pub fn len(&self) -> u64 {
         self.offset
@@ -322,6 +327,11 @@ impl<W: std::io::Write> Writer<W> {
         let (asm, prefix) = FileAssembler::new(&h, sections);
         sink.write_all(&prefix).map_err(|e| WriteError::Io(e.to_string()))?;
         Ok(Writer { sink, enc, asm })
+    }
+
+    /// The sink: what has been written so far is in it (a driver can hand it on as it grows).
+    pub fn sink_mut(&mut self) -> &mut W {
+        &mut self.sink
     }
 
     pub fn tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> Result<(), WriteError> {

@@ -136,13 +136,54 @@ pub fn rotation_to_model(q: [f32; 4]) -> Result<[i16; 4], MapError> {
     Ok(m.map(|c| (c.clamp(-1.0, 1.0) * 32767.0).round() as i16))
 }
 
-/// Model orientation (components × 32767) → SparkEngine rotation (x, y, z, w), normalised.
+/// Model orientation (components × 32767) → SparkEngine rotation (x, y, z, w), normalised, and
+/// chosen so that [`rotation_to_model`] gives `o` back exactly (a clip of a SparkEngine replay
+/// hashes as its source): the quantized components are not a unit quaternion, and normalising
+/// them can move one by more than half a step; then a unit quaternion inside `o`'s rounding box is
+/// taken instead (on the segment from `o` towards the box's corner nearest the unit sphere).
 pub fn rotation_to_spark(o: [i16; 4]) -> [f32; 4] {
-    let q = o.map(|c| f64::from(c) / 32767.0);
-    let n = (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
-    let q = if n < 1e-9 { [0.0, 0.0, 0.0, 1.0] } else { q.map(|c| c / n) };
-    let world = quat_mul(q, BODY_FIX_INV);
-    [-world[0], -world[2], -world[1], world[3]].map(|c| c as f32)
+    let to_spark = |q: [f64; 4]| {
+        let world = quat_mul(q, BODY_FIX_INV);
+        [-world[0], -world[2], -world[1], world[3]].map(|c| c as f32)
+    };
+    let c = o.map(|v| f64::from(v) / 32767.0);
+    let norm = |q: [f64; 4]| (q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]).sqrt();
+    let n = norm(c);
+    if n < 1e-9 {
+        return to_spark([0.0, 0.0, 0.0, 1.0]);
+    }
+    let plain = to_spark(c.map(|v| v / n));
+    if rotation_to_model(plain).ok() == Some(o) {
+        return plain;
+    }
+    // The box corner towards the sphere: each component moved 0.45 of a step towards zero (norm
+    // over 1) or away from it (under 1).
+    let step: f64 = 0.45 / 32767.0;
+    let corner = c.map(|v| if n > 1.0 { v - v.signum() * step.min(v.abs()) } else { v + v.signum() * step });
+    let at = |t: f64| {
+        let mut q = c;
+        for (x, k) in q.iter_mut().zip(corner) {
+            *x += t * (k - *x);
+        }
+        q
+    };
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for _ in 0..40 {
+        let mid = (lo + hi) / 2.0;
+        if (norm(at(mid)) > 1.0) == (n > 1.0) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let u = at(hi);
+    let un = norm(u);
+    let inside = to_spark(u.map(|v| v / un));
+    if rotation_to_model(inside).ok() == Some(o) {
+        inside
+    } else {
+        plain
+    }
 }
 
 /// SparkEngine health points → hundredths, clamped to [0, 655.35]. Non-finite is refused.
@@ -159,15 +200,79 @@ pub fn health_to_spark(h: u16) -> f32 {
 
 /// The single entity type of SparkEngine recordings (the format has no types).
 pub const PLAYER_TYPE: u16 = 0;
-/// The single faction (the format records none).
-pub const ALL_FACTION: u8 = 0;
+/// The entity type index kills are credited to when the killer's own explosion came just before
+/// (docs/format/spark-replay.md "Mapping into the model": the file holds no weapon).
+pub const EXPLOSION_TYPE: u16 = 1;
+/// A kill at most this many ticks (ms) after an explosion of its killer is named by it.
+pub const EXPLOSION_KILL_TICKS: u64 = 50;
+/// Factions (one colour each) participants are spread over: the format records no teams, so each
+/// player is a side of its own, its faction a function of its entity id (a clip keeps it).
+pub const PLAYER_FACTIONS: u32 = 14;
+
+/// The faction of SparkEngine entity `id`: `id mod PLAYER_FACTIONS` (distinct for 14 ids in a row).
+pub fn faction_of(id: u32) -> u8 {
+    u8::try_from(id % PLAYER_FACTIONS).unwrap_or(0)
+}
+
+/// The factions of `participants` (sorted by id): one per faction index used, named by the
+/// callsigns of its members ("Player 3", or "Player 3, Player 17" when two share a colour).
+pub fn factions_of(participants: &[crate::model::Participant]) -> Vec<crate::model::Faction> {
+    let mut names: Vec<Vec<&str>> = vec![Vec::new(); PLAYER_FACTIONS as usize];
+    for p in participants {
+        if let Some(list) = names.get_mut(usize::from(p.faction)) {
+            if list.len() < 4 {
+                list.push(&p.callsign);
+            }
+        }
+    }
+    names
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| !n.is_empty())
+        .map(|(k, n)| crate::model::Faction {
+            index: u8::try_from(k).unwrap_or(0),
+            id: format!("side-{k}"),
+            display_name: n.join(", "),
+        })
+        .collect()
+}
+
+/// Names a kill's weapon where the file says it: a kill at most [`EXPLOSION_KILL_TICKS`] after an
+/// `"explosion"` event of the same killer gets [`EXPLOSION_TYPE`]; the rest stay `NO_WEAPON`.
+/// `events` sorted by tick.
+pub fn name_explosion_kills(events: &mut [crate::model::Event]) -> usize {
+    use crate::model::EventBody;
+    let mut blasts: Vec<(u32, u64)> = events
+        .iter()
+        .filter_map(|e| match &e.body {
+            EventBody::Custom { kind, source, .. } if kind == "explosion" && *source != 0 => Some((*source, e.tick)),
+            _ => None,
+        })
+        .collect();
+    blasts.sort_unstable();
+    let mut named = 0;
+    for e in events.iter_mut() {
+        if let EventBody::Kill { killer, weapon_type, .. } = &mut e.body {
+            // The last explosion of this killer at or before the kill.
+            let i = blasts.partition_point(|&(s, t)| (s, t) <= (*killer, e.tick));
+            let hit = i.checked_sub(1).and_then(|j| blasts.get(j));
+            if let Some(&(s, t)) = hit {
+                if s == *killer && e.tick - t <= EXPLOSION_KILL_TICKS {
+                    *weapon_type = EXPLOSION_TYPE;
+                    named += 1;
+                }
+            }
+        }
+    }
+    named
+}
 
 /// A SparkEngine entity state → the model.
 pub fn entity_to_model(e: &super::SparkEntity) -> Result<crate::model::EntityState, MapError> {
     Ok(crate::model::EntityState {
         id: e.id,
         type_index: PLAYER_TYPE,
-        faction: ALL_FACTION,
+        faction: faction_of(e.id),
         pos: position_to_model(e.position)?,
         orient: rotation_to_model(e.rotation)?,
         vel: velocity_to_model(e.velocity)?,
@@ -235,6 +340,19 @@ mod tests {
     }
 
     #[test]
+    fn a_model_orientation_survives_the_trip_to_spark_and_back_exactly() {
+        // Quantized unit quaternions are not unit: plain normalisation loses a step now and then
+        // (a SparkEngine clip would not hash as its source).
+        let mut rng = crate::sim::Rng::new(11);
+        for _ in 0..20_000 {
+            let q = [rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0), rng.range(-1.0, 1.0)];
+            let n = (q.iter().map(|c| c * c).sum::<f64>()).sqrt();
+            let o = q.map(|c| ((c / n) * 32767.0).round() as i16);
+            assert_eq!(rotation_to_model(rotation_to_spark(o)), Ok(o), "{o:?}");
+        }
+    }
+
+    #[test]
     fn yaw_right_in_spark_faces_east_in_the_model() {
         // +90° about spark +Y turns forward (+Z, north) to +X (east): the model's body +X points east.
         let s = std::f32::consts::FRAC_1_SQRT_2;
@@ -245,6 +363,36 @@ mod tests {
         assert!(close(quat_rotate(id, [1.0, 0.0, 0.0]), [0.0, 1.0, 0.0], 1e-4));
         // Zero quaternion reads as identity.
         assert_eq!(rotation_to_model([0.0; 4]).unwrap(), rotation_to_model([0.0, 0.0, 0.0, 1.0]).unwrap());
+    }
+
+    #[test]
+    fn kills_just_after_the_killers_explosion_are_named_by_it() {
+        use crate::model::{Event, EventBody, NO_WEAPON};
+        let blast = |tick, source| Event {
+            tick,
+            body: EventBody::Custom { kind: "explosion".into(), source, target: 0, pos: [0; 3], data: String::new() },
+        };
+        let kill = |tick, killer| Event { tick, body: EventBody::Kill { killer, victim: 9, weapon_type: NO_WEAPON } };
+        // 2's blast 30 ms before its kill; 3's kill 60 ms after its blast; 4 has none; 5's kill at the
+        // blast's own tick.
+        let mut ev =
+            vec![blast(100, 2), blast(100, 3), kill(130, 2), kill(160, 3), kill(170, 4), blast(200, 5), kill(200, 5)];
+        assert_eq!(name_explosion_kills(&mut ev), 2);
+        let weapons: Vec<u16> = ev
+            .iter()
+            .filter_map(|e| match e.body {
+                EventBody::Kill { weapon_type, .. } => Some(weapon_type),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(weapons, [EXPLOSION_TYPE, NO_WEAPON, NO_WEAPON, EXPLOSION_TYPE]);
+    }
+
+    #[test]
+    fn each_of_fourteen_ids_in_a_row_is_its_own_faction() {
+        let f: std::collections::BTreeSet<u8> = (1..=14).map(faction_of).collect();
+        assert_eq!(f.len(), 14);
+        assert_eq!(faction_of(3), faction_of(3 + PLAYER_FACTIONS));
     }
 
     #[test]

@@ -16,12 +16,11 @@
 //! frame 0 or the header it is refused. Opening never reads an entity state except those of frame 0
 //! (for the participant list, when they lie in a read already made).
 
-use super::map::{self, ALL_FACTION, PLAYER_TYPE};
+use super::map::{self, EXPLOSION_TYPE, PLAYER_TYPE};
 use super::{Error, Limits, ENTITY_LEN, FRAME_HEADER_LEN, MAGIC, MAGIC_BIG_ENDIAN, VERSION};
 use crate::bytes::{Cursor, Short};
 use crate::model::{
-    Category, DecodedChunk, EntityType, Event, EventBody, Faction, FormatKind, Participant, RecordingInfo, WorldKind,
-    NO_WEAPON,
+    Category, DecodedChunk, EntityType, Event, EventBody, FormatKind, Participant, RecordingInfo, WorldKind, NO_WEAPON,
 };
 
 /// The first read (the same as the session's, so the session can replay it).
@@ -146,14 +145,23 @@ impl Opened {
             keyframe_interval_ticks: u32::try_from(span.max(1)).unwrap_or(u32::MAX),
             first_tick: self.first_tick(),
             last_tick: self.last_tick(),
-            entity_types: vec![EntityType {
-                index: PLAYER_TYPE,
-                id: "player".into(),
-                display_name: "Player".into(),
-                category: Category::Character,
-                projectile_kind: 0,
-            }],
-            factions: vec![Faction { index: ALL_FACTION, id: "all".into(), display_name: "All".into() }],
+            entity_types: vec![
+                EntityType {
+                    index: PLAYER_TYPE,
+                    id: "player".into(),
+                    display_name: "Player".into(),
+                    category: Category::Character,
+                    projectile_kind: 0,
+                },
+                EntityType {
+                    index: EXPLOSION_TYPE,
+                    id: "explosion".into(),
+                    display_name: "Explosion".into(),
+                    category: Category::Projectile,
+                    projectile_kind: 0,
+                },
+            ],
+            factions: map::factions_of(&self.participants),
             participants: self.participants.clone(),
             mission_objects: Vec::new(),
             metadata: vec![
@@ -694,6 +702,7 @@ impl Opener {
         }
         let mut events = std::mem::take(&mut self.events);
         events.sort_by_key(|e| e.tick);
+        map::name_explosion_kills(&mut events);
         let markers: Vec<Event> = events.iter().filter(|e| matches!(e.body, EventBody::Kill { .. })).cloned().collect();
         // Participants: the entities of the first frame, then killers, victims and spawned entities.
         let mut ids = std::mem::take(&mut self.ids);
@@ -712,7 +721,7 @@ impl Opener {
         ids.truncate(self.limits.max_participants);
         let participants = ids
             .into_iter()
-            .map(|id| Participant { id, callsign: format!("Player {id}"), entity: id, faction: ALL_FACTION })
+            .map(|id| Participant { id, callsign: format!("Player {id}"), entity: id, faction: map::faction_of(id) })
             .collect();
         self.state = State::Done;
         Ok(Step::Ready(Box::new(Opened {

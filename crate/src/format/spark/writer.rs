@@ -121,6 +121,11 @@ impl<W: Write + Seek> Writer<W> {
         Ok(())
     }
 
+    /// The sink: the frames written so far are in it (the header is patched by [`Writer::finish`]).
+    pub fn sink_mut(&mut self) -> &mut W {
+        &mut self.sink
+    }
+
     /// Writes the events, patches `duration` (the last frame's timestamp unless given) and
     /// `frameCount`, and returns the sink positioned at the end of the file.
     pub fn finish(mut self, duration: Option<f32>) -> Result<W, WriteError> {

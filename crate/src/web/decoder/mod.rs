@@ -12,10 +12,19 @@
 //! The JS object shapes it returns (info, events) are built in [`shapes`]; the `.foldback`
 //! divergence view (`FoldbackView`, decoder-foldback build only) is in `foldback`.
 
+#[cfg(feature = "spark")]
+mod compare;
+#[cfg(feature = "export")]
+mod export;
 #[cfg(feature = "foldback")]
 mod foldback;
 mod shapes;
 
+#[cfg(feature = "spark")]
+pub use compare::CompareSession;
+
+#[cfg(feature = "export")]
+pub use export::ExportSession;
 #[cfg(feature = "foldback")]
 pub use foldback::FoldbackView;
 

@@ -10,19 +10,19 @@ use crate::format::Session;
 use crate::model::{Event, EventBody, RecordingInfo, WorldKind};
 
 /// A plain JS object under construction.
-struct Obj(js_sys::Object);
+pub(super) struct Obj(js_sys::Object);
 
 impl Obj {
-    fn new() -> Obj {
+    pub(super) fn new() -> Obj {
         Obj(js_sys::Object::new())
     }
-    fn set(self, key: &str, value: impl Into<JsValue>) -> Obj {
+    pub(super) fn set(self, key: &str, value: impl Into<JsValue>) -> Obj {
         // Reflect.set on a fresh plain object cannot fail (no setters, not frozen).
         let _ = js_sys::Reflect::set(&self.0, &JsValue::from_str(key), &value.into());
         self
     }
     /// u64 → a JS number, as JSON.parse of serde_json's digits gives (exact below 2^53).
-    fn num(self, key: &str, v: u64) -> Obj {
+    pub(super) fn num(self, key: &str, v: u64) -> Obj {
         self.set(key, v as f64)
     }
 }

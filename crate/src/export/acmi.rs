@@ -1,0 +1,572 @@
+//! Tacview ACMI 2.2 text (docs/export.md): a streaming writer over the one model. Fed tick by tick
+//! (states sorted by id, and the events recorded in the tick), it writes a time frame only for a
+//! tick that changed something and, per object, only what changed; its buffer is flushed to the
+//! sink every 64 KiB, so it never holds the whole output.
+//!
+//! Numbers are fixed-point integers formatted with `itoa`: positions to the recording's position
+//! quantum (lat/lon to the decimal place whose step on the planet's surface is at most one quantum),
+//! angles to 0.01°. The geodetic conversion and the five inverse trigonometric functions of an
+//! object's orientation run only when its quantized position or orientation changed.
+
+use super::escape::{self, Context};
+pub use super::number::object_id;
+use super::number::{decimals_for_step, pow10, push_fixed, push_hex};
+use super::pose::{transform, Geo, Track, ANGLE_DECIMALS, FLAT_M_PER_DEG};
+use crate::model::{
+    projectile_kind, world_to_geodetic, Category, EntityState, Event, EventBody, RecordingInfo, WorldKind, NO_ENTITY,
+    NO_WEAPON,
+};
+use std::collections::HashMap;
+use std::io::Write;
+
+/// Bytes buffered before they go to the sink.
+const FLUSH_BYTES: usize = 64 * 1024;
+/// Health is hundredths of a point; ACMI's is 0..1 of 100 points: four decimals are exact.
+const HEALTH_DECIMALS: u32 = 4;
+
+/// What an export wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct AcmiStats {
+    /// Distinct objects (entity ids) written.
+    pub objects: u64,
+    /// Time frames (`#t` lines) written.
+    pub frames: u64,
+    /// `0,Event=` lines written.
+    pub events: u64,
+    /// Ticks fed.
+    pub ticks: u64,
+    /// Bytes handed to the sink.
+    pub bytes: u64,
+}
+
+struct TypeInfo {
+    name: String,
+    tags: &'static str,
+    projectile: bool,
+}
+
+struct FactionInfo {
+    coalition: String,
+    color: &'static str,
+}
+
+/// One object as last written.
+struct Obj {
+    id: u32,
+    type_index: u16,
+    faction: u8,
+    health: u16,
+    pos: [i32; 3],
+    orient: [i16; 4],
+    participant: u32,
+    projectile: bool,
+    /// The `T=` components as last written (fixed-point integers).
+    t: [i64; 9],
+    /// Its angles as last computed, followed from tick to tick.
+    track: Track,
+}
+
+/// The ACMI writer: [`new`](Self::new) writes the header and the global object, [`tick`](Self::tick)
+/// each tick, [`finish`](Self::finish) flushes.
+pub struct AcmiWriter<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+    geo: Geo,
+    first_tick: u64,
+    tick_rate: u64,
+    time_decimals: u32,
+    types: HashMap<u16, TypeInfo>,
+    factions: HashMap<u8, FactionInfo>,
+    callsigns: HashMap<u32, String>,
+    /// Entity → the participant whose spawn (or roster line) made it.
+    spawned_by: HashMap<u32, u32>,
+    /// Participant → the entity it controls now (for a missile's `Parent`, a chat's object).
+    controlled: HashMap<u32, u32>,
+    seen: std::collections::HashSet<u32>,
+    /// Entity ids named by this tick's spawn events (re-read for objects that already exist).
+    respawned: Vec<u32>,
+    prev: Vec<Obj>,
+    next: Vec<Obj>,
+    frame_open: bool,
+    /// Whether the reference longitude / latitude lines are written (at the first tick).
+    referenced: bool,
+    tick: u64,
+    stats: AcmiStats,
+}
+
+/// `,KEY=value` with the value escaped.
+fn push_prop(buf: &mut Vec<u8>, key: &[u8], value: &str) {
+    buf.push(b',');
+    buf.extend_from_slice(key);
+    buf.push(b'=');
+    escape::push(buf, value, Context::Property);
+}
+
+fn tags_of(category: Category, kind: u8) -> &'static str {
+    match category {
+        Category::Aircraft => "Air+FixedWing",
+        Category::Projectile => match kind {
+            projectile_kind::MISSILE => "Weapon+Missile",
+            projectile_kind::BOMB => "Weapon+Bomb",
+            projectile_kind::ROCKET => "Weapon+Rocket",
+            projectile_kind::BULLET => "Projectile+Bullet",
+            projectile_kind::GRENADE => "Projectile+Grenade",
+            _ => "Weapon+Projectile",
+        },
+        Category::Ground => "Ground+Vehicle",
+        Category::Character => "Ground+Light+Human",
+        Category::Other => "Misc+Minor",
+    }
+}
+
+const COLORS: [&str; 7] = ["Blue", "Red", "Green", "Yellow", "Orange", "Cyan", "Violet"];
+
+fn color_of(id: &str, name: &str, rank: usize) -> &'static str {
+    let words = format!("{id} {name}").to_lowercase();
+    for (w, c) in [
+        ("blue", "Blue"),
+        ("red", "Red"),
+        ("green", "Green"),
+        ("yellow", "Yellow"),
+        ("orange", "Orange"),
+        ("cyan", "Cyan"),
+        ("violet", "Violet"),
+        ("purple", "Violet"),
+    ] {
+        if words.contains(w) {
+            return c;
+        }
+    }
+    COLORS.get(rank % COLORS.len()).copied().unwrap_or("Blue")
+}
+
+impl<W: Write> AcmiWriter<W> {
+    /// Writes the two header lines and the global object of `info`.
+    pub fn new(out: W, info: &RecordingInfo) -> std::io::Result<Self> {
+        let quantum = if info.position_quantum_m.is_finite() && info.position_quantum_m > 0.0 {
+            info.position_quantum_m
+        } else {
+            1.0
+        };
+        let (radius, m_per_deg) = match info.world {
+            WorldKind::Planet { radius_m } => (Some(radius_m), radius_m * std::f64::consts::PI / 180.0),
+            WorldKind::Flat => (None, FLAT_M_PER_DEG),
+        };
+        let geo = Geo {
+            radius,
+            quantum,
+            deg_decimals: decimals_for_step(quantum / m_per_deg.max(1e-9)),
+            metre_decimals: decimals_for_step(quantum),
+            ref_lon: 0.0,
+            ref_lat: 0.0,
+        };
+        let rate = u64::from(info.tick_rate_hz.max(1));
+        let time_decimals = decimals_for_step(1.0 / rate as f64).saturating_add(1).min(9);
+        let mut types = HashMap::new();
+        for t in &info.entity_types {
+            let name = if t.display_name.is_empty() { &t.id } else { &t.display_name };
+            types.insert(
+                t.index,
+                TypeInfo {
+                    name: name.clone(),
+                    tags: tags_of(t.category, t.projectile_kind),
+                    projectile: t.category == Category::Projectile,
+                },
+            );
+        }
+        let mut factions = HashMap::new();
+        for (rank, f) in info.factions.iter().enumerate() {
+            let name = if f.display_name.is_empty() { &f.id } else { &f.display_name };
+            factions.insert(f.index, FactionInfo { coalition: name.clone(), color: color_of(&f.id, name, rank) });
+        }
+        let mut callsigns = HashMap::new();
+        let mut spawned_by = HashMap::new();
+        let mut controlled = HashMap::new();
+        for p in &info.participants {
+            callsigns.insert(p.id, p.callsign.clone());
+            if p.entity != NO_ENTITY {
+                spawned_by.insert(p.entity, p.id);
+                controlled.insert(p.id, p.entity);
+            }
+        }
+        let mut w = AcmiWriter {
+            out,
+            buf: Vec::with_capacity(FLUSH_BYTES + 4096),
+            geo,
+            first_tick: info.first_tick,
+            tick_rate: rate,
+            time_decimals,
+            types,
+            factions,
+            callsigns,
+            spawned_by,
+            controlled,
+            seen: Default::default(),
+            respawned: Vec::new(),
+            prev: Vec::new(),
+            next: Vec::new(),
+            frame_open: false,
+            referenced: false,
+            tick: info.first_tick,
+            stats: AcmiStats::default(),
+        };
+        w.header(info);
+        w.flush_buf()?;
+        Ok(w)
+    }
+
+    fn global(&mut self, key: &str, value: &str) {
+        self.buf.extend_from_slice(b"0,");
+        self.buf.extend_from_slice(key.as_bytes());
+        self.buf.push(b'=');
+        escape::push(&mut self.buf, value, Context::Property);
+        self.buf.push(b'\n');
+    }
+
+    fn header(&mut self, info: &RecordingInfo) {
+        self.buf.extend_from_slice(b"FileType=text/acmi/tacview\nFileVersion=2.2\n");
+        let start =
+            std::time::UNIX_EPOCH + std::time::Duration::from_secs(info.start_unix_seconds.min(253_402_300_799));
+        self.global("ReferenceTime", &humantime::format_rfc3339_seconds(start).to_string());
+        let meta = |k: &str| info.metadata.iter().find(|(mk, _)| mk == k).map(|(_, v)| v.as_str());
+        let title = [meta("title"), Some(info.mission_id.as_str()), meta("map")]
+            .into_iter()
+            .flatten()
+            .find(|t| !t.is_empty())
+            .unwrap_or("Replay");
+        self.global("Title", title);
+        let source = format!(
+            "{} {}.{} recording, engine {}",
+            info.format.name(),
+            info.format_major,
+            info.format_minor,
+            info.engine_version
+        );
+        self.global("DataSource", &source);
+        self.global("DataRecorder", concat!("replay-player ", env!("CARGO_PKG_VERSION")));
+        let world = match info.world {
+            WorldKind::Planet { radius_m } => format!("a planet of radius {radius_m} m"),
+            WorldKind::Flat => "a flat map (T carries its x|y as u|v; lon/lat place it near 0,0)".to_string(),
+        };
+        let comments = format!("ticks {}..={} at {} Hz, {world}", info.first_tick, info.last_tick, info.tick_rate_hz);
+        self.global("Comments", &comments);
+    }
+
+    /// ReferenceLongitude / ReferenceLatitude, before the first frame: on a planet the whole
+    /// degrees nearest the first tick's first entity, on a flat map 0.
+    fn reference(&mut self, states: &[EntityState]) {
+        self.referenced = true;
+        if let (Some(radius), Some(s)) = (self.geo.radius, states.first()) {
+            let q = self.geo.quantum;
+            let g = world_to_geodetic(s.pos.map(|v| f64::from(v) * q), radius);
+            if g.lon_deg.is_finite() && g.lat_deg.is_finite() {
+                self.geo.ref_lon = g.lon_deg.round();
+                self.geo.ref_lat = g.lat_deg.round();
+            }
+        }
+        for (key, v) in [("ReferenceLongitude", self.geo.ref_lon), ("ReferenceLatitude", self.geo.ref_lat)] {
+            self.buf.extend_from_slice(b"0,");
+            self.buf.extend_from_slice(key.as_bytes());
+            self.buf.push(b'=');
+            push_fixed(&mut self.buf, v as i64, 0);
+            self.buf.push(b'\n');
+        }
+    }
+
+    /// Opens the time frame of the current tick if it is not yet.
+    fn open_frame(&mut self) {
+        if self.frame_open {
+            return;
+        }
+        self.frame_open = true;
+        self.stats.frames += 1;
+        let dt = u128::from(self.tick.saturating_sub(self.first_tick));
+        let scale = pow10(self.time_decimals).unsigned_abs() as u128;
+        let rate = u128::from(self.tick_rate);
+        let n = (dt * scale + rate / 2) / rate;
+        self.buf.push(b'#');
+        push_fixed(&mut self.buf, i64::try_from(n).unwrap_or(i64::MAX), self.time_decimals);
+        self.buf.push(b'\n');
+    }
+
+    /// Writes one tick: `states` sorted by ascending id (as every reader gives them), `events` the
+    /// events recorded in it. Ticks must increase.
+    pub fn tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> std::io::Result<()> {
+        if !self.referenced {
+            self.reference(states);
+        }
+        self.tick = tick;
+        self.frame_open = false;
+        self.stats.ticks += 1;
+        self.respawned.clear();
+        for e in events {
+            if let EventBody::Spawn { entity, participant } = e.body {
+                self.spawned_by.insert(entity, participant);
+                self.respawned.push(entity);
+            }
+        }
+        let mut prev = std::mem::take(&mut self.prev);
+        if prev.len() == states.len() && prev.iter().zip(states).all(|(o, s)| o.id == s.id) {
+            // The same entities as the tick before (the common case): in place.
+            for (o, s) in prev.iter_mut().zip(states) {
+                self.update(o, s);
+            }
+            self.prev = prev;
+        } else {
+            let mut next = std::mem::take(&mut self.next);
+            next.clear();
+            next.reserve(states.len());
+            let mut old = prev.drain(..).peekable();
+            for s in states {
+                while let Some(o) = old.next_if(|o| o.id < s.id) {
+                    self.remove(o.id);
+                }
+                match old.next_if(|o| o.id == s.id) {
+                    Some(mut o) => {
+                        self.update(&mut o, s);
+                        next.push(o);
+                    }
+                    None => next.push(self.create(s)),
+                }
+            }
+            for o in old {
+                self.remove(o.id);
+            }
+            self.prev = next;
+            self.next = prev;
+        }
+        for e in events {
+            self.event(e);
+        }
+        if self.buf.len() >= FLUSH_BYTES {
+            self.flush_buf()?;
+        }
+        Ok(())
+    }
+
+    fn remove(&mut self, id: u32) {
+        self.open_frame();
+        self.buf.push(b'-');
+        push_hex(&mut self.buf, id);
+        self.buf.push(b'\n');
+    }
+
+    fn push_t(&mut self, t: &[i64; 9], n: usize, last: Option<&[i64; 9]>) {
+        let md = self.geo.metre_decimals;
+        let dd = self.geo.deg_decimals;
+        self.buf.extend_from_slice(b",T=");
+        for (i, v) in t.iter().take(n).enumerate() {
+            if i > 0 {
+                self.buf.push(b'|');
+            }
+            if last.is_some_and(|l| l.get(i) == Some(v)) {
+                continue;
+            }
+            let d = match i {
+                0 | 1 => dd,
+                2 | 6 | 7 => md,
+                _ => ANGLE_DECIMALS,
+            };
+            push_fixed(&mut self.buf, *v, d);
+        }
+    }
+
+    fn push_faction(&mut self, faction: u8) {
+        if let Some(f) = self.factions.get(&faction) {
+            push_prop(&mut self.buf, b"Coalition", &f.coalition);
+            push_prop(&mut self.buf, b"Color", f.color);
+        }
+    }
+
+    fn push_health(&mut self, health: u16) {
+        self.buf.extend_from_slice(b",Health=");
+        push_fixed(&mut self.buf, i64::from(health.min(10_000)), HEALTH_DECIMALS);
+    }
+
+    /// The participant an entity belongs to, and `Parent` for a projectile.
+    fn push_roster(&mut self, id: u32, projectile: bool) -> u32 {
+        let Some(&p) = self.spawned_by.get(&id) else { return NO_ENTITY };
+        if projectile {
+            if let Some(&launcher) = self.controlled.get(&p).filter(|&&l| l != id) {
+                self.buf.extend_from_slice(b",Parent=");
+                push_hex(&mut self.buf, launcher);
+            }
+            return p;
+        }
+        self.controlled.insert(p, id);
+        if let Some(c) = self.callsigns.get(&p) {
+            push_prop(&mut self.buf, b"CallSign", c);
+            push_prop(&mut self.buf, b"Pilot", c);
+        }
+        p
+    }
+
+    fn create(&mut self, s: &EntityState) -> Obj {
+        self.open_frame();
+        if self.seen.insert(s.id) {
+            self.stats.objects += 1;
+        }
+        push_hex(&mut self.buf, s.id);
+        let mut track = Track::default();
+        let (t, n) = transform(self.geo, s.pos, s.orient, Some(&mut track));
+        self.push_t(&t, n, None);
+        let projectile = self.push_type(s.type_index, s.id);
+        self.push_faction(s.faction);
+        self.push_health(s.health);
+        let participant = self.push_roster(s.id, projectile);
+        self.buf.push(b'\n');
+        Obj {
+            id: s.id,
+            type_index: s.type_index,
+            faction: s.faction,
+            health: s.health,
+            pos: s.pos,
+            orient: s.orient,
+            participant,
+            projectile,
+            t,
+            track,
+        }
+    }
+
+    /// `Name` and `Type`; whether the type is a projectile.
+    fn push_type(&mut self, type_index: u16, id: u32) -> bool {
+        match self.types.get(&type_index) {
+            Some(t) => {
+                push_prop(&mut self.buf, b"Name", &t.name);
+                push_prop(&mut self.buf, b"Type", t.tags);
+                t.projectile
+            }
+            None => {
+                push_prop(&mut self.buf, b"Name", &format!("type {type_index} #{id}"));
+                push_prop(&mut self.buf, b"Type", "Misc+Minor");
+                false
+            }
+        }
+    }
+
+    fn update(&mut self, o: &mut Obj, s: &EntityState) {
+        let moved = o.pos != s.pos || o.orient != s.orient;
+        let retyped = o.type_index != s.type_index;
+        let respawned = self.respawned.contains(&s.id);
+        if !moved && !retyped && o.faction == s.faction && o.health == s.health && !respawned {
+            return;
+        }
+        let (mark, was_open) = (self.buf.len(), self.frame_open);
+        self.open_frame();
+        push_hex(&mut self.buf, s.id);
+        let after_id = self.buf.len();
+        if moved {
+            let (t, n) = transform(self.geo, s.pos, s.orient, Some(&mut o.track));
+            if t.iter().take(n).ne(o.t.iter().take(n)) {
+                self.push_t(&t, n, Some(&o.t));
+                o.t = t;
+            }
+            o.pos = s.pos;
+            o.orient = s.orient;
+        }
+        if retyped {
+            o.projectile = self.push_type(s.type_index, s.id);
+            o.type_index = s.type_index;
+        }
+        if o.faction != s.faction {
+            self.push_faction(s.faction);
+            o.faction = s.faction;
+        }
+        if o.health != s.health {
+            self.push_health(s.health);
+            o.health = s.health;
+        }
+        if respawned || retyped {
+            let p = self.spawned_by.get(&s.id).copied().unwrap_or(NO_ENTITY);
+            if p != o.participant || retyped {
+                o.participant = self.push_roster(s.id, o.projectile);
+            }
+        }
+        if self.buf.len() == after_id {
+            self.buf.truncate(mark);
+            if !was_open {
+                self.frame_open = false;
+                self.stats.frames -= 1;
+            }
+        } else {
+            self.buf.push(b'\n');
+        }
+    }
+
+    /// A short name for an entity in event text: its participant's callsign, else its type's name.
+    fn label(&self, entity: u32) -> String {
+        let named = self.spawned_by.get(&entity).and_then(|p| self.callsigns.get(p));
+        let alive = self.prev.binary_search_by_key(&entity, |o| o.id).ok().and_then(|i| self.prev.get(i));
+        let typed = alive.and_then(|o| self.types.get(&o.type_index)).map(|t| &t.name);
+        match named.or(typed) {
+            Some(n) => n.clone(),
+            None => format!("entity {entity}"),
+        }
+    }
+
+    fn event(&mut self, e: &Event) {
+        let (kind, ids, text): (&str, Option<u32>, String) = match &e.body {
+            EventBody::Kill { killer, victim, weapon_type } => {
+                let mut text = format!("destroyed by {}", self.label(*killer));
+                if *weapon_type != NO_WEAPON {
+                    if let Some(t) = self.types.get(weapon_type) {
+                        text.push_str(" with ");
+                        text.push_str(&t.name);
+                    }
+                }
+                ("Destroyed", Some(*victim), text)
+            }
+            EventBody::Chat { participant, text, .. } => {
+                ("Message", self.controlled.get(participant).copied(), text.clone())
+            }
+            EventBody::Admin { action, detail, .. } => ("Bookmark", None, format!("admin {action}: {detail}")),
+            EventBody::AlertLevel { level } => ("Bookmark", None, format!("alert level {level}")),
+            EventBody::Custom { kind, source, data, .. } => {
+                let text = if data.is_empty() { kind.clone() } else { format!("{kind} {data}") };
+                ("Debug", (*source != NO_ENTITY).then_some(*source), text)
+            }
+            EventBody::Spawn { .. } | EventBody::Despawn { .. } => return,
+        };
+        self.open_frame();
+        self.stats.events += 1;
+        self.buf.extend_from_slice(b"0,Event=");
+        self.buf.extend_from_slice(kind.as_bytes());
+        self.buf.push(b'|');
+        if let Some(id) = ids {
+            push_hex(&mut self.buf, id);
+            self.buf.push(b'|');
+        }
+        escape::push(&mut self.buf, &text, Context::EventText);
+        self.buf.push(b'\n');
+    }
+
+    fn flush_buf(&mut self) -> std::io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.stats.bytes += self.buf.len() as u64;
+        self.buf.clear();
+        Ok(())
+    }
+
+    /// Hands everything written so far to the sink and returns it (a driver that passes the bytes
+    /// on chunk by chunk, as the export worker does, takes them out of it).
+    pub fn flush_to_sink(&mut self) -> std::io::Result<&mut W> {
+        self.flush_buf()?;
+        Ok(&mut self.out)
+    }
+
+    /// What has been written so far.
+    pub fn stats(&self) -> AcmiStats {
+        self.stats
+    }
+
+    /// Flushes everything; returns the sink and what was written.
+    pub fn finish(mut self) -> std::io::Result<(W, AcmiStats)> {
+        if !self.referenced {
+            self.reference(&[]);
+        }
+        self.flush_buf()?;
+        self.out.flush()?;
+        Ok((self.out, self.stats))
+    }
+}

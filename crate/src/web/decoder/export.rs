@@ -1,0 +1,166 @@
+//! `ExportSession`: an ACMI export or a replay clip of a tick range, in the export worker
+//! (www/export-worker.js; feature `decoder-export`, the `decoder_export` wasm that the page fetches
+//! on the first Export only). A thin wasm-bindgen wrapper around the same sans-IO code the CLI
+//! drives (`replay export --acmi`, `replay clip`: `crate::io::export`): the [`AcmiWriter`] and
+//! the [`Clip`] writers over a [`Parts`] sink, fed the range's chunks in order. So the bytes are
+//! the CLI's, and the file's text is escaped by the same `export::escape`.
+//!
+//! The worker opens the file as the decoder worker does (`want` / `feed`), calls `begin(kind,
+//! from, to)` for the chunks to read, hands each chunk's bytes to `chunk(i, bytes)` and posts the
+//! bytes it returns (the output so far, taken out: the wasm never holds the whole output), then
+//! `finish()` for the rest and `patches()` (a SparkEngine clip's header, patched at the end).
+//! Shapes: docs/worker-protocol.md "The export worker".
+
+use wasm_bindgen::prelude::*;
+
+use super::super::js_error;
+use super::{usize_of, DecoderSession};
+use crate::export::acmi::AcmiWriter;
+use crate::export::parts::Parts;
+use crate::export::{Span, TimeSpec};
+use crate::format::clip::Clip;
+
+enum Job {
+    Acmi(Box<AcmiWriter<Parts>>),
+    Clip(Box<Clip<Parts>>),
+}
+
+/// A recording being exported.
+#[wasm_bindgen]
+pub struct ExportSession {
+    open: DecoderSession,
+    job: Option<Job>,
+    span: Option<Span>,
+    /// The chunks `begin` asked for; `chunk` must be handed them in this order.
+    next: usize,
+    end: usize,
+    patches: Vec<(u64, Vec<u8>)>,
+}
+
+/// A time in seconds from the recording's start (as share links and the player count it), or
+/// none for `null` / `undefined` / NaN.
+fn time_of(v: Option<f64>) -> Option<TimeSpec> {
+    v.filter(|s| s.is_finite()).map(|s| TimeSpec::Seconds(s.max(0.0)))
+}
+
+#[wasm_bindgen]
+impl ExportSession {
+    /// `new ExportSession(fileLength)`: starts opening a file of `fileLength` bytes.
+    #[wasm_bindgen(constructor)]
+    pub fn new(file_length: f64) -> Result<ExportSession, JsValue> {
+        Ok(ExportSession {
+            open: DecoderSession::new(file_length)?,
+            job: None,
+            span: None,
+            next: 0,
+            end: 0,
+            patches: Vec::new(),
+        })
+    }
+
+    /// The byte range the open needs next (`Float64Array [offset, len]`), or `undefined` once open.
+    pub fn want(&self) -> Option<Vec<f64>> {
+        self.open.want()
+    }
+
+    /// Hands over the bytes of `want()`'s range. Throws the reader's error.
+    pub fn feed(&mut self, bytes: &[u8]) -> Result<(), JsValue> {
+        self.open.feed(bytes)
+    }
+
+    /// `begin(kind, from, to)`: `kind` `'acmi'` (ACMI 2.2 text) or `'clip'` (the recording's own
+    /// format), `from` / `to` seconds from the start (inclusive; `null`: the recording's ends),
+    /// read as `replay export --from / --to` read them. Returns `Float64Array [firstChunk,
+    /// endChunk, fromTick, toTick]`: hand chunks `firstChunk..endChunk` to `chunk()` in order.
+    pub fn begin(&mut self, kind: &str, from: Option<f64>, to: Option<f64>) -> Result<Vec<f64>, JsValue> {
+        if self.job.is_some() {
+            return Err(js_error("begin() called twice"));
+        }
+        let s = &self.open.session;
+        let info = s.info().ok_or_else(|| js_error("the replay is not open yet"))?;
+        let span = Span::of(&info, time_of(from), time_of(to)).map_err(js_error)?;
+        self.job = Some(match kind {
+            "acmi" => Job::Acmi(Box::new(AcmiWriter::new(Parts::new(), &info).map_err(js_error)?)),
+            "clip" => {
+                Job::Clip(Box::new(Clip::same_format(&info, Parts::new(), span.from, span.to).map_err(js_error)?))
+            }
+            other => return Err(js_error(format!("unknown export kind {other:?} (acmi or clip)"))),
+        });
+        let n = s.chunk_count();
+        (self.next, self.end) = if n == 0 {
+            (0, 0)
+        } else {
+            (s.chunk_for_tick(span.from), s.chunk_for_tick(span.to).saturating_add(1).min(n))
+        };
+        self.span = Some(span);
+        Ok(vec![self.next as f64, self.end as f64, span.from as f64, span.to as f64])
+    }
+
+    /// `Float64Array [offset, len]` of chunk `i` in the file.
+    #[wasm_bindgen(js_name = chunkRange)]
+    pub fn chunk_range(&self, i: f64) -> Result<Vec<f64>, JsValue> {
+        self.open.chunk_range(i)
+    }
+
+    /// Decodes chunk `i` (the next of `begin`'s) from its bytes, writes its ticks in the range and
+    /// returns the output written so far that was not returned before (a `Uint8Array`, maybe empty).
+    pub fn chunk(&mut self, i: f64, bytes: &[u8]) -> Result<Vec<u8>, JsValue> {
+        let idx = usize_of(i, "chunk index")?;
+        if idx != self.next || idx >= self.end {
+            return Err(js_error(format!(
+                "chunk {idx} handed over; the export needs chunk {} next (of {}..{})",
+                self.next, self.next, self.end
+            )));
+        }
+        let span = self.span.ok_or_else(|| js_error("begin() was not called"))?;
+        let c = self.open.session.decode_chunk(idx, bytes).map_err(js_error)?;
+        self.next += 1;
+        match self.job.as_mut() {
+            Some(Job::Acmi(w)) => {
+                c.for_each_tick(span.from, span.to, |tick, states, events| w.tick(tick, states, events))
+                    .map_err(js_error)?;
+                Ok(w.flush_to_sink().map_err(js_error)?.take())
+            }
+            Some(Job::Clip(w)) => {
+                w.chunk(&c).map_err(js_error)?;
+                Ok(w.sink_mut().map(Parts::take).unwrap_or_default())
+            }
+            None => Err(js_error("begin() was not called")),
+        }
+    }
+
+    /// Ends the export after the last chunk: returns the rest of the output. Then `patches()`.
+    pub fn finish(&mut self) -> Result<Vec<u8>, JsValue> {
+        if self.next < self.end {
+            return Err(js_error(format!("finish() before chunks {}..{} were handed over", self.next, self.end)));
+        }
+        let mut parts = match self.job.take() {
+            Some(Job::Acmi(w)) => w.finish().map_err(js_error)?.0,
+            Some(Job::Clip(w)) => w.finish().map_err(js_error)?.0,
+            None => return Err(js_error("begin() was not called")),
+        };
+        self.patches = parts.take_patches();
+        Ok(parts.take())
+    }
+
+    /// After `finish()`: `[[offset, Uint8Array]]`, bytes to write over what was returned before,
+    /// in order (a SparkEngine clip's duration and frame count; none for ACMI or `.flrep`).
+    pub fn patches(&mut self) -> js_sys::Array {
+        let out = js_sys::Array::new();
+        for (at, bytes) in std::mem::take(&mut self.patches) {
+            out.push(&js_sys::Array::of2(&(at as f64).into(), &js_sys::Uint8Array::from(bytes.as_slice()).into()));
+        }
+        out
+    }
+
+    /// The recording's format: `'flrep'`, `'spark'` or `'foldback'` (for the clip's file name).
+    pub fn format(&self) -> Result<String, JsValue> {
+        let info = self.open.session.info().ok_or_else(|| js_error("the replay is not open yet"))?;
+        Ok(match info.format {
+            crate::model::FormatKind::Flrep => "flrep",
+            crate::model::FormatKind::SparkReplay => "spark",
+            crate::model::FormatKind::Foldback => "foldback",
+        }
+        .into())
+    }
+}

@@ -1,0 +1,254 @@
+//! ACMI export (docs/export.md): hostile text stays text, a range holds only that range,
+//! positions on Earth, a small planet and a flat SparkEngine map are within the quantization.
+//! The independent reader (PyPI pyacmi) is tests/acmi/check.sh.
+#![cfg(feature = "export")]
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
+
+#[path = "common/acmi.rs"]
+mod common_acmi;
+#[path = "../examples/make_acmi_hostile.rs"]
+#[allow(dead_code)]
+mod make_acmi_hostile;
+
+use common_acmi::{as_event_text, dogfight, export, read, ticks, Line};
+use make_acmi_hostile::{hostile, CHATS};
+use replay_player::export::acmi::object_id;
+use replay_player::export::Span;
+use replay_player::model::{world_to_geodetic, EntityState, Event, EventBody, WorldKind};
+use replay_player::sim::deathmatch::{deathmatch_bytes, DeathmatchConfig};
+use std::collections::{BTreeMap, HashMap, HashSet};
+
+fn as_property(s: &str) -> String {
+    s.chars().map(|c| if c == '\\' { '＼' } else { c }).collect()
+}
+
+#[test]
+fn hostile_callsigns_and_chat_stay_text() {
+    let bytes = hostile();
+    let (info, all) = ticks(&bytes);
+    let text = export(&bytes, None);
+    let lines = read(&text);
+    assert_eq!(lines[0], Line::Header("FileType=text/acmi/tacview".into()));
+    assert_eq!(lines[1], Line::Header("FileVersion=2.2".into()));
+    // The only objects are the global one and the recording's entities; nothing was injected.
+    let ids: HashSet<String> = [1u32, 2, 3, 10].iter().map(|&e| object_id(e)).collect();
+    let mut callsigns = HashMap::new();
+    let mut messages = Vec::new();
+    let mut globals = HashMap::new();
+    for l in &lines[2..] {
+        match l {
+            Line::Frame(_) => {}
+            Line::Remove(id) => assert!(ids.contains(id), "removal of an unknown object {id:?}"),
+            Line::Object(id, props) if id == "0" => {
+                for (k, v) in props {
+                    if k == "Event" {
+                        messages.push(v.clone());
+                    } else {
+                        globals.insert(k.clone(), v.clone());
+                    }
+                }
+                assert_eq!(props.len(), 1, "one global property per line: {props:?}");
+            }
+            Line::Object(id, props) => {
+                assert!(ids.contains(id), "an object that is no entity: {id:?} {props:?}");
+                for (k, v) in props {
+                    assert!(
+                        ["T", "Name", "Type", "Coalition", "Color", "Health", "CallSign", "Pilot", "Parent"]
+                            .contains(&k.as_str()),
+                        "unexpected property {k:?} = {v:?}"
+                    );
+                    if k == "CallSign" {
+                        callsigns.insert(id.clone(), v.clone());
+                    }
+                }
+            }
+            Line::Header(h) => panic!("a header line in the body: {h:?}"),
+        }
+    }
+    // Callsigns as the file holds them (the recording's own strings, read back from it).
+    for p in &info.participants {
+        assert_eq!(callsigns.get(&object_id(p.entity)), Some(&as_property(&p.callsign)), "{:?}", p.callsign);
+    }
+    assert_eq!(globals.get("Title"), Some(&as_property(&info.mission_id)));
+    // Every chat is one Message event whose text is the chat's.
+    let chats: Vec<(u32, String)> = all
+        .iter()
+        .flat_map(|(_, _, ev)| ev.iter())
+        .filter_map(|e| match &e.body {
+            EventBody::Chat { participant, text, .. } => Some((*participant, text.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(chats.len(), CHATS.len());
+    let got: Vec<&String> = messages.iter().filter(|m| m.starts_with("Message|")).collect();
+    assert_eq!(got.len(), chats.len(), "{messages:?}");
+    for ((p, t), m) in chats.iter().zip(got) {
+        let want = format!("Message|{}|{}", object_id(*p), as_event_text(t));
+        assert_eq!(m, &want);
+    }
+    // The kill, the missile's launcher.
+    assert!(
+        messages.iter().any(|m| m.starts_with(&format!("Destroyed|{}|destroyed by ", object_id(2)))),
+        "{messages:?}"
+    );
+    assert!(text.contains(&format!("{},T=", object_id(10))));
+    let missile = lines.iter().find_map(|l| match l {
+        Line::Object(id, props) if *id == object_id(10) => Some(props.clone()),
+        _ => None,
+    });
+    let missile = missile.unwrap();
+    assert!(missile.contains(&("Parent".into(), object_id(1))), "{missile:?}");
+    assert!(missile.contains(&("Type".into(), "Weapon+Missile".into())));
+    // Removed when it is gone, once.
+    assert_eq!(lines.iter().filter(|l| **l == Line::Remove(object_id(10))).count(), 1);
+}
+
+/// Follows each object's `T=` through the frames (an empty component is unchanged) and checks
+/// every position written against the recording's state at that tick.
+fn check_positions(bytes: &[u8], text: &str) -> usize {
+    let (info, all) = ticks(bytes);
+    let by_tick: BTreeMap<u64, &Vec<EntityState>> = all.iter().map(|(t, s, _)| (*t, s)).collect();
+    let q = info.position_quantum_m;
+    let rate = f64::from(info.tick_rate_hz);
+    let mut last: HashMap<String, Vec<f64>> = HashMap::new();
+    let mut tick = info.first_tick;
+    let mut checked = 0;
+    let (mut ref_lon, mut ref_lat) = (0.0, 0.0);
+    for l in read(text) {
+        match l {
+            Line::Object(id, props) if id == "0" => {
+                for (k, v) in props {
+                    match k.as_str() {
+                        "ReferenceLongitude" => ref_lon = v.parse().unwrap(),
+                        "ReferenceLatitude" => ref_lat = v.parse().unwrap(),
+                        _ => {}
+                    }
+                }
+            }
+            Line::Frame(t) => {
+                let exact = t * rate;
+                tick = info.first_tick + exact.round() as u64;
+                assert!((exact - exact.round()).abs() < 0.05, "frame {t} is not on a tick");
+            }
+            Line::Object(id, props) => {
+                let Some((_, t)) = props.iter().find(|(k, _)| k == "T") else { continue };
+                let parts: Vec<&str> = t.split('|').collect();
+                let prev = last.entry(id.clone()).or_insert_with(|| vec![f64::NAN; parts.len()]);
+                assert_eq!(prev.len(), parts.len(), "one T form per object");
+                for (p, v) in prev.iter_mut().zip(&parts) {
+                    if !v.is_empty() {
+                        *p = v.parse().unwrap();
+                    }
+                }
+                let st = by_tick[&tick].iter().find(|s| object_id(s.id) == id).expect("an object at a tick without it");
+                let p = st.pos.map(|v| f64::from(v) * q);
+                match info.world {
+                    WorldKind::Planet { radius_m } => {
+                        let g = world_to_geodetic(p, radius_m);
+                        let m_per_deg = radius_m.to_radians();
+                        assert_eq!(prev.len(), 6);
+                        let (lon, lat) = (prev[0] + ref_lon, prev[1] + ref_lat);
+                        assert!((lon - g.lon_deg).abs() * m_per_deg <= q, "lon {lon} vs {}", g.lon_deg);
+                        assert!((lat - g.lat_deg).abs() * m_per_deg <= q, "lat {lat} vs {}", g.lat_deg);
+                        assert!((prev[2] - g.alt_m).abs() <= q, "alt {} vs {}", prev[2], g.alt_m);
+                    }
+                    WorldKind::Flat => {
+                        assert_eq!(prev.len(), 9);
+                        assert!((prev[6] - p[0]).abs() <= q && (prev[7] - p[1]).abs() <= q, "u|v {prev:?} vs {p:?}");
+                        assert!((prev[2] - p[2]).abs() <= q);
+                        assert_eq!(prev[5], prev[8], "heading = yaw");
+                    }
+                }
+                for a in &prev[3..6] {
+                    assert!(a.is_finite() && (-360.0..=360.0).contains(a), "angle {a}");
+                }
+                checked += 1;
+            }
+            _ => {}
+        }
+    }
+    checked
+}
+
+#[test]
+fn positions_on_earth_and_on_a_small_planet_are_within_the_quantum() {
+    for radius in [6_371_000.0, 600_000.0] {
+        let bytes = dogfight(3, 6, 20.0, radius);
+        let text = export(&bytes, None);
+        let n = check_positions(&bytes, &text);
+        assert!(n > 1000, "{n} positions checked");
+    }
+}
+
+#[test]
+fn a_flat_sparkengine_map_uses_u_v() {
+    let bytes =
+        deathmatch_bytes(&DeathmatchConfig { seed: 4, players: 6, seconds: 10.0, ..DeathmatchConfig::default() })
+            .unwrap();
+    let text = export(&bytes, None);
+    assert!(check_positions(&bytes, &text) > 300);
+    // Kills made it as Destroyed events, one per kill.
+    let (_, all) = ticks(&bytes);
+    let kills = all.iter().flat_map(|(_, _, e)| e).filter(|e| matches!(e.body, EventBody::Kill { .. })).count();
+    assert!(kills > 0);
+    assert_eq!(text.matches("\n0,Event=Destroyed|").count(), kills);
+}
+
+#[test]
+fn a_range_export_holds_only_that_range() {
+    let bytes = dogfight(2, 8, 60.0, 6_371_000.0);
+    let (info, all) = ticks(&bytes);
+    let rate = u64::from(info.tick_rate_hz);
+    let span = Span { from: info.first_tick + 20 * rate, to: info.first_tick + 30 * rate };
+    let text = export(&bytes, Some(span));
+    let lines = read(&text);
+    let frames: Vec<f64> = lines.iter().filter_map(|l| if let Line::Frame(t) = l { Some(*t) } else { None }).collect();
+    assert_eq!(frames.first(), Some(&20.0));
+    assert!(frames.iter().all(|t| (20.0..=30.0).contains(t)), "{:?}", frames.last());
+    assert!(frames.windows(2).all(|w| w[0] < w[1]));
+    // The objects of the first frame are the entities alive at the range's first tick.
+    let first = all.iter().find(|(t, _, _)| *t == span.from).unwrap();
+    let mut at_first = HashSet::new();
+    for l in lines.iter().skip_while(|l| !matches!(l, Line::Frame(_))).skip(1) {
+        match l {
+            Line::Frame(_) => break,
+            Line::Object(id, _) if id != "0" => {
+                at_first.insert(id.clone());
+            }
+            _ => {}
+        }
+    }
+    let want: HashSet<String> = first.1.iter().map(|s| object_id(s.id)).collect();
+    assert_eq!(at_first, want);
+    // Exactly the range's kills and chats.
+    let inside = |e: &&Event| -> bool { matches!(e.body, EventBody::Kill { .. } | EventBody::Chat { .. }) };
+    let want_events: usize =
+        all.iter().filter(|(t, _, _)| span.contains(*t)).map(|(_, _, e)| e.iter().filter(inside).count()).sum();
+    let all_events: usize = all.iter().map(|(_, _, e)| e.iter().filter(inside).count()).sum();
+    assert!(want_events > 0 && want_events < all_events, "{want_events} of {all_events}");
+    let got = text.matches("\n0,Event=Destroyed|").count() + text.matches("\n0,Event=Message|").count();
+    assert_eq!(got, want_events);
+    // The whole export is bigger, and starts at 0.
+    let whole = export(&bytes, None);
+    assert!(whole.len() > text.len() * 3);
+    assert!(whole.contains("\n#0\n"));
+}
+
+#[test]
+fn the_threaded_export_writes_the_bytes_of_one_thread() {
+    // Many chunks (a keyframe every 120 ticks), a range cut inside chunks, and the whole.
+    let bytes = dogfight(3, 12, 40.0, 6_371_000.0);
+    let (info, _) = ticks(&bytes);
+    let rate = u64::from(info.tick_rate_hz);
+    for span in [Span::all(&info), Span { from: info.first_tick + 5 * rate + 7, to: info.first_tick + 31 * rate + 3 }] {
+        let mut src: &[u8] = &bytes;
+        let mut s = replay_player::io::open_session(&mut src).unwrap();
+        assert!(s.chunk_count() > 10, "{} chunks", s.chunk_count());
+        let (one, a) = replay_player::io::export::acmi_in_one_thread(&mut s, &mut src, span, Vec::new()).unwrap();
+        let mut s = replay_player::io::open_session(&mut src).unwrap();
+        let (two, b) = replay_player::io::export::acmi(&mut s, &mut src, span, Vec::new()).unwrap();
+        assert_eq!(a, b);
+        assert!(one == two, "{} vs {} bytes", one.len(), two.len());
+        assert!(one.len() > 10_000);
+    }
+}

@@ -1,0 +1,346 @@
+// Export in the page (docs/export.md "In the player"), end to end in headless Chromium: the Export
+// dialog's ACMI of the whole recording and of the in / out selection is byte for byte what
+// `replay export --acmi` writes of the same range of the same file (and, where .cache/acmi-venv
+// has pyacmi, read back by it against `replay dump`: tests/acmi/check_acmi.py); a replay clip
+// (.flrep and SparkEngine .replay) has the source's `replay hash` over the range; a file read over
+// HTTP fetches only the open's ranges and the range's chunks; Cancel ends the export, its reads
+// and its download.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { once } from 'node:events';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { OUT, replayCli, waitReady, pageSuite, fixture } from './player-helpers.mjs';
+import { ROOT } from './harness.mjs';
+
+const suite = pageSuite();
+const GOLDEN = path.join(ROOT, 'tests', 'fixtures', 'golden');
+const PY = path.join(ROOT, '.cache', 'acmi-venv', 'bin', 'python');
+const AXE = fs.readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/** axe-core over the page: the serious and critical violations (as tests/e2e/analysis.test.mjs). */
+async function axe(page) {
+  await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const r = await window.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations
+      .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+      .map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 5).map((n) => n.target.join(' ')) }));
+  });
+}
+
+/** Opens the page with `query` (or the demo), picks `file` when given, waits until it is ready. */
+async function openWith(file, query = '') {
+  const { page, log } = await suite.openPage(query);
+  await waitReady(page);
+  if (file) {
+    await page.setInputFiles('#file-input', file);
+    await page.waitForFunction(
+      (n) => window.__player.state().name === n && window.__player.state().ready,
+      path.basename(file),
+    );
+  }
+  return { page, log };
+}
+
+/** Opens the Export dialog and picks the range: 'whole' or 'clip' (the in / out selection). */
+async function openDialog(page, range) {
+  await page.click('#export-open');
+  await page.waitForSelector('#export[open]');
+  await page.check(`#export-range-${range}`);
+}
+
+/** Clicks item `id` of the open dialog; returns the download's bytes, saved as tests/output/NAME. */
+async function exportBytes(page, id, name) {
+  const [dl] = await Promise.all([
+    page.waitForEvent('download', { timeout: 120_000 }),
+    page.click(`[data-export="${id}"]`),
+  ]);
+  const file = path.join(OUT, name);
+  await dl.saveAs(file);
+  await page.waitForFunction(() => !window.__export.state().running);
+  return { file, bytes: fs.readFileSync(file), suggested: dl.suggestedFilename() };
+}
+
+/** `replay export FILE --acmi OUT ARGS`: the bytes and the tick range it reports. */
+function cliAcmi(src, name, args = []) {
+  const out = path.join(OUT, name);
+  const r = spawnSync(path.join(ROOT, 'target', 'release', 'replay'), ['export', src, '--acmi', out, ...args], {
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, r.stderr);
+  const m = /ticks (\d+)\.\.=(\d+)/.exec(r.stderr);
+  assert.ok(m, r.stderr);
+  return { bytes: fs.readFileSync(out), from: Number(m[1]), to: Number(m[2]) };
+}
+
+/** pyacmi's read-back of `acmi` against `replay dump SRC` over ticks from..=to, when pyacmi is here. */
+function readBack(t, acmi, src, from, to, name) {
+  if (!fs.existsSync(PY)) {
+    t.diagnostic(`pyacmi read-back skipped: ${PY} missing (tests/acmi/check.sh installs it)`);
+    return;
+  }
+  const dump = path.join(OUT, `${name}.dump.jsonl`);
+  fs.writeFileSync(dump, replayCli(['dump', src]));
+  const r = spawnSync(
+    PY,
+    [path.join(ROOT, 'tests', 'acmi', 'check_acmi.py'), acmi, dump, String(from), String(to), name],
+    {
+      encoding: 'utf8',
+    },
+  );
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+}
+
+/** `replay hash FILE` as a Map tick → hash. */
+function hashes(file) {
+  const m = new Map();
+  for (const line of replayCli(['hash', file]).trim().split('\n')) {
+    const [tick, h] = line.split(/\s+/);
+    m.set(Number(tick), h);
+  }
+  return m;
+}
+
+test('ACMI of the whole recording and of the in / out selection = replay export of the same range, byte for byte', {
+  timeout: 240_000,
+}, async (t) => {
+  const src = path.join(GOLDEN, 'events.flrep');
+  const { page, log } = await openWith(src);
+  try {
+    // No selection: the whole recording is the only range.
+    await page.click('#export-open');
+    await page.waitForSelector('#export[open]');
+    assert.equal(await page.isDisabled('#export-range-clip'), true);
+    assert.equal(await page.isChecked('#export-range-whole'), true);
+    // The decoder_export wasm is fetched only now, by the export.
+    const fetched = [];
+    page.on('request', (r) => fetched.push(r.url()));
+    const whole = await exportBytes(page, 'acmi', 'export-whole.txt.acmi');
+    assert.ok(
+      fetched.some((u) => u.includes('decoder_export')),
+      'the export wasm is fetched on the first export',
+    );
+    assert.equal(whole.suggested, 'events.txt.acmi');
+    const cliWhole = cliAcmi(src, 'export-whole-cli.txt.acmi');
+    assert.ok(whole.bytes.length > 1000);
+    assert.ok(
+      whole.bytes.equals(cliWhole.bytes),
+      `the page's ACMI (${whole.bytes.length} bytes) = the CLI's (${cliWhole.bytes.length})`,
+    );
+    assert.match(await page.textContent('#export-status'), /^Saved events\.txt\.acmi \([\d,]+ bytes\)\.$/);
+    readBack(t, whole.file, src, cliWhole.from, cliWhole.to, 'export-whole');
+
+    // The in / out selection (the player's clip).
+    await page.keyboard.press('Escape');
+    const clip = { start: 1.5, end: 4.25 };
+    await page.evaluate((c) => window.__player.setClip(c), clip);
+    await openDialog(page, 'clip');
+    const part = await exportBytes(page, 'acmi', 'export-part.txt.acmi');
+    const cliPart = cliAcmi(src, 'export-part-cli.txt.acmi', ['--from', String(clip.start), '--to', String(clip.end)]);
+    assert.ok(part.bytes.length < whole.bytes.length);
+    assert.ok(
+      part.bytes.equals(cliPart.bytes),
+      `the range's ACMI (${part.bytes.length} bytes) = the CLI's (${cliPart.bytes.length})`,
+    );
+    readBack(t, part.file, src, cliPart.from, cliPart.to, 'export-part');
+    await page.locator('#export').screenshot({ path: path.join(OUT, 'export-dialog.png') });
+    assert.deepEqual(await axe(page), [], 'the Export dialog');
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test('a replay clip of the selection has the source hashes over the range (.flrep and SparkEngine .replay)', {
+  timeout: 240_000,
+}, async () => {
+  const spark = path.join(OUT, 'export-spark.replay');
+  if (!fs.existsSync(spark))
+    replayCli(['generate', '--format', 'spark', '--out', spark, '--seconds', '20', '--seed', '4']);
+  for (const [src, clip, ext] of [
+    [fixture('export-clip', { seconds: 20, seed: 3, entities: 10 }), { start: 4, end: 11.5 }, '.flrep'],
+    [spark, { start: 3, end: 9.25 }, '.replay'],
+  ]) {
+    const { page, log } = await openWith(src);
+    try {
+      await page.evaluate((c) => window.__player.setClip(c), clip);
+      await openDialog(page, 'clip');
+      const base = path.basename(src).replace(/\.[^.]+$/, '');
+      const out = await exportBytes(page, 'clip', `export-clip-${base}${ext}`);
+      assert.equal(out.suggested, `${base}-clip${ext}`);
+      replayCli(['validate', out.file]);
+      // The CLI's clip of the same range: the same bytes.
+      const cliFile = path.join(OUT, `export-clip-${base}-cli${ext}`);
+      replayCli(['clip', src, '--from', String(clip.start), '--to', String(clip.end), '--out', cliFile]);
+      assert.ok(out.bytes.equals(fs.readFileSync(cliFile)), `${base}: the page's clip = replay clip's`);
+      const mine = hashes(out.file);
+      const theirs = hashes(src);
+      assert.ok(mine.size > 10, `${base}: ${mine.size} ticks`);
+      for (const [tick, h] of mine) assert.equal(h, theirs.get(tick), `${base}: tick ${tick}`);
+      // Only the range: its first and last ticks are the selection's.
+      const rate = await page.evaluate(() => window.__player.info.info.tick_rate_hz);
+      const first = await page.evaluate(() => window.__player.info.info.first_tick);
+      const ticks = [...mine.keys()];
+      assert.equal(ticks[0], first + Math.round(clip.start * rate));
+      assert.equal(ticks.at(-1), first + Math.round(clip.end * rate));
+      log.assertClean();
+    } finally {
+      await page.close();
+    }
+  }
+});
+
+/**
+ * Serves `file` with Range (and CORS) on another port, logging each Range request; each answer
+ * waits `delayMs` first.
+ */
+async function rangeServer(file, delayMs = 0) {
+  const body = fs.readFileSync(file);
+  const cors = {
+    'Access-Control-Allow-Origin': '*',
+    'Access-Control-Allow-Headers': 'Range',
+    'Access-Control-Expose-Headers': 'Content-Range, Content-Length',
+  };
+  const log = [];
+  const server = http.createServer((req, res) => {
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, cors);
+      res.end();
+      return;
+    }
+    const m = /^bytes=(\d+)-(\d+)$/.exec(req.headers.range ?? '');
+    if (!m) {
+      res.writeHead(200, { ...cors, 'Content-Length': body.length });
+      res.end(body);
+      return;
+    }
+    const a = Number(m[1]);
+    const b = Math.min(body.length - 1, Number(m[2]));
+    log.push([a, b + 1]);
+    setTimeout(() => {
+      res.writeHead(206, {
+        ...cors,
+        'Content-Type': 'application/octet-stream',
+        'Content-Length': b - a + 1,
+        'Content-Range': `bytes ${a}-${b}/${body.length}`,
+      });
+      res.end(body.subarray(a, b + 1));
+    }, delayMs);
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  return {
+    url: `http://127.0.0.1:${server.address().port}/${path.basename(file)}`,
+    log,
+    close: () => {
+      server.closeAllConnections?.();
+      server.close();
+    },
+  };
+}
+
+/** Waits until `log` has not grown for `quietMs`. */
+async function quiet(log, quietMs = 1500) {
+  for (let n = -1; n !== log.length; ) {
+    n = log.length;
+    await new Promise((r) => setTimeout(r, quietMs));
+  }
+}
+
+test('over HTTP the export fetches only the open and the chunks of the range; the ACMI = the CLI', {
+  timeout: 240_000,
+}, async () => {
+  const src = fixture('export-remote', { seconds: 60, seed: 11, entities: 16 });
+  const srv = await rangeServer(src);
+  const { page, log } = await openWith(null, `?url=${encodeURIComponent(srv.url)}`);
+  try {
+    await page.waitForFunction((n) => window.__player.state().name.endsWith(n), path.basename(src));
+    const clip = { start: 20, end: 31 };
+    await page.evaluate((c) => window.__player.setClip(c), clip);
+    const chunks = await page.evaluate(() => window.__player.info.chunks);
+    assert.ok(chunks.length >= 10, `${chunks.length} chunks`);
+    const info = await page.evaluate(() => window.__player.info.info);
+    await quiet(srv.log);
+    srv.log.length = 0;
+
+    await openDialog(page, 'clip');
+    const out = await exportBytes(page, 'acmi', 'export-remote.txt.acmi');
+    const cli = cliAcmi(src, 'export-remote-cli.txt.acmi', ['--from', String(clip.start), '--to', String(clip.end)]);
+    assert.ok(out.bytes.equals(cli.bytes), `remote ACMI (${out.bytes.length} bytes) = the CLI's (${cli.bytes.length})`);
+    assert.equal(out.suggested, 'export-remote.txt.acmi');
+
+    // The chunks holding ticks from..=to, by their first ticks (as the crate's chunk_for_tick).
+    const chunkFor = (tick) =>
+      Math.max(
+        0,
+        chunks.findLastIndex((c) => c.firstTick <= tick),
+      );
+    const want = chunks.slice(chunkFor(cli.from), chunkFor(cli.to) + 1);
+    assert.ok(want.length >= 3 && want.length < chunks.length / 2, `${want.length} of ${chunks.length} chunks`);
+    const firstChunk = Math.min(...chunks.map((c) => c.offset));
+    const lastEnd = Math.max(...chunks.map((c) => c.offset + c.len));
+    // (The open's first read, of 64 KiB from 0, can reach into the chunks: not a chunk read.)
+    const chunkReads = srv.log.filter(([a, b]) => a > 0 && a < lastEnd && b > firstChunk);
+    // Each chunk of the range read once, nothing else of the chunk area.
+    assert.deepEqual(
+      chunkReads.map(([a, b]) => [a, b - a]).sort((x, y) => x[0] - y[0]),
+      want.map((c) => [c.offset, c.len]),
+      `reads of the chunk area: ${JSON.stringify(chunkReads)}`,
+    );
+    // The open: the first 64 KiB (in the chunk area for a small file, then served from memory) and the trailer.
+    const other = srv.log.filter((r) => !chunkReads.includes(r));
+    assert.ok(other.length <= 3, `the open's reads: ${JSON.stringify(other)}`);
+    const total = srv.log.reduce((a, [x, y]) => a + y - x, 0);
+    const size = fs.statSync(src).size;
+    assert.ok(total < size / 2, `${total} of ${size} bytes read`);
+    assert.ok(info.last_tick > cli.to);
+    log.assertClean();
+  } finally {
+    await page.close();
+    srv.close();
+  }
+});
+
+test('Cancel stops the export: no more reads, no download, the dialog says so; the next export works', {
+  timeout: 240_000,
+}, async () => {
+  const src = fixture('export-remote', { seconds: 60, seed: 11, entities: 16 });
+  const srv = await rangeServer(src, 400);
+  const { page, log } = await openWith(null, `?url=${encodeURIComponent(srv.url)}`);
+  try {
+    await page.waitForFunction((n) => window.__player.state().name.endsWith(n), path.basename(src));
+    await quiet(srv.log);
+    const downloads = [];
+    page.on('download', (d) => downloads.push(d));
+    await openDialog(page, 'whole');
+    await page.click('[data-export="acmi"]');
+    // Some chunks in: the progress bar moves.
+    await page.waitForFunction(() => document.querySelector('#export .export-progress').value > 0, null, {
+      timeout: 60_000,
+    });
+    assert.equal(await page.isVisible('#export-cancel'), true);
+    await page.click('#export-cancel');
+    await page.waitForFunction(() => !window.__export.state().running);
+    assert.equal(await page.textContent('#export-status'), 'Cancelled.');
+    const at = srv.log.length;
+    await new Promise((r) => setTimeout(r, 2500));
+    assert.ok(srv.log.length <= at + 1, `reads after Cancel: ${srv.log.length - at}`);
+    assert.equal(downloads.length, 0);
+    const chunks = await page.evaluate(() => window.__player.info.chunks.length);
+    assert.ok(at < chunks, `${at} reads before Cancel, of ${chunks} chunks`);
+    // The dialog still works: a short range exports.
+    await page.evaluate(() => window.__player.setClip({ start: 1, end: 2 }));
+    await page.keyboard.press('Escape');
+    await openDialog(page, 'clip');
+    const out = await exportBytes(page, 'acmi', 'export-after-cancel.txt.acmi');
+    assert.ok(out.bytes.equals(cliAcmi(src, 'export-after-cancel-cli.txt.acmi', ['--from', '1', '--to', '2']).bytes));
+    log.assertClean();
+  } finally {
+    await page.close();
+    srv.close();
+  }
+});
