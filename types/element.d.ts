@@ -1,6 +1,6 @@
 // TypeScript declarations of `element.js`: importing it defines `<replay-player>` (docs/embedding.md
 // "Custom element"). Its attributes mirror the options (src, t, end, loop, follow, camera, speed,
-// autoplay, controls, spoilers, poster, aspect; changes apply live), it has the handle's methods and
+// autoplay, controls, spoilers, poster, aspect, live; changes apply live), it has the handle's methods and
 // getters, and it dispatches the handle's events as DOM `CustomEvent`s whose `detail` is the payload.
 //
 //   import 'replay-player/element.js';
@@ -71,6 +71,9 @@ export interface ReplayPlayerElement
     Readonly<Pick<Player, ElementGetter>> {
   /** The replay's address (the `src` attribute); setting it loads that replay. */
   src: string;
+  /** A live recording's address (the `live` attribute: a segments manifest.json or ws:// wss://,
+   *  docs/live.md); setting it opens that source. */
+  live: string;
   /** The playhead (seconds); setting it seeks. */
   currentTime: number;
   /** The player itself, once the element is connected (null before and after). */

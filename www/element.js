@@ -4,7 +4,8 @@
 //   <replay-player src="match.flrep" t="1:35" follow="Iceman" camera="follow" spoilers="off"></replay-player>
 //
 // Its attributes are the options of create() and of share links (options.js: src, t, end, loop,
-// follow, camera, view, speed, autoplay, spoilers, poster, controls, aspect); changes apply live
+// follow, camera, view, speed, autoplay, spoilers, poster, controls, aspect), and `live` (a live
+// recording instead of `src`: a segments manifest.json or ws:// wss://, docs/live.md); changes apply live
 // (src loads, t seeks, follow / camera / speed / end / loop / controls / aspect change the view;
 // view, spoilers, poster and autoplay apply at the next load). The element has the handle's
 // methods and getters (player.js), `player` is the handle itself, and every handle event is
@@ -17,6 +18,7 @@ import { readOptions } from './options.js';
 
 const ATTRIBUTES = [
   'src',
+  'live',
   't',
   'end',
   'loop',
@@ -56,6 +58,7 @@ const EVENTS = [
   'killcam',
   'cameramode',
   'selection',
+  'live',
 ];
 /** The handle's methods the element has (called on the handle; nothing before it is connected). */
 const METHODS = [
@@ -155,8 +158,10 @@ export class ReplayPlayerElement extends HTMLElement {
       for (const name of this.#pending) this.#apply(name);
       this.#pending.clear();
     });
+    const live = this.getAttribute('live');
     const src = this.getAttribute('src');
-    if (src) this.#load(src);
+    if (live) p.load({ live });
+    else if (src) this.#load(src);
   }
 
   disconnectedCallback() {
@@ -168,8 +173,12 @@ export class ReplayPlayerElement extends HTMLElement {
 
   attributeChangedCallback(name, old, value) {
     if (!this.#p || old === value) return;
+    if (name === 'live') {
+      if (value) this.#p.load({ live: value });
+      return;
+    }
     if (name === 'src') {
-      if (value) this.#load(value);
+      if (value && !this.hasAttribute('live')) this.#load(value);
       return;
     }
     if (!LIVE.has(name)) return;
@@ -179,7 +188,7 @@ export class ReplayPlayerElement extends HTMLElement {
 
   #load(src, extra = {}) {
     const raw = {};
-    for (const a of ATTRIBUTES) if (a !== 'src' && this.hasAttribute(a)) raw[a] = this.getAttribute(a);
+    for (const a of ATTRIBUTES) if (a !== 'src' && a !== 'live' && this.hasAttribute(a)) raw[a] = this.getAttribute(a);
     this.#pending.clear();
     return this.#p.load(src, { ...raw, ...extra });
   }
@@ -253,6 +262,13 @@ export class ReplayPlayerElement extends HTMLElement {
   }
   set src(v) {
     this.setAttribute('src', String(v));
+  }
+  /** A live recording's address (the `live` attribute); setting it opens that source. */
+  get live() {
+    return this.getAttribute('live') ?? '';
+  }
+  set live(v) {
+    this.setAttribute('live', String(v));
   }
   get currentTime() {
     return this.#p?.currentTime ?? 0;

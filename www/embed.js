@@ -2,7 +2,9 @@
 // frame, opened with the page's parameters (options.js: the share links' vocabulary: url, t, end,
 // loop, follow, camera, view, speed, autoplay, spoilers, poster) plus `controls=0|1`,
 // `panels=kills,roster,recording` and `origin=` (who may command it over postMessage, where its
-// events go: embed-bridge.js). Keys work while the frame has focus (they never reach the host).
+// events go: embed-bridge.js), or `live=` instead of `url=`: a live recording (a segments
+// manifest.json or ws:// wss://, docs/live.md), with its LIVE badge (player-ui.js). Keys work while
+// the frame has focus (they never reach the host).
 import { create } from './player.js';
 import { mountUI } from './player-ui.js';
 import { readOptions } from './options.js';
@@ -31,5 +33,7 @@ if (options.panels?.length) {
   );
 }
 
-if (options.url) player.load(options.url, params);
-else ui.message('No replay to show: this embed needs ?url= (the replay’s address).', true);
+const live = params.get('live');
+if (live) player.load({ live });
+else if (options.url) player.load(options.url, params);
+else ui.message('No replay to show: this embed needs ?url= (the replay’s address) or ?live=.', true);

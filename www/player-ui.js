@@ -1,7 +1,9 @@
 // The player's own UI, one component for the three embed forms (docs/embedding.md): the frame
 // around the canvas (player.css linked into the document or the shadow root, the aspect ratio,
 // focus, loading / error / notice messages: controls/frame.js), keyboard shortcuts while the
-// player has focus (ui/keyboard.js), and the compact controls (controls/compact.js).
+// player has focus (ui/keyboard.js), the compact controls (controls/compact.js), and a live
+// recording's badge and edge following (live/view.js, imported on the first live open:
+// `load({live})` from any of the three forms).
 //
 //   import { mountUI } from './player-ui.js';
 //   const ui = mountUI(handle, element, { controls: true, aspect: 16 / 9 });
@@ -34,6 +36,24 @@ export function mountUI(player, element, { controls = true, aspect, fill = false
       bar = null;
     }
   };
+  let live = null;
+  let gone = false;
+  const offLive = player.on('info', (open) => {
+    if (!open?.live || live) return;
+    import('./live/view.js').then(
+      ({ attachLiveView }) => {
+        // The live open may have been replaced while the module came (or the UI disposed).
+        if (gone || live || !player.info?.live) return;
+        live = attachLiveView(player, element, player.info);
+        const offEnd = player.on('info', (o) => {
+          if (o?.live) return;
+          offEnd();
+          live = null;
+        });
+      },
+      (e) => frame.message(`The live view could not be loaded: ${e?.message ?? e}`, true),
+    );
+  });
   setControls(controls !== false);
   return {
     setControls,
@@ -44,7 +64,14 @@ export function mountUI(player, element, { controls = true, aspect, fill = false
     get controls() {
       return bar;
     },
+    /** The live view while a live recording is open (live/view.js), else null. */
+    get live() {
+      return live;
+    },
     dispose() {
+      gone = true;
+      offLive();
+      live?.dispose();
       setControls(false);
       unbindKeys();
       frame.dispose();

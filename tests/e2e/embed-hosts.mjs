@@ -79,6 +79,23 @@ el.setAttribute('t', '10');
 el.setAttribute('spoilers', 'off');
 document.getElementById('box').append(el);
 `,
+  // A live match (?live=<manifest URL>) in the script form and the custom element, side by side.
+  'live.html': page('live host', 'live.js', '  <div id="row"></div>'),
+  'live.js': `const q = new URLSearchParams(location.search);
+const live = q.get('live');
+const row = document.getElementById('row');
+const { create } = await import(\`\${q.get('player')}player.js\`);
+const d = document.createElement('div');
+d.style.width = '480px';
+row.append(d);
+window.__script = create({ live }, d);
+await import(\`\${q.get('player')}element.js\`);
+const el = document.createElement('replay-player');
+el.id = 'rp';
+el.style.width = '480px';
+el.setAttribute('live', live);
+row.append(el);
+`,
   // Several players: three side by side, a fourth far below the fold.
   'several.html': page('several players', 'several.js', '  <div id="row"></div>\n  <div id="far"></div>'),
   'several.js': `${COMMON}

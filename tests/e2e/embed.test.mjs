@@ -10,8 +10,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { startServer, launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
-import { OUT, DEMO, decodePng, nearFaction, BACKGROUND } from './player-helpers.mjs';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { startServer, launchBrowser, collectConsole, ROOT, WWW, replayBinPath } from './harness.mjs';
+import { OUT, DEMO, decodePng, nearFaction, BACKGROUND, replayCli } from './player-helpers.mjs';
 import { writeHosts } from './embed-hosts.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
@@ -28,6 +30,8 @@ let frameHost;
 let scriptHost;
 /** The host servers' headers (read per response: a test may change the CSP). */
 const hostHeaders = { frame: {}, script: {} };
+/** The player server's headers (the same: the live test lets embed.html connect to a third origin). */
+const playerHeaders = { 'Access-Control-Allow-Origin': '*' };
 /** Every request the replay server got: { url, range }. */
 const replayRequests = [];
 /** The CSP lines of docs/embedding.md ("CSP"), for origins b (the player) and c (the replays). */
@@ -42,7 +46,6 @@ before(async () => {
   if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
   writeHosts(HOST_DIR, path.join(WWW, 'favicon.svg'));
   // Headers objects are read per response: the CSPs are filled in once every port is known.
-  const playerHeaders = { 'Access-Control-Allow-Origin': '*' };
   const frameHeaders = hostHeaders.frame;
   const scriptHeaders = hostHeaders.script;
   B = await startServer({ root: ROOT, headers: playerHeaders });
@@ -734,6 +737,135 @@ async function fetchedFrom(page, base) {
   }
   return [...files].map((f) => [f, zlib.gzipSync(fs.readFileSync(path.join(WWW, f)), { level: 9 }).length]);
 }
+
+/**
+ * A live player's state in `where` (a page or a frame): `kind` 'iframe' (embed.html's own page),
+ * 'script' (create() in live.html) or 'element' (<replay-player> there).
+ */
+const liveState = (where, kind) =>
+  where.evaluate((kind) => {
+    const el = document.getElementById('rp');
+    const [root, p] =
+      kind === 'iframe'
+        ? [document, window.__player]
+        : kind === 'script'
+          ? [document.querySelector('#row > div'), window.__script]
+          : [el?.shadowRoot, el?.player];
+    const b = root?.querySelector('.live-badge');
+    return {
+      kind,
+      badge: b && !b.hidden ? b.textContent : '',
+      state: b?.dataset.state ?? '',
+      duration: p?.duration ?? 0,
+      t: p?.currentTime ?? 0,
+      first: p?.debug.tb.first ?? -1,
+      error: p?.debug.error ?? null,
+    };
+  }, kind);
+
+test('live: embed.html?live=, create({live}) and <replay-player live> from another origin show LIVE, follow the edge, end as the replay', {
+  timeout: 180_000,
+}, async () => {
+  // The match's segments on a third origin (a CDN, say): the sites' CSPs name it in connect-src.
+  const dir = path.join(OUT, 'embed-live');
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.mkdirSync(dir, { recursive: true });
+  const L = await startServer({ root: dir, headers: { 'Access-Control-Allow-Origin': '*' } });
+  const saved = {
+    script: hostHeaders.script['Content-Security-Policy'],
+    player: playerHeaders['Content-Security-Policy'],
+  };
+  hostHeaders.script['Content-Security-Policy'] = CSP.script(origin(B), `${origin(C)} ${origin(L)}`);
+  playerHeaders['Content-Security-Policy'] = saved.player.replace(
+    `connect-src 'self' ${origin(C)}`,
+    `connect-src 'self' ${origin(C)} ${origin(L)}`,
+  );
+  // A 40 s match played 2× faster in 0.5 s chunks: about 20 s live.
+  const file = path.join(OUT, 'embed-live.flrep');
+  const args = ['--generate', '--seconds', '40', '--entities', '40', '--seed', '7', '--live-chunk-ticks', '30'];
+  const src = spawn(replayBinPath(), ['live-serve', ...args, '--rate', '2', '--segments', dir, '--out', file], {
+    stdio: 'ignore',
+  });
+  const exited = once(src, 'exit');
+  const pages = [];
+  try {
+    for (let i = 0; i < 100 && !fs.existsSync(path.join(dir, 'manifest.json')); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    const manifest = encodeURIComponent(`${L.url}manifest.json`);
+    const framePage = await openHost(frameHost, 'iframe.html');
+    pages.push(framePage);
+    // (The host's frame() adds url= the demo: live= wins.)
+    await framePage.page.evaluate((m) => window.__host.frame('live', `live=${m}`, 480, 270), manifest);
+    const scriptPage = await openHost(scriptHost, 'live.html', `&live=${manifest}`);
+    pages.push(scriptPage);
+    const embed = () => framePage.page.frames().find((f) => f.url().includes('embed.html'));
+    for (let i = 0; i < 100 && !embed(); i++) await framePage.page.waitForTimeout(100);
+    const forms = [
+      [embed(), 'iframe'],
+      [scriptPage.page, 'script'],
+      [scriptPage.page, 'element'],
+    ];
+    const all = () => Promise.all(forms.map(([w, k]) => liveState(w, k)));
+
+    // LIVE in each, with the picture drawn.
+    let st;
+    for (let i = 0; i < 300; i++) {
+      st = await all();
+      if (st.every((x) => x.state === 'live' && x.badge.includes('LIVE') && x.duration > 1)) break;
+      await framePage.page.waitForTimeout(100);
+    }
+    for (const x of st) {
+      assert.equal(x.state, 'live', `${x.kind}: the badge says LIVE (${JSON.stringify(x)})`);
+      assert.equal(x.error, null, `${x.kind}: no error`);
+    }
+    const pictures = [
+      [framePage.page.locator('iframe'), 'live-iframe.png', 0],
+      [scriptPage.page.locator('#row > div'), 'live-script.png', 60],
+      [scriptPage.page.locator('#rp'), 'live-element.png', 60],
+    ];
+    for (const [loc, name, skip] of pictures) assertDrawn(await shot(loc, name), name, skip);
+
+    // For about 3 s the timeline grows and the playhead follows the edge: within a chunk, the
+    // margin and the poll (about 1 s), plus what the 2× match runs ahead between two looks.
+    const looks = [];
+    for (let i = 0; i < 12; i++) {
+      looks.push(await all());
+      await framePage.page.waitForTimeout(250);
+    }
+    for (let k = 0; k < forms.length; k++) {
+      const seen = looks.map((l) => l[k]).filter((x) => x.state === 'live');
+      const grew = seen.filter((x, i) => i > 0 && x.duration > seen[i - 1].duration).length;
+      assert.ok(grew >= 3, `${forms[k][1]}: the timeline grew as chunks came (${grew} times in ${seen.length} looks)`);
+      for (const x of seen) {
+        const behind = x.duration - x.t;
+        assert.ok(behind >= 0 && behind <= 4, `${x.kind}: the playhead ${behind.toFixed(2)} s behind the edge`);
+      }
+    }
+
+    // The end: the badge goes, and each holds the whole match from where it joined.
+    await exited;
+    const ticks = Number(/\((\d+) ticks/.exec(replayCli(['info', file]))[1]);
+    for (let i = 0; i < 300; i++) {
+      st = await all();
+      if (st.every((x) => x.badge === '' && Math.round(x.duration * 60) === ticks - 1 - x.first)) break;
+      await framePage.page.waitForTimeout(100);
+    }
+    for (const x of st) {
+      assert.equal(x.badge, '', `${x.kind}: the badge gone at the end`);
+      assert.equal(Math.round(x.duration * 60), ticks - 1 - x.first, `${x.kind}: the whole match from the join`);
+    }
+    for (const { page, log } of pages) {
+      await assertNoCsp(page, log);
+      log.assertClean();
+    }
+  } finally {
+    src.kill();
+    hostHeaders.script['Content-Security-Policy'] = saved.script;
+    playerHeaders['Content-Security-Policy'] = saved.player;
+    for (const { page } of pages) await page.close();
+    await L.close();
+  }
+});
 
 test('download: what each embed form fetches for a WebGPU .flrep session, beside the full page (goal: at most 10 KB gzipped more)', {
   timeout: 240_000,

@@ -1,11 +1,14 @@
-// The page's side of a live `.flrep` (docs/live.md "The player"), imported by main.js only when the
-// page's address has `?live=` (a manifest.json URL of HTTP segments, or ws:// wss://). It opens the
-// source through the handle (`load({live})`: the decoder worker reads it, worker-live.js), shows the
-// LIVE badge and the source's state, and keeps the playhead a fixed delay behind the live edge
-// (a chunk plus a margin) while following: a pause or a seek back leaves the edge (the timeline is
-// a DVR of what was received), "Go live" returns there. When the source says the match is over the
-// badge goes and the session is an ordinary replay. Text from the source reaches the DOM only as
-// text. Imports nothing of the first load (the handle and the stage are handed in).
+// The page's side of a live `.flrep` (docs/live.md "The player"): the LIVE badge, the source's
+// state, and the playhead kept a fixed delay behind the live edge (a chunk plus a margin) while
+// following: a pause or a seek back leaves the edge (the timeline is a DVR of what was received),
+// "Go live" returns there. When the source says the match is over the badge goes and the session
+// is an ordinary replay. Text from the source reaches the DOM only as text. Imports nothing of the
+// first load (the handle and the stage are handed in).
+//
+// Two ways in: the full page (main.js, `?live=`) calls `createLiveView`, which opens the source
+// (`load({live})`: the decoder worker reads it, worker-live.js); the embed forms' UI
+// (player-ui.js: create(), `<replay-player live>`, embed.html?live=) calls `attachLiveView` once
+// a live open has answered, whoever asked for it.
 
 /** The margin behind the newest chunk's end on top of a chunk (s); the worker's poll interval is
  *  added for segments (a chunk is seen up to one poll after it closes). */
@@ -27,13 +30,17 @@ font:600 13px/1.2 var(--font,system-ui);color:#fff;max-width:min(70%,560px)}
 .live-badge button[hidden],.live-badge [hidden]{display:none}
 `;
 
-function sheet(doc) {
-  if (doc.__liveSheet) return;
+/** Style sheets adopted, by the document or shadow root they went to. */
+const adopted = new WeakSet();
+
+/** The badge's style sheet, once per document or shadow root (the custom element's). */
+function sheet(root) {
+  if (adopted.has(root) || !('adoptedStyleSheets' in root)) return;
   try {
     const s = new CSSStyleSheet();
     s.replaceSync(CSS);
-    doc.adoptedStyleSheets = [...doc.adoptedStyleSheets, s];
-    doc.__liveSheet = s;
+    root.adoptedStyleSheets = [...root.adoptedStyleSheets, s];
+    adopted.add(root);
   } catch {
     /* an older browser: the badge unstyled */
   }
@@ -41,11 +48,22 @@ function sheet(doc) {
 
 /**
  * Opens `url` live in `player` (the handle) over `stage` (the element the badge goes on).
- * Returns {status(), following, goLive(), dispose()} (window.__ui.live: the tests' hook).
+ * Returns the view (see attachLiveView; window.__ui.live: the tests' hook).
  */
 export function createLiveView(player, stage, url) {
+  const view = attachLiveView(player, stage);
+  player.load({ live: url });
+  return view;
+}
+
+/**
+ * The live view of `player` (the handle) over `stage` (the element the badge goes on), for the live
+ * open under way or, given `open` (a live open's `info` that already came), that one.
+ * Returns {status, following, delay, sessions, goLive(), dispose()}.
+ */
+export function attachLiveView(player, stage, open = null) {
   const doc = stage.ownerDocument;
-  sheet(doc);
+  sheet(stage.getRootNode());
   const badge = doc.createElement('div');
   badge.className = 'live-badge';
   badge.setAttribute('role', 'status');
@@ -138,19 +156,21 @@ export function createLiveView(player, stage, url) {
   }
   go.addEventListener('click', goLive);
 
+  function onInfo(open) {
+    session++;
+    arrivals = [];
+    // Another recording opened since: the live view goes.
+    if (!open.live) return view.dispose();
+    status = open.live.status;
+    chunkS = open.live.chunkS || chunkS;
+    delay = chunkS + MARGIN_S + (open.live.pollMs ?? 0) / 1000;
+    if (status === 'ended') following = false;
+    render();
+    if (following) steer(() => player.seek(target()));
+  }
+
   const off = [
-    player.on('info', (open) => {
-      session++;
-      arrivals = [];
-      // Another recording opened since: the live view goes.
-      if (!open.live) return view.dispose();
-      status = open.live.status;
-      chunkS = open.live.chunkS || chunkS;
-      delay = chunkS + MARGIN_S + (open.live.pollMs ?? 0) / 1000;
-      if (status === 'ended') following = false;
-      render();
-      if (following) steer(() => player.seek(target()));
-    }),
+    player.on('info', onInfo),
     player.on('ready', () => {
       if (live()) follow();
       render();
@@ -198,7 +218,6 @@ export function createLiveView(player, stage, url) {
     if (following && live() && !player.paused) follow();
   }, 250);
 
-  player.load({ live: url });
   render();
   badge.hidden = false;
 
@@ -220,7 +239,17 @@ export function createLiveView(player, stage, url) {
       clearInterval(timer);
       for (const f of off) f();
       badge.remove();
+      disposed = true;
+    },
+    get disposed() {
+      return disposed;
     },
   };
+  let disposed = false;
+  // Attached after the open answered (the embed forms): its answer now, then the edge.
+  if (open) {
+    onInfo(open);
+    if (!disposed && player.info) follow();
+  }
   return view;
 }
