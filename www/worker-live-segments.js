@@ -140,6 +140,14 @@ export function parseManifest(bytes) {
   };
 }
 
+/** When the manifest's window has moved past segments this viewer never read (a tab asleep, a slow
+ *  network), they are read by their names (docs/live.md: names follow from seq), at most this many
+ *  and HELD_BYTES / 2 of them; beyond that, or when one cannot be read, their ticks are a gap. */
+export const CATCHUP_MAX = 64;
+
+/** A segment's file name from its seq (docs/live.md "Segments"). */
+export const segmentName = (seq) => `chunk-${String(seq).padStart(8, '0')}.flck`;
+
 /**
  * The HTTP segments feed: polls manifest.json (a few times a chunk, with the browser's HTTP cache
  * revalidating it), fetches each new segment once (immutable files), and reads evicted ones again.
@@ -161,9 +169,14 @@ export class SegmentFeed {
     this.onGrow = null;
     this.onStatus = null;
     this.onError = null;
-    /** Manifest reads and segment fetches (stats, the bench). */
+    /** Manifest reads and segment fetches (stats, the bench); segments read by name. */
     this.polls = 0;
     this.fetched = 0;
+    this.byName = 0;
+    /** Where the last segment held ends in the source's file (the next one starts there). */
+    this.fileEnd = 0;
+    /** Ticks of segments that could not be read, not told yet: [{fromTick, toTick, reason}]. */
+    this.gaps = [];
   }
 
   #uri(uri) {
@@ -237,6 +250,7 @@ export class SegmentFeed {
       kills.push(...s.kills);
     });
     this.manifest = m;
+    this.fileEnd = join.at(-1).offset + join.at(-1).bytes;
     this.changedAt = performance.now();
     if (m.ended) this.status = 'ended';
     return { store: this.store, kills };
@@ -306,24 +320,68 @@ export class SegmentFeed {
     if (known && (known.first !== held.first || known.last !== held.last || known.bytes !== held.len))
       throw fail(`the manifest's segment ${known.seq} is not the one read before`);
     const fresh = m.segments.filter((s) => s.seq >= next);
-    if (fresh.length && fresh[0].seq !== next)
-      throw fail(`the manifest skips from segment ${next - 1} to ${fresh[0].seq} (its window moved past them)`);
+    // The window moved past segments never read: by their names, or a gap.
+    const missed = fresh.length && fresh[0].seq !== next ? await this.#catchUp(next, fresh[0]) : null;
+    if (this.stopped) return;
     this.manifest = m;
     if (fresh.length) {
       const bodies = await Promise.all(fresh.map((s) => this.#segment(s)));
       if (this.stopped) return;
       const kills = [];
+      /** Store indices of chunks whose kills no manifest lists (read by name): read from the chunk. */
+      const readKills = [];
+      for (const { seq, body } of missed?.read ?? []) {
+        this.store.append(seq, body, { name: segmentName(seq) });
+        readKills.push(this.store.chunks.length - 1);
+      }
+      const before = this.store.chunks[this.store.chunks.length - 1];
       fresh.forEach((s, k) => {
-        this.store.append(s.seq, bodies[k], { first: s.first, last: s.last, name: s.uri });
+        const skip = k === 0 && !!missed?.gap;
+        this.store.append(s.seq, bodies[k], { first: s.first, last: s.last, name: s.uri, skip });
         kills.push(...s.kills);
       });
+      if (missed?.gap) this.gaps.push({ fromTick: before.last + 1, toTick: fresh[0].first, reason: missed.gap });
+      const end = fresh[fresh.length - 1];
+      this.fileEnd = end.offset + end.bytes;
       this.changedAt = performance.now();
       if (m.ended) this.status = 'ended';
       else if (this.status === 'stalled') this.status = 'live';
-      this.onGrow?.(kills);
+      this.onGrow?.(kills, readKills);
     } else if (m.ended) {
       this.#set('ended');
     }
+  }
+
+  /**
+   * Segments `next` … `upto.seq − 1`, which the manifest no longer lists, read by their names:
+   * `{read: [{seq, body}]}` once their bytes end where `upto` starts, else `{gap: why}` (too many,
+   * too large, a file gone, bytes that do not end there). A failure worth trying again (not a 404)
+   * is thrown: the manifest is read again after a backoff. The chunks' own headers are checked
+   * when they are appended (LiveStore.append).
+   */
+  async #catchUp(next, upto) {
+    const n = upto.seq - next;
+    const what = `${n} segment${n > 1 ? 's' : ''} (${next}–${upto.seq - 1}) left the manifest before they were read`;
+    if (n > CATCHUP_MAX) return { gap: `${what}: more than ${CATCHUP_MAX} to read again` };
+    const read = [];
+    let end = this.fileEnd;
+    for (let seq = next; seq < upto.seq; seq++) {
+      let body;
+      try {
+        body = await get(this.#uri(segmentName(seq)), MAX_SEGMENT, `segment ${segmentName(seq)}`, this.segCtl.signal);
+      } catch (e) {
+        if (this.stopped || (e?.transient && !/answered 404/.test(e.message))) throw e;
+        return { gap: `${what}, and ${messageOf(e)}` };
+      }
+      this.fetched++;
+      this.byName++;
+      end += body.length;
+      if (end - this.fileEnd > HELD_BYTES / 2) return { gap: `${what}: over ${HELD_BYTES / 2} bytes to read again` };
+      read.push({ seq, body });
+    }
+    if (end !== upto.offset)
+      return { gap: `${what}: read by name they end at byte ${end}, segment ${upto.seq} starts at ${upto.offset}` };
+    return { read };
   }
 
   /** No more manifest reads (the chunks received stay readable). */

@@ -318,6 +318,7 @@ export async function openLive(params, ctx) {
       resent: feed.resent ?? 0,
       polls: feed.polls ?? 0,
       fetched: feed.fetched ?? 0,
+      byName: feed.byName ?? 0,
     };
   };
   stats();
@@ -334,18 +335,20 @@ export async function openLive(params, ctx) {
     });
   };
   let known = store.chunks.length;
-  feed.onGrow = (newKills) => {
+  feed.onGrow = (newKills, readKills = []) => {
     if (replay.closed) return;
     const next = openOver(wasm, store);
     const info = liveInfo(next, [], feed, '');
     replay.adopt(next, info);
     let kills = newKills.map(killEvent);
-    // Over WebSocket the kills are read from the chunks themselves.
-    if (isWs)
-      for (let i = known; i < store.chunks.length; i++) kills = kills.concat(killsOf(next, i, store.held.get(i)));
+    // Over WebSocket the kills are read from the chunks themselves; over segments, those of the
+    // chunks read by name (their manifest entries were gone).
+    const fromChunks = isWs ? store.chunks.map((_, i) => i).slice(known) : readKills;
+    for (const i of fromChunks) kills = kills.concat(killsOf(next, i, store.held.get(i)));
     known = store.chunks.length;
     push({ kills, arrivedAt: performance.timeOrigin + performance.now() });
-    // Chunks a WebSocket server skipped (this viewer fell behind): their ticks are a gap.
+    // Chunks a WebSocket server skipped (this viewer fell behind), or segments that could not be
+    // read again: their ticks are a gap.
     for (const g of feed.gaps?.splice(0) ?? [])
       ctx.post({ type: 'gap', session: replay.sessionId, chunk: -1, cause: 'unread', ...g });
   };

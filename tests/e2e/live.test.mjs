@@ -75,6 +75,8 @@ const liveState = (page) =>
       duration: __player.duration,
       kills: __player.kills.length,
       tick: __player.debug.cur?.tick ?? -1,
+      last: __player.debug.tb.last,
+      gaps: __player.debug.gaps.list.length,
       error: __player.debug.error,
       badge: b && !b.hidden ? b.textContent : '',
       goLive: !!b && !b.querySelector('button').hidden,
@@ -233,17 +235,21 @@ function partialDir(name, n) {
   let from = path.join(OUT, 'live-seg');
   if (!fs.existsSync(path.join(from, 'manifest.json'))) {
     from = freshDir('live-seg-static');
-    spawnSync(replayBinPath(), ['live-serve', ...match(40), '--rate', '20', '--segments', from]);
+    spawnSync(replayBinPath(), ['live-serve', ...MATCH, '--rate', '20', '--segments', from]);
   }
   const dir = freshDir(name);
   for (const f of fs.readdirSync(from)) fs.copyFileSync(path.join(from, f), path.join(dir, f));
   const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
   const full = m.segments;
-  const write = (k, patch = {}) =>
+  // Renamed into place, as live-serve does: a poll never reads half a manifest.
+  const write = (k, patch = {}) => {
+    const tmp = path.join(dir, '.manifest.json.tmp');
     fs.writeFileSync(
-      path.join(dir, 'manifest.json'),
+      tmp,
       JSON.stringify({ ...m, segments: full.slice(0, k), ended: false, file: undefined, ...patch }),
     );
+    fs.renameSync(tmp, path.join(dir, 'manifest.json'));
+  };
   write(n);
   return { dir, full, write };
 }
@@ -292,6 +298,59 @@ test('joining a match in progress takes its last 30 s of segments: the timeline 
   assert.equal(got.stats.fetched, joined.length, 'only those segments fetched');
   assert.deepEqual(got.stats.seqs, [joined[0].seq, last.seq]);
   log.assertClean();
+  await page.close();
+});
+
+test('a manifest window that moved past unread segments: they are read by name, their kills too; one gone is a gap', {
+  timeout: 60000,
+}, async () => {
+  const { dir, full, write } = partialDir('live-window', 1);
+  const K = full.findIndex((x) => x.kills.length > 0);
+  assert.ok(K > 10 && K + 12 < full.length, `a kill well inside the match (segment ${K} of ${full.length})`);
+  write(K - 2);
+  const { page, log } = await s.openPage(`?live=${encodeURIComponent('../tests/output/live-window/manifest.json')}`);
+  await waitFor(page, 'LIVE', (x) => x.status === 'live' && x.tick >= 0);
+  await waitFor(page, 'the join', (x) => x.status === 'live' && x.last === full[K - 3].last_tick);
+
+  // The window moves past segments K−2 … K+2 (a tab asleep): read by their names, no gap.
+  write(0, { segments: full.slice(K + 3, K + 6) });
+  await waitFor(page, 'the segments after the window moved', (x) => x.last === full[K + 5].last_tick);
+  let got = await page.evaluate(async () => ({
+    stats: (await window.__player.debug.workerStats()).live,
+    gaps: window.__player.debug.gaps.list.length,
+    kills: window.__player.kills.map((k) => `${k.tick}:${k.killer}:${k.victim}`),
+  }));
+  assert.equal(got.stats.byName, 5, 'the five segments the manifest no longer listed, read by name');
+  assert.equal(got.gaps, 0, 'no gap');
+  const killsOf = (from, to) =>
+    full.slice(from, to).flatMap((x) => x.kills.map((k) => `${k.tick}:${k.killer}:${k.victim}`));
+  for (const k of killsOf(K - 2, K + 3)) assert.ok(got.kills.includes(k), `kill ${k} of a segment read by name`);
+  // Its frames are the finished file's.
+  const T = full[K].first_tick + 7;
+  const live = await frameAt(page, T);
+  const want = await fileFrame(path.join(dir, 'recording.flrep'), T);
+  assert.equal(live.tick, T);
+  assert.deepEqual(live.frame, want.frame, `the frame at tick ${T} (a segment read by name) is the file's`);
+
+  // Again, with one of those files gone from the server: their ticks are a gap; the rest plays.
+  fs.rmSync(path.join(dir, full[K + 7].uri));
+  write(0, { segments: full.slice(K + 9, K + 12) });
+  await waitFor(page, 'the segments after the gap', (x) => x.last === full[K + 11].last_tick && x.gaps > 0);
+  got = await page.evaluate(
+    async ([a, b]) => {
+      const c = window.__player.debug;
+      window.__player.pause();
+      const gap = c.gaps.at(a);
+      await window.__player.seek(c.tb.timeOf(b));
+      return { gap: JSON.stringify(gap), status: window.__ui.live.status, tick: window.__player.tick, error: c.error };
+    },
+    [full[K + 7].first_tick + 2, full[K + 10].first_tick + 3],
+  );
+  assert.match(got.gap, /3 segments \(.*\) left the manifest before they were read, and .*404/);
+  assert.equal(got.status, 'live');
+  assert.equal(got.error, null);
+  assert.equal(got.tick, full[K + 10].first_tick + 3, 'after the gap it plays');
+  log.assertClean([/Failed to load resource: the server responded with a status of 404/]);
   await page.close();
 });
 
