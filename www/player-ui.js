@@ -36,20 +36,17 @@ export function mountUI(player, element, { controls = true, aspect, fill = false
       bar = null;
     }
   };
+  // The live view; it disposes itself when another recording opens (`disposed`).
   let live = null;
   let gone = false;
+  const liveOn = () => !!live && !live.disposed;
   const offLive = player.on('info', (open) => {
-    if (!open?.live || live) return;
+    if (!open?.live || liveOn()) return;
     import('./live/view.js').then(
       ({ attachLiveView }) => {
         // The live open may have been replaced while the module came (or the UI disposed).
-        if (gone || live || !player.info?.live) return;
+        if (gone || liveOn() || !player.info?.live) return;
         live = attachLiveView(player, element, player.info);
-        const offEnd = player.on('info', (o) => {
-          if (o?.live) return;
-          offEnd();
-          live = null;
-        });
       },
       (e) => frame.message(`The live view could not be loaded: ${e?.message ?? e}`, true),
     );
@@ -66,7 +63,7 @@ export function mountUI(player, element, { controls = true, aspect, fill = false
     },
     /** The live view while a live recording is open (live/view.js), else null. */
     get live() {
-      return live;
+      return liveOn() ? live : null;
     },
     dispose() {
       gone = true;
