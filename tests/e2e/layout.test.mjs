@@ -272,10 +272,14 @@ test('touch on a phone: a tap selects (a small slop), a drag orbits, a pinch zoo
 
     // A drag orbits: the camera's pose changes, and nothing new is selected. (Back to the orbit
     // camera first: the tap's selection is followed.)
-    await page.evaluate(() => {
+    const cardGone = await page.evaluate(() => {
       window.__player.select(-1);
       window.__player.resetCamera();
+      return document.getElementById('inspector').hidden;
     });
+    // The card showed the followed entity; with nothing followed it leaves the stage at once (it
+    // used to wait for the next 150 ms refresh, and under load the finger below landed on it).
+    assert.ok(cardGone, 'the inspector card is gone once nothing is selected or followed');
     await settle(page, 2);
     assert.equal(await page.evaluate(() => window.__player.cameraMode()), 'orbit');
     // The render worker has applied the reset (nothing queued or in flight) before the pose is read.

@@ -334,7 +334,12 @@ export function createPanels(player, root = document) {
     renderInspector();
     renderStatus();
   });
-  player.on('cameramode', renderStatus);
+  // The inspector shows the followed entity when nothing is selected: a follow that ends (Esc, the
+  // orbit view) takes the card off the stage at once, not at the next refresh.
+  player.on('cameramode', () => {
+    renderStatus();
+    renderInspector();
+  });
   player.on('selection', renderInspector);
   // Live values: the frame at the playhead changes with time, with arriving chunks, with the camera.
   setInterval(() => {
