@@ -70,3 +70,14 @@ fn fs_main(in: VOut) -> @location(0) vec4<f32> {
 fn fs_outline(in: VOut) -> @location(0) vec4<f32> {
     return vec4<f32>(to_target(in.color.rgb), 1.0);
 }
+
+// Compare's ghosts (a second recording over this one): lit as the entities are, lightened,
+// translucent (alpha from the instance colour's a); blended, depth-tested, not depth-written.
+@fragment
+fn fs_ghost(in: VOut) -> @location(0) vec4<f32> {
+    let n = normalize(in.normal);
+    let lambert = max(dot(n, frame.light.xyz), 0.0);
+    var c = in.color.rgb * (0.55 + 0.45 * lambert);
+    c = mix(c, vec3<f32>(1.0), 0.45);
+    return vec4<f32>(to_target(c), in.color.a);
+}

@@ -338,6 +338,14 @@ export interface Player {
   readonly file: Blob | null;
   /** Events of ticks [from, end) read elsewhere from this recording: each joins `events` once. */
   learnEvents(events: ReplayEvent[], from: number, end: number, recordedAt?: ArrayLike<number>): void;
+  /**
+   * Draws recording `src` translucent over this one, its tick T where this one's tick T is
+   * (Compare's ghosts); `null` removes it, as does opening another recording. Rejects when it
+   * cannot be read.
+   */
+  showGhosts(src: string | URL | Blob | ArrayBuffer | ArrayBufferView | null): Promise<void>;
+  /** The name of the recording drawn as ghosts, or ''. */
+  readonly ghosts: string;
   /** Stops the workers and the loop, releases the GPU device and removes the canvas; the handle is dead afterwards. */
   dispose(): void;
   /** The open's answer, or null. */

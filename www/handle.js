@@ -138,6 +138,19 @@ export class Player {
   get file() {
     return this.#file;
   }
+  /**
+   * Draws recording `src` (a File/Blob, bytes or a URL) translucent over this one, on this one's
+   * clock: its tick T where this one's tick T is (Compare's ghosts of B over A: docs/playback.md
+   * "Comparing two recordings"). `null` removes it; so does opening another recording. Resolves
+   * once it is open; rejects (and a `notice` says why) when it cannot be read.
+   */
+  showGhosts(src) {
+    return this.#c.showGhosts(src == null ? null : asSource(src));
+  }
+  /** The name of the recording drawn as ghosts, or '' (none). */
+  get ghosts() {
+    return this.#c.ghosts?.name ?? '';
+  }
   /** Events of ticks [from, end) read elsewhere from this recording (every event of those ticks,
    *  `recordedAt[k]` the tick event k was recorded in): each joins `events` once. */
   learnEvents(events, from, end, recordedAt) {

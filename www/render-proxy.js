@@ -97,6 +97,12 @@ export class RenderProxy {
     const ca = a.slice();
     this.push(['setFrames', ca, ta, b === a ? ca : b.slice(), tb]);
   }
+  /** Compare's ghosts (a second recording's pair, docs/renderer.md): replaces any queued before. */
+  setGhostFrames(a, ta, b, tb) {
+    this.queue = this.queue.filter((c) => c[0] !== 'setGhostFrames');
+    const ca = a.slice();
+    this.push(['setGhostFrames', ca, ta, b === a ? ca : b.slice(), tb]);
+  }
   pushFrame(b, tb) {
     this.push(['pushFrame', b.slice(), tb]);
   }

@@ -49,6 +49,16 @@ class BytesCache {
 }
 
 const NO_BYTES = new Uint8Array(0);
+/** The most entities a `want` may name (docs/worker-protocol.md `want`, `entities`). */
+const MAX_ONLY = 64;
+
+/** A `want`'s `entities` as ids for `keepOnly`, or null (every entity: absent or not a list of at
+ *  most MAX_ONLY integer ids). The page's message is as hostile as a file's bytes. */
+export function entityList(v) {
+  if (!Array.isArray(v) || v.length > MAX_ONLY) return null;
+  if (!v.every((id) => Number.isInteger(id) && id >= 0 && id <= 0xffffffff)) return null;
+  return Uint32Array.from(v);
+}
 
 /** A read that failed (after the source's retries): the chunk was not sent, not damaged. */
 function unread(e) {
@@ -129,8 +139,9 @@ export class Replay {
   }
 
   /** Replaces the request: pieces covering ticks [from, to) thinned to `stride`, posted in order;
-   *  `dir` says which chunk to read ahead. An empty range clears the queue. */
-  want(gen, from, to, stride = 1, dir = 1) {
+   *  `dir` says which chunk to read ahead; `only`: just these entities' states (`entityList`). An
+   *  empty range clears the queue. */
+  want(gen, from, to, stride = 1, dir = 1, only = null) {
     if (gen < this.gen) return; // an older request overtaken in flight
     this.gen = gen;
     const ok = Number.isFinite(from) && Number.isFinite(to) && to > from;
@@ -141,6 +152,7 @@ export class Replay {
           to: Math.min(this.endTick, Math.ceil(to)),
           stride: Math.max(1, Math.min(64, Math.floor(stride) || 1)),
           dir: dir < 0 ? -1 : 1,
+          only: entityList(only),
         }
       : null;
     this.next = this.req ? this.req.from : 0;
@@ -232,6 +244,7 @@ export class Replay {
     const t1 = performance.now();
     this.dec.rpChunk = index;
     const d = this.dec.decodeRange(index, bytes, from, r.to, r.stride, PIECE_STATES);
+    if (r.only) d.keepOnly(r.only);
     if (resumed) this.stats.resumed++;
     else this.stats.decoded++;
     const t2 = performance.now();

@@ -97,7 +97,14 @@ const methods = {
   /** The ticks the page wants ([from, to), thinned to `stride`); supersedes the previous request. */
   want(params) {
     if (!replay || replay.sessionId !== params.session) return { ignored: true };
-    replay.want(params.gen ?? 0, params.from, params.to, params.stride ?? 1, params.dir === -1 ? -1 : 1);
+    replay.want(
+      params.gen ?? 0,
+      params.from,
+      params.to,
+      params.stride ?? 1,
+      params.dir === -1 ? -1 : 1,
+      params.entities,
+    );
     return { gen: replay.gen };
   },
   /** A hint: the page may seek to `tick` soon (see Prefetch.prefetch, www/worker-prefetch.js). */

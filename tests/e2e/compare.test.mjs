@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { OUT, replayCli, waitReady, pageSuite, seekLanded } from './player-helpers.mjs';
+import { OUT, replayCli, waitReady, pageSuite, seekLanded, canvasShot, fractionDifferent } from './player-helpers.mjs';
 import { replayBinPath } from './harness.mjs';
 
 const suite = pageSuite();
@@ -164,6 +164,74 @@ test('a SparkEngine pair diverges at its tick; three files picked compare the fi
     await page.waitForFunction(() => window.__player.state().name === 'cmp-a.replay' && window.__player.state().ready);
     await page.locator('#scrubber .compare-mark').click();
     await page.waitForFunction(() => window.__player.tick === 4000);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test("B drawn over A: translucent ghosts at A's tick, moved by seeks and play, gone when unticked", {
+  timeout: 120_000,
+}, async () => {
+  // Two seeds of one session (the same header): every entity of B is elsewhere than A's.
+  const a = generated('cmp-a.flrep', DOGFIGHT);
+  const b = generated('cmp-seed6.flrep', [...DOGFIGHT.slice(0, -1), '6']);
+  const { page, log } = await openPage();
+  try {
+    await waitReady(page);
+    const { outcome } = await compareFiles(page, [a, b]);
+    assert.equal(outcome.kind, 'diverged');
+    await page.waitForFunction(() => window.__player.state().name === 'cmp-a.flrep' && window.__player.state().ready);
+    assert.equal(await page.evaluate(() => window.__player.ghosts), 'cmp-seed6.flrep');
+    const ghostAt = (t) =>
+      page.waitForFunction(
+        (tick) => window.__player.debug.ghosts?.tick === tick && !window.__player.debug.pendingSeek,
+        t,
+        { timeout: 20_000 },
+      );
+    // The canvas alone: the panel (over the canvas, its box hovered or not) out of the picture.
+    const shot = async (name) => {
+      await page.evaluate(() => {
+        document.getElementById('compare').style.visibility = 'hidden';
+      });
+      const s = await canvasShot(page, path.join(OUT, name));
+      await page.evaluate(() => {
+        document.getElementById('compare').style.visibility = '';
+      });
+      return s;
+    };
+    await page.evaluate(() => window.__player.seek(8));
+    await ghostAt(await page.evaluate(() => window.__player.tick));
+    const on = await shot('compare-ghosts-on.png');
+
+    // Unticked: the ghosts go, and A's picture is all that is left.
+    await page.locator('#compare .cmp-ghosts input').uncheck();
+    await page.waitForFunction(() => !window.__player.debug.ghosts.shown && window.__player.ghosts === '');
+    const off = await shot('compare-ghosts-off.png');
+    const differ = fractionDifferent(on.img, off.img) * on.img.width * on.img.height;
+    assert.ok(differ >= 200, `the ghosts add pixels to the picture (${differ} differ)`);
+    // Ticked again: the same picture as before.
+    await page.locator('#compare .cmp-ghosts input').check();
+    await ghostAt(await page.evaluate(() => window.__player.tick));
+    const again = await shot('compare-ghosts-again.png');
+    const same = fractionDifferent(on.img, again.img) * on.img.width * on.img.height;
+    assert.ok(same < differ / 10, `the ghosts come back where they were (${same} of ${differ} differ)`);
+
+    // A seek and play move both: B's frame is A's tick.
+    await page.evaluate(() => window.__player.seek(14));
+    await ghostAt(await page.evaluate(() => window.__player.tick));
+    await page.evaluate(() => window.__player.play());
+    await page.waitForFunction(() => window.__player.currentTime > 15);
+    await page.evaluate(() => window.__player.pause());
+    await ghostAt(await page.evaluate(() => window.__player.tick));
+
+    // Another file opened: no ghosts left over it.
+    await page.setInputFiles('#file-input', b);
+    await page.waitForFunction(
+      () => window.__player.state().name === 'cmp-seed6.flrep' && window.__player.state().ready,
+    );
+    assert.equal(await page.evaluate(() => window.__player.ghosts), '');
+    assert.equal(await page.evaluate(() => window.__player.debug.ghosts.shown), false);
     log.assertClean();
   } finally {
     await page.close();

@@ -262,6 +262,20 @@ test('decodeRange: pieces resume in the chunk without its bytes and rebuild deco
           );
         }
       }
+      // keepOnly: a frame of two entities (the plots' pieces), each row the whole frame's.
+      const ids = [whole.entities[16 * (perTick - 1)], whole.entities[0]];
+      const d = dec.decodeRange(i, buf.subarray(o, o + l), whole.ticks[0], Infinity, 1, 1 << 20);
+      d.keepOnly(Uint32Array.from(ids));
+      const [oTicks, oOffsets, oEntities] = [[...d.ticks()], [...d.offsets()], d.entities()];
+      d.free();
+      assert.deepEqual(oTicks, whole.ticks, `${build} chunk ${i}: keepOnly keeps every tick`);
+      for (let k = 0; k < oTicks.length; k++) {
+        const rows = [];
+        for (let e = whole.offsets[k]; e < whole.offsets[k + 1]; e++)
+          if (ids.includes(whole.entities[e * 16])) rows.push(...whole.entities.subarray(e * 16, e * 16 + 16));
+        assert.deepEqual([...oEntities.subarray(oOffsets[k] * 16, oOffsets[k + 1] * 16)], rows);
+      }
+      assert.ok(oEntities.length < whole.entities.length || perTick <= 2, 'the others are left out');
       checked++;
     }
     assert.ok(checked >= 1, `${build}: chunks checked`);

@@ -83,7 +83,7 @@ test('SeriesSource: opens the source, asks for the window thinned, samples the p
   assert.equal(want.method, 'want');
   assert.equal(want.id, undefined, 'a notification');
   const stride = 60 / SAMPLES_PER_S;
-  assert.deepEqual(want.params, { session: 1, gen: 1, from: 100, to: 700, stride, dir: 1 });
+  assert.deepEqual(want.params, { session: 1, gen: 1, from: 100, to: 700, stride, dir: 1, entities: [3] });
   w.reply(piece(src, 100, 400, stride, 3));
   w.reply(piece(src, 400, 700, stride, 3));
   assert.equal(src.samples.length, 100);
@@ -101,15 +101,23 @@ test('SeriesSource: opens the source, asks for the window thinned, samples the p
   assert.equal(src.samples.length, 100);
   // The window moves forward: only [700, 1000) is asked for, what is before 400 is dropped.
   src.want(3, -1, 400, 1000);
-  assert.deepEqual(w.sent.at(-1).params, { session: 1, gen: 2, from: 700, to: 1000, stride, dir: 1 });
+  assert.deepEqual(w.sent.at(-1).params, { session: 1, gen: 2, from: 700, to: 1000, stride, dir: 1, entities: [3] });
   assert.equal(src.samples[0].tick, 400);
   // Asked for already: nothing sent.
   const n = w.sent.length;
   src.want(3, -1, 400, 1000);
   assert.equal(w.sent.length, n);
-  // Another entity: everything again.
+  // Another entity: everything again, and only the two sampled come back.
   src.want(4, 3, 400, 1000);
-  assert.deepEqual(w.sent.at(-1).params, { session: 1, gen: 3, from: 400, to: 1000, stride, dir: 1 });
+  assert.deepEqual(w.sent.at(-1).params, {
+    session: 1,
+    gen: 3,
+    from: 400,
+    to: 1000,
+    stride,
+    dir: 1,
+    entities: [4, 3],
+  });
   assert.equal(src.samples.length, 0);
   // Clamped to the recording.
   src.want(4, 3, 1500, 2500);

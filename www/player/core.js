@@ -15,6 +15,7 @@ import { Camera } from './camera.js';
 import { Stage } from './stage.js';
 import { Moment } from './moment.js';
 import { Gaps } from './gaps.js';
+import { Ghosts } from './ghosts.js';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
@@ -65,6 +66,10 @@ export class Core {
       onFatal: (message) => this.#onWorkerCrash(message),
       spawn: opts.spawn,
     });
+    /** How workers start (worker-client.js): the ghosts' worker starts as the player's does. */
+    this.spawn = opts.spawn;
+    /** Compare's ghosts: a second recording drawn over this one (ghosts.js), once asked for. */
+    this.ghosts = null;
 
     /** Frames whose drawing threw since the renderer started (the first is reported). */
     this.#renderFailures = 0;
@@ -180,6 +185,7 @@ export class Core {
     this.#fitPending = true;
     this.#lastA = null;
     this.#lastB = null;
+    this.ghosts?.forget();
   }
 
   // ------------------------------------------------------------ loading
@@ -228,6 +234,8 @@ export class Core {
     }
     this.#resetSession();
     this.#clearScene();
+    // A new recording starts clean: the last comparison's ghosts go (Compare opens B after A).
+    this.ghosts?.close();
     const isBlob = typeof Blob !== 'undefined' && src instanceof Blob;
     // A live source ({live: url}: docs/live.md "The player").
     const live = src?.live;
@@ -388,6 +396,16 @@ export class Core {
     this.#addEvents(kills);
     this.scan = { done, total, kills: this.ledger.kills.length, complete };
     this.emit('scan', { ...this.scan });
+  }
+
+  /** Draws `src` as ghosts over this recording (ghosts.js); null: none. */
+  showGhosts(src) {
+    if (src == null) {
+      this.ghosts?.close();
+      return Promise.resolve();
+    }
+    this.ghosts ??= new Ghosts(this, this.spawn);
+    return this.ghosts.open(src);
   }
 
   /** A reader beside the worker's (the plots' whole-recording scan): as a piece's events. */
@@ -551,6 +569,7 @@ export class Core {
             this.cur = { key: a.key, tick: a.tick, frame: a.frame };
             this.#extentKey = null;
           }
+          this.ghosts?.frame(r, a);
           r.setTime(Math.max(a.t, this.pb.time));
           if (this.#fitPending) {
             r.render();
@@ -847,6 +866,7 @@ export class Core {
     this.loop.stop();
     this.hints.stop();
     this.client.terminate();
+    this.ghosts?.dispose();
     this.stage.dispose();
     this.labels.remove();
     this.#listeners.clear();

@@ -131,6 +131,7 @@ export class Stage {
     try {
       const none = new Int32Array(0);
       r.setFrames(none, 0, none, 0);
+      r.setGhostFrames(none, 0, none, 0);
       r.setTime(0);
       r.clearTrails();
       r.setSelected(-1);

@@ -36,7 +36,13 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
   const status = el('p', 'cmp-status');
   status.setAttribute('role', 'status');
   const detail = el('div', 'cmp-detail');
-  root.replaceChildren(head, names, bar, status, detail);
+  // B's entities drawn translucent over A's (the player's ghosts), on by default.
+  const ghostBox = el('input');
+  ghostBox.type = 'checkbox';
+  ghostBox.checked = true;
+  const ghostLabel = el('label', 'cmp-ghosts');
+  ghostLabel.append(ghostBox, el('span', '', ' Draw B over A (translucent)'));
+  root.replaceChildren(head, names, ghostLabel, bar, status, detail);
 
   let worker = null;
   let runs = 0;
@@ -52,10 +58,22 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
 
   function hide() {
     stop();
+    if (cur && player.ghosts) player.showGhosts(null);
     cur = null;
     root.hidden = true;
     mark.hidden = true;
   }
+
+  /** B over A while the box is ticked and the two can be compared. */
+  function ghosts() {
+    const on = !!cur && ghostBox.checked && cur.outcome?.kind !== 'mismatched';
+    if (!on) {
+      if (player.ghosts) player.showGhosts(null);
+      return;
+    }
+    if (!player.ghosts) player.showGhosts(cur.b).catch(() => {});
+  }
+  ghostBox.addEventListener('change', ghosts);
   close.addEventListener('click', hide);
 
   player.on('loadstart', () => {
@@ -120,6 +138,8 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
     } finally {
       loadingA = false;
     }
+    ghostLabel.hidden = false;
+    ghosts();
     worker = newWorker();
     worker.onmessage = (e) => onMessage(e.data);
     worker.onerror = (e) => {
@@ -142,6 +162,11 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
       stop();
       Object.assign(cur, { outcome: m.outcome, info: m.info, ms: m.ms });
       show(m.outcome, m.info);
+      // Two recordings of different sessions have nothing to overlay.
+      if (m.outcome.kind === 'mismatched') {
+        ghostLabel.hidden = true;
+        ghosts();
+      }
     }
   }
 

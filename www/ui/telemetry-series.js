@@ -53,6 +53,9 @@ export function sampleOf(tick, t, sa, sb, world) {
   };
 }
 
+/** The entities `a` and `b` as a `want`'s `entities` (−1: not one). */
+export const idsOf = (a, b) => [a, b].filter((id) => id >= 0);
+
 /**
  * A second decoder worker over the player's source. `spawn()` starts worker.js (www/telemetry.js:
  * it alone may name the worker's URL). `onData()` is told when samples arrived.
@@ -130,7 +133,7 @@ export class SeriesSource {
    * its last piece is in, or when the window's `want` took the worker over (the scan asks again
    * from where it got to), or when closed.
    */
-  scanSpan(from, to, stride, sink) {
+  scanSpan(from, to, stride, sink, entities = null) {
     if (!this.worker || !this.info) return Promise.reject(new Error(this.error || 'the telemetry decoder is closed'));
     this.#endSpan();
     this.scanGen = ++this.nextGen;
@@ -138,7 +141,7 @@ export class SeriesSource {
       this.span = { to, sink, resolve };
       this.worker.postMessage({
         method: 'want',
-        params: { session: this.session, gen: this.scanGen, from, to, stride, dir: 1 },
+        params: { session: this.session, gen: this.scanGen, from, to, stride, dir: 1, entities },
       });
     });
   }
@@ -213,7 +216,8 @@ export class SeriesSource {
     this.gen = ++this.nextGen;
     this.worker.postMessage({
       method: 'want',
-      params: { session: this.session, gen: this.gen, from: ask, to, stride, dir: 1 },
+      // Only the entities sampled are packed and posted (docs/worker-protocol.md `want`).
+      params: { session: this.session, gen: this.gen, from: ask, to, stride, dir: 1, entities: idsOf(a, b) },
     });
     // The window goes first: a scan's span in flight is superseded (asked for again later).
     this.#endSpan();

@@ -9,7 +9,7 @@
 // asked for again from where it stopped once the window is in); a span is not asked for while the
 // player waits for a seek, and while it plays the scan takes short spans and rests between them
 // (PLAYING_REST). Cancellable between pieces. No DOM.
-import { stateIn, sampleOf, SERIES, SAMPLES_PER_S } from './telemetry-series.js';
+import { stateIn, sampleOf, idsOf, SERIES, SAMPLES_PER_S } from './telemetry-series.js';
 
 /** Buckets of the envelope over the whole recording (two points each: min and max). */
 export const BUCKETS = 600;
@@ -173,7 +173,9 @@ export class WholeScan {
         const to = Math.min(this.end, this.next + (playing ? playingSpan : span));
         this.spans++;
         const t0 = performance.now();
-        await this.src.scanSpan(this.next, to, this.stride, (m) => this.#piece(m));
+        // Only the entities sampled come back (none for an events-only scan): the worker packs
+        // and posts a frame of one or two states, not of every entity.
+        await this.src.scanSpan(this.next, to, this.stride, (m) => this.#piece(m), idsOf(this.a, this.b));
         if (playing && this.playing()) await sleep(PLAYING_REST * (performance.now() - t0));
       }
       if (this.state !== 'running') return;

@@ -60,6 +60,13 @@ impl DecodedChunk {
         Ok(())
     }
 
+    /// Keeps, in every tick, only the states of the entities in `ids` (a short list, any order;
+    /// empty: none), `offsets` rewritten to match; ticks and events stay. What a reader that
+    /// follows one or two entities asks for (docs/worker-protocol.md `want`, `entities`).
+    pub fn retain_entities(&mut self, ids: &[u32]) {
+        retain_states(&mut self.entities, &mut self.offsets, ids);
+    }
+
     /// Approximate heap bytes held (for byte-bounded caches).
     pub fn heap_bytes(&self) -> usize {
         self.ticks.len() * 8
@@ -67,6 +74,28 @@ impl DecodedChunk {
             + self.entities.len() * std::mem::size_of::<EntityState>()
             + self.events.len() * 72
     }
+}
+
+/// [`DecodedChunk::retain_entities`] over a chunk's states and offsets (`offsets[k]..offsets[k+1]`
+/// the states of tick `k`), in place, keeping their order.
+pub fn retain_states(states: &mut Vec<EntityState>, offsets: &mut [u32], ids: &[u32]) {
+    let len = states.len();
+    let (mut kept, mut read) = (0usize, offsets.first().map_or(0, |&o| (o as usize).min(len)));
+    if let Some(o) = offsets.first_mut() {
+        *o = 0;
+    }
+    for o in offsets.iter_mut().skip(1) {
+        let end = (*o as usize).clamp(read, len);
+        while read < end {
+            if states.get(read).is_some_and(|s| ids.contains(&s.id)) {
+                states.swap(kept, read);
+                kept += 1;
+            }
+            read += 1;
+        }
+        *o = u32::try_from(kept).unwrap_or(u32::MAX);
+    }
+    states.truncate(kept);
 }
 
 /// The ticks of one chunk to decode: `[from, to)` and the first tick at or past `to` (the frame a
@@ -158,5 +187,42 @@ impl DecodedChunk {
             out.chunk.skipped_events = self.skipped_events;
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn chunk(ticks: &[&[u32]]) -> DecodedChunk {
+        let mut c = DecodedChunk { offsets: vec![0], ..Default::default() };
+        for (k, ids) in ticks.iter().enumerate() {
+            c.ticks.push(k as u64 * 10);
+            for &id in *ids {
+                c.entities.push(EntityState { id, health: (k * 100) as u16 + id as u16, ..Default::default() });
+            }
+            c.offsets.push(c.entities.len() as u32);
+        }
+        c
+    }
+
+    #[test]
+    fn retain_entities_keeps_the_ids_asked_for_in_every_tick() {
+        let mut c = chunk(&[&[1, 2, 5, 9], &[2, 9], &[], &[1, 3, 5]]);
+        c.retain_entities(&[5, 1]);
+        assert_eq!(c.ticks, vec![0, 10, 20, 30]);
+        assert_eq!(c.offsets, vec![0, 2, 2, 2, 4]);
+        let kept: Vec<(u32, u16)> = c.entities.iter().map(|s| (s.id, s.health)).collect();
+        assert_eq!(kept, vec![(1, 1), (5, 5), (1, 301), (5, 305)]);
+        assert_eq!(c.tick_entities(3).len(), 2);
+        // None asked for: every tick empty, the ticks kept.
+        let mut c = chunk(&[&[1, 2], &[3]]);
+        c.retain_entities(&[]);
+        assert_eq!((c.offsets, c.entities.len(), c.ticks.len()), (vec![0, 0, 0], 0, 2));
+        // Offsets past the states (not made by a reader, but never a panic) read as the end.
+        let mut states = vec![EntityState { id: 4, ..Default::default() }];
+        let mut offsets = vec![0, 7, 9];
+        retain_states(&mut states, &mut offsets, &[4]);
+        assert_eq!((offsets, states.len()), (vec![0, 1, 1], 1));
     }
 }

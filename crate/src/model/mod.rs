@@ -11,7 +11,7 @@ mod frame;
 mod hash;
 mod world;
 
-pub use chunk::{DecodedChunk, Piece, TickRange};
+pub use chunk::{retain_states, DecodedChunk, Piece, TickRange};
 pub use frame::{
     pack_entities, unpack_entity, ENTITY_STRIDE, F_ANIM, F_FACTION, F_FLAGS, F_HEALTH, F_ID, F_ORIENT, F_POS, F_TYPE,
     F_VEL,

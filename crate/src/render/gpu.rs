@@ -94,6 +94,7 @@ struct Pipelines {
     ground: wgpu::RenderPipeline,
     entity: wgpu::RenderPipeline,
     outline: wgpu::RenderPipeline,
+    ghost: wgpu::RenderPipeline,
     lines: wgpu::RenderPipeline,
     flash: wgpu::RenderPipeline,
 }
@@ -116,6 +117,8 @@ pub struct Gpu {
     ranges: [(u32, u32); 5],
     inst: DynBuf,
     outline: DynBuf,
+    /// Compare's ghosts (FrameData::ghosts).
+    ghosts: DynBuf,
     lines: DynBuf,
     flashes: DynBuf,
     pipes: Pipelines,
@@ -283,6 +286,7 @@ fn finish<H: Host>(
     Ok(Gpu {
         inst: DynBuf::new(&device, "instances"),
         outline: DynBuf::new(&device, "outline"),
+        ghosts: DynBuf::new(&device, "ghosts"),
         lines: DynBuf::new(&device, "lines"),
         flashes: DynBuf::new(&device, "flashes"),
         surface,
@@ -469,6 +473,18 @@ fn pipelines(
             depth_write: true,
             blend: None,
         }),
+        // Compare's ghosts: blended over the opaque scene, depth-tested but not written, so a ghost
+        // inside its own entity still shows and ghosts do not hide each other.
+        ghost: make(P {
+            label: "ghost",
+            module: &entity,
+            fs: "fs_ghost",
+            buffers: &mesh_buffers,
+            topology: tri,
+            cull: Some(wgpu::Face::Back),
+            depth_write: false,
+            blend: Some(alpha),
+        }),
         lines: make(P {
             label: "lines",
             module: &lines,
@@ -489,6 +505,28 @@ fn pipelines(
             depth_write: false,
             blend: Some(additive),
         }),
+    }
+}
+
+/// Draws instance groups (first instance, count per category) of `buf` with the category meshes
+/// in `ranges`, in the pass' current pipeline (mesh buffer bound at slot 0).
+fn draw_groups(pass: &mut wgpu::RenderPass<'_>, ranges: &[(u32, u32)], groups: &[(u32, u32)], buf: &DynBuf) {
+    let stride = (INSTANCE_FLOATS * 4) as u64;
+    for (k, &(first, count)) in groups.iter().enumerate() {
+        let Some(&(v0, vn)) = ranges.get(k) else {
+            continue;
+        };
+        if count == 0 || vn == 0 {
+            continue;
+        }
+        // Bind at an offset and draw from instance 0 (no first_instance: safest on WebGL2).
+        let off = u64::from(first) * stride;
+        let end = off + u64::from(count) * stride;
+        if end > buf.len {
+            continue;
+        }
+        pass.set_vertex_buffer(1, buf.buf.slice(off..end));
+        pass.draw(v0..v0 + vn, 0..count);
     }
 }
 
@@ -559,6 +597,7 @@ impl Gpu {
         self.queue.write_buffer(&self.uniform, 0, &bytes(&data.uniform));
         self.inst.upload(&self.device, &self.queue, &data.instances);
         self.outline.upload(&self.device, &self.queue, &data.outline);
+        self.ghosts.upload(&self.device, &self.queue, &data.ghosts);
         self.lines.upload(&self.device, &self.queue, &data.lines);
         self.flashes.upload(&self.device, &self.queue, &data.flashes);
 
@@ -598,29 +637,17 @@ impl Gpu {
             }
             pass.set_pipeline(&self.pipes.entity);
             pass.set_vertex_buffer(0, self.mesh.slice(..));
-            let stride = (INSTANCE_FLOATS * 4) as u64;
-            for (k, &(first, count)) in data.groups.iter().enumerate() {
-                let Some(&(v0, vn)) = self.ranges.get(k) else {
-                    continue;
-                };
-                if count == 0 || vn == 0 {
-                    continue;
-                }
-                // Bind at an offset and draw from instance 0 (no first_instance: safest on WebGL2).
-                let off = u64::from(first) * stride;
-                let end = off + u64::from(count) * stride;
-                if end > self.inst.len {
-                    continue;
-                }
-                pass.set_vertex_buffer(1, self.inst.buf.slice(off..end));
-                pass.draw(v0..v0 + vn, 0..count);
-            }
+            draw_groups(&mut pass, &self.ranges, &data.groups, &self.inst);
             if self.outline.len > 0 {
                 if let Some(&(v0, vn)) = self.ranges.get(data.outline_category) {
                     pass.set_pipeline(&self.pipes.outline);
                     pass.set_vertex_buffer(1, self.outline.buf.slice(..self.outline.len));
                     pass.draw(v0..v0 + vn, 0..1);
                 }
+            }
+            if self.ghosts.len > 0 {
+                pass.set_pipeline(&self.pipes.ghost);
+                draw_groups(&mut pass, &self.ranges, &data.ghost_groups, &self.ghosts);
             }
             let nlines = (data.lines.len() / LINE_FLOATS) as u32;
             if nlines > 0 {

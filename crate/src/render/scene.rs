@@ -49,6 +49,8 @@ pub const TRAIL_SEGMENT_BUDGET: usize = 24_000;
 
 /// Floats per entity instance: rel pos (3), scale (1), rotation (4), colour (4).
 pub const INSTANCE_FLOATS: usize = 12;
+/// How opaque a ghost (Compare's second recording) is drawn.
+pub const GHOST_ALPHA: f32 = 0.45;
 /// Floats per line vertex: rel pos (3), colour (4).
 pub const LINE_FLOATS: usize = 7;
 /// Floats per flash instance: rel centre (3), radius (1), colour (4).
@@ -79,6 +81,10 @@ pub struct FrameData {
     pub outline_category: usize,
     pub lines: Vec<f32>,
     pub flashes: Vec<f32>,
+    /// A second recording's entities (Compare: B over A), translucent, grouped by category as
+    /// `instances` are; empty without one.
+    pub ghosts: Vec<f32>,
+    pub ghost_groups: [(u32, u32); 5],
 }
 
 /// Projected entity for picking / labels.
@@ -120,6 +126,13 @@ pub struct Scene {
     dirty: bool,
     /// Scratch for `labels_near`: (depth, index into `projected`).
     near: Vec<(f64, usize)>,
+    /// A second recording drawn translucent over this one (Compare's ghosts of B over A): its
+    /// frame pair and times on the same clock, interpolated at the same `t`; empty without one.
+    ghost_a: Vec<i32>,
+    ghost_ta: f64,
+    ghost_b: Vec<i32>,
+    ghost_tb: f64,
+    pub ghosts: Vec<Instance>,
 }
 
 impl Scene {
@@ -150,6 +163,11 @@ impl Scene {
             sorted: Vec::new(),
             dirty: false,
             near: Vec::new(),
+            ghost_a: Vec::new(),
+            ghost_ta: 0.0,
+            ghost_b: Vec::new(),
+            ghost_tb: 0.0,
+            ghosts: Vec::new(),
         }
     }
 
@@ -185,9 +203,27 @@ impl Scene {
         self.dirty = true;
     }
 
+    /// The ghosts' frame pair (packed frames as `set_frames` takes them, at times on the same
+    /// clock); two empty frames remove them.
+    pub fn set_ghost_frames(&mut self, a: &[i32], ta: f64, b: &[i32], tb: f64) {
+        self.ghost_a.clear();
+        self.ghost_a.extend_from_slice(a);
+        self.ghost_b.clear();
+        self.ghost_b.extend_from_slice(b);
+        self.ghost_ta = ta;
+        self.ghost_tb = tb;
+        self.dirty = true;
+    }
+
     fn refresh(&mut self) {
         self.dirty = false;
         interpolate(&self.frame_a, self.ta, &self.frame_b, self.tb, self.t, self.quantum, &mut self.instances);
+        if self.ghost_a.is_empty() && self.ghost_b.is_empty() {
+            self.ghosts.clear();
+        } else {
+            let (ta, tb) = (self.ghost_ta, self.ghost_tb);
+            interpolate(&self.ghost_a, ta, &self.ghost_b, tb, self.t, self.quantum, &mut self.ghosts);
+        }
     }
 
     /// Sets the playback time: interpolates, advances trails and expires flashes.
@@ -414,8 +450,41 @@ impl Scene {
         self.sorted = sorted;
         self.projected.sort_unstable_by_key(|p| p.id);
 
+        self.build_ghosts(&view, out);
         self.build_trails(&view, &mut out.lines);
         self.build_flashes(&view, &mut out.flashes);
+    }
+
+    /// The ghosts' instances, grouped by category (at most a few hundred: sorted here, not kept).
+    /// Sized as the entities are; their colour is the faction's, lightened: the shader draws them
+    /// translucent over the opaque scene.
+    fn build_ghosts(&self, view: &View, out: &mut FrameData) {
+        out.ghosts.clear();
+        out.ghost_groups = [(0, 0); 5];
+        if self.ghosts.is_empty() {
+            return;
+        }
+        let mut order: Vec<(usize, usize)> =
+            self.ghosts.iter().enumerate().map(|(k, g)| (self.category(g.type_index), k)).collect();
+        order.sort_unstable();
+        for (cat, k) in order {
+            let Some(g) = self.ghosts.get(k) else {
+                continue;
+            };
+            let depth = dot(sub(g.pos, view.eye), view.forward).max(view.near);
+            let s = self.drawn_scale(view, cat, depth);
+            let rgb = if g.flags & flags::ALIVE != 0 { faction_rgb(g.faction) } else { DEAD_RGB };
+            let rel = view.rel(g.pos);
+            out.ghosts.extend_from_slice(&[rel[0], rel[1], rel[2], s as f32]);
+            out.ghosts.extend_from_slice(&g.orient.map(|c| c as f32));
+            out.ghosts.extend_from_slice(&[rgb[0], rgb[1], rgb[2], GHOST_ALPHA]);
+            if let Some(grp) = out.ghost_groups.get_mut(cat) {
+                if grp.1 == 0 {
+                    grp.0 = ((out.ghosts.len() / INSTANCE_FLOATS) - 1) as u32;
+                }
+                grp.1 += 1;
+            }
+        }
     }
 
     fn build_uniform(&self, view: &View, srgb_target: bool, u: &mut Vec<f32>) {
@@ -635,6 +704,39 @@ mod tests {
         fitted.set_time(0.5);
         assert_ne!(fitted.camera.pose(), vec![10.0, 20.0, 30.0, 0.4, 0.3, 250.0]);
         assert_ne!(fitted.camera.pose(), Camera::new(WorldKind::Flat).pose());
+    }
+
+    /// Compare's ghosts: B's pair is interpolated at the scene's time like A's, drawn as a group of
+    /// its own (translucent colour), never picked or labelled; two empty frames remove them.
+    #[test]
+    fn ghosts_follow_the_clock_and_go_when_emptied() {
+        let mut s = Scene::new();
+        s.set_world(WorldKind::Flat, 0.01);
+        s.css_w = 800.0;
+        s.css_h = 600.0;
+        let a = frame(&[(1, 0, 0, 1), (2, 5000, 1, 1)]);
+        s.set_frames(&a, 0.0, &a, 1.0);
+        // B: entity 1 one metre further at 0 s, three metres further at 1 s; entity 9 only in B.
+        let (ga, gb) = (frame(&[(1, 100, 0, 1), (9, 7000, 2, 1)]), frame(&[(1, 300, 0, 1), (9, 7000, 2, 1)]));
+        s.set_ghost_frames(&ga, 0.0, &gb, 1.0);
+        s.set_time(0.5);
+        assert_eq!(s.ghosts.len(), 2);
+        let g1 = s.ghosts.iter().find(|g| g.id == 1).map(|g| g.pos[0]);
+        assert!(g1.is_some_and(|x| (x - 2.0).abs() < 1e-9), "B's entity 1 halfway: {g1:?}");
+        let mut out = FrameData::default();
+        s.build(&mut out, false);
+        assert_eq!(out.ghosts.len(), 2 * INSTANCE_FLOATS);
+        assert_eq!(out.ghost_groups.iter().map(|g| g.1).sum::<u32>(), 2);
+        assert!(out.ghosts.chunks_exact(INSTANCE_FLOATS).all(|g| g.get(11) == Some(&GHOST_ALPHA)));
+        assert_eq!(out.instances.len(), 2 * INSTANCE_FLOATS, "A's entities are drawn as before");
+        assert_eq!(s.pick(-100.0, -100.0), None);
+        let mut labels = Vec::new();
+        s.labels(&mut labels);
+        assert!(!labels.chunks_exact(4).any(|l| l.first() == Some(&9.0)), "a ghost has no label");
+        s.set_ghost_frames(&[], 0.0, &[], 0.0);
+        s.build(&mut out, false);
+        assert!(s.ghosts.is_empty() && out.ghosts.is_empty());
+        assert_eq!(out.ghost_groups, [(0, 0); 5]);
     }
 
     #[test]

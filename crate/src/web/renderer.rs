@@ -109,6 +109,13 @@ impl Renderer {
         self.inner.scene.push_frame(b, tb);
     }
 
+    /// `setGhostFrames(a, ta, b, tb)`: a second recording's frame pair on the same clock, drawn
+    /// translucent over this one (Compare's ghosts of B over A); two empty frames remove them.
+    #[wasm_bindgen(js_name = setGhostFrames)]
+    pub fn set_ghost_frames(&mut self, a: &[i32], ta: f64, b: &[i32], tb: f64) {
+        self.inner.scene.set_ghost_frames(a, ta, b, tb);
+    }
+
     #[wasm_bindgen(js_name = setTime)]
     pub fn set_time(&mut self, t: f64) {
         let t0 = now_ms();

@@ -32,7 +32,7 @@ use wasm_bindgen::prelude::*;
 
 use super::js_error;
 use crate::format::{OpenStep, Session};
-use crate::model::{pack_entities, DecodedChunk, TickRange};
+use crate::model::{pack_entities, retain_states, DecodedChunk, EntityState, TickRange};
 use shapes::events_js;
 
 /// A replay being opened / played in the worker.
@@ -149,7 +149,7 @@ impl DecoderSession {
     pub fn decode_chunk(&mut self, i: f64, bytes: &[u8]) -> Result<DecodedChunkJs, JsValue> {
         let idx = usize_of(i, "chunk index")?;
         let c = self.session.decode_chunk(idx, bytes).map_err(js_error)?;
-        DecodedChunkJs::from_chunk(&c, None)
+        DecodedChunkJs::from_chunk(c, None)
     }
 
     /// `fork()`: a second session over the same open `.flrep` file (its index and info; a decoder
@@ -190,7 +190,7 @@ impl DecoderSession {
             max_states: if max_states.is_finite() && max_states >= 1.0 { max_states as usize } else { 1 },
         };
         let p = self.session.decode_range(idx, bytes, r).map_err(js_error)?;
-        DecodedChunkJs::from_chunk(&p.chunk, p.end)
+        DecodedChunkJs::from_chunk(p.chunk, p.end)
     }
 }
 
@@ -212,7 +212,8 @@ fn tick_of(t: f64) -> u64 {
 pub struct DecodedChunkJs {
     ticks: Vec<f64>,
     offsets: Vec<u32>,
-    entities: Vec<i32>,
+    /// Packed by `entities()` (after `keepOnly`, if called).
+    states: Vec<EntityState>,
     events: js_sys::Array,
     event_ticks: Vec<f64>,
     skipped_events: u32,
@@ -221,13 +222,11 @@ pub struct DecodedChunkJs {
 }
 
 impl DecodedChunkJs {
-    fn from_chunk(c: &DecodedChunk, end: Option<u64>) -> Result<DecodedChunkJs, JsValue> {
-        let mut entities = Vec::new();
-        pack_entities(&c.entities, &mut entities);
+    fn from_chunk(c: DecodedChunk, end: Option<u64>) -> Result<DecodedChunkJs, JsValue> {
         Ok(DecodedChunkJs {
             ticks: c.ticks.iter().map(|&t| t as f64).collect(),
-            offsets: c.offsets.clone(),
-            entities,
+            offsets: c.offsets,
+            states: c.entities,
             events: events_js(&c.events),
             event_ticks: if c.event_ticks.len() == c.events.len() {
                 c.event_ticks.iter().map(|&t| t as f64).collect()
@@ -252,7 +251,17 @@ impl DecodedChunkJs {
     }
     /// `Int32Array`: every tick's entities packed, 16 i32 per entity (model/frame.rs).
     pub fn entities(&mut self) -> Vec<i32> {
-        std::mem::take(&mut self.entities)
+        let states = std::mem::take(&mut self.states);
+        let mut packed = Vec::new();
+        pack_entities(&states, &mut packed);
+        packed
+    }
+    /// `keepOnly(ids)`: before `offsets()` and `entities()`, keeps only the states of the entities
+    /// in `ids` (empty: none) in every tick: a reader that follows one or two entities is handed
+    /// (and copies out of wasm) only theirs (docs/worker-protocol.md `want`, `entities`).
+    #[wasm_bindgen(js_name = keepOnly)]
+    pub fn keep_only(&mut self, ids: &[u32]) {
+        retain_states(&mut self.states, &mut self.offsets, ids);
     }
     /// The chunk's events: an array of `{tick, kind, ...}` objects.
     pub fn events(&self) -> js_sys::Array {
