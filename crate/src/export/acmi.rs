@@ -10,7 +10,7 @@
 
 use super::escape::{self, Context};
 pub use super::number::object_id;
-use super::number::{decimals_for_step, pow10, push_fixed, push_hex};
+use super::number::{decimals_for_step, pow10, push_fixed, push_hex, Line};
 use super::pose::{transform, Geo, Track, ANGLE_DECIMALS, FLAT_M_PER_DEG};
 use crate::model::{
     projectile_kind, world_to_geodetic, Category, EntityState, Event, EventBody, RecordingInfo, WorldKind, NO_ENTITY,
@@ -351,13 +351,14 @@ impl<W: Write> AcmiWriter<W> {
         self.buf.push(b'\n');
     }
 
-    fn push_t(&mut self, t: &[i64; 9], n: usize, last: Option<&[i64; 9]>) {
-        let md = self.geo.metre_decimals;
-        let dd = self.geo.deg_decimals;
-        self.buf.extend_from_slice(b",T=");
+    /// `,T=` and the components of `t` (those equal to `last`'s left empty) onto `line`.
+    fn push_t(geo: &Geo, line: &mut Line, t: &[i64; 9], n: usize, last: Option<&[i64; 9]>) {
+        let md = geo.metre_decimals;
+        let dd = geo.deg_decimals;
+        line.extend(b",T=");
         for (i, v) in t.iter().take(n).enumerate() {
             if i > 0 {
-                self.buf.push(b'|');
+                line.push(b'|');
             }
             if last.is_some_and(|l| l.get(i) == Some(v)) {
                 continue;
@@ -367,7 +368,7 @@ impl<W: Write> AcmiWriter<W> {
                 2 | 6 | 7 => md,
                 _ => ANGLE_DECIMALS,
             };
-            push_fixed(&mut self.buf, *v, d);
+            line.fixed(*v, d);
         }
     }
 
@@ -406,10 +407,12 @@ impl<W: Write> AcmiWriter<W> {
         if self.seen.insert(s.id) {
             self.stats.objects += 1;
         }
-        push_hex(&mut self.buf, s.id);
         let mut track = Track::default();
         let (t, n) = transform(self.geo, s.pos, s.orient, Some(&mut track));
-        self.push_t(&t, n, None);
+        let mut line = Line::default();
+        line.hex(s.id);
+        Self::push_t(&self.geo, &mut line, &t, n, None);
+        self.buf.extend_from_slice(line.as_bytes());
         let projectile = self.push_type(s.type_index, s.id);
         self.push_faction(s.faction);
         self.push_health(s.health);
@@ -454,17 +457,20 @@ impl<W: Write> AcmiWriter<W> {
         }
         let (mark, was_open) = (self.buf.len(), self.frame_open);
         self.open_frame();
-        push_hex(&mut self.buf, s.id);
-        let after_id = self.buf.len();
+        // The id and `T=` assembled on the stack, appended in one copy.
+        let mut line = Line::default();
+        line.hex(s.id);
+        let after_id = self.buf.len() + line.len();
         if moved {
             let (t, n) = transform(self.geo, s.pos, s.orient, Some(&mut o.track));
             if t.iter().take(n).ne(o.t.iter().take(n)) {
-                self.push_t(&t, n, Some(&o.t));
+                Self::push_t(&self.geo, &mut line, &t, n, Some(&o.t));
                 o.t = t;
             }
             o.pos = s.pos;
             o.orient = s.orient;
         }
+        self.buf.extend_from_slice(line.as_bytes());
         if retyped {
             o.projectile = self.push_type(s.type_index, s.id);
             o.type_index = s.type_index;

@@ -26,46 +26,144 @@ pub fn fixed(v: f64, d: u32) -> i64 {
     (x + 0.5f64.copysign(x)) as i64
 }
 
-/// Appends `n / 10^d` with trailing zeros dropped (`12.5`, `-0.125`, `7`): one integer
-/// formatting, the point put in its place. Byte by byte: a number is a few bytes, and a `memcpy`
-/// call per piece cost more than the digits (`export_bench`).
-pub fn push_fixed(buf: &mut Vec<u8>, n: i64, d: u32) {
-    let mut it = itoa::Buffer::new();
-    let digits = it.format(n.unsigned_abs()).as_bytes();
-    let d = d as usize;
-    let (int, frac): (&[u8], &[u8]) = match digits.len().checked_sub(d) {
-        Some(k) => (digits.get(..k).unwrap_or(b""), digits.get(k..).unwrap_or(b"")),
-        None => (b"", digits),
-    };
-    let frac = frac.get(..frac.iter().rposition(|&c| c != b'0').map_or(0, |i| i + 1)).unwrap_or(b"");
-    if n < 0 {
-        buf.push(b'-');
+/// The longest line a [`Line`] holds: an id and nine fixed-point numbers of at most 21 bytes with
+/// their separators take at most 212.
+pub const LINE_BYTES: usize = 256;
+
+const POW10_U: [u64; 20] = {
+    let mut t = [1u64; 20];
+    let mut i = 1;
+    while i < 20 {
+        t[i] = t[i - 1] * 10;
+        i += 1;
     }
-    if int.is_empty() {
-        buf.push(b'0');
+    t
+};
+
+/// "00", "01", … "99": two digits written at a time.
+const PAIRS: [[u8; 2]; 100] = {
+    let mut t = [[0u8; 2]; 100];
+    let mut i = 0;
+    while i < 100 {
+        t[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
+        i += 1;
     }
-    for &c in int {
-        buf.push(c);
+    t
+};
+
+/// How many decimal digits `u` has (1 for 0).
+fn digit_count(u: u64) -> usize {
+    let mut c = 1;
+    while POW10_U.get(c).is_some_and(|&p| u >= p) {
+        c += 1;
     }
-    if !frac.is_empty() {
-        buf.push(b'.');
-        for _ in digits.len()..d {
-            buf.push(b'0');
+    c
+}
+
+/// One line of output assembled on the stack: bytes written in place (no capacity check per
+/// byte, as `Vec::push` makes), the whole line appended to the output in one copy (the ACMI
+/// writer's `T=` lines: docs/performance.md "Exports"). What does not fit is dropped; the writer's
+/// lines always fit ([`LINE_BYTES`]).
+pub struct Line {
+    b: [u8; LINE_BYTES],
+    n: usize,
+}
+
+impl Default for Line {
+    fn default() -> Self {
+        Line { b: [0; LINE_BYTES], n: 0 }
+    }
+}
+
+impl Line {
+    pub fn as_bytes(&self) -> &[u8] {
+        self.b.get(..self.n).unwrap_or(&[])
+    }
+
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    pub fn push(&mut self, c: u8) {
+        if let Some(x) = self.b.get_mut(self.n) {
+            *x = c;
+            self.n += 1;
         }
-        for &c in frac {
-            buf.push(c);
+    }
+
+    pub fn extend(&mut self, s: &[u8]) {
+        for &c in s {
+            self.push(c);
+        }
+    }
+
+    /// `n / 10^d` with trailing zeros dropped (`12.5`, `-0.125`, `7`). The digits are written
+    /// from the back in one pass, two at a time (divisions by constants only), the point put in
+    /// its place as they go.
+    pub fn fixed(&mut self, n: i64, d: u32) {
+        let mut u = n.unsigned_abs();
+        let mut d = (d as usize).min(19);
+        while d > 0 && u % 10 == 0 {
+            u /= 10;
+            d -= 1;
+        }
+        if n < 0 {
+            self.push(b'-');
+        }
+        // Digits: all of u's, and at least one before the point.
+        let digits = digit_count(u).max(d + 1);
+        let len = digits + usize::from(d > 0);
+        let end = self.n + len;
+        let Some(dst) = self.b.get_mut(self.n..end) else { return };
+        // The fraction's d digits, then the point, then the integer part's.
+        let (int_part, rest) = dst.split_at_mut(len - d);
+        let fill = |out: &mut [u8], v: &mut u64| {
+            let mut pairs = out.rchunks_exact_mut(2);
+            for pair in &mut pairs {
+                if let (Some(&[a, b]), [x, y]) = (PAIRS.get((*v % 100) as usize), pair) {
+                    *x = a;
+                    *y = b;
+                }
+                *v /= 100;
+            }
+            if let [x] = pairs.into_remainder() {
+                *x = b'0' + (*v % 10) as u8;
+                *v /= 10;
+            }
+        };
+        fill(rest, &mut u);
+        match int_part.split_last_mut() {
+            Some((point, int)) if d > 0 => {
+                *point = b'.';
+                fill(int, &mut u);
+            }
+            _ => fill(int_part, &mut u),
+        }
+        self.n = end;
+    }
+
+    /// An ACMI object id: hex of `id + 1` (0 is the global object).
+    pub fn hex(&mut self, id: u32) {
+        let v = u64::from(id) + 1;
+        let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
+        for i in (0..digits).rev() {
+            let nib = ((v >> (i * 4)) & 0xf) as u8;
+            self.push(if nib < 10 { b'0' + nib } else { b'a' + nib - 10 });
         }
     }
 }
 
+/// Appends `n / 10^d` with trailing zeros dropped (`12.5`, `-0.125`, `7`): [`Line::fixed`].
+pub fn push_fixed(buf: &mut Vec<u8>, n: i64, d: u32) {
+    let mut l = Line::default();
+    l.fixed(n, d);
+    buf.extend_from_slice(l.as_bytes());
+}
+
 pub fn push_hex(buf: &mut Vec<u8>, id: u32) {
-    // ACMI ids are hex, 0 is the global object: entity id + 1.
-    let v = u64::from(id) + 1;
-    let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
-    for i in (0..digits).rev() {
-        let nib = ((v >> (i * 4)) & 0xf) as u8;
-        buf.push(if nib < 10 { b'0' + nib } else { b'a' + nib - 10 });
-    }
+    let mut l = Line::default();
+    l.hex(id);
+    buf.extend_from_slice(l.as_bytes());
 }
 
 /// The ACMI id of an entity (hex of `id + 1`), as `AcmiWriter` writes it.
@@ -93,6 +191,21 @@ mod tests {
         assert_eq!(f(-5, 2), "-0.05");
         assert_eq!(f(7, 0), "7");
         assert_eq!(f(i64::MIN, 4), "-922337203685477.5808");
+        assert_eq!(f(i64::MAX, 0), "9223372036854775807");
+        assert_eq!(f(0, 3), "0");
+        assert_eq!(f(-100, 2), "-1");
+        assert_eq!(f(1_000_001, 6), "1.000001");
+        assert_eq!(f(5, 7), "0.0000005");
+        assert_eq!(f(123_456_789, 25), "0.0000000000123456789", "more decimals than an i64 has: 19");
+        // Every value of a few magnitudes and decimals agrees with the float formatting's digits.
+        for d in 0..8u32 {
+            for n in (-2_000i64..2_000).chain([99_999_999, -10_000_000_000]) {
+                let want = format!("{:.*}", d as usize, n as f64 / 10f64.powi(d as i32));
+                let want = if want.contains('.') { want.trim_end_matches('0').trim_end_matches('.') } else { &want };
+                let want = if want == "-0" { "0" } else { want };
+                assert_eq!(f(n, d), want, "{n} / 10^{d}");
+            }
+        }
         assert_eq!(object_id(0), "1");
         assert_eq!(object_id(255), "100");
         assert_eq!(object_id(u32::MAX), "100000000");
