@@ -66,7 +66,8 @@ const LAZY = [
   /^embed\.html$/,
   /^player\.css$/,
 ];
-/** dist/'s note of the files only the embed forms' build wrote (the full page never loads them). */
+/** dist/'s note of the files only the embed forms' build and the bundles apart wrote (the full page
+ *  never loads them at its start: the service worker caches them on use). */
 const EMBED_ONLY = '.embed-only.json';
 
 /**
@@ -148,7 +149,12 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const bundled = new Set(bundles.flatMap(outputs));
   const pageOutputs = new Set(outputs(bundles[0]));
   // The offline page (the full page) needs none of these: the service worker caches them on use.
-  fs.writeFileSync(path.join(out, EMBED_ONLY), JSON.stringify(outputs(bundles[1]).filter((r) => !pageOutputs.has(r))));
+  // ... and the chunks of the bundles apart (the export worker's zip stream): cached on use.
+  const apartChunks = bundles.slice(2).flatMap(outputs).filter((r) => CHUNK.test(r));
+  fs.writeFileSync(
+    path.join(out, EMBED_ONLY),
+    JSON.stringify([...outputs(bundles[1]), ...apartChunks].filter((r) => !pageOutputs.has(r))),
+  );
   const keep = new Set([...all.filter((r) => !isModule(r)), ...bundled, SW]);
   let written = 0;
   for (const rel of all.filter((r) => !isModule(r) && r !== SW)) {

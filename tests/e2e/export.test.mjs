@@ -147,6 +147,25 @@ test('ACMI of the whole recording and of the in / out selection = replay export 
       `the range's ACMI (${part.bytes.length} bytes) = the CLI's (${cliPart.bytes.length})`,
     );
     readBack(t, part.file, src, cliPart.from, cliPart.to, 'export-part');
+
+    // Zipped: a .zip.acmi whose one entry is the same text (read by Python's zipfile, which checks
+    // the entry's CRC-32), named as `replay export --acmi NAME.zip.acmi` names it.
+    const zipped = await exportBytes(page, 'acmi-zip', 'export-part.zip.acmi');
+    assert.equal(zipped.suggested, 'events.zip.acmi');
+    const unzip = spawnSync(
+      'python3',
+      [
+        '-c',
+        'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\n' +
+          '[i] = z.infolist()\nsys.stderr.write(i.filename + " " + str(i.compress_type))\nsys.stdout.buffer.write(z.read(i))',
+        zipped.file,
+      ],
+      { maxBuffer: 1 << 28 },
+    );
+    assert.equal(unzip.status, 0, String(unzip.stderr));
+    assert.equal(String(unzip.stderr), 'events.txt.acmi 8', 'one deflated entry, named as the CLI names it');
+    assert.ok(unzip.stdout.equals(cliPart.bytes), `unzipped: ${unzip.stdout.length} bytes = the CLI's text`);
+    assert.ok(zipped.bytes.length < cliPart.bytes.length / 2, `deflated (${zipped.bytes.length} bytes)`);
     await page.locator('#export').screenshot({ path: path.join(OUT, 'export-dialog.png') });
     assert.deepEqual(await axe(page), [], 'the Export dialog');
     log.assertClean();
