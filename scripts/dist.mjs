@@ -150,7 +150,10 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const pageOutputs = new Set(outputs(bundles[0]));
   // The offline page (the full page) needs none of these: the service worker caches them on use.
   // ... and the chunks of the bundles apart (the export worker's zip stream): cached on use.
-  const apartChunks = bundles.slice(2).flatMap(outputs).filter((r) => CHUNK.test(r));
+  const apartChunks = bundles
+    .slice(2)
+    .flatMap(outputs)
+    .filter((r) => CHUNK.test(r));
   fs.writeFileSync(
     path.join(out, EMBED_ONLY),
     JSON.stringify([...outputs(bundles[1]), ...apartChunks].filter((r) => !pageOutputs.has(r))),

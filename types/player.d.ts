@@ -344,6 +344,8 @@ export interface Player {
    * cannot be read.
    */
   showGhosts(src: string | URL | Blob | ArrayBuffer | ArrayBufferView | null): Promise<void>;
+  /** Says `text` as a `notice` event (where the page or the embed shows the player's notices). */
+  notice(text: string): void;
   /** The name of the recording drawn as ghosts, or ''. */
   readonly ghosts: string;
   /** Stops the workers and the loop, releases the GPU device and removes the canvas; the handle is dead afterwards. */

@@ -126,6 +126,11 @@ export class Player {
       });
     return c.load(source);
   }
+  /** Says `text` as a `notice` event (where the page or the embed shows the player's notices);
+   *  for the page's own modules that act on the player (the live view). Text only. */
+  notice(text) {
+    this.#c.emit('notice', { text: String(text) });
+  }
   /** The sentences of the last load's `notice` events so far (options it could not use). */
   get notices() {
     return [...this.#c.moment.notices];

@@ -129,6 +129,8 @@ export function parseManifest(bytes) {
   }
   if (typeof m.ended !== 'boolean') throw bad('ended is not true or false');
   if (m.file !== undefined && m.file !== null && !m.ended) throw bad('file is named before the end');
+  // The complete recording beside the manifest, once the match is over (docs/live.md "Segments").
+  const file = m.file === undefined || m.file === null ? null : ref(m.file, 'file', Number.MAX_SAFE_INTEGER);
   return {
     stream: m.stream,
     rate: m.tick_rate_hz,
@@ -137,6 +139,7 @@ export function parseManifest(bytes) {
     prefix,
     segments,
     ended: m.ended,
+    file,
   };
 }
 
@@ -177,6 +180,15 @@ export class SegmentFeed {
     this.fileEnd = 0;
     /** Ticks of segments that could not be read, not told yet: [{fromTick, toTick, reason}]. */
     this.gaps = [];
+    /** The session lacks part of the match: it joined after its start, or segments went unread. */
+    this.partial = false;
+    /** The complete recording's URL once the manifest names it (the match is over), else null. */
+    this.file = null;
+  }
+
+  /** What a manifest says of the end: the complete recording's URL. */
+  #ending(m) {
+    if (m.ended && m.file) this.file = this.#uri(m.file.uri);
   }
 
   #uri(uri) {
@@ -243,6 +255,8 @@ export class SegmentFeed {
       bytes += s.bytes;
     }
     const join = m.segments.slice(from);
+    // A match joined after its first segment (or a manifest whose window no longer lists it).
+    this.partial = join[0].seq > 0;
     const bodies = await Promise.all(join.map((s) => this.#segment(s)));
     const kills = [];
     join.forEach((s, k) => {
@@ -253,6 +267,7 @@ export class SegmentFeed {
     this.fileEnd = join.at(-1).offset + join.at(-1).bytes;
     this.changedAt = performance.now();
     if (m.ended) this.status = 'ended';
+    this.#ending(m);
     return { store: this.store, kills };
   }
 
@@ -340,14 +355,19 @@ export class SegmentFeed {
         this.store.append(s.seq, bodies[k], { first: s.first, last: s.last, name: s.uri, skip });
         kills.push(...s.kills);
       });
-      if (missed?.gap) this.gaps.push({ fromTick: before.last + 1, toTick: fresh[0].first, reason: missed.gap });
+      if (missed?.gap) {
+        this.gaps.push({ fromTick: before.last + 1, toTick: fresh[0].first, reason: missed.gap });
+        this.partial = true;
+      }
       const end = fresh[fresh.length - 1];
       this.fileEnd = end.offset + end.bytes;
       this.changedAt = performance.now();
       if (m.ended) this.status = 'ended';
       else if (this.status === 'stalled') this.status = 'live';
+      this.#ending(m);
       this.onGrow?.(kills, readKills);
     } else if (m.ended) {
+      this.#ending(m);
       this.#set('ended');
     }
   }

@@ -231,7 +231,14 @@ function liveInfo(dec, kills, feed, kind) {
   const info = dec.info();
   // The scan's "no index trailer" is how a live stream is, not a fault.
   info.info = { ...info.info, warnings: [], problems: [] };
-  const live = { status: feed.status, kind, chunkS: feed.chunkS, pollMs: feed.pollMs };
+  const live = {
+    status: feed.status,
+    kind,
+    chunkS: feed.chunkS,
+    pollMs: feed.pollMs,
+    file: feed.file ?? null,
+    partial: !!feed.partial,
+  };
   return { ...info, markers: kills, markersComplete: true, live };
 }
 
@@ -331,6 +338,9 @@ export async function openLive(params, ctx) {
       lastTick: replay.endTick - 1,
       chunks: store.chunks.length,
       fileLen: store.length,
+      // Over segments, at the end: the complete recording, and whether this session lacks part of it.
+      file: feed.file ?? null,
+      partial: !!feed.partial,
       ...extra,
     });
   };

@@ -279,10 +279,10 @@ test('a manifest that stops changing says stalled; one gone says reconnecting; b
   await page.close();
 });
 
-test('joining a match in progress takes its last 30 s of segments: the timeline starts there', {
-  timeout: 30000,
+test('joining a match in progress takes its last 30 s of segments: the timeline starts there; at the end the whole recording opens', {
+  timeout: 60000,
 }, async () => {
-  const { full } = partialDir('live-join', 1000);
+  const { dir, full, write } = partialDir('live-join', 1000);
   const { page, log } = await s.openPage(`?live=${encodeURIComponent('../tests/output/live-join/manifest.json')}`);
   await waitFor(page, 'LIVE', (x) => x.status === 'live' && x.tick >= 0);
   const got = await page.evaluate(async () => ({
@@ -297,6 +297,42 @@ test('joining a match in progress takes its last 30 s of segments: the timeline 
   assert.equal(got.last, last.last_tick);
   assert.equal(got.stats.fetched, joined.length, 'only those segments fetched');
   assert.deepEqual(got.stats.seqs, [joined[0].seq, last.seq]);
+
+  // The match ends and the manifest names the complete recording: this session lacks the first
+  // part of the match, so the whole recording opens instead, at the tick the playhead was on,
+  // with its own kill markers (every kill, the first part's too) and a notice saying so.
+  const file = path.join(dir, 'recording.flrep');
+  const at = await page.evaluate(async () => {
+    const p = window.__player;
+    p.pause();
+    await p.seek(5);
+    return p.tick;
+  });
+  write(full.length, { ended: true, file: { uri: 'recording.flrep', bytes: fs.statSync(file).size } });
+  await page.waitForFunction(
+    () => window.__ui.live?.whole && window.__player.url.endsWith('/recording.flrep') && window.__player.state().ready,
+    null,
+    { timeout: 20000 },
+  );
+  const whole = await page.evaluate(() => ({
+    first: __player.debug.tb.first,
+    last: __player.debug.tb.last,
+    tick: __player.tick,
+    playing: __player.playing,
+    kills: __player.kills.map((k) => `${k.tick}:${k.killer}:${k.victim}`),
+    badge: document.querySelector('.live-badge')?.hidden === false,
+    toasts: [...document.querySelectorAll('#toasts .toast-notice')].map((t) => t.textContent),
+  }));
+  assert.equal(whole.first, full[0].first_tick, "the timeline starts at the match's first tick");
+  assert.equal(whole.last, last.last_tick);
+  assert.equal(whole.tick, at, 'the same moment');
+  assert.equal(whole.playing, false, 'paused, as it was');
+  assert.equal(whole.badge, false, 'no LIVE badge: an ordinary replay');
+  assert.deepEqual(whole.kills, dumpKills(file), "the whole recording's kills");
+  assert.ok(
+    whole.toasts.some((t) => /match is over: its whole recording is open/.test(t)),
+    JSON.stringify(whole.toasts),
+  );
   log.assertClean();
   await page.close();
 });

@@ -41,6 +41,8 @@ test('a manifest as the source writes it is read: segments, kills, ended', () =>
   assert.equal(m.ended, false);
   const end = parseManifest(enc(manifest(3, { ended: true, file: { uri: 'recording.flrep', bytes: 3500 } })));
   assert.equal(end.ended, true);
+  assert.deepEqual(end.file, { uri: 'recording.flrep', bytes: 3500 }, 'the complete recording, at the end');
+  assert.equal(m.file, null);
 });
 
 test('a hostile manifest is refused with what is wrong', () => {
@@ -67,6 +69,9 @@ test('a hostile manifest is refused with what is wrong', () => {
   bad(seg(1, { kills: [{ tick: 40, killer: -1, victim: 2 }] }), /not \{tick, killer, victim, weapon\}/);
   bad(seg(0, { seq: 1.5 }), /seq 1.5 is not a whole number/);
   bad({ file: { uri: 'recording.flrep', bytes: 10 } }, /file is named before the end/);
+  bad({ ended: true, file: { uri: '../other/recording.flrep', bytes: 10 } }, /file URI .* is not a plain file name/);
+  bad({ ended: true, file: { uri: 'recording.flrep', bytes: -1 } }, /file size -1 is out of range/);
+  bad({ ended: true, file: 'recording.flrep' }, /file is missing/);
   bad({ segments: {} }, /segments are not a list/);
   assert.throws(() => parseManifest(new Uint8Array(8 * 1024 * 1024 + 1)), /over the 8388608 allowed/);
 });

@@ -2,7 +2,8 @@
 // state, and the playhead kept a fixed delay behind the live edge (a chunk plus a margin) while
 // following: a pause or a seek back leaves the edge (the timeline is a DVR of what was received),
 // "Go live" returns there. When the source says the match is over the badge goes and the session
-// is an ordinary replay. Text from the source reaches the DOM only as text. Imports nothing of the
+// is an ordinary replay; a session that lacks part of the match (it joined late, or segments went
+// unread) opens the complete recording the manifest names instead, at the same tick. Text from the source reaches the DOM only as text. Imports nothing of the
 // first load (the handle and the stage are handed in).
 //
 // Two ways in: the full page (main.js, `?live=`) calls `createLiveView`, which opens the source
@@ -156,12 +157,33 @@ export function attachLiveView(player, stage, open = null) {
   }
   go.addEventListener('click', goLive);
 
+  /**
+   * The match is over and the manifest names its complete recording: a session that lacks part of
+   * it (joined late, segments unread) opens that file instead, at the same tick, playing on if it
+   * played, following what it followed (docs/live.md "The player"). Once.
+   */
+  let whole = '';
+  function openWhole(file, partial) {
+    if (whole || !file || !partial || typeof file !== 'string') return;
+    whole = file;
+    const o = { t: `tick:${player.tick}`, speed: player.speed, autoplay: player.playing };
+    if (player.followed >= 0) o.follow = String(player.followed);
+    queueMicrotask(() => {
+      // (Once it is open: a new recording's loadstart clears the page's notices.)
+      Promise.resolve(player.load(file, o)).then(() => {
+        if (player.url === file)
+          player.notice('The match is over: its whole recording is open, from its start, at the same moment.');
+      });
+    });
+  }
+
   function onInfo(open) {
     session++;
     arrivals = [];
     // Another recording opened since: the live view goes.
     if (!open.live) return view.dispose();
     status = open.live.status;
+    if (status === 'ended') openWhole(open.live.file, open.live.partial);
     chunkS = open.live.chunkS || chunkS;
     delay = chunkS + MARGIN_S + (open.live.pollMs ?? 0) / 1000;
     if (status === 'ended') following = false;
@@ -181,6 +203,7 @@ export function attachLiveView(player, stage, open = null) {
       const was = status;
       status = m.status;
       if (status === 'ended' && was !== 'ended') following = false;
+      if (status === 'ended') openWhole(m.file, m.partial);
       if (m.lastTick !== undefined) follow();
       render();
     }),
@@ -233,6 +256,10 @@ export function attachLiveView(player, stage, open = null) {
     },
     get sessions() {
       return session;
+    },
+    /** The complete recording opened at the end ('' when none was). */
+    get whole() {
+      return whole;
     },
     goLive,
     dispose() {
