@@ -30,26 +30,31 @@ pub fn fixed(v: f64, d: u32) -> i64 {
 /// their separators take at most 212.
 pub const LINE_BYTES: usize = 256;
 
-const POW10_U: [u64; 20] = {
-    let mut t = [1u64; 20];
-    let mut i = 1;
-    while i < 20 {
-        t[i] = t[i - 1] * 10;
-        i += 1;
-    }
-    t
-};
+const POW10_U: [u64; 20] = [
+    1,
+    10,
+    100,
+    1_000,
+    10_000,
+    100_000,
+    1_000_000,
+    10_000_000,
+    100_000_000,
+    1_000_000_000,
+    10_000_000_000,
+    100_000_000_000,
+    1_000_000_000_000,
+    10_000_000_000_000,
+    100_000_000_000_000,
+    1_000_000_000_000_000,
+    10_000_000_000_000_000,
+    100_000_000_000_000_000,
+    1_000_000_000_000_000_000,
+    10_000_000_000_000_000_000,
+];
 
 /// "00", "01", … "99": two digits written at a time.
-const PAIRS: [[u8; 2]; 100] = {
-    let mut t = [[0u8; 2]; 100];
-    let mut i = 0;
-    while i < 100 {
-        t[i] = [b'0' + (i / 10) as u8, b'0' + (i % 10) as u8];
-        i += 1;
-    }
-    t
-};
+const PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
 /// How many decimal digits `u` has (1 for 0).
 fn digit_count(u: u64) -> usize {
@@ -103,7 +108,7 @@ impl Line {
     pub fn fixed(&mut self, n: i64, d: u32) {
         let mut u = n.unsigned_abs();
         let mut d = (d as usize).min(19);
-        while d > 0 && u % 10 == 0 {
+        while d > 0 && u.is_multiple_of(10) {
             u /= 10;
             d -= 1;
         }
@@ -120,7 +125,8 @@ impl Line {
         let fill = |out: &mut [u8], v: &mut u64| {
             let mut pairs = out.rchunks_exact_mut(2);
             for pair in &mut pairs {
-                if let (Some(&[a, b]), [x, y]) = (PAIRS.get((*v % 100) as usize), pair) {
+                let k = (*v % 100) as usize * 2;
+                if let (Some(&[a, b]), [x, y]) = (PAIRS.get(k..k + 2), pair) {
                     *x = a;
                     *y = b;
                 }
