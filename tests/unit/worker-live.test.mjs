@@ -207,3 +207,107 @@ test('WebSocket messages: the four kinds read; malformed ones refused with their
   assert.deepEqual(parseMessage(bye(10, 21)), { kind: 4, endSeq: 12, reason: 'match_over' });
   assert.throws(() => parseMessage(bye(300, 21)), /reason is 300 bytes in a 21-byte message/);
 });
+
+/** A seeded PRNG (xorshift32): the same mutations every run. */
+function rng(seed) {
+  let x = seed >>> 0 || 1;
+  return (n) => {
+    x ^= x << 13;
+    x >>>= 0;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    x >>>= 0;
+    return x % n;
+  };
+}
+
+/** `bytes` with a few bytes changed, cut, repeated or inserted (what a hostile server sends). */
+function mutate(bytes, r) {
+  let b = Uint8Array.from(bytes);
+  for (let k = 1 + r(4); k > 0; k--) {
+    const at = r(Math.max(1, b.length));
+    switch (r(5)) {
+      case 0:
+        b[at] = r(256);
+        break;
+      case 1:
+        b = b.slice(0, at);
+        break;
+      case 2:
+        b = Uint8Array.from([...b.slice(0, at), ...b.slice(at, at + 1 + r(32)), ...b.slice(at)]);
+        break;
+      case 3:
+        b[at] ^= 1 << r(8);
+        break;
+      default:
+        b = Uint8Array.from([...b.slice(0, at), r(256), ...b.slice(at)]);
+    }
+  }
+  return b;
+}
+
+/** What a parser may do with hostile bytes: return, or throw the live source's own error (a
+ *  message naming what is wrong), never a TypeError, a RangeError or anything else. */
+function survives(parse, bytes) {
+  try {
+    parse(bytes);
+    return 'ok';
+  } catch (e) {
+    assert.ok(e instanceof Error && e.live === true && e.message.length > 0, `${e?.name}: ${e?.message}`);
+    return 'refused';
+  }
+}
+
+test('mutated manifests and WebSocket messages: refused with the source error, never another exception', () => {
+  const r = rng(0x5eed);
+  const seen = { ok: 0, refused: 0 };
+  // Manifests: text-level mutations (JSON that still parses with odd values) and byte-level ones.
+  const base = [manifest(3), manifest(1), manifest(4, { ended: true, file: { uri: 'recording.flrep', bytes: 4452 } })];
+  const values = [null, true, -1, 1.5, 2 ** 53, '', 'x'.repeat(300), [], {}, '../x', 1e308, '__proto__'];
+  for (let i = 0; i < 4000; i++) {
+    const m = structuredClone(base[r(base.length)]);
+    // One field somewhere in the manifest replaced by an odd value.
+    const paths = [];
+    const walk = (o, p) => {
+      for (const k of Object.keys(o)) {
+        paths.push([...p, k]);
+        if (o[k] && typeof o[k] === 'object') walk(o[k], [...p, k]);
+      }
+    };
+    walk(m, []);
+    const path = paths[r(paths.length)];
+    let o = m;
+    for (const k of path.slice(0, -1)) o = o[k];
+    o[path.at(-1)] = values[r(values.length)];
+    seen[survives(parseManifest, enc(m))]++;
+    seen[survives(parseManifest, mutate(enc(base[r(base.length)]), r))]++;
+  }
+  assert.ok(seen.refused > 4000 && seen.ok > 0, JSON.stringify(seen));
+  // WebSocket messages: every kind, mutated.
+  const kinds = [
+    hello(),
+    msg(2, (b, v) => {
+      v.setUint32(1, 0xdeadbeef, true);
+      b.set(new Uint8Array(40).fill(7), 5);
+      return 45;
+    }),
+    msg(3, (b, v) => {
+      v.setBigUint64(1, 7n, true);
+      v.setBigUint64(9, 1234n, true);
+      b.set(chunk(100, 0, 29), 17);
+      return 117;
+    }),
+    msg(4, (b, v) => {
+      v.setBigUint64(1, 12n, true);
+      v.setUint16(9, 10, true);
+      b.set(new TextEncoder().encode('match_over'), 11);
+      return 21;
+    }),
+  ];
+  const ws = { ok: 0, refused: 0 };
+  for (let i = 0; i < 4000; i++) {
+    const m = mutate(new Uint8Array(kinds[r(kinds.length)]), r);
+    ws[survives(parseMessage, m.buffer)]++;
+  }
+  assert.ok(ws.refused > 1000 && ws.ok > 0, JSON.stringify(ws));
+});
