@@ -98,14 +98,45 @@ pub struct Projected {
     pub visible: bool,
 }
 
+/// Two packed frames (docs/renderer.md `setFrames`) at times `ta <= tb`: what is interpolated.
+#[derive(Default)]
+struct FramePair {
+    a: Vec<i32>,
+    ta: f64,
+    b: Vec<i32>,
+    tb: f64,
+}
+
+impl FramePair {
+    fn set(&mut self, a: &[i32], ta: f64, b: &[i32], tb: f64) {
+        self.a.clear();
+        self.a.extend_from_slice(a);
+        self.b.clear();
+        self.b.extend_from_slice(b);
+        (self.ta, self.tb) = (ta, tb);
+    }
+
+    /// On by one frame: the old B becomes A (no copy), `b` is copied.
+    fn push(&mut self, b: &[i32], tb: f64) {
+        std::mem::swap(&mut self.a, &mut self.b);
+        self.ta = self.tb;
+        self.b.clear();
+        self.b.extend_from_slice(b);
+        self.tb = tb;
+    }
+
+    /// The instances at time `t` (none for two empty frames).
+    fn interpolate(&self, t: f64, quantum: f64, out: &mut Vec<Instance>) {
+        interpolate(&self.a, self.ta, &self.b, self.tb, t, quantum, out);
+    }
+}
+
 pub struct Scene {
     pub world: WorldKind,
     pub quantum: f64,
     pub categories: Vec<u8>,
-    frame_a: Vec<i32>,
-    ta: f64,
-    frame_b: Vec<i32>,
-    tb: f64,
+    /// The two packed frames the playhead is between.
+    frames: FramePair,
     pub t: f64,
     pub instances: Vec<Instance>,
     pub camera: Camera,
@@ -127,11 +158,8 @@ pub struct Scene {
     /// Scratch for `labels_near`: (depth, index into `projected`).
     near: Vec<(f64, usize)>,
     /// A second recording drawn translucent over this one (Compare's ghosts of B over A): its
-    /// frame pair and times on the same clock, interpolated at the same `t`; empty without one.
-    ghost_a: Vec<i32>,
-    ghost_ta: f64,
-    ghost_b: Vec<i32>,
-    ghost_tb: f64,
+    /// frame pair on the same clock, interpolated at the same `t`; empty without one.
+    ghost: FramePair,
     pub ghosts: Vec<Instance>,
 }
 
@@ -142,10 +170,7 @@ impl Scene {
             world,
             quantum: 0.01,
             categories: Vec::new(),
-            frame_a: Vec::new(),
-            ta: 0.0,
-            frame_b: Vec::new(),
-            tb: 0.0,
+            frames: FramePair::default(),
             t: 0.0,
             instances: Vec::new(),
             camera: Camera::new(world),
@@ -163,10 +188,7 @@ impl Scene {
             sorted: Vec::new(),
             dirty: false,
             near: Vec::new(),
-            ghost_a: Vec::new(),
-            ghost_ta: 0.0,
-            ghost_b: Vec::new(),
-            ghost_tb: 0.0,
+            ghost: FramePair::default(),
             ghosts: Vec::new(),
         }
     }
@@ -181,12 +203,7 @@ impl Scene {
     }
 
     pub fn set_frames(&mut self, a: &[i32], ta: f64, b: &[i32], tb: f64) {
-        self.frame_a.clear();
-        self.frame_a.extend_from_slice(a);
-        self.frame_b.clear();
-        self.frame_b.extend_from_slice(b);
-        self.ta = ta;
-        self.tb = tb;
+        self.frames.set(a, ta, b, tb);
         // Interpolated by the next `set_time` (the shell calls it right after) or `build`: one
         // interpolation per frame, not two.
         self.dirty = true;
@@ -195,35 +212,21 @@ impl Scene {
     /// The next pair when playback moves on by one frame: the old B becomes A (no copy) and only
     /// `b` is copied. Same as `set_frames(old_b, old_tb, b, tb)`.
     pub fn push_frame(&mut self, b: &[i32], tb: f64) {
-        std::mem::swap(&mut self.frame_a, &mut self.frame_b);
-        self.ta = self.tb;
-        self.frame_b.clear();
-        self.frame_b.extend_from_slice(b);
-        self.tb = tb;
+        self.frames.push(b, tb);
         self.dirty = true;
     }
 
     /// The ghosts' frame pair (packed frames as `set_frames` takes them, at times on the same
     /// clock); two empty frames remove them.
     pub fn set_ghost_frames(&mut self, a: &[i32], ta: f64, b: &[i32], tb: f64) {
-        self.ghost_a.clear();
-        self.ghost_a.extend_from_slice(a);
-        self.ghost_b.clear();
-        self.ghost_b.extend_from_slice(b);
-        self.ghost_ta = ta;
-        self.ghost_tb = tb;
+        self.ghost.set(a, ta, b, tb);
         self.dirty = true;
     }
 
     fn refresh(&mut self) {
         self.dirty = false;
-        interpolate(&self.frame_a, self.ta, &self.frame_b, self.tb, self.t, self.quantum, &mut self.instances);
-        if self.ghost_a.is_empty() && self.ghost_b.is_empty() {
-            self.ghosts.clear();
-        } else {
-            let (ta, tb) = (self.ghost_ta, self.ghost_tb);
-            interpolate(&self.ghost_a, ta, &self.ghost_b, tb, self.t, self.quantum, &mut self.ghosts);
-        }
+        self.frames.interpolate(self.t, self.quantum, &mut self.instances);
+        self.ghost.interpolate(self.t, self.quantum, &mut self.ghosts);
     }
 
     /// Sets the playback time: interpolates, advances trails and expires flashes.
