@@ -3,8 +3,9 @@
 // following: a pause or a seek back leaves the edge (the timeline is a DVR of what was received),
 // "Go live" returns there. When the source says the match is over the badge goes and the session
 // is an ordinary replay; a session that lacks part of the match (it joined late, or segments went
-// unread) opens the complete recording the manifest names instead, at the same tick. Text from the source reaches the DOM only as text. Imports nothing of the
-// first load (the handle and the stage are handed in).
+// unread) opens the complete recording the manifest names instead, at the same tick. Text from
+// the source reaches the DOM only as text. Imports nothing of the first load (the handle and the
+// stage are handed in).
 //
 // Two ways in: the full page (main.js, `?live=`) calls `createLiveView`, which opens the source
 // (`load({live})`: the decoder worker reads it, worker-live.js); the embed forms' UI

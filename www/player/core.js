@@ -66,8 +66,6 @@ export class Core {
       onFatal: (message) => this.#onWorkerCrash(message),
       spawn: opts.spawn,
     });
-    /** How workers start (worker-client.js): the ghosts' worker starts as the player's does. */
-    this.spawn = opts.spawn;
     /** Compare's ghosts: a second recording drawn over this one (ghosts.js), once asked for. */
     this.ghosts = null;
 
@@ -404,7 +402,8 @@ export class Core {
       this.ghosts?.close();
       return Promise.resolve();
     }
-    this.ghosts ??= new Ghosts(this, this.spawn);
+    // The ghosts' worker starts as the player's does (worker-client.js `spawn`).
+    this.ghosts ??= new Ghosts(this, this.client.spawn);
     return this.ghosts.open(src);
   }
 
@@ -866,7 +865,7 @@ export class Core {
     this.loop.stop();
     this.hints.stop();
     this.client.terminate();
-    this.ghosts?.dispose();
+    this.ghosts?.close();
     this.stage.dispose();
     this.labels.remove();
     this.#listeners.clear();

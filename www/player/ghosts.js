@@ -32,9 +32,8 @@ export class Ghosts {
       onFatal: (message) => this.#failed(message),
       spawn,
     });
-    /** The recording drawn as ghosts (its name), and why it cannot be ('' when it can). */
+    /** The recording drawn as ghosts (its name), or ''. */
     this.name = '';
-    this.error = '';
   }
 
   /** Draws `src` (a File/Blob or a URL) as ghosts; resolves once it is open, or rejects. */
@@ -67,7 +66,6 @@ export class Ghosts {
     if (this.#open || this.name) this.#client.terminate();
     this.#open = false;
     this.name = '';
-    this.error = '';
     this.#pieces = new HeldPieces(this.#tb);
     // (A new recording's stage.clear() has emptied the renderer's ghosts already.)
     if (this.#sent !== '') this.#sent = null;
@@ -88,7 +86,6 @@ export class Ghosts {
   }
 
   #failed(message) {
-    this.error = message;
     this.#open = false;
     this.#core.emit('notice', { text: `The second recording cannot be drawn over this one: ${message}` });
   }
@@ -138,10 +135,5 @@ export class Ghosts {
     } catch (e) {
       console.warn(e);
     }
-  }
-
-  /** Ends the worker for good (the player is disposed). */
-  dispose() {
-    this.close();
   }
 }

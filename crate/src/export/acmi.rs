@@ -3,7 +3,7 @@
 //! tick that changed something and, per object, only what changed; its buffer is flushed to the
 //! sink every 64 KiB, so it never holds the whole output.
 //!
-//! Numbers are fixed-point integers formatted with `itoa`: positions to the recording's position
+//! Numbers are fixed-point integers (`number.rs`): positions to the recording's position
 //! quantum (lat/lon to the decimal place whose step on the planet's surface is at most one quantum),
 //! angles to 0.01°. The geodetic conversion and the five inverse trigonometric functions of an
 //! object's orientation run only when its quantized position or orientation changed.

@@ -1,5 +1,5 @@
-//! Numbers as the ACMI exporter writes them: fixed-point integers formatted with `itoa` (no float
-//! formatting), and object ids in hex.
+//! Numbers as the ACMI exporter writes them: fixed-point integers, their digits written on the
+//! stack two at a time (no float formatting), and object ids in hex.
 
 /// The fewest decimals whose last place is at most `step`.
 pub fn decimals_for_step(step: f64) -> u32 {
@@ -12,11 +12,9 @@ pub fn decimals_for_step(step: f64) -> u32 {
     d
 }
 
-const POW10: [i64; 11] =
-    [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000, 10_000_000_000];
-
+/// `10^d` for the decimals the writer uses (at most 10: `decimals_for_step`'s bound).
 pub fn pow10(d: u32) -> i64 {
-    POW10.get(d as usize).copied().unwrap_or(10_000_000_000)
+    POW10_U.get((d as usize).min(10)).map_or(10_000_000_000, |&p| p as i64)
 }
 
 pub fn fixed(v: f64, d: u32) -> i64 {

@@ -673,6 +673,15 @@ mod tests {
     use super::*;
     use crate::model::{pack_entities, EntityState};
 
+    /// A scene of a flat world with `quantum`, drawn on an 800 × 600 canvas.
+    fn flat_scene(quantum: f64) -> Scene {
+        let mut s = Scene::new();
+        s.set_world(WorldKind::Flat, quantum);
+        s.css_w = 800.0;
+        s.css_h = 600.0;
+        s
+    }
+
     fn frame(es: &[(u32, i32, u8, u32)]) -> Vec<i32> {
         let states: Vec<EntityState> = es
             .iter()
@@ -713,10 +722,7 @@ mod tests {
     /// its own (translucent colour), never picked or labelled; two empty frames remove them.
     #[test]
     fn ghosts_follow_the_clock_and_go_when_emptied() {
-        let mut s = Scene::new();
-        s.set_world(WorldKind::Flat, 0.01);
-        s.css_w = 800.0;
-        s.css_h = 600.0;
+        let mut s = flat_scene(0.01);
         let a = frame(&[(1, 0, 0, 1), (2, 5000, 1, 1)]);
         s.set_frames(&a, 0.0, &a, 1.0);
         // B: entity 1 one metre further at 0 s, three metres further at 1 s; entity 9 only in B.
@@ -744,11 +750,8 @@ mod tests {
 
     #[test]
     fn build_groups_colours_and_picks() {
-        let mut s = Scene::new();
-        s.set_world(WorldKind::Flat, 0.01);
+        let mut s = flat_scene(0.01);
         s.categories = vec![1, 3];
-        s.css_w = 800.0;
-        s.css_h = 600.0;
         let f = frame(&[(1, 0, 0, 1), (2, 5000, 1, 1), (3, -5000, 1, 0)]);
         s.set_frames(&f, 0.0, &f, 1.0);
         s.set_time(0.5);
@@ -791,10 +794,7 @@ mod tests {
 
     #[test]
     fn trails_stay_within_the_segment_budget() {
-        let mut s = Scene::new();
-        s.set_world(WorldKind::Flat, 1.0);
-        s.css_w = 800.0;
-        s.css_h = 600.0;
+        let mut s = flat_scene(1.0);
         let n = 2_000u32;
         let at = |x: i32| {
             let es: Vec<(u32, i32, u8, u32)> = (1..=n).map(|id| (id, x + id as i32 * 10, 0, 1)).collect();
@@ -856,10 +856,7 @@ mod tests {
 
     #[test]
     fn labels_near_are_the_nearest_visible_ones_first() {
-        let mut s = Scene::new();
-        s.set_world(WorldKind::Flat, 1.0);
-        s.css_w = 800.0;
-        s.css_h = 600.0;
+        let mut s = flat_scene(1.0);
         let es: Vec<(u32, i32, u8, u32)> = (1..=50).map(|id| (id, id as i32 * 20, 0, 1)).collect();
         let f = frame(&es);
         s.set_frames(&f, 0.0, &f, 1.0);
