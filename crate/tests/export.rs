@@ -236,7 +236,9 @@ fn a_range_export_holds_only_that_range() {
 
 #[test]
 fn the_threaded_export_writes_the_bytes_of_one_thread() {
-    // Many chunks (a keyframe every 120 ticks), a range cut inside chunks, and the whole.
+    // Many chunks (a keyframe every 120 ticks), a range cut inside chunks, and the whole; the
+    // threaded export computes the poses on a thread of their own (`Poser`), the one-thread
+    // export in the writer (objects coming and going: the next test).
     let bytes = dogfight(3, 12, 40.0, 6_371_000.0);
     let (info, _) = ticks(&bytes);
     let rate = u64::from(info.tick_rate_hz);
@@ -251,4 +253,108 @@ fn the_threaded_export_writes_the_bytes_of_one_thread() {
         assert!(one == two, "{} vs {} bytes", one.len(), two.len());
         assert!(one.len() > 10_000);
     }
+}
+
+/// The writer fed poses from a `Poser` run apart (as `replay export` runs one on a thread of its
+/// own) writes the bytes of the writer that computes them itself, also where objects come and go
+/// and where a tick has none; what a reader follows is the recording; a pose missing is computed
+/// afresh, not skipped.
+#[test]
+fn poses_computed_apart_write_the_same_bytes() {
+    use replay_player::export::acmi::{AcmiWriter, Geo, Poser};
+    let bytes = dogfight(5, 10, 8.0, 6_371_000.0);
+    let (info, all) = ticks(&bytes);
+    let mut fed: Vec<(u64, Vec<EntityState>)> = Vec::new();
+    for (k, (tick, states, _)) in all.iter().enumerate() {
+        let mut st = states.clone();
+        match k % 50 {
+            // Objects leave for a few ticks and come back (removed, then created afresh).
+            10..=13 => st.retain(|s| s.id % 3 != 0),
+            // None at all.
+            40 => st.clear(),
+            _ => {}
+        }
+        fed.push((*tick, st));
+    }
+    let mut own = AcmiWriter::new(Vec::new(), &info).unwrap();
+    let mut apart = AcmiWriter::new(Vec::new(), &info).unwrap();
+    let mut poser = Poser::new(Geo::of(&info));
+    for (tick, st) in &fed {
+        own.tick(*tick, st, &[]).unwrap();
+        let mut poses = Vec::new();
+        poser.tick(st, &mut poses);
+        assert_eq!(poses.len(), st.len());
+        apart.tick_posed(*tick, st, &[], &poses).unwrap();
+    }
+    let (a, b) = (own.finish().unwrap().0, apart.finish().unwrap().0);
+    assert!(a == b, "{} vs {} bytes", a.len(), b.len());
+    // And what a reader follows is the recording: after each frame, the objects are those of its
+    // tick, each where its state is (within the quantum), also after objects came back.
+    let text = String::from_utf8(a).unwrap();
+    let (q, radius) = match info.world {
+        WorldKind::Planet { radius_m } => (info.position_quantum_m, radius_m),
+        WorldKind::Flat => panic!("a planet"),
+    };
+    let m_per_deg = radius.to_radians();
+    let rate = f64::from(info.tick_rate_hz);
+    let at: HashMap<u64, (usize, &Vec<EntityState>)> =
+        fed.iter().enumerate().map(|(k, (t, st))| (*t, (k, st))).collect();
+    let mut now: HashMap<String, Vec<f64>> = HashMap::new();
+    let (mut reference, mut tick, mut compared, mut removed) = ([0.0f64; 2], None::<u64>, 0, 0);
+    let mut compare = |tick: Option<u64>, now: &HashMap<String, Vec<f64>>, reference: [f64; 2]| {
+        let Some((k, st)) = tick.and_then(|t| at.get(&t)) else { return };
+        let ids: HashSet<String> = st.iter().map(|s| object_id(s.id)).collect();
+        assert_eq!(ids, now.keys().cloned().collect::<HashSet<_>>(), "objects after tick {k}");
+        for s in st.iter() {
+            let g = world_to_geodetic(s.pos.map(|v| f64::from(v) * q), radius);
+            let t = &now[&object_id(s.id)];
+            assert!((t[0] + reference[0] - g.lon_deg).abs() * m_per_deg <= q, "tick {k} lon");
+            assert!((t[1] + reference[1] - g.lat_deg).abs() * m_per_deg <= q, "tick {k} lat");
+            assert!((t[2] - g.alt_m).abs() <= q, "tick {k} alt");
+            compared += 1;
+        }
+    };
+    for l in read(&text) {
+        match l {
+            Line::Object(id, props) if id == "0" => {
+                for (k, v) in props {
+                    match k.as_str() {
+                        "ReferenceLongitude" => reference[0] = v.parse().unwrap(),
+                        "ReferenceLatitude" => reference[1] = v.parse().unwrap(),
+                        _ => {}
+                    }
+                }
+            }
+            Line::Frame(t) => {
+                compare(tick, &now, reference);
+                tick = Some(info.first_tick + (t * rate).round() as u64);
+            }
+            Line::Remove(id) => {
+                removed += 1;
+                now.remove(&id);
+            }
+            Line::Object(id, props) => {
+                let Some((_, t)) = props.iter().find(|(k, _)| k == "T") else { continue };
+                let cur = now.entry(id).or_insert_with(|| vec![f64::NAN; 6]);
+                for (c, v) in cur.iter_mut().zip(t.split('|')) {
+                    if !v.is_empty() {
+                        *c = v.parse().unwrap();
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    compare(tick, &now, reference);
+    assert!(removed >= 3, "objects were removed");
+    assert!(compared > 5_000, "{compared} positions compared");
+
+    // No poses handed over: every moved object's line still carries its T.
+    let mut bare = AcmiWriter::new(Vec::new(), &info).unwrap();
+    for (tick, st) in fed.iter().take(5) {
+        bare.tick_posed(*tick, st, &[], &[]).unwrap();
+    }
+    let text = String::from_utf8(bare.finish().unwrap().0).unwrap();
+    let with_t = text.lines().filter(|l| l.contains(",T=")).count();
+    assert!(with_t >= 5 * 10, "{with_t} lines with T");
 }

@@ -10,11 +10,11 @@
 
 use super::escape::{self, Context};
 pub use super::number::object_id;
-use super::number::{decimals_for_step, pow10, push_fixed, push_hex, Line};
-use super::pose::{transform, Geo, Track, ANGLE_DECIMALS, FLAT_M_PER_DEG};
+use super::number::{decimals_for_step, pow10, Text};
+use super::pose::{transform, ANGLE_DECIMALS};
+pub use super::pose::{Geo, Pose, Poser};
 use crate::model::{
-    projectile_kind, world_to_geodetic, Category, EntityState, Event, EventBody, RecordingInfo, WorldKind, NO_ENTITY,
-    NO_WEAPON,
+    projectile_kind, Category, EntityState, Event, EventBody, RecordingInfo, WorldKind, NO_ENTITY, NO_WEAPON,
 };
 use std::collections::HashMap;
 use std::io::Write;
@@ -56,21 +56,17 @@ struct Obj {
     type_index: u16,
     faction: u8,
     health: u16,
-    pos: [i32; 3],
-    orient: [i16; 4],
     participant: u32,
     projectile: bool,
     /// The `T=` components as last written (fixed-point integers).
     t: [i64; 9],
-    /// Its angles as last computed, followed from tick to tick.
-    track: Track,
 }
 
 /// The ACMI writer: [`new`](Self::new) writes the header and the global object, [`tick`](Self::tick)
 /// each tick, [`finish`](Self::finish) flushes.
 pub struct AcmiWriter<W: Write> {
     out: W,
-    buf: Vec<u8>,
+    buf: Text,
     geo: Geo,
     first_tick: u64,
     tick_rate: u64,
@@ -87,6 +83,12 @@ pub struct AcmiWriter<W: Write> {
     respawned: Vec<u32>,
     prev: Vec<Obj>,
     next: Vec<Obj>,
+    /// Where the objects are, tick by tick, for [`tick`](Self::tick).
+    poser: Poser,
+    /// This tick's poses, computed in a pass of their own before the lines are written:
+    /// independent computations back to back, which the CPU overlaps (docs/performance.md
+    /// "Exports").
+    poses: Vec<Pose>,
     frame_open: bool,
     /// Whether the reference longitude / latitude lines are written (at the first tick).
     referenced: bool,
@@ -95,9 +97,9 @@ pub struct AcmiWriter<W: Write> {
 }
 
 /// `,KEY=value` with the value escaped.
-fn push_prop(buf: &mut Vec<u8>, key: &[u8], value: &str) {
+fn push_prop(buf: &mut Text, key: &[u8], value: &str) {
     buf.push(b',');
-    buf.extend_from_slice(key);
+    buf.extend(key);
     buf.push(b'=');
     escape::push(buf, value, Context::Property);
 }
@@ -143,23 +145,7 @@ fn color_of(id: &str, name: &str, rank: usize) -> &'static str {
 impl<W: Write> AcmiWriter<W> {
     /// Writes the two header lines and the global object of `info`.
     pub fn new(out: W, info: &RecordingInfo) -> std::io::Result<Self> {
-        let quantum = if info.position_quantum_m.is_finite() && info.position_quantum_m > 0.0 {
-            info.position_quantum_m
-        } else {
-            1.0
-        };
-        let (radius, m_per_deg) = match info.world {
-            WorldKind::Planet { radius_m } => (Some(radius_m), radius_m * std::f64::consts::PI / 180.0),
-            WorldKind::Flat => (None, FLAT_M_PER_DEG),
-        };
-        let geo = Geo {
-            radius,
-            quantum,
-            deg_decimals: decimals_for_step(quantum / m_per_deg.max(1e-9)),
-            metre_decimals: decimals_for_step(quantum),
-            ref_lon: 0.0,
-            ref_lat: 0.0,
-        };
+        let geo = Geo::of(info);
         let rate = u64::from(info.tick_rate_hz.max(1));
         let time_decimals = decimals_for_step(1.0 / rate as f64).saturating_add(1).min(9);
         let mut types = HashMap::new();
@@ -191,7 +177,7 @@ impl<W: Write> AcmiWriter<W> {
         }
         let mut w = AcmiWriter {
             out,
-            buf: Vec::with_capacity(FLUSH_BYTES + 4096),
+            buf: Text::with_capacity(FLUSH_BYTES + 4096),
             geo,
             first_tick: info.first_tick,
             tick_rate: rate,
@@ -205,6 +191,8 @@ impl<W: Write> AcmiWriter<W> {
             respawned: Vec::new(),
             prev: Vec::new(),
             next: Vec::new(),
+            poser: Poser::new(geo),
+            poses: Vec::new(),
             frame_open: false,
             referenced: false,
             tick: info.first_tick,
@@ -216,15 +204,15 @@ impl<W: Write> AcmiWriter<W> {
     }
 
     fn global(&mut self, key: &str, value: &str) {
-        self.buf.extend_from_slice(b"0,");
-        self.buf.extend_from_slice(key.as_bytes());
+        self.buf.extend(b"0,");
+        self.buf.extend(key.as_bytes());
         self.buf.push(b'=');
         escape::push(&mut self.buf, value, Context::Property);
         self.buf.push(b'\n');
     }
 
     fn header(&mut self, info: &RecordingInfo) {
-        self.buf.extend_from_slice(b"FileType=text/acmi/tacview\nFileVersion=2.2\n");
+        self.buf.extend(b"FileType=text/acmi/tacview\nFileVersion=2.2\n");
         let start =
             std::time::UNIX_EPOCH + std::time::Duration::from_secs(info.start_unix_seconds.min(253_402_300_799));
         self.global("ReferenceTime", &humantime::format_rfc3339_seconds(start).to_string());
@@ -256,19 +244,12 @@ impl<W: Write> AcmiWriter<W> {
     /// degrees nearest the first tick's first entity, on a flat map 0.
     fn reference(&mut self, states: &[EntityState]) {
         self.referenced = true;
-        if let (Some(radius), Some(s)) = (self.geo.radius, states.first()) {
-            let q = self.geo.quantum;
-            let g = world_to_geodetic(s.pos.map(|v| f64::from(v) * q), radius);
-            if g.lon_deg.is_finite() && g.lat_deg.is_finite() {
-                self.geo.ref_lon = g.lon_deg.round();
-                self.geo.ref_lat = g.lat_deg.round();
-            }
-        }
+        self.geo.reference(states);
         for (key, v) in [("ReferenceLongitude", self.geo.ref_lon), ("ReferenceLatitude", self.geo.ref_lat)] {
-            self.buf.extend_from_slice(b"0,");
-            self.buf.extend_from_slice(key.as_bytes());
+            self.buf.extend(b"0,");
+            self.buf.extend(key.as_bytes());
             self.buf.push(b'=');
-            push_fixed(&mut self.buf, v as i64, 0);
+            self.buf.fixed(v as i64, 0);
             self.buf.push(b'\n');
         }
     }
@@ -285,13 +266,31 @@ impl<W: Write> AcmiWriter<W> {
         let rate = u128::from(self.tick_rate);
         let n = (dt * scale + rate / 2) / rate;
         self.buf.push(b'#');
-        push_fixed(&mut self.buf, i64::try_from(n).unwrap_or(i64::MAX), self.time_decimals);
+        self.buf.fixed(i64::try_from(n).unwrap_or(i64::MAX), self.time_decimals);
         self.buf.push(b'\n');
     }
 
     /// Writes one tick: `states` sorted by ascending id (as every reader gives them), `events` the
     /// events recorded in it. Ticks must increase.
     pub fn tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> std::io::Result<()> {
+        let mut poses = std::mem::take(&mut self.poses);
+        poses.clear();
+        self.poser.tick(states, &mut poses);
+        let wrote = self.tick_posed(tick, states, events, &poses);
+        self.poses = poses;
+        wrote
+    }
+
+    /// [`tick`](Self::tick) with the states' poses computed elsewhere: by a [`Poser`] made with
+    /// [`Geo::of`] this recording's info and fed every tick this writer is fed, before it (one
+    /// [`Pose`] per state). A pose missing is computed here afresh.
+    pub fn tick_posed(
+        &mut self,
+        tick: u64,
+        states: &[EntityState],
+        events: &[Event],
+        poses: &[Pose],
+    ) -> std::io::Result<()> {
         if !self.referenced {
             self.reference(states);
         }
@@ -305,11 +304,18 @@ impl<W: Write> AcmiWriter<W> {
                 self.respawned.push(entity);
             }
         }
+        let geo = self.geo;
+        let pose = |i: usize, s: &EntityState| {
+            poses.get(i).copied().unwrap_or_else(|| {
+                let (t, n) = transform(geo, s.pos, s.orient, None);
+                Pose { t, n }
+            })
+        };
         let mut prev = std::mem::take(&mut self.prev);
         if prev.len() == states.len() && prev.iter().zip(states).all(|(o, s)| o.id == s.id) {
             // The same entities as the tick before (the common case): in place.
-            for (o, s) in prev.iter_mut().zip(states) {
-                self.update(o, s);
+            for (i, (o, s)) in prev.iter_mut().zip(states).enumerate() {
+                self.update(o, s, &pose(i, s));
             }
             self.prev = prev;
         } else {
@@ -317,16 +323,16 @@ impl<W: Write> AcmiWriter<W> {
             next.clear();
             next.reserve(states.len());
             let mut old = prev.drain(..).peekable();
-            for s in states {
+            for (i, s) in states.iter().enumerate() {
                 while let Some(o) = old.next_if(|o| o.id < s.id) {
                     self.remove(o.id);
                 }
                 match old.next_if(|o| o.id == s.id) {
                     Some(mut o) => {
-                        self.update(&mut o, s);
+                        self.update(&mut o, s, &pose(i, s));
                         next.push(o);
                     }
-                    None => next.push(self.create(s)),
+                    None => next.push(self.create(s, &pose(i, s))),
                 }
             }
             for o in old {
@@ -347,12 +353,12 @@ impl<W: Write> AcmiWriter<W> {
     fn remove(&mut self, id: u32) {
         self.open_frame();
         self.buf.push(b'-');
-        push_hex(&mut self.buf, id);
+        self.buf.hex(id);
         self.buf.push(b'\n');
     }
 
     /// `,T=` and the components of `t` (those equal to `last`'s left empty) onto `line`.
-    fn push_t(geo: &Geo, line: &mut Line, t: &[i64; 9], n: usize, last: Option<&[i64; 9]>) {
+    fn push_t(geo: &Geo, line: &mut Text, t: &[i64; 9], n: usize, last: Option<&[i64; 9]>) {
         let md = geo.metre_decimals;
         let dd = geo.deg_decimals;
         line.extend(b",T=");
@@ -380,8 +386,8 @@ impl<W: Write> AcmiWriter<W> {
     }
 
     fn push_health(&mut self, health: u16) {
-        self.buf.extend_from_slice(b",Health=");
-        push_fixed(&mut self.buf, i64::from(health.min(10_000)), HEALTH_DECIMALS);
+        self.buf.extend(b",Health=");
+        self.buf.fixed(i64::from(health.min(10_000)), HEALTH_DECIMALS);
     }
 
     /// The participant an entity belongs to, and `Parent` for a projectile.
@@ -389,8 +395,8 @@ impl<W: Write> AcmiWriter<W> {
         let Some(&p) = self.spawned_by.get(&id) else { return NO_ENTITY };
         if projectile {
             if let Some(&launcher) = self.controlled.get(&p).filter(|&&l| l != id) {
-                self.buf.extend_from_slice(b",Parent=");
-                push_hex(&mut self.buf, launcher);
+                self.buf.extend(b",Parent=");
+                self.buf.hex(launcher);
             }
             return p;
         }
@@ -402,34 +408,20 @@ impl<W: Write> AcmiWriter<W> {
         p
     }
 
-    fn create(&mut self, s: &EntityState) -> Obj {
+    fn create(&mut self, s: &EntityState, pose: &Pose) -> Obj {
         self.open_frame();
         if self.seen.insert(s.id) {
             self.stats.objects += 1;
         }
-        let mut track = Track::default();
-        let (t, n) = transform(self.geo, s.pos, s.orient, Some(&mut track));
-        let mut line = Line::default();
-        line.hex(s.id);
-        Self::push_t(&self.geo, &mut line, &t, n, None);
-        self.buf.extend_from_slice(line.as_bytes());
+        let Pose { t, n } = *pose;
+        self.buf.hex(s.id);
+        Self::push_t(&self.geo, &mut self.buf, &t, n, None);
         let projectile = self.push_type(s.type_index, s.id);
         self.push_faction(s.faction);
         self.push_health(s.health);
         let participant = self.push_roster(s.id, projectile);
         self.buf.push(b'\n');
-        Obj {
-            id: s.id,
-            type_index: s.type_index,
-            faction: s.faction,
-            health: s.health,
-            pos: s.pos,
-            orient: s.orient,
-            participant,
-            projectile,
-            t,
-            track,
-        }
+        Obj { id: s.id, type_index: s.type_index, faction: s.faction, health: s.health, participant, projectile, t }
     }
 
     /// `Name` and `Type`; whether the type is a projectile.
@@ -448,8 +440,9 @@ impl<W: Write> AcmiWriter<W> {
         }
     }
 
-    fn update(&mut self, o: &mut Obj, s: &EntityState) {
-        let moved = o.pos != s.pos || o.orient != s.orient;
+    /// Writes what changed of `o` in `s`; `pose` is where it is if it moved.
+    fn update(&mut self, o: &mut Obj, s: &EntityState, pose: &Pose) {
+        let moved = pose.n > 0;
         let retyped = o.type_index != s.type_index;
         let respawned = self.respawned.contains(&s.id);
         if !moved && !retyped && o.faction == s.faction && o.health == s.health && !respawned {
@@ -457,20 +450,15 @@ impl<W: Write> AcmiWriter<W> {
         }
         let (mark, was_open) = (self.buf.len(), self.frame_open);
         self.open_frame();
-        // The id and `T=` assembled on the stack, appended in one copy.
-        let mut line = Line::default();
-        line.hex(s.id);
-        let after_id = self.buf.len() + line.len();
+        self.buf.hex(s.id);
+        let after_id = self.buf.len();
         if moved {
-            let (t, n) = transform(self.geo, s.pos, s.orient, Some(&mut o.track));
-            if t.iter().take(n).ne(o.t.iter().take(n)) {
-                Self::push_t(&self.geo, &mut line, &t, n, Some(&o.t));
-                o.t = t;
+            let Pose { t, n } = pose;
+            if t.iter().take(*n).ne(o.t.iter().take(*n)) {
+                Self::push_t(&self.geo, &mut self.buf, t, *n, Some(&o.t));
+                o.t = *t;
             }
-            o.pos = s.pos;
-            o.orient = s.orient;
         }
-        self.buf.extend_from_slice(line.as_bytes());
         if retyped {
             o.projectile = self.push_type(s.type_index, s.id);
             o.type_index = s.type_index;
@@ -536,11 +524,11 @@ impl<W: Write> AcmiWriter<W> {
         };
         self.open_frame();
         self.stats.events += 1;
-        self.buf.extend_from_slice(b"0,Event=");
-        self.buf.extend_from_slice(kind.as_bytes());
+        self.buf.extend(b"0,Event=");
+        self.buf.extend(kind.as_bytes());
         self.buf.push(b'|');
         if let Some(id) = ids {
-            push_hex(&mut self.buf, id);
+            self.buf.hex(id);
             self.buf.push(b'|');
         }
         escape::push(&mut self.buf, &text, Context::EventText);
@@ -548,7 +536,7 @@ impl<W: Write> AcmiWriter<W> {
     }
 
     fn flush_buf(&mut self) -> std::io::Result<()> {
-        self.out.write_all(&self.buf)?;
+        self.out.write_all(self.buf.as_bytes())?;
         self.stats.bytes += self.buf.len() as u64;
         self.buf.clear();
         Ok(())

@@ -12,6 +12,8 @@
 //!
 //! Everything else, non-ASCII included, is written as UTF-8 unchanged (the format is UTF-8).
 
+use super::number::Text;
+
 /// Where a value goes: a property value, or the text of an event (last field of `Event=`).
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Context {
@@ -20,23 +22,23 @@ pub enum Context {
 }
 
 /// Appends `s` escaped to `out`.
-pub fn push(out: &mut Vec<u8>, s: &str, ctx: Context) {
+pub fn push(out: &mut Text, s: &str, ctx: Context) {
     // The common case, nothing to escape, is one copy.
     if !s.bytes().any(|b| b < 0x20 || b == b',' || b == b'\\' || b == 0x7f || b >= 0x80 || b == b'|') {
-        out.extend_from_slice(s.as_bytes());
+        out.extend(s.as_bytes());
         return;
     }
     let mut chars = s.chars().peekable();
     let mut buf = [0u8; 4];
     while let Some(c) = chars.next() {
         match c {
-            ',' => out.extend_from_slice(b"\\,"),
-            '\n' => out.extend_from_slice(b"\\\n"),
+            ',' => out.extend(b"\\,"),
+            '\n' => out.extend(b"\\\n"),
             '\r' if chars.peek() == Some(&'\n') => {}
-            '\\' => out.extend_from_slice("\u{FF3C}".as_bytes()),
-            '|' if ctx == Context::EventText => out.extend_from_slice("\u{A6}".as_bytes()),
+            '\\' => out.extend("\u{FF3C}".as_bytes()),
+            '|' if ctx == Context::EventText => out.extend("\u{A6}".as_bytes()),
             c if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}' | '\u{FEFF}') => out.push(b' '),
-            c => out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes()),
+            c => out.extend(c.encode_utf8(&mut buf).as_bytes()),
         }
     }
 }
@@ -46,9 +48,9 @@ mod tests {
     use super::*;
 
     fn esc(s: &str, ctx: Context) -> String {
-        let mut v = Vec::new();
+        let mut v = Text::default();
         push(&mut v, s, ctx);
-        String::from_utf8(v).unwrap()
+        String::from_utf8(v.as_bytes().to_vec()).unwrap()
     }
 
     #[test]

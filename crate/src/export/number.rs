@@ -24,10 +24,6 @@ pub fn fixed(v: f64, d: u32) -> i64 {
     (x + 0.5f64.copysign(x)) as i64
 }
 
-/// The longest line a [`Line`] holds: an id and nine fixed-point numbers of at most 21 bytes with
-/// their separators take at most 212.
-pub const LINE_BYTES: usize = 256;
-
 const POW10_U: [u64; 20] = [
     1,
     10,
@@ -54,31 +50,30 @@ const POW10_U: [u64; 20] = [
 /// "00", "01", … "99": two digits written at a time.
 const PAIRS: &[u8; 200] = b"00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899";
 
-/// How many decimal digits `u` has (1 for 0).
+/// How many decimal digits `u` has (1 for 0): from its bit length, corrected by one comparison.
 fn digit_count(u: u64) -> usize {
-    let mut c = 1;
-    while POW10_U.get(c).is_some_and(|&p| u >= p) {
-        c += 1;
-    }
-    c
+    let bits = 64 - u.leading_zeros() as usize;
+    // bits × log10(2), rounded down: the digits of 2^(bits-1), one short of u's at most.
+    let guess = (bits * 1233) >> 12;
+    (guess + usize::from(POW10_U.get(guess).is_some_and(|&p| u >= p))).max(1)
 }
 
-/// One line of output assembled on the stack: bytes written in place (no capacity check per
-/// byte, as `Vec::push` makes), the whole line appended to the output in one copy (the ACMI
-/// writer's `T=` lines: docs/performance.md "Exports"). What does not fit is dropped; the writer's
-/// lines always fit ([`LINE_BYTES`]).
-pub struct Line {
-    b: [u8; LINE_BYTES],
+/// The writer's output: a buffer whose bytes are all initialised, with a cursor. Bytes are
+/// written in place (no capacity check per byte as `Vec::push` makes, no line assembled apart and
+/// copied: docs/performance.md "Exports"); the buffer grows, zeroed, only when a write would pass
+/// its end, so text of any length fits, and [`clear`](Self::clear) keeps it for the next bytes.
+#[derive(Default)]
+pub struct Text {
+    b: Vec<u8>,
+    /// Bytes written: at most `b.len()`.
     n: usize,
 }
 
-impl Default for Line {
-    fn default() -> Self {
-        Line { b: [0; LINE_BYTES], n: 0 }
+impl Text {
+    pub fn with_capacity(bytes: usize) -> Text {
+        Text { b: vec![0; bytes], n: 0 }
     }
-}
 
-impl Line {
     pub fn as_bytes(&self) -> &[u8] {
         self.b.get(..self.n).unwrap_or(&[])
     }
@@ -87,16 +82,40 @@ impl Line {
         self.n
     }
 
-    pub fn push(&mut self, c: u8) {
-        if let Some(x) = self.b.get_mut(self.n) {
-            *x = c;
-            self.n += 1;
+    /// Forgets the bytes written; the buffer stays.
+    pub fn clear(&mut self) {
+        self.n = 0;
+    }
+
+    /// Forgets the bytes after the first `n`.
+    pub fn truncate(&mut self, n: usize) {
+        self.n = self.n.min(n);
+    }
+
+    /// Room for `k` more bytes.
+    fn room(&mut self, k: usize) {
+        let need = self.n.saturating_add(k);
+        if self.b.len() < need {
+            self.b.resize(need.max(self.b.len().saturating_mul(2)).max(1024), 0);
         }
     }
 
+    pub fn push(&mut self, c: u8) {
+        match self.b.get_mut(self.n) {
+            Some(x) => *x = c,
+            None => {
+                self.b.truncate(self.n);
+                self.b.push(c);
+            }
+        }
+        self.n += 1;
+    }
+
     pub fn extend(&mut self, s: &[u8]) {
-        for &c in s {
-            self.push(c);
+        self.room(s.len());
+        if let Some(dst) = self.b.get_mut(self.n..self.n + s.len()) {
+            dst.copy_from_slice(s);
+            self.n += s.len();
         }
     }
 
@@ -104,6 +123,8 @@ impl Line {
     /// from the back in one pass, two at a time (divisions by constants only), the point put in
     /// its place as they go.
     pub fn fixed(&mut self, n: i64, d: u32) {
+        // A sign, 20 digits and a point at most.
+        self.room(24);
         let mut u = n.unsigned_abs();
         let mut d = (d as usize).min(19);
         while d > 0 && u.is_multiple_of(10) {
@@ -148,6 +169,7 @@ impl Line {
 
     /// An ACMI object id: hex of `id + 1` (0 is the global object).
     pub fn hex(&mut self, id: u32) {
+        self.room(9);
         let v = u64::from(id) + 1;
         let digits = (64 - v.leading_zeros()).div_ceil(4).max(1);
         for i in (0..digits).rev() {
@@ -157,24 +179,11 @@ impl Line {
     }
 }
 
-/// Appends `n / 10^d` with trailing zeros dropped (`12.5`, `-0.125`, `7`): [`Line::fixed`].
-pub fn push_fixed(buf: &mut Vec<u8>, n: i64, d: u32) {
-    let mut l = Line::default();
-    l.fixed(n, d);
-    buf.extend_from_slice(l.as_bytes());
-}
-
-pub fn push_hex(buf: &mut Vec<u8>, id: u32) {
-    let mut l = Line::default();
-    l.hex(id);
-    buf.extend_from_slice(l.as_bytes());
-}
-
 /// The ACMI id of an entity (hex of `id + 1`), as `AcmiWriter` writes it.
 pub fn object_id(entity: u32) -> String {
-    let mut v = Vec::new();
-    push_hex(&mut v, entity);
-    String::from_utf8(v).unwrap_or_default()
+    let mut t = Text::default();
+    t.hex(entity);
+    String::from_utf8_lossy(t.as_bytes()).into_owned()
 }
 
 #[cfg(test)]
@@ -184,9 +193,9 @@ mod tests {
     #[test]
     fn fixed_point_numbers() {
         let f = |n: i64, d: u32| {
-            let mut v = Vec::new();
-            push_fixed(&mut v, n, d);
-            String::from_utf8(v).unwrap()
+            let mut t = Text::default();
+            t.fixed(n, d);
+            String::from_utf8(t.as_bytes().to_vec()).unwrap()
         };
         assert_eq!(f(125, 3), "0.125");
         assert_eq!(f(-125, 3), "-0.125");

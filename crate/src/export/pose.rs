@@ -2,7 +2,8 @@
 //! (`world_to_geodetic` with the stored planet radius) and roll, pitch, yaw in the local east /
 //! north / up frame; a flat world adds its native `u|v` (docs/export.md).
 
-use super::number::fixed;
+use super::number::{decimals_for_step, fixed};
+use crate::model::{world_to_geodetic, EntityState, RecordingInfo, WorldKind};
 
 /// Metres per degree of the sphere that places a flat map's `u|v` on the globe (Earth's mean
 /// radius: a flat map is drawn near latitude 0 / longitude 0).
@@ -21,6 +22,121 @@ pub struct Geo {
     /// fewer digits to write and to read.
     pub ref_lon: f64,
     pub ref_lat: f64,
+}
+
+impl Geo {
+    /// How `info`'s positions are written (the reference longitude / latitude 0 until
+    /// [`reference`](Self::reference)).
+    pub fn of(info: &RecordingInfo) -> Geo {
+        let quantum = if info.position_quantum_m.is_finite() && info.position_quantum_m > 0.0 {
+            info.position_quantum_m
+        } else {
+            1.0
+        };
+        let (radius, m_per_deg) = match info.world {
+            WorldKind::Planet { radius_m } => (Some(radius_m), radius_m * std::f64::consts::PI / 180.0),
+            WorldKind::Flat => (None, FLAT_M_PER_DEG),
+        };
+        Geo {
+            radius,
+            quantum,
+            deg_decimals: decimals_for_step(quantum / m_per_deg.max(1e-9)),
+            metre_decimals: decimals_for_step(quantum),
+            ref_lon: 0.0,
+            ref_lat: 0.0,
+        }
+    }
+
+    /// ReferenceLongitude / ReferenceLatitude from the first tick's states: on a planet the whole
+    /// degrees nearest its first entity, on a flat map (or with no entity) 0.
+    pub fn reference(&mut self, states: &[EntityState]) {
+        if let (Some(radius), Some(s)) = (self.radius, states.first()) {
+            let g = world_to_geodetic(s.pos.map(|v| f64::from(v) * self.quantum), radius);
+            if g.lon_deg.is_finite() && g.lat_deg.is_finite() {
+                self.ref_lon = g.lon_deg.round();
+                self.ref_lat = g.lat_deg.round();
+            }
+        }
+    }
+}
+
+/// An object's `T=` components as fixed-point integers: `n` of them (6 on a planet, 9 flat), or
+/// 0 where it did not move since the tick before.
+#[derive(Clone, Copy, Default)]
+pub struct Pose {
+    pub t: [i64; 9],
+    pub n: usize,
+}
+
+/// What a [`Poser`] keeps of an object from the tick before.
+struct Seen {
+    id: u32,
+    pos: [i32; 3],
+    orient: [i16; 4],
+    track: Track,
+}
+
+/// The poses of a recording's ticks, fed in order: for each state, its `T=` where it is new or
+/// moved since the tick before, its angles followed from tick to tick ([`Track`]). The ACMI
+/// writer's one source of positions: it runs one itself (`AcmiWriter::tick`), or takes what one
+/// computed on the thread that decodes (`AcmiWriter::tick_posed`, `io::export::acmi`); the bytes
+/// are the same.
+pub struct Poser {
+    geo: Geo,
+    referenced: bool,
+    prev: Vec<Seen>,
+    next: Vec<Seen>,
+}
+
+impl Poser {
+    pub fn new(geo: Geo) -> Poser {
+        Poser { geo, referenced: false, prev: Vec::new(), next: Vec::new() }
+    }
+
+    /// Appends to `out` one [`Pose`] per state of one tick (`states` sorted by ascending id, as
+    /// every reader gives them; the writer pairs objects across ticks the same way).
+    pub fn tick(&mut self, states: &[EntityState], out: &mut Vec<Pose>) {
+        if !self.referenced {
+            self.referenced = true;
+            self.geo.reference(states);
+        }
+        let geo = self.geo;
+        let moved = |o: &mut Seen, s: &EntityState| {
+            if o.pos == s.pos && o.orient == s.orient {
+                return Pose::default();
+            }
+            o.pos = s.pos;
+            o.orient = s.orient;
+            let (t, n) = transform(geo, s.pos, s.orient, Some(&mut o.track));
+            Pose { t, n }
+        };
+        out.reserve(states.len());
+        if self.prev.len() == states.len() && self.prev.iter().zip(states).all(|(o, s)| o.id == s.id) {
+            // The same entities as the tick before (the common case): in place, back to back.
+            out.extend(self.prev.iter_mut().zip(states).map(|(o, s)| moved(o, s)));
+            return;
+        }
+        let mut next = std::mem::take(&mut self.next);
+        next.clear();
+        let mut old = self.prev.drain(..).peekable();
+        for s in states {
+            while old.next_if(|o| o.id < s.id).is_some() {}
+            match old.next_if(|o| o.id == s.id) {
+                Some(mut o) => {
+                    out.push(moved(&mut o, s));
+                    next.push(o);
+                }
+                None => {
+                    let mut o = Seen { id: s.id, pos: s.pos, orient: s.orient, track: Track::default() };
+                    let (t, n) = transform(geo, s.pos, s.orient, Some(&mut o.track));
+                    out.push(Pose { t, n });
+                    next.push(o);
+                }
+            }
+        }
+        drop(old);
+        self.next = std::mem::replace(&mut self.prev, next);
+    }
 }
 
 /// How many angles a step can follow from the one before before [`Track`] computes them afresh
@@ -103,8 +219,19 @@ pub fn transform(geo: Geo, pos: [i32; 3], orient: [i16; 4], track: Option<&mut T
             let lon = track.angle(0, [p[0], p[1]], fresh).to_degrees();
             let lat = track.angle(1, [h, p[2]], fresh).to_degrees();
             let alt = if r == 0.0 { -radius } else { r - radius };
-            let vert = if r > 0.0 { [p[0] / r, p[1] / r, p[2] / r] } else { [1.0, 0.0, 0.0] };
-            let east = if h > 0.0 { [-p[1] / h, p[0] / h, 0.0] } else { [0.0, 1.0, 0.0] };
+            // One division each, then products (a division costs several multiplications).
+            let vert = if r > 0.0 {
+                let k = 1.0 / r;
+                [p[0] * k, p[1] * k, p[2] * k]
+            } else {
+                [1.0, 0.0, 0.0]
+            };
+            let east = if h > 0.0 {
+                let k = 1.0 / h;
+                [-p[1] * k, p[0] * k, 0.0]
+            } else {
+                [0.0, 1.0, 0.0]
+            };
             let north = [
                 vert[1] * east[2] - vert[2] * east[1],
                 vert[2] * east[0] - vert[0] * east[2],

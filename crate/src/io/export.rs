@@ -4,6 +4,7 @@
 use super::convert::{chunks_of, ConvertError};
 use super::{read_chunk, ReadAt};
 use crate::export::acmi::{AcmiStats, AcmiWriter};
+use crate::export::acmi::{Geo, Pose, Poser};
 use crate::export::Span;
 use crate::format::clip::Clip;
 use crate::format::{Session, SessionError};
@@ -26,10 +27,11 @@ impl std::fmt::Display for ExportError {
 }
 impl std::error::Error for ExportError {}
 
-/// Writes the ticks `span` of the open recording `s` as ACMI 2.2 text to `sink`: the chunks are
-/// read and decoded on a second thread while this one writes the chunk before (at most
-/// [`AHEAD`] decoded chunks wait), in order, so the bytes are those of [`acmi_in_one_thread`].
-/// Where no thread can be started it is that.
+/// Writes the ticks `span` of the open recording `s` as ACMI 2.2 text to `sink`, in a pipeline of
+/// three threads: one reads and decodes the chunks, the next computes where each object is in
+/// them ([`Poser`]: the trigonometry), and this one writes the lines, each stage a chunk behind
+/// the one before (at most [`AHEAD`] chunks wait between two), in order, so the bytes are those of
+/// [`acmi_in_one_thread`]. Where the threads cannot be started it is that.
 pub fn acmi<R: ReadAt + Send, W: Write>(
     s: &mut Session,
     src: &mut R,
@@ -39,8 +41,11 @@ pub fn acmi<R: ReadAt + Send, W: Write>(
     let info = s.info().ok_or_else(|| ExportError::Read(SessionError::Usage("the session is not open".into())))?;
     let mut w = AcmiWriter::new(sink, &info).map_err(ExportError::Write)?;
     let range = chunks_of(s, span.from, span.to);
+    let mut poser = Poser::new(Geo::of(&info));
     let threaded = std::thread::scope(|scope| {
-        let (tx, rx) = std::sync::mpsc::sync_channel::<Result<DecodedChunk, SessionError>>(AHEAD);
+        let (decoded_tx, decoded_rx) = std::sync::mpsc::sync_channel::<Result<DecodedChunk, SessionError>>(AHEAD);
+        let (posed_tx, posed_rx) =
+            std::sync::mpsc::sync_channel::<Result<(DecodedChunk, Vec<Pose>), SessionError>>(AHEAD);
         let reader = std::thread::Builder::new().name("acmi-decode".into()).spawn_scoped(scope, {
             let range = range.clone();
             let (s, src) = (&mut *s, &mut *src);
@@ -48,19 +53,49 @@ pub fn acmi<R: ReadAt + Send, W: Write>(
                 for i in range {
                     let c = read_chunk(s, src, i);
                     let failed = c.is_err();
-                    // The writer stopped (an error): so does the reader.
-                    if tx.send(c).is_err() || failed {
+                    // The next stage stopped (an error): so does this one.
+                    if decoded_tx.send(c).is_err() || failed {
                         break;
                     }
                 }
             }
         });
-        if reader.is_err() {
+        let posing = reader.is_ok().then(|| {
+            std::thread::Builder::new().name("acmi-pose".into()).spawn_scoped(scope, {
+                let poser = &mut poser;
+                move || {
+                    for c in decoded_rx {
+                        let c = c.map(|c| {
+                            let mut poses = Vec::new();
+                            let _ = c.for_each_tick(span.from, span.to, |_, states, _| {
+                                poser.tick(states, &mut poses);
+                                Ok::<(), std::convert::Infallible>(())
+                            });
+                            (c, poses)
+                        });
+                        let failed = c.is_err();
+                        if posed_tx.send(c).is_err() || failed {
+                            break;
+                        }
+                    }
+                }
+            })
+        });
+        if !matches!(posing, Some(Ok(_))) {
             return None;
         }
+        let rx = posed_rx;
         let mut wrote = Ok(());
         for c in rx {
-            wrote = c.map_err(ExportError::Read).and_then(|c| write_chunk(&mut w, &c, span));
+            wrote = c.map_err(ExportError::Read).and_then(|(c, poses)| {
+                let mut at = 0usize;
+                c.for_each_tick(span.from, span.to, |tick, states, events| {
+                    let these = poses.get(at..at + states.len()).unwrap_or(&[]);
+                    at += states.len();
+                    w.tick_posed(tick, states, events, these)
+                })
+                .map_err(ExportError::Write)
+            });
             if wrote.is_err() {
                 break;
             }
@@ -78,7 +113,7 @@ pub fn acmi<R: ReadAt + Send, W: Write>(
     w.finish().map_err(ExportError::Write)
 }
 
-/// Decoded chunks the reading thread of [`acmi`] may hold ahead of the writer.
+/// Chunks a stage of [`acmi`]'s pipeline may hold ahead of the next.
 pub const AHEAD: usize = 2;
 
 fn write_chunk<W: Write>(w: &mut AcmiWriter<W>, c: &DecodedChunk, span: Span) -> Result<(), ExportError> {
