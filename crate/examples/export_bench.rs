@@ -109,7 +109,7 @@ fn run(name: &str, bytes: &[u8], minutes: f64) {
     );
     let (mt, mtc) = (median(&mut t), median(&mut tc));
     println!(
-        "{name}: with the chunks decoded and posed on a second thread (io::export::acmi): export {:.1} ms wall ({:.1} ms CPU on the writing thread), export/decode throughput {:.2}x (one thread: {:.2}x)",
+        "{name}: with the chunks decoded and posed on threads of their own (io::export::acmi): export {:.1} ms wall ({:.1} ms CPU on the writing thread), export/decode throughput {:.2}x (one thread: {:.2}x)",
         mt * 1e3,
         mtc * 1e3,
         md / mt,

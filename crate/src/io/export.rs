@@ -3,8 +3,7 @@
 
 use super::convert::{chunks_of, ConvertError};
 use super::{read_chunk, ReadAt};
-use crate::export::acmi::{AcmiStats, AcmiWriter};
-use crate::export::acmi::{Geo, Pose, Poser};
+use crate::export::acmi::{AcmiStats, AcmiWriter, Geo, Pose, Poser};
 use crate::export::Span;
 use crate::format::clip::Clip;
 use crate::format::{Session, SessionError};
@@ -84,9 +83,8 @@ pub fn acmi<R: ReadAt + Send, W: Write>(
         if !matches!(posing, Some(Ok(_))) {
             return None;
         }
-        let rx = posed_rx;
         let mut wrote = Ok(());
-        for c in rx {
+        for c in posed_rx {
             wrote = c.map_err(ExportError::Read).and_then(|(c, poses)| {
                 let mut at = 0usize;
                 c.for_each_tick(span.from, span.to, |tick, states, events| {
