@@ -11,7 +11,7 @@
 use super::escape::{self, Context};
 pub use super::number::object_id;
 use super::number::{decimals_for_step, pow10, Text};
-use super::pose::{transform, ANGLE_DECIMALS};
+use super::pose::{component, transform_into, ANGLE_DECIMALS};
 pub use super::pose::{Geo, Pose, Poser};
 use crate::model::{
     projectile_kind, Category, EntityState, Event, EventBody, RecordingInfo, WorldKind, NO_ENTITY, NO_WEAPON,
@@ -58,8 +58,9 @@ struct Obj {
     health: u16,
     participant: u32,
     projectile: bool,
-    /// The `T=` components as last written (fixed-point integers).
-    t: [i64; 9],
+    /// The `T=` components as last written (fixed-point integers; the ninth implied, as a
+    /// [`Pose`]'s).
+    t: [i64; 8],
 }
 
 /// The ACMI writer: [`new`](Self::new) writes the header and the global object, [`tick`](Self::tick)
@@ -90,10 +91,25 @@ pub struct AcmiWriter<W: Write> {
     /// "Exports").
     poses: Vec<Pose>,
     frame_open: bool,
+    /// The output is handed to the sink once this many bytes are written ([`FLUSH_BYTES`], or
+    /// never with [`hold_output`](Self::hold_output)).
+    flush_at: usize,
     /// Whether the reference longitude / latitude lines are written (at the first tick).
     referenced: bool,
     tick: u64,
     stats: AcmiStats,
+}
+
+/// `poses[i]` by reference (a [`Pose`] copied is a `memory.copy` call in wasm), or where it is
+/// missing, `s`'s computed afresh into `spare`.
+fn pose_at<'a>(poses: &'a [Pose], i: usize, geo: Geo, s: &EntityState, spare: &'a mut Pose) -> &'a Pose {
+    match poses.get(i) {
+        Some(p) => p,
+        None => {
+            spare.n = transform_into(geo, s.pos, s.orient, None, &mut spare.t);
+            spare
+        }
+    }
 }
 
 /// `,KEY=value` with the value escaped.
@@ -194,6 +210,7 @@ impl<W: Write> AcmiWriter<W> {
             poser: Poser::new(geo),
             poses: Vec::new(),
             frame_open: false,
+            flush_at: FLUSH_BYTES,
             referenced: false,
             tick: info.first_tick,
             stats: AcmiStats::default(),
@@ -305,17 +322,12 @@ impl<W: Write> AcmiWriter<W> {
             }
         }
         let geo = self.geo;
-        let pose = |i: usize, s: &EntityState| {
-            poses.get(i).copied().unwrap_or_else(|| {
-                let (t, n) = transform(geo, s.pos, s.orient, None);
-                Pose { t, n }
-            })
-        };
+        let mut spare = Pose::default();
         let mut prev = std::mem::take(&mut self.prev);
         if prev.len() == states.len() && prev.iter().zip(states).all(|(o, s)| o.id == s.id) {
             // The same entities as the tick before (the common case): in place.
             for (i, (o, s)) in prev.iter_mut().zip(states).enumerate() {
-                self.update(o, s, &pose(i, s));
+                self.update(o, s, pose_at(poses, i, geo, s, &mut spare));
             }
             self.prev = prev;
         } else {
@@ -329,10 +341,10 @@ impl<W: Write> AcmiWriter<W> {
                 }
                 match old.next_if(|o| o.id == s.id) {
                     Some(mut o) => {
-                        self.update(&mut o, s, &pose(i, s));
+                        self.update(&mut o, s, pose_at(poses, i, geo, s, &mut spare));
                         next.push(o);
                     }
-                    None => next.push(self.create(s, &pose(i, s))),
+                    None => next.push(self.create(s, pose_at(poses, i, geo, s, &mut spare))),
                 }
             }
             for o in old {
@@ -344,7 +356,7 @@ impl<W: Write> AcmiWriter<W> {
         for e in events {
             self.event(e);
         }
-        if self.buf.len() >= FLUSH_BYTES {
+        if self.buf.len() >= self.flush_at {
             self.flush_buf()?;
         }
         Ok(())
@@ -357,16 +369,17 @@ impl<W: Write> AcmiWriter<W> {
         self.buf.push(b'\n');
     }
 
-    /// `,T=` and the components of `t` (those equal to `last`'s left empty) onto `line`.
-    fn push_t(geo: &Geo, line: &mut Text, t: &[i64; 9], n: usize, last: Option<&[i64; 9]>) {
+    /// `,T=` and the first `n` components of `t` (those equal to `last`'s left empty) onto `line`.
+    fn push_t(geo: &Geo, line: &mut Text, t: &[i64; 8], n: u8, last: Option<&[i64; 8]>) {
         let md = geo.metre_decimals;
         let dd = geo.deg_decimals;
         line.extend(b",T=");
-        for (i, v) in t.iter().take(n).enumerate() {
+        for i in 0..usize::from(n) {
             if i > 0 {
                 line.push(b'|');
             }
-            if last.is_some_and(|l| l.get(i) == Some(v)) {
+            let v = component(t, i);
+            if last.is_some_and(|l| component(l, i) == v) {
                 continue;
             }
             let d = match i {
@@ -374,7 +387,7 @@ impl<W: Write> AcmiWriter<W> {
                 2 | 6 | 7 => md,
                 _ => ANGLE_DECIMALS,
             };
-            line.fixed(*v, d);
+            line.fixed(v, d);
         }
     }
 
@@ -413,15 +426,15 @@ impl<W: Write> AcmiWriter<W> {
         if self.seen.insert(s.id) {
             self.stats.objects += 1;
         }
-        let Pose { t, n } = *pose;
+        let Pose { t, n } = pose;
         self.buf.hex(s.id);
-        Self::push_t(&self.geo, &mut self.buf, &t, n, None);
+        Self::push_t(&self.geo, &mut self.buf, t, *n, None);
         let projectile = self.push_type(s.type_index, s.id);
         self.push_faction(s.faction);
         self.push_health(s.health);
         let participant = self.push_roster(s.id, projectile);
         self.buf.push(b'\n');
-        Obj { id: s.id, type_index: s.type_index, faction: s.faction, health: s.health, participant, projectile, t }
+        Obj { id: s.id, type_index: s.type_index, faction: s.faction, health: s.health, participant, projectile, t: *t }
     }
 
     /// `Name` and `Type`; whether the type is a projectile.
@@ -454,7 +467,7 @@ impl<W: Write> AcmiWriter<W> {
         let after_id = self.buf.len();
         if moved {
             let Pose { t, n } = pose;
-            if t.iter().take(*n).ne(o.t.iter().take(*n)) {
+            if t.iter().take(usize::from(*n)).ne(o.t.iter().take(usize::from(*n))) {
                 Self::push_t(&self.geo, &mut self.buf, t, *n, Some(&o.t));
                 o.t = *t;
             }
@@ -542,11 +555,20 @@ impl<W: Write> AcmiWriter<W> {
         Ok(())
     }
 
-    /// Hands everything written so far to the sink and returns it (a driver that passes the bytes
-    /// on chunk by chunk, as the export worker does, takes them out of it).
-    pub fn flush_to_sink(&mut self) -> std::io::Result<&mut W> {
-        self.flush_buf()?;
-        Ok(&mut self.out)
+    /// Keeps what is written in the writer, not handed to the sink each 64 KiB, until
+    /// [`drain`](Self::drain) takes it: for a driver that copies each chunk's output out once,
+    /// as the export worker copies it into JS memory (docs/performance.md "Exports").
+    pub fn hold_output(&mut self) {
+        self.flush_at = usize::MAX;
+    }
+
+    /// Hands `f` the sink and the bytes written after what the sink holds, then forgets those
+    /// bytes (counted as written, as a flush counts them).
+    pub fn drain<R>(&mut self, f: impl FnOnce(&mut W, &[u8]) -> R) -> R {
+        let r = f(&mut self.out, self.buf.as_bytes());
+        self.stats.bytes += self.buf.len() as u64;
+        self.buf.clear();
+        r
     }
 
     /// What has been written so far.

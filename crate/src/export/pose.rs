@@ -61,11 +61,25 @@ impl Geo {
 }
 
 /// An object's `T=` components as fixed-point integers: `n` of them (6 on a planet, 9 flat), or
-/// 0 where it did not move since the tick before.
+/// none (`n` 0) where it did not move since the tick before. A flat world's ninth, the heading,
+/// is the yaw (`t[5]`): 64 bytes of components, which a copy moves in eight stores, not a
+/// `memory.copy` call as wasm makes for anything longer (docs/performance.md "Exports").
 #[derive(Clone, Copy, Default)]
 pub struct Pose {
-    pub t: [i64; 9],
-    pub n: usize,
+    pub t: [i64; 8],
+    pub n: u8,
+}
+
+impl Pose {
+    /// Component `i` of `T=` (0 past the last).
+    pub fn get(&self, i: usize) -> i64 {
+        component(&self.t, i)
+    }
+}
+
+/// Component `i` of the `T=` components `t` (the ninth is the yaw; 0 past it).
+pub fn component(t: &[i64; 8], i: usize) -> i64 {
+    t.get(if i == 8 { 5 } else { i }).copied().unwrap_or(0)
 }
 
 /// What a [`Poser`] keeps of an object from the tick before.
@@ -101,35 +115,37 @@ impl Poser {
             self.geo.reference(states);
         }
         let geo = self.geo;
-        let moved = |o: &mut Seen, s: &EntityState| {
-            if o.pos == s.pos && o.orient == s.orient {
-                return Pose::default();
+        // Each pose is written in its slot: none is built apart and copied in.
+        let start = out.len();
+        out.resize(start + states.len(), Pose::default());
+        let slots = out.get_mut(start..).unwrap_or_default();
+        let moved = |o: &mut Seen, s: &EntityState, slot: &mut Pose| {
+            if o.pos != s.pos || o.orient != s.orient {
+                o.pos = s.pos;
+                o.orient = s.orient;
+                slot.n = transform_into(geo, s.pos, s.orient, Some(&mut o.track), &mut slot.t);
             }
-            o.pos = s.pos;
-            o.orient = s.orient;
-            let (t, n) = transform(geo, s.pos, s.orient, Some(&mut o.track));
-            Pose { t, n }
         };
-        out.reserve(states.len());
         if self.prev.len() == states.len() && self.prev.iter().zip(states).all(|(o, s)| o.id == s.id) {
             // The same entities as the tick before (the common case): in place, back to back.
-            out.extend(self.prev.iter_mut().zip(states).map(|(o, s)| moved(o, s)));
+            for ((o, s), slot) in self.prev.iter_mut().zip(states).zip(slots) {
+                moved(o, s, slot);
+            }
             return;
         }
         let mut next = std::mem::take(&mut self.next);
         next.clear();
         let mut old = self.prev.drain(..).peekable();
-        for s in states {
+        for (s, slot) in states.iter().zip(slots) {
             while old.next_if(|o| o.id < s.id).is_some() {}
             match old.next_if(|o| o.id == s.id) {
                 Some(mut o) => {
-                    out.push(moved(&mut o, s));
+                    moved(&mut o, s, slot);
                     next.push(o);
                 }
                 None => {
                     let mut o = Seen { id: s.id, pos: s.pos, orient: s.orient, track: Track::default() };
-                    let (t, n) = transform(geo, s.pos, s.orient, Some(&mut o.track));
-                    out.push(Pose { t, n });
+                    slot.n = transform_into(geo, s.pos, s.orient, Some(&mut o.track), &mut slot.t);
                     next.push(o);
                 }
             }
@@ -188,17 +204,22 @@ impl Track {
     }
 }
 
-/// The `T=` components of a state (fixed-point) and how many there are (6 on a planet, 9 flat).
-/// `track` holds the object's angles from its last call (`None`: computed afresh, not kept).
-pub fn transform(geo: Geo, pos: [i32; 3], orient: [i16; 4], track: Option<&mut Track>) -> ([i64; 9], usize) {
-    let mut scratch = Track::default();
+/// The `T=` components of a state (fixed-point) into `t` (a [`Pose`]'s: the ninth implied) and
+/// how many there are (6 on a planet, 9 flat). `track` holds the object's angles from its last
+/// call (`None`: computed afresh, not kept).
+pub fn transform_into(geo: Geo, pos: [i32; 3], orient: [i16; 4], track: Option<&mut Track>, t: &mut [i64; 8]) -> u8 {
+    // Made only where there is no track (zeroing it is a `memory.fill` call in wasm).
+    let mut scratch: Track;
     let fresh = track.is_none() || track.as_ref().is_some_and(|t| t.steps == 0);
     let track = match track {
         Some(t) => {
             t.steps = if t.steps + 1 >= STEPS_BETWEEN_EXACT { 0 } else { t.steps + 1 };
             t
         }
-        None => &mut scratch,
+        None => {
+            scratch = Track::default();
+            &mut scratch
+        }
     };
     let q = geo.quantum;
     let p = [f64::from(pos[0]) * q, f64::from(pos[1]) * q, f64::from(pos[2]) * q];
@@ -249,7 +270,7 @@ pub fn transform(geo: Geo, pos: [i32; 3], orient: [i16; 4], track: Option<&mut T
     let pitch = track.angle(3, [(fe * fe + fnorth * fnorth).sqrt(), fv], fresh).to_degrees();
     let roll = track.angle(4, [dot(up, vert), dot(left, vert)], fresh).to_degrees();
     let (dd, md) = (geo.deg_decimals, geo.metre_decimals);
-    let mut t = [
+    *t = [
         fixed(lon - geo.ref_lon, dd),
         fixed(lat - geo.ref_lat, dd),
         fixed(alt, md),
@@ -258,20 +279,24 @@ pub fn transform(geo: Geo, pos: [i32; 3], orient: [i16; 4], track: Option<&mut T
         fixed(yaw, ANGLE_DECIMALS),
         0,
         0,
-        0,
     ];
     if geo.radius.is_some() {
-        return (t, 6);
+        return 6;
     }
     t[6] = fixed(p[0], md);
     t[7] = fixed(p[1], md);
-    t[8] = t[5];
-    (t, 9)
+    9
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn transform(geo: Geo, pos: [i32; 3], orient: [i16; 4], track: Option<&mut Track>) -> ([i64; 8], usize) {
+        let mut t = [0; 8];
+        let n = transform_into(geo, pos, orient, track, &mut t);
+        (t, usize::from(n))
+    }
 
     #[test]
     fn level_flight_north_and_a_right_bank() {

@@ -37,6 +37,14 @@ pub struct ExportSession {
     patches: Vec<(u64, Vec<u8>)>,
 }
 
+/// `a` then `b` in a new `Uint8Array`.
+fn concat(a: &[u8], b: &[u8]) -> js_sys::Uint8Array {
+    let out = js_sys::Uint8Array::new_with_length((a.len() + b.len()) as u32);
+    out.subarray(0, a.len() as u32).copy_from(a);
+    out.subarray(a.len() as u32, (a.len() + b.len()) as u32).copy_from(b);
+    out
+}
+
 /// A time in seconds from the recording's start (as share links and the player count it), or
 /// none for `null` / `undefined` / NaN.
 fn time_of(v: Option<f64>) -> Option<TimeSpec> {
@@ -80,7 +88,11 @@ impl ExportSession {
         let info = s.info().ok_or_else(|| js_error("the replay is not open yet"))?;
         let span = Span::of(&info, time_of(from), time_of(to)).map_err(js_error)?;
         self.job = Some(match kind {
-            "acmi" => Job::Acmi(Box::new(AcmiWriter::new(Parts::new(), &info).map_err(js_error)?)),
+            "acmi" => {
+                let mut w = AcmiWriter::new(Parts::new(), &info).map_err(js_error)?;
+                w.hold_output();
+                Job::Acmi(Box::new(w))
+            }
             "clip" => {
                 Job::Clip(Box::new(Clip::same_format(&info, Parts::new(), span.from, span.to).map_err(js_error)?))
             }
@@ -104,7 +116,7 @@ impl ExportSession {
 
     /// Decodes chunk `i` (the next of `begin`'s) from its bytes, writes its ticks in the range and
     /// returns the output written so far that was not returned before (a `Uint8Array`, maybe empty).
-    pub fn chunk(&mut self, i: f64, bytes: &[u8]) -> Result<Vec<u8>, JsValue> {
+    pub fn chunk(&mut self, i: f64, bytes: &[u8]) -> Result<js_sys::Uint8Array, JsValue> {
         let idx = usize_of(i, "chunk index")?;
         if idx != self.next || idx >= self.end {
             return Err(js_error(format!(
@@ -119,11 +131,12 @@ impl ExportSession {
             Some(Job::Acmi(w)) => {
                 c.for_each_tick(span.from, span.to, |tick, states, events| w.tick(tick, states, events))
                     .map_err(js_error)?;
-                Ok(w.flush_to_sink().map_err(js_error)?.take())
+                // Copied once, straight from the writer's buffer into JS memory.
+                Ok(w.drain(|parts, text| concat(&parts.take(), text)))
             }
             Some(Job::Clip(w)) => {
                 w.chunk(&c).map_err(js_error)?;
-                Ok(w.sink_mut().map(Parts::take).unwrap_or_default())
+                Ok(concat(&w.sink_mut().map(Parts::take).unwrap_or_default(), &[]))
             }
             None => Err(js_error("begin() was not called")),
         }
