@@ -11,6 +11,7 @@
 use super::escape::{self, Context};
 pub use super::number::object_id;
 use super::number::{decimals_for_step, pow10, Text};
+use super::pair::{pair_by_id, same_ids, Step};
 use super::pose::{component, transform_into, ANGLE_DECIMALS};
 pub use super::pose::{Geo, Pose, Poser};
 use crate::model::{
@@ -324,35 +325,33 @@ impl<W: Write> AcmiWriter<W> {
         let geo = self.geo;
         let mut spare = Pose::default();
         let mut prev = std::mem::take(&mut self.prev);
-        if prev.len() == states.len() && prev.iter().zip(states).all(|(o, s)| o.id == s.id) {
+        if same_ids(&prev, states, |o| o.id) {
             // The same entities as the tick before (the common case): in place.
             for (i, (o, s)) in prev.iter_mut().zip(states).enumerate() {
                 self.update(o, s, pose_at(poses, i, geo, s, &mut spare));
             }
-            self.prev = prev;
         } else {
             let mut next = std::mem::take(&mut self.next);
-            next.clear();
-            next.reserve(states.len());
-            let mut old = prev.drain(..).peekable();
-            for (i, s) in states.iter().enumerate() {
-                while let Some(o) = old.next_if(|o| o.id < s.id) {
-                    self.remove(o.id);
-                }
-                match old.next_if(|o| o.id == s.id) {
-                    Some(mut o) => {
-                        self.update(&mut o, s, pose_at(poses, i, geo, s, &mut spare));
-                        next.push(o);
+            pair_by_id(
+                &mut prev,
+                &mut next,
+                states,
+                |o| o.id,
+                |step| match step {
+                    Step::Kept(i, s, o) => {
+                        self.update(o, s, pose_at(poses, i, geo, s, &mut spare));
+                        None
                     }
-                    None => next.push(self.create(s, pose_at(poses, i, geo, s, &mut spare))),
-                }
-            }
-            for o in old {
-                self.remove(o.id);
-            }
-            self.prev = next;
-            self.next = prev;
+                    Step::New(i, s) => Some(self.create(s, pose_at(poses, i, geo, s, &mut spare))),
+                    Step::Gone(o) => {
+                        self.remove(o.id);
+                        None
+                    }
+                },
+            );
+            self.next = next;
         }
+        self.prev = prev;
         for e in events {
             self.event(e);
         }

@@ -8,6 +8,7 @@
 pub mod acmi;
 mod escape;
 mod number;
+mod pair;
 pub mod parts;
 mod pose;
 

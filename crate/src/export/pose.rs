@@ -3,6 +3,7 @@
 //! north / up frame; a flat world adds its native `u|v` (docs/export.md).
 
 use super::number::{decimals_for_step, fixed};
+use super::pair::{pair_by_id, same_ids, Step};
 use crate::model::{world_to_geodetic, EntityState, RecordingInfo, WorldKind};
 
 /// Metres per degree of the sphere that places a flat map's `u|v` on the globe (Earth's mean
@@ -108,7 +109,8 @@ impl Poser {
     }
 
     /// Appends to `out` one [`Pose`] per state of one tick (`states` sorted by ascending id, as
-    /// every reader gives them; the writer pairs objects across ticks the same way).
+    /// every reader gives them), paired with the tick before's as the writer pairs them
+    /// (`export::pair`).
     pub fn tick(&mut self, states: &[EntityState], out: &mut Vec<Pose>) {
         if !self.referenced {
             self.referenced = true;
@@ -126,32 +128,35 @@ impl Poser {
                 slot.n = transform_into(geo, s.pos, s.orient, Some(&mut o.track), &mut slot.t);
             }
         };
-        if self.prev.len() == states.len() && self.prev.iter().zip(states).all(|(o, s)| o.id == s.id) {
+        if same_ids(&self.prev, states, |o| o.id) {
             // The same entities as the tick before (the common case): in place, back to back.
             for ((o, s), slot) in self.prev.iter_mut().zip(states).zip(slots) {
                 moved(o, s, slot);
             }
             return;
         }
-        let mut next = std::mem::take(&mut self.next);
-        next.clear();
-        let mut old = self.prev.drain(..).peekable();
-        for (s, slot) in states.iter().zip(slots) {
-            while old.next_if(|o| o.id < s.id).is_some() {}
-            match old.next_if(|o| o.id == s.id) {
-                Some(mut o) => {
-                    moved(&mut o, s, slot);
-                    next.push(o);
+        pair_by_id(
+            &mut self.prev,
+            &mut self.next,
+            states,
+            |o| o.id,
+            |step| match step {
+                Step::Kept(i, s, o) => {
+                    if let Some(slot) = slots.get_mut(i) {
+                        moved(o, s, slot);
+                    }
+                    None
                 }
-                None => {
+                Step::New(i, s) => {
                     let mut o = Seen { id: s.id, pos: s.pos, orient: s.orient, track: Track::default() };
-                    slot.n = transform_into(geo, s.pos, s.orient, Some(&mut o.track), &mut slot.t);
-                    next.push(o);
+                    if let Some(slot) = slots.get_mut(i) {
+                        slot.n = transform_into(geo, s.pos, s.orient, Some(&mut o.track), &mut slot.t);
+                    }
+                    Some(o)
                 }
-            }
-        }
-        drop(old);
-        self.next = std::mem::replace(&mut self.prev, next);
+                Step::Gone(_) => None,
+            },
+        );
     }
 }
 
