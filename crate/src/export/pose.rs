@@ -63,19 +63,13 @@ impl Geo {
 
 /// An object's `T=` components as fixed-point integers: `n` of them (6 on a planet, 9 flat), or
 /// none (`n` 0) where it did not move since the tick before. A flat world's ninth, the heading,
-/// is the yaw (`t[5]`): 64 bytes of components, which a copy moves in eight stores, not a
-/// `memory.copy` call as wasm makes for anything longer (docs/performance.md "Exports").
+/// is the yaw (`t[5]`), so the components are 64 bytes, which a copy (the writer keeps what it
+/// wrote) moves in eight stores. Anything longer is a `memory.copy` call in wasm: a `Pose` itself
+/// is written in its slot and read by reference (docs/performance.md "Exports").
 #[derive(Clone, Copy, Default)]
 pub struct Pose {
     pub t: [i64; 8],
     pub n: u8,
-}
-
-impl Pose {
-    /// Component `i` of `T=` (0 past the last).
-    pub fn get(&self, i: usize) -> i64 {
-        component(&self.t, i)
-    }
 }
 
 /// Component `i` of the `T=` components `t` (the ninth is the yaw; 0 past it).
