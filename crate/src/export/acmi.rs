@@ -24,6 +24,8 @@ use std::io::Write;
 const FLUSH_BYTES: usize = 64 * 1024;
 /// Health is hundredths of a point; ACMI's is 0..1 of 100 points: four decimals are exact.
 const HEALTH_DECIMALS: u32 = 4;
+// `push_t` writes the angles with `Text::fixed2`.
+const _: () = assert!(ANGLE_DECIMALS == 2, "the angles are written with Text::fixed2: 2 decimals");
 
 /// What an export wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -381,12 +383,11 @@ impl<W: Write> AcmiWriter<W> {
             if last.is_some_and(|l| component(l, i) == v) {
                 continue;
             }
-            let d = match i {
-                0 | 1 => dd,
-                2 | 6 | 7 => md,
-                _ => ANGLE_DECIMALS,
-            };
-            line.fixed(v, d);
+            match i {
+                0 | 1 => line.fixed(v, dd),
+                2 | 6 | 7 => line.fixed(v, md),
+                _ => line.fixed2(v),
+            }
         }
     }
 
