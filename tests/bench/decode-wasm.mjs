@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchFile, percentile, median, fmt, machineLine, ROOT, rng } from './lib.mjs';
+import { benchFile, percentile, median, fmt, machineLine, openFile, ROOT, rng } from './lib.mjs';
 
 const args = process.argv.slice(2);
 const nums = args.filter((a) => /^\d+$/.test(a)).map(Number);
@@ -17,13 +17,7 @@ const N = nums[0] ?? 200;
 const ROUNDS = nums[1] ?? 3;
 const trees = (args.find((a) => a.startsWith('--www='))?.slice(6) ?? 'dist').split(',');
 const file = benchFile('hour-200', { entities: 200, seconds: 3600 });
-const fd = fs.openSync(file, 'r');
-const fileLen = fs.fstatSync(fd).size;
-const read = (offset, len) => {
-  const b = new Uint8Array(len);
-  fs.readSync(fd, b, 0, len, offset);
-  return b;
-};
+const { len: fileLen, read } = openFile(file);
 
 async function load(dir) {
   const pkg = path.resolve(ROOT, dir, 'pkg/decoder');

@@ -9,19 +9,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchFile, median, fmt, machineLine } from './lib.mjs';
+import { benchFile, median, fmt, machineLine, openFile, wasmDecodeAll, wasmExportAcmi } from './lib.mjs';
 
 const rounds = Number(process.argv[2] ?? 15);
 const dirs = process.argv.slice(3).map((d) => path.resolve(d));
 if (!dirs.length) throw new Error('usage: export-wasm-builds.mjs ROUNDS DIR...');
 const file = benchFile('frame-200', { entities: 200, seconds: 60 });
-const fd = fs.openSync(file, 'r');
-const len = fs.fstatSync(fd).size;
-const read = (o, n) => {
-  const b = new Uint8Array(n);
-  fs.readSync(fd, b, 0, n, o);
-  return b;
-};
+const src = openFile(file);
 // Each build's glue is imported under a URL of its own (a query), so each keeps its own instance.
 const mods = [];
 for (const [k, dir] of dirs.entries()) {
@@ -30,44 +24,17 @@ for (const [k, dir] of dirs.entries()) {
   mods.push(m);
 }
 
-function decode(wasm) {
-  const d = new wasm.DecoderSession(len);
-  for (let w = d.want(); w; w = d.want()) d.feed(read(w[0], w[1]));
-  for (let i = 0; i < d.chunkCount(); i++) {
-    const [o, l] = d.chunkRange(i);
-    const c = d.decodeChunk(i, read(o, l));
-    c.ticks();
-    c.entities();
-    c.free();
-  }
-  d.free();
-}
-
-function exportAcmi(wasm) {
-  const x = new wasm.ExportSession(len);
-  for (let w = x.want(); w; w = x.want()) x.feed(read(w[0], w[1]));
-  const [first, end] = x.begin('acmi', undefined, undefined);
-  let bytes = 0;
-  for (let i = first; i < end; i++) {
-    const [o, l] = x.chunkRange(i);
-    bytes += x.chunk(i, read(o, l)).length;
-  }
-  bytes += x.finish().length;
-  x.free();
-  return bytes;
-}
-
 console.log(machineLine());
 const dec = [];
 const exp = dirs.map(() => []);
 const bytes = [];
 for (let r = 0; r < rounds; r++) {
   let t0 = performance.now();
-  decode(mods[0]);
+  wasmDecodeAll(mods[0], src);
   dec.push(performance.now() - t0);
   for (const [k, m] of mods.entries()) {
     t0 = performance.now();
-    bytes[k] = exportAcmi(m);
+    bytes[k] = wasmExportAcmi(m, src);
     exp[k].push(performance.now() - t0);
   }
 }

@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { benchFile, median, fmt, machineLine, ROOT } from './lib.mjs';
+import { benchFile, median, fmt, machineLine, openFile, wasmDecodeAll, wasmExportAcmi, ROOT } from './lib.mjs';
 
 const nums = process.argv
   .slice(2)
@@ -24,48 +24,15 @@ const file = benchFile(`frame-${ENTITIES}${SECONDS === 60 ? '' : `-${SECONDS}s`}
   entities: ENTITIES,
   seconds: SECONDS,
 });
-const fd = fs.openSync(file, 'r');
-const len = fs.fstatSync(fd).size;
-const read = (offset, n) => {
-  const buf = new Uint8Array(n);
-  fs.readSync(fd, buf, 0, n, offset);
-  return buf;
-};
+const src = openFile(file);
+const len = src.len;
 
 const pkg = path.resolve(ROOT, 'dist/pkg/decoder_export');
 const wasm = await import(pathToFileURL(path.join(pkg, 'decoder_export.js')).href);
 wasm.initSync({ module: fs.readFileSync(path.join(pkg, 'decoder_export_bg.wasm')) });
 
-/** Every chunk decoded; returns the ticks decoded. */
-function decode() {
-  let ticks = 0;
-  const dec = new wasm.DecoderSession(len);
-  for (let w = dec.want(); w; w = dec.want()) dec.feed(read(w[0], w[1]));
-  for (let i = 0; i < dec.chunkCount(); i++) {
-    const [o, l] = dec.chunkRange(i);
-    const c = dec.decodeChunk(i, read(o, l));
-    ticks += c.ticks().length;
-    c.entities();
-    c.free();
-  }
-  dec.free();
-  return ticks;
-}
-
-/** The whole recording as ACMI; returns the bytes written. */
-function exportAcmi() {
-  const x = new wasm.ExportSession(len);
-  for (let w = x.want(); w; w = x.want()) x.feed(read(w[0], w[1]));
-  const [first, end] = x.begin('acmi', undefined, undefined);
-  let bytes = 0;
-  for (let i = first; i < end; i++) {
-    const [o, l] = x.chunkRange(i);
-    bytes += x.chunk(i, read(o, l)).length;
-  }
-  bytes += x.finish().length;
-  x.free();
-  return bytes;
-}
+const decode = () => wasmDecodeAll(wasm, src);
+const exportAcmi = () => wasmExportAcmi(wasm, src);
 
 console.log(machineLine());
 const dec = [];

@@ -72,6 +72,56 @@ export const fmt = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : String(x))
 export const mib = (b) => `${(b / 1048576).toFixed(1)} MiB`;
 
 /** One line about the machine and its load (figures on a shared machine are noisy). */
+/** A file opened for reading pieces of it: `{ len, read(offset, n) }` (a fresh `Uint8Array`). */
+export function openFile(file) {
+  const fd = fs.openSync(file, 'r');
+  const len = fs.fstatSync(fd).size;
+  const read = (offset, n) => {
+    const b = new Uint8Array(n);
+    fs.readSync(fd, b, 0, n, offset);
+    return b;
+  };
+  return { len, read };
+}
+
+/**
+ * The player's plain decode in a wasm `decoder*` module: opens a file of `len` bytes with
+ * `DecoderSession`, then decodes every chunk and hands its ticks and packed frames out to JS, as
+ * the decoder worker does. Returns the ticks decoded.
+ */
+export function wasmDecodeAll(wasm, { len, read }) {
+  let ticks = 0;
+  const d = new wasm.DecoderSession(len);
+  for (let w = d.want(); w; w = d.want()) d.feed(read(w[0], w[1]));
+  for (let i = 0; i < d.chunkCount(); i++) {
+    const [o, l] = d.chunkRange(i);
+    const c = d.decodeChunk(i, read(o, l));
+    ticks += c.ticks().length;
+    c.entities();
+    c.free();
+  }
+  d.free();
+  return ticks;
+}
+
+/**
+ * The whole recording as ACMI with a `decoder_export` module's `ExportSession`, chunk by chunk
+ * as www/export-worker.js drives it, each chunk's output taken out. Returns the bytes written.
+ */
+export function wasmExportAcmi(wasm, { len, read }) {
+  const x = new wasm.ExportSession(len);
+  for (let w = x.want(); w; w = x.want()) x.feed(read(w[0], w[1]));
+  const [first, end] = x.begin('acmi', undefined, undefined);
+  let bytes = 0;
+  for (let i = first; i < end; i++) {
+    const [o, l] = x.chunkRange(i);
+    bytes += x.chunk(i, read(o, l)).length;
+  }
+  bytes += x.finish().length;
+  x.free();
+  return bytes;
+}
+
 export function machineLine() {
   const [l1, l5] = os.loadavg();
   return `machine: ${os.cpus().length} CPU(s) (${os.cpus()[0]?.model ?? '?'}), load average ${l1.toFixed(1)} (1 min) / ${l5.toFixed(1)} (5 min) at ${new Date().toISOString()}`;
