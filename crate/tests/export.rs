@@ -14,7 +14,7 @@ use common_acmi::{as_event_text, dogfight, export, read, ticks, Line};
 use make_acmi_hostile::{hostile, CHATS};
 use replay_player::export::acmi::object_id;
 use replay_player::export::Span;
-use replay_player::model::{world_to_geodetic, EntityState, Event, EventBody, WorldKind};
+use replay_player::model::{world_to_geodetic, DecodedChunk, EntityState, Event, EventBody, RecordingInfo, WorldKind};
 use replay_player::sim::deathmatch::{deathmatch_bytes, DeathmatchConfig};
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -396,4 +396,134 @@ fn held_output_drained_is_the_bytes_written_through() {
     let (want, _) = through.finish().unwrap();
     assert!(out == want, "{} vs {} bytes", out.len(), want.len());
     assert!(written > 0 && stats.bytes == out.len() as u64, "counted {} of {} bytes", stats.bytes, out.len());
+}
+
+/// The chunks of `span` of a recording, decoded, and its info.
+fn chunks_of(bytes: &[u8], span: Option<Span>) -> (RecordingInfo, Span, Vec<DecodedChunk>) {
+    let (mut s, mut src) = common_acmi::open(bytes);
+    let info = s.info().unwrap();
+    let span = span.unwrap_or_else(|| Span::all(&info));
+    let (first, end) = (s.chunk_for_tick(span.from), s.chunk_for_tick(span.to) + 1);
+    let chunks = (first..end).map(|i| replay_player::io::read_chunk(&mut s, &mut src, i).unwrap()).collect();
+    (info, span, chunks)
+}
+
+/// The ACMI of `span` written whole, and written in two parts at every chunk boundary `k` as two
+/// workers write it (docs/export.md "Two workers"): one writer writes chunks `..k`, the other
+/// skims the chunks before `k - 1`, follows `k - 1` quietly and writes from `k`, its header
+/// dropped. Returns the whole text and how many splits were checked.
+fn check_split_at_every_chunk(info: &RecordingInfo, span: Span, chunks: &[DecodedChunk]) -> (String, usize) {
+    use replay_player::export::acmi::{AcmiWriter, Take};
+    let write = |part: &[DecodedChunk]| {
+        let mut w = AcmiWriter::new(Vec::new(), info).unwrap();
+        for c in part {
+            w.chunk(c, span, Take::Write).unwrap();
+        }
+        w.finish().unwrap().0
+    };
+    let whole = write(chunks);
+    for k in 1..chunks.len() {
+        let head = write(&chunks[..k]);
+        let mut w = AcmiWriter::new(Vec::new(), info).unwrap();
+        w.drain(|sink, _| sink.clear());
+        for (i, c) in chunks.iter().enumerate() {
+            let take = if i + 1 < k {
+                Take::Skim
+            } else if i + 1 == k {
+                Take::Quiet
+            } else {
+                Take::Write
+            };
+            w.chunk(c, span, take).unwrap();
+            if i < k {
+                assert_eq!(w.drain(|sink, text| sink.len() + text.len()), 0, "chunk {i} of a split at {k} wrote");
+            }
+        }
+        let tail = w.finish().unwrap().0;
+        let joined = [head.as_slice(), tail.as_slice()].concat();
+        assert!(
+            joined == whole,
+            "split at chunk {k} of {}: {} + {} bytes, whole {}; first difference at byte {:?}",
+            chunks.len(),
+            head.len(),
+            tail.len(),
+            whole.len(),
+            joined.iter().zip(&whole).position(|(a, b)| a != b)
+        );
+    }
+    (String::from_utf8(whole).unwrap(), chunks.len() - 1)
+}
+
+/// [`check_split_at_every_chunk`] of a recording; the whole is `replay export`'s bytes.
+fn check_split(bytes: &[u8], span: Option<Span>) -> (String, usize) {
+    let (info, span, chunks) = chunks_of(bytes, span);
+    let (whole, n) = check_split_at_every_chunk(&info, span, &chunks);
+    assert!(whole == export(bytes, Some(span)), "chunk by chunk = replay export");
+    (whole, n)
+}
+
+/// Two workers each write a part of one export: at every chunk boundary, of a dogfight with
+/// missiles (a `Parent` named by a spawn chunks before), of a range of it cut inside chunks, of a
+/// SparkEngine deathmatch (kills, objects coming and going, respawns), of the golden events file
+/// (chat naming the entity a participant controls) and of the hostile-text file, the two parts
+/// joined are the export's bytes. And where the roster names no entity, so that only the first
+/// chunk's spawns tell whose each aircraft is, the later part still has each missile's `Parent`:
+/// what a skimmed chunk keeps.
+#[test]
+fn two_parts_written_apart_are_the_whole_export() {
+    let bytes = dogfight(1, 12, 40.0, 6_371_000.0);
+    let (info, _) = ticks(&bytes);
+    let rate = u64::from(info.tick_rate_hz);
+    let (text, n) = check_split(&bytes, None);
+    assert!(text.contains(",Parent=") && n >= 30, "missiles with a parent; {n} splits");
+    let cut = Span { from: info.first_tick + 5 * rate + 7, to: info.first_tick + 31 * rate + 3 };
+    assert!(check_split(&bytes, Some(cut)).1 >= 20);
+    let dm = deathmatch_bytes(&DeathmatchConfig { seconds: 90.0, ..DeathmatchConfig::default() }).unwrap();
+    let (text, n) = check_split(&dm, None);
+    assert!(text.contains("Event=Destroyed") && text.contains("\n-") && n >= 20, "kills, objects removed");
+    let events = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/golden/events.flrep")).unwrap();
+    let (text, n) = check_split(&events, None);
+    assert!(text.contains("Event=Message|") && n >= 2, "chat from a participant's entity");
+    assert!(check_split(&hostile(), None).1 >= 1);
+
+    let (mut info, span, chunks) = chunks_of(&bytes, None);
+    for p in &mut info.participants {
+        p.entity = replay_player::model::NO_ENTITY;
+    }
+    let (text, _) = check_split_at_every_chunk(&info, span, &chunks);
+    let first_chunk_end = chunks[0].ticks.last().copied().unwrap();
+    let (mut frame, mut late_parents) = (0u64, 0);
+    for l in text.lines() {
+        if let Some(t) = l.strip_prefix('#') {
+            frame = info.first_tick + (t.parse::<f64>().unwrap() * rate as f64).round() as u64;
+        } else if frame > first_chunk_end {
+            late_parents += usize::from(l.contains(",Parent="));
+        }
+    }
+    assert!(late_parents >= 2, "{late_parents} parents after the first chunk");
+}
+
+/// A chunk's poses depend on that chunk alone (`Poser::chunk` starts afresh): a `Poser` that
+/// followed every chunk before gives the poses of one that is given only that chunk, for each
+/// chunk of a dogfight, component by component: what lets a second worker start at any chunk.
+#[test]
+fn a_chunks_poses_depend_on_that_chunk_alone() {
+    use replay_player::export::acmi::{Geo, Poser};
+    let (info, span, chunks) = chunks_of(&dogfight(1, 12, 40.0, 6_371_000.0), None);
+    let mut along = Poser::new(Geo::of(&info));
+    let mut compared = 0;
+    for c in &chunks {
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        along.chunk(c, span, &mut a);
+        // The reference longitude / latitude is the first tick's, as a writer's is.
+        let mut alone = Poser::new(Geo::of(&info));
+        alone.refer(chunks[0].tick_entities(0));
+        alone.chunk(c, span, &mut b);
+        assert_eq!(a.len(), b.len());
+        for (p, q) in a.iter().zip(&b) {
+            assert_eq!((p.n, p.t), (q.n, q.t));
+            compared += usize::from(p.n);
+        }
+    }
+    assert!(compared > 100_000, "{compared} components");
 }

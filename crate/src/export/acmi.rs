@@ -14,8 +14,10 @@ use super::number::{decimals_for_step, pow10, Text};
 use super::pair::{pair_by_id, same_ids, Step};
 use super::pose::{component, transform_into, ANGLE_DECIMALS};
 pub use super::pose::{Geo, Pose, Poser};
+use super::Span;
 use crate::model::{
-    projectile_kind, Category, EntityState, Event, EventBody, RecordingInfo, WorldKind, NO_ENTITY, NO_WEAPON,
+    projectile_kind, Category, DecodedChunk, EntityState, Event, EventBody, RecordingInfo, WorldKind, NO_ENTITY,
+    NO_WEAPON,
 };
 use std::collections::HashMap;
 use std::io::Write;
@@ -51,6 +53,25 @@ struct TypeInfo {
 struct FactionInfo {
     coalition: String,
     color: &'static str,
+}
+
+/// How [`AcmiWriter::chunk`] takes a chunk. A writer that takes the chunks before chunk `k` with
+/// [`Skim`](Take::Skim), chunk `k - 1` with [`Quiet`](Take::Quiet) and the rest with
+/// [`Write`](Take::Write) writes from chunk `k` on the bytes that one writing every chunk writes
+/// from there: so two workers can each write a part of one export (docs/export.md "Two
+/// workers"). What it wrote before chunk `k`, the header included, is the caller's to drop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Take {
+    /// Writes the chunk's ticks.
+    Write,
+    /// Follows the ticks as writing them would (the objects, what was last written of each,
+    /// their poses) and writes nothing: the chunk just before the first one written. The poses
+    /// start afresh at each chunk ([`Poser::restart`]), so this chunk alone makes them.
+    Quiet,
+    /// Follows only what outlives a chunk: the roster (the spawns, and which entity each
+    /// participant controls) and the objects alive, with their type, faction and health; no
+    /// poses, nothing written. A fraction of writing (about the decode's cost).
+    Skim,
 }
 
 /// One object as last written.
@@ -93,7 +114,11 @@ pub struct AcmiWriter<W: Write> {
     /// independent computations back to back, which the CPU overlaps (docs/performance.md
     /// "Exports").
     poses: Vec<Pose>,
+    /// [`Take::Skim`]'s poses: none moved (`n` 0), one per state.
+    still: Vec<Pose>,
     frame_open: bool,
+    /// Following ticks without writing them ([`Take::Quiet`], [`Take::Skim`]).
+    silent: bool,
     /// The output is handed to the sink once this many bytes are written ([`FLUSH_BYTES`], or
     /// never with [`hold_output`](Self::hold_output)).
     flush_at: usize,
@@ -212,7 +237,9 @@ impl<W: Write> AcmiWriter<W> {
             next: Vec::new(),
             poser: Poser::new(geo),
             poses: Vec::new(),
+            still: Vec::new(),
             frame_open: false,
+            silent: false,
             flush_at: FLUSH_BYTES,
             referenced: false,
             tick: info.first_tick,
@@ -290,6 +317,46 @@ impl<W: Write> AcmiWriter<W> {
         self.buf.push(b'\n');
     }
 
+    /// Takes the ticks of `c` in `span` as `take` says: the poses start afresh
+    /// ([`Poser::restart`]), then each tick is [`tick`](Self::tick) (written or, silent,
+    /// followed). The counts of [`stats`](Self::stats) leave out a chunk not written, but for its
+    /// ticks.
+    pub fn chunk(&mut self, c: &DecodedChunk, span: Span, take: Take) -> std::io::Result<()> {
+        self.poser.restart();
+        let before = self.stats;
+        self.silent = take != Take::Write;
+        let r = if take == Take::Skim {
+            let mut still = std::mem::take(&mut self.still);
+            let r = c.for_each_tick(span.from, span.to, |tick, states, events| {
+                self.poser.refer(states);
+                if still.len() < states.len() {
+                    still.resize(states.len(), Pose::default());
+                }
+                self.tick_posed(tick, states, events, still.get(..states.len()).unwrap_or(&[]))
+            });
+            self.still = still;
+            r
+        } else {
+            c.for_each_tick(span.from, span.to, |tick, states, events| self.tick(tick, states, events))
+        };
+        if self.silent {
+            self.silent = false;
+            self.stats = AcmiStats { ticks: self.stats.ticks, ..before };
+        }
+        r
+    }
+
+    /// [`chunk`](Self::chunk) written, with the poses of its ticks (in `span`) computed
+    /// elsewhere: by a [`Poser`] fed the same chunks by [`Poser::chunk`].
+    pub fn chunk_posed(&mut self, c: &DecodedChunk, span: Span, poses: &[Pose]) -> std::io::Result<()> {
+        let mut at = 0usize;
+        c.for_each_tick(span.from, span.to, |tick, states, events| {
+            let these = poses.get(at..at + states.len()).unwrap_or(&[]);
+            at += states.len();
+            self.tick_posed(tick, states, events, these)
+        })
+    }
+
     /// Writes one tick: `states` sorted by ascending id (as every reader gives them), `events` the
     /// events recorded in it. Ticks must increase.
     pub fn tick(&mut self, tick: u64, states: &[EntityState], events: &[Event]) -> std::io::Result<()> {
@@ -311,6 +378,7 @@ impl<W: Write> AcmiWriter<W> {
         events: &[Event],
         poses: &[Pose],
     ) -> std::io::Result<()> {
+        let start = self.buf.len();
         if !self.referenced {
             self.reference(states);
         }
@@ -357,7 +425,9 @@ impl<W: Write> AcmiWriter<W> {
         for e in events {
             self.event(e);
         }
-        if self.buf.len() >= self.flush_at {
+        if self.silent {
+            self.buf.truncate(start);
+        } else if self.buf.len() >= self.flush_at {
             self.flush_buf()?;
         }
         Ok(())
@@ -428,7 +498,9 @@ impl<W: Write> AcmiWriter<W> {
         }
         let Pose { t, n } = pose;
         self.buf.hex(s.id);
-        Self::push_t(&self.geo, &mut self.buf, t, *n, None);
+        if !self.silent {
+            Self::push_t(&self.geo, &mut self.buf, t, *n, None);
+        }
         let projectile = self.push_type(s.type_index, s.id);
         self.push_faction(s.faction);
         self.push_health(s.health);
@@ -468,7 +540,10 @@ impl<W: Write> AcmiWriter<W> {
         if moved {
             let Pose { t, n } = pose;
             if t.iter().take(usize::from(*n)).ne(o.t.iter().take(usize::from(*n))) {
-                Self::push_t(&self.geo, &mut self.buf, t, *n, Some(&o.t));
+                // (Silent: what is written is dropped, so no digits are made.)
+                if !self.silent {
+                    Self::push_t(&self.geo, &mut self.buf, t, *n, Some(&o.t));
+                }
                 o.t = *t;
             }
         }

@@ -4,7 +4,8 @@
 
 use super::number::{decimals_for_step, fixed};
 use super::pair::{pair_by_id, same_ids, Step};
-use crate::model::{world_to_geodetic, EntityState, RecordingInfo, WorldKind};
+use super::Span;
+use crate::model::{world_to_geodetic, DecodedChunk, EntityState, RecordingInfo, WorldKind};
 
 /// Metres per degree of the sphere that places a flat map's `u|v` on the globe (Earth's mean
 /// radius: a flat map is drawn near latitude 0 / longitude 0).
@@ -102,14 +103,38 @@ impl Poser {
         Poser { geo, referenced: false, prev: Vec::new(), next: Vec::new() }
     }
 
-    /// Appends to `out` one [`Pose`] per state of one tick (`states` sorted by ascending id, as
-    /// every reader gives them), paired with the tick before's as the writer pairs them
-    /// (`export::pair`).
-    pub fn tick(&mut self, states: &[EntityState], out: &mut Vec<Pose>) {
+    /// Takes the reference longitude / latitude from `states` if it has none yet (from the first
+    /// tick it is given, as the writer takes its own: [`Geo::reference`]).
+    pub fn refer(&mut self, states: &[EntityState]) {
         if !self.referenced {
             self.referenced = true;
             self.geo.reference(states);
         }
+    }
+
+    /// Forgets the objects: each of the next tick's is posed afresh, its angles computed, not
+    /// followed. Done at each chunk's start ([`chunk`](Self::chunk)), so the poses of a chunk
+    /// depend on that chunk's states alone: a writer that starts a chunk after following only
+    /// the chunk before writes what one writing from the start writes (docs/export.md
+    /// "Two workers").
+    pub fn restart(&mut self) {
+        self.prev.clear();
+    }
+
+    /// [`restart`](Self::restart), then [`tick`](Self::tick) for each tick of `c` in `span`.
+    pub fn chunk(&mut self, c: &DecodedChunk, span: Span, out: &mut Vec<Pose>) {
+        self.restart();
+        let _ = c.for_each_tick(span.from, span.to, |_, states, _| {
+            self.tick(states, out);
+            Ok::<(), std::convert::Infallible>(())
+        });
+    }
+
+    /// Appends to `out` one [`Pose`] per state of one tick (`states` sorted by ascending id, as
+    /// every reader gives them), paired with the tick before's as the writer pairs them
+    /// (`export::pair`).
+    pub fn tick(&mut self, states: &[EntityState], out: &mut Vec<Pose>) {
+        self.refer(states);
         let geo = self.geo;
         // Each pose is written in its slot: none is built apart and copied in.
         let start = out.len();

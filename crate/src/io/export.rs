@@ -3,7 +3,7 @@
 
 use super::convert::{chunks_of, ConvertError};
 use super::{read_chunk, ReadAt};
-use crate::export::acmi::{AcmiStats, AcmiWriter, Geo, Pose, Poser};
+use crate::export::acmi::{AcmiStats, AcmiWriter, Geo, Pose, Poser, Take};
 use crate::export::Span;
 use crate::format::clip::Clip;
 use crate::format::{Session, SessionError};
@@ -66,10 +66,7 @@ pub fn acmi<R: ReadAt + Send, W: Write>(
                     for c in decoded_rx {
                         let c = c.map(|c| {
                             let mut poses = Vec::new();
-                            let _ = c.for_each_tick(span.from, span.to, |_, states, _| {
-                                poser.tick(states, &mut poses);
-                                Ok::<(), std::convert::Infallible>(())
-                            });
+                            poser.chunk(&c, span, &mut poses);
                             (c, poses)
                         });
                         let failed = c.is_err();
@@ -85,15 +82,9 @@ pub fn acmi<R: ReadAt + Send, W: Write>(
         }
         let mut wrote = Ok(());
         for c in posed_rx {
-            wrote = c.map_err(ExportError::Read).and_then(|(c, poses)| {
-                let mut at = 0usize;
-                c.for_each_tick(span.from, span.to, |tick, states, events| {
-                    let these = poses.get(at..at + states.len()).unwrap_or(&[]);
-                    at += states.len();
-                    w.tick_posed(tick, states, events, these)
-                })
-                .map_err(ExportError::Write)
-            });
+            wrote = c
+                .map_err(ExportError::Read)
+                .and_then(|(c, poses)| w.chunk_posed(&c, span, &poses).map_err(ExportError::Write));
             if wrote.is_err() {
                 break;
             }
@@ -115,7 +106,7 @@ pub fn acmi<R: ReadAt + Send, W: Write>(
 pub const AHEAD: usize = 2;
 
 fn write_chunk<W: Write>(w: &mut AcmiWriter<W>, c: &DecodedChunk, span: Span) -> Result<(), ExportError> {
-    c.for_each_tick(span.from, span.to, |tick, states, events| w.tick(tick, states, events)).map_err(ExportError::Write)
+    w.chunk(c, span, Take::Write).map_err(ExportError::Write)
 }
 
 /// [`acmi`] on this thread alone: each chunk read, decoded, then written (the reference of the

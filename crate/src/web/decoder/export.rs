@@ -15,7 +15,7 @@ use wasm_bindgen::prelude::*;
 
 use super::super::js_error;
 use super::{usize_of, DecoderSession};
-use crate::export::acmi::AcmiWriter;
+use crate::export::acmi::{AcmiWriter, Take};
 use crate::export::parts::Parts;
 use crate::export::{Span, TimeSpec};
 use crate::format::clip::Clip;
@@ -35,6 +35,8 @@ pub struct ExportSession {
     next: usize,
     end: usize,
     patches: Vec<(u64, Vec<u8>)>,
+    /// The first chunk this session writes (`writeFrom`); 0: all of them.
+    write_from: usize,
 }
 
 /// `a` then `b` in a new `Uint8Array`.
@@ -63,6 +65,7 @@ impl ExportSession {
             next: 0,
             end: 0,
             patches: Vec::new(),
+            write_from: 0,
         })
     }
 
@@ -108,6 +111,29 @@ impl ExportSession {
         Ok(vec![self.next as f64, self.end as f64, span.from as f64, span.to as f64])
     }
 
+    /// `writeFrom(k)`, after `begin('acmi', …)`: this session writes the export from chunk `k` on
+    /// (`begin`'s `firstChunk < k < endChunk`), another the chunks before. They are still handed
+    /// over, in order, and return nothing: chunk `k - 1` is followed as writing it would, the ones
+    /// before only for what outlives a chunk (`Take`, docs/export.md "Two workers"). Nor is the
+    /// header returned. The two outputs, one after the other, are the export's bytes.
+    #[wasm_bindgen(js_name = writeFrom)]
+    pub fn write_from(&mut self, k: f64) -> Result<(), JsValue> {
+        let k = usize_of(k, "chunk index")?;
+        let Some(Job::Acmi(w)) = self.job.as_mut() else {
+            return Err(js_error("writeFrom() needs begin('acmi', …) first"));
+        };
+        if k <= self.next || k >= self.end {
+            return Err(js_error(format!(
+                "writeFrom({k}): the export's chunks are {}..{}; another session must write some",
+                self.next, self.end
+            )));
+        }
+        self.write_from = k;
+        // The header, written by `begin`: the other session's.
+        w.drain(|parts, _| drop(parts.take()));
+        Ok(())
+    }
+
     /// `Float64Array [offset, len]` of chunk `i` in the file.
     #[wasm_bindgen(js_name = chunkRange)]
     pub fn chunk_range(&self, i: f64) -> Result<Vec<f64>, JsValue> {
@@ -129,8 +155,12 @@ impl ExportSession {
         self.next += 1;
         match self.job.as_mut() {
             Some(Job::Acmi(w)) => {
-                c.for_each_tick(span.from, span.to, |tick, states, events| w.tick(tick, states, events))
-                    .map_err(js_error)?;
+                let take = match self.write_from.checked_sub(idx) {
+                    Some(2..) => Take::Skim,
+                    Some(1) => Take::Quiet,
+                    _ => Take::Write,
+                };
+                w.chunk(&c, span, take).map_err(js_error)?;
                 // Copied once, straight from the writer's buffer into JS memory.
                 Ok(w.drain(|parts, text| concat(&parts.take(), text)))
             }
