@@ -4,14 +4,25 @@
 // on each export (www/export.js); it reads the file as the decoder worker does (worker-sources.js:
 // Blob.slice, or HTTP Range requests of only the ranges asked for), opens it, then reads the
 // range's chunks one at a time, and posts the output of each as soon as it is written: neither
-// the input nor the output is ever held whole. Cancel is the page ending this worker.
+// the input nor the output is ever held whole. Cancel is the page ending this worker (and with it
+// its helper).
 //
-//   page → worker  {type: 'export', kind: 'acmi'|'clip', src: Blob|URL, from, to, zip}  (seconds or
-//                  null; zip: the ACMI text as a .zip.acmi whose one entry is `zip`, a file name)
+// The ACMI text of a large local file is written by two workers (docs/export.md "Two workers"):
+// this one writes the first SPLIT of the range's chunks while a helper (this script again) follows
+// them and writes the rest; the helper's parts wait here as Blobs and are handed on after this
+// worker's own, so the page gets the bytes of one worker, in order. A helper that fails before it
+// wrote anything leaves the rest to this worker.
+//
+//   page → worker  {type: 'export', kind: 'acmi'|'clip', src: Blob|URL, from, to, zip, workers}
+//                  (seconds or null; zip: the ACMI text as a .zip.acmi whose one entry is `zip`, a
+//                  file name; workers: how many may write, 1 or 2)
 //   worker → page  {type: 'begin', format, chunks, fromTick, toTick}
-//                  {type: 'part', bytes: Uint8Array, done, of}       (one per chunk, transferred)
-//                  {type: 'done', bytes, patches: [[offset, Uint8Array]], reads, bytesRead, ms}
+//                  {type: 'part', bytes: Uint8Array | blob: Blob, done, of}  (one per chunk)
+//                  {type: 'done', bytes, patches: [[offset, Uint8Array]], reads, bytesRead, ms, workers}
 //                  {type: 'error', message}
+//   worker → helper {type: 'export-part', src: Blob, from, to, writeFrom}
+//   helper → worker {type: 'part', bytes} (each chunk from writeFrom on), {type: 'done', bytes, reads,
+//                  bytesRead}, {type: 'error', message}
 import { BlobSource, UrlSource } from './worker-sources.js';
 
 const BUILD = 'decoder_export';
@@ -62,7 +73,62 @@ async function outputOf(name) {
   };
 }
 
-async function run({ kind, src, from, to, zip }) {
+/** The share of the range's chunks the first of two workers writes: the helper also follows
+ *  the chunks before its part (at about half the cost of writing them), so it writes fewer.
+ *  Measured: tests/bench/export-split.mjs (docs/performance.md "Exports"). */
+const SPLIT = 0.65;
+/** Below this many bytes of chunks a second worker costs more than it saves. */
+const SPLIT_MIN_BYTES = 1 << 20;
+
+/** The first chunk a helper writes, or 0 for one worker: the ACMI text (not zipped) of a local
+ *  file, when two may write and the range has at least 1 MiB in 3 chunks. */
+function splitAt(x, { kind, src, zip, workers }, first, end) {
+  if (kind !== 'acmi' || zip || workers < 2 || !(src instanceof Blob) || end - first < 3) return 0;
+  let bytes = 0;
+  for (let i = first; i < end; i++) bytes += x.chunkRange(i)[1];
+  if (bytes < SPLIT_MIN_BYTES) return 0;
+  return first + Math.min(end - first - 1, Math.max(1, Math.round((end - first) * SPLIT)));
+}
+
+/** A helper writing the chunks from `job.writeFrom` on; its messages wait in order until taken
+ *  (`next()`), its parts as Blobs. `null` where no worker can be started here. */
+function startHelper(job) {
+  let w;
+  try {
+    w = new Worker(new URL(import.meta.url), { type: 'module', name: 'replay-export-part' });
+  } catch {
+    return null;
+  }
+  const queue = [];
+  let wake = null;
+  const push = (m) => {
+    queue.push(m);
+    wake?.();
+    wake = null;
+  };
+  w.onmessage = ({ data: m }) => {
+    if (m?.type === 'part' || m?.type === 'done') {
+      // Kept as a Blob (which may live on disk) until this worker's own part is handed on.
+      push({ ...m, bytes: undefined, blob: new Blob([m.bytes ?? new Uint8Array(0)]) });
+    } else if (m?.type === 'error') push({ type: 'error', message: String(m.message) });
+  };
+  w.onerror = (e) => {
+    e.preventDefault?.();
+    push({ type: 'error', message: e.message || 'the export helper failed' });
+  };
+  w.onmessageerror = () => push({ type: 'error', message: 'a message of the export helper could not be read' });
+  w.postMessage({ type: 'export-part', ...job });
+  return {
+    next: async () => {
+      while (!queue.length) await new Promise((resolve) => (wake = resolve));
+      return queue.shift();
+    },
+    end: () => w.terminate(),
+  };
+}
+
+async function run(job) {
+  const { kind, src, from, to, zip } = job;
   const t0 = performance.now();
   const mod = await load();
   const output = await outputOf(kind === 'acmi' ? zip : null);
@@ -76,18 +142,86 @@ async function run({ kind, src, from, to, zip }) {
     bytesRead += b.length;
     return b;
   };
+  let helper = null;
   try {
     for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
     const [first, end, fromTick, toTick] = x.begin(kind, from ?? undefined, to ?? undefined);
     postMessage({ type: 'begin', format: x.format(), chunks: end - first, fromTick, toTick });
-    for (let i = first; i < end; i++) {
-      const [offset, len] = x.chunkRange(i);
-      const bytes = output.chunk(x.chunk(i, await read(offset, len)));
-      postMessage({ type: 'part', bytes, done: i + 1 - first, of: end - first }, [bytes.buffer]);
+    const of = end - first;
+    const k = splitAt(x, job, first, end);
+    helper = k ? startHelper({ src, from, to, writeFrom: k }) : null;
+    let i = first;
+    const writeUntil = async (stop) => {
+      for (; i < stop; i++) {
+        const [offset, len] = x.chunkRange(i);
+        const bytes = output.chunk(x.chunk(i, await read(offset, len)));
+        postMessage({ type: 'part', bytes, done: i + 1 - first, of }, [bytes.buffer]);
+      }
+    };
+    await writeUntil(helper ? k : end);
+    let last = null;
+    if (helper) {
+      // The helper's parts, in order, after this worker's. One that failed before it wrote
+      // anything leaves the rest here; after, its error is the export's (this worker would meet
+      // the same chunk).
+      let done = k - first;
+      for (let m = await helper.next(); ; m = await helper.next()) {
+        if (m.type === 'error') {
+          if (done > k - first) throw new Error(m.message);
+          helper.end();
+          helper = null;
+          break;
+        }
+        if (m.type === 'done') {
+          reads += m.reads;
+          bytesRead += m.bytesRead;
+          last = m.blob;
+          break;
+        }
+        done++;
+        postMessage({ type: 'part', blob: m.blob, done, of });
+      }
+      if (!helper) await writeUntil(end);
+    }
+    if (last) {
+      postMessage({ type: 'done', blob: last, patches: [], reads, bytesRead, ms: performance.now() - t0, workers: 2 });
+      return;
     }
     const bytes = output.end(x.finish());
     const patches = output.patches(x.patches());
-    postMessage({ type: 'done', bytes, patches, reads, bytesRead, ms: performance.now() - t0 }, [bytes.buffer]);
+    const ms = performance.now() - t0;
+    postMessage({ type: 'done', bytes, patches, reads, bytesRead, ms, workers: 1 }, [bytes.buffer]);
+  } finally {
+    helper?.end();
+    x.free();
+    source.close();
+  }
+}
+
+/** The helper's part: chunks `writeFrom..` of the ACMI export of `src`, the ones before followed. */
+async function runPart({ src, from, to, writeFrom }) {
+  const mod = await load();
+  const source = new BlobSource(src);
+  const x = new mod.ExportSession(source.length);
+  let reads = 0;
+  let bytesRead = 0;
+  const read = async (offset, len) => {
+    const b = await source.read(offset, len);
+    reads++;
+    bytesRead += b.length;
+    return b;
+  };
+  try {
+    for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
+    const [first, end] = x.begin('acmi', from ?? undefined, to ?? undefined);
+    x.writeFrom(writeFrom);
+    for (let i = first; i < end; i++) {
+      const [offset, len] = x.chunkRange(i);
+      const bytes = x.chunk(i, await read(offset, len));
+      if (i >= writeFrom) postMessage({ type: 'part', bytes }, [bytes.buffer]);
+    }
+    const bytes = x.finish();
+    postMessage({ type: 'done', bytes, reads, bytesRead }, [bytes.buffer]);
   } finally {
     x.free();
     source.close();
@@ -96,6 +230,7 @@ async function run({ kind, src, from, to, zip }) {
 
 self.onmessage = (e) => {
   const m = e.data;
-  if (m?.type !== 'export') return;
-  run(m).catch((err) => postMessage({ type: 'error', message: String(err?.message ?? err) }));
+  const fail = (err) => postMessage({ type: 'error', message: String(err?.message ?? err) });
+  if (m?.type === 'export') run(m).catch(fail);
+  else if (m?.type === 'export-part' && m.src instanceof Blob) runPart(m).catch(fail);
 };

@@ -38,10 +38,12 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
     const abort = () => end(reject, new DOMException('the export was cancelled', 'AbortError'));
     if (ctx.signal.aborted) return abort();
     ctx.signal.addEventListener('abort', abort, { once: true });
-    const keep = (bytes) => {
-      if (!bytes?.length) return;
-      parts.push({ at, blob: new Blob([bytes]) });
-      at += bytes.length;
+    // A part comes as bytes, or as a Blob (one a second worker wrote: docs/export.md "Two workers").
+    const keep = (bytes, blob) => {
+      const b = blob instanceof Blob ? blob : bytes?.length ? new Blob([bytes]) : null;
+      if (!b?.size) return;
+      parts.push({ at, blob: b });
+      at += b.size;
     };
     worker.onerror = (e) => end(reject, new Error(e.message || 'the export worker failed'));
     worker.onmessage = ({ data: m }) => {
@@ -49,10 +51,10 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
         format = m.format;
         ctx.progress(0, `Reading ${m.chunks} chunk${m.chunks === 1 ? '' : 's'} (ticks ${m.fromTick}–${m.toTick})…`);
       } else if (m.type === 'part') {
-        keep(m.bytes);
+        keep(m.bytes, m.blob);
         ctx.progress(m.done / Math.max(1, m.of), `Chunk ${m.done} of ${m.of}: ${at.toLocaleString('en')} bytes`);
       } else if (m.type === 'done') {
-        keep(m.bytes);
+        keep(m.bytes, m.blob);
         for (const [offset, bytes] of m.patches) patch(parts, offset, bytes);
         const ext = kind === 'acmi' ? (zip ? '.zip.acmi' : '.txt.acmi') : format === 'spark' ? '.replay' : '.flrep';
         const type = kind === 'acmi' ? (zip ? 'application/zip' : 'text/plain') : 'application/octet-stream';
@@ -61,7 +63,7 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
           { type },
         );
         ctx.download(blob, `${ctx.name}${kind === 'acmi' ? '' : '-clip'}${ext}`);
-        end(resolve);
+        end(resolve, { workers: m.workers, ms: m.ms, reads: m.reads, bytesRead: m.bytesRead });
       } else if (m.type === 'error') {
         end(reject, new Error(m.message));
       }
@@ -74,6 +76,8 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
       to: ctx.range.to,
       // The zip's one entry: the text file, named as `replay export --acmi NAME.zip.acmi` names it.
       zip: zip ? `${ctx.name}.txt.acmi` : null,
+      // A second worker writes part of a large ACMI export where there is a second core.
+      workers: Math.min(2, navigator.hardwareConcurrency || 1),
     });
   });
 }

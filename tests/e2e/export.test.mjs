@@ -213,6 +213,67 @@ test('a replay clip of the selection has the source hashes over the range (.flre
   }
 });
 
+test("a large local file's ACMI is written by two workers: the bytes of one and of the CLI; a damaged chunk fails both alike", {
+  timeout: 240_000,
+}, async () => {
+  // Over 1 MiB of chunks: the export worker hands the later part to a helper where there are two cores.
+  const src = fixture('export-split', { seconds: 60, seed: 5, entities: 60 });
+  assert.ok(fs.statSync(src).size > 1.2 * 2 ** 20, `${fs.statSync(src).size} bytes`);
+  const cli = cliAcmi(src, 'export-split-cli.txt.acmi');
+  const { page, log } = await openWith(src);
+  try {
+    const chunks = await page.evaluate(() => window.__player.info.chunks);
+    assert.ok(chunks.length >= 5, `${chunks.length} chunks`);
+    await openDialog(page, 'whole');
+    const two = await exportBytes(page, 'acmi', 'export-split-2.txt.acmi');
+    const detail = await page.evaluate(() => window.__export.state().detail);
+    assert.equal(detail.workers, 2, 'two workers wrote it');
+    // Both read every chunk of the range: the helper follows the ones before its part.
+    assert.ok(detail.reads > 2 * chunks.length * 0.6, `${detail.reads} reads of ${chunks.length} chunks`);
+    assert.ok(
+      two.bytes.equals(cli.bytes),
+      `two workers' ACMI (${two.bytes.length} bytes) = the CLI's (${cli.bytes.length})`,
+    );
+    // One core: one worker, the same bytes.
+    await page.evaluate(() =>
+      Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => 1, configurable: true }),
+    );
+    const one = await exportBytes(page, 'acmi', 'export-split-1.txt.acmi');
+    assert.equal((await page.evaluate(() => window.__export.state().detail)).workers, 1);
+    assert.ok(one.bytes.equals(cli.bytes), 'one worker = the CLI');
+    log.assertClean();
+
+    // The last chunk damaged (a byte of its payload: its checksum fails), in the helper's part:
+    // the export fails with the message of one worker meeting it.
+    const last = chunks.at(-1);
+    const bad = path.join(OUT, 'export-split-damaged.flrep');
+    const b = fs.readFileSync(src);
+    b[last.offset + Math.floor(last.len / 2)] ^= 0x5a;
+    fs.writeFileSync(bad, b);
+    await page.keyboard.press('Escape');
+    await page.setInputFiles('#file-input', bad);
+    await page.waitForFunction(
+      () => window.__player.state().name === 'export-split-damaged.flrep' && window.__player.state().ready,
+    );
+    const failed = [];
+    for (const cores of [2, 1]) {
+      await page.evaluate(
+        (n) => Object.defineProperty(navigator, 'hardwareConcurrency', { get: () => n, configurable: true }),
+        cores,
+      );
+      await openDialog(page, 'whole');
+      await page.click('[data-export="acmi"]');
+      await page.waitForFunction(() => !window.__export.state().running, null, { timeout: 120_000 });
+      failed.push(await page.textContent('#export-status'));
+      await page.keyboard.press('Escape');
+    }
+    assert.match(failed[0], /^Export failed: chunk at offset \d+ is corrupt: CRC-32 /);
+    assert.equal(failed[0], failed[1], 'two workers fail as one does');
+  } finally {
+    await page.close();
+  }
+});
+
 /**
  * Serves `file` with Range (and CORS) on another port, logging each Range request; each answer
  * waits `delayMs` first.

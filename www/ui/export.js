@@ -30,7 +30,7 @@ import { el, fmtTime } from './format.js';
 export function createExport(player, { opener, items, root = document }) {
   let src = null;
   let running = null; // {ctl: AbortController} while an export runs
-  const last = { status: '', item: '', fileName: '', bytes: 0 };
+  const last = { status: '', item: '', fileName: '', bytes: 0, detail: null };
 
   const dialog = el('dialog', 'share export');
   dialog.id = 'export';
@@ -164,18 +164,21 @@ export function createExport(player, { opener, items, root = document }) {
     refresh();
     say(`${item.label}: starting…`);
     try {
-      await item.run({
-        player,
-        src,
-        name: baseName(),
-        range,
-        signal: ctl.signal,
-        progress: (f, text) => {
-          bar.value = Math.max(0, Math.min(1, f));
-          if (text) say(text);
-        },
-        download,
-      });
+      last.detail = null;
+      // What the export reports of itself (a worker export: {workers, ms, reads, bytesRead}).
+      last.detail =
+        (await item.run({
+          player,
+          src,
+          name: baseName(),
+          range,
+          signal: ctl.signal,
+          progress: (f, text) => {
+            bar.value = Math.max(0, Math.min(1, f));
+            if (text) say(text);
+          },
+          download,
+        })) ?? null;
       bar.value = 1;
       say(last.fileName ? `Saved ${last.fileName} (${last.bytes.toLocaleString('en')} bytes).` : 'Done.');
     } catch (e) {
@@ -195,7 +198,8 @@ export function createExport(player, { opener, items, root = document }) {
       if (!dialog.open) dialog.showModal();
     },
     close: () => dialog.close(),
-    /** Test hook: the last export's item, status words, file name and size; whether one runs. */
+    /** Test hook: the last export's item, status words, file name and size, what it reported
+     *  (`detail`); whether one runs. */
     state: () => ({ ...last, running: !!running, open: dialog.open }),
     dialog,
   };
