@@ -108,18 +108,43 @@ export function wasmDecodeAll(wasm, { len, read }) {
  * The whole recording as ACMI with a `decoder_export` module's `ExportSession`, chunk by chunk
  * as www/export-worker.js drives it, each chunk's output taken out. Returns the bytes written.
  */
-export function wasmExportAcmi(wasm, { len, read }) {
+export function wasmExportAcmi(wasm, src, { parts } = {}) {
+  return wasmExportPart(wasm, src, { parts });
+}
+
+/**
+ * A part of the whole recording's ACMI export, as one of the export worker's two workers writes
+ * it: chunks `[first, until)` written (`until`: `begin`'s end when absent), or, with `from`, the
+ * chunks from `from` on, those before it followed (`ExportSession.writeFrom`). Returns the bytes
+ * written; each output piece is pushed onto `parts` when given.
+ */
+export function wasmExportPart(wasm, { len, read }, { from, until, parts } = {}) {
   const x = new wasm.ExportSession(len);
   for (let w = x.want(); w; w = x.want()) x.feed(read(w[0], w[1]));
   const [first, end] = x.begin('acmi', undefined, undefined);
+  if (from !== undefined) x.writeFrom(from);
+  const stop = until ?? end;
   let bytes = 0;
-  for (let i = first; i < end; i++) {
+  const keep = (b) => {
+    bytes += b.length;
+    parts?.push(b);
+  };
+  for (let i = first; i < stop; i++) {
     const [o, l] = x.chunkRange(i);
-    bytes += x.chunk(i, read(o, l)).length;
+    keep(x.chunk(i, read(o, l)));
   }
-  bytes += x.finish().length;
+  if (stop === end) keep(x.finish());
   x.free();
   return bytes;
+}
+
+/** The chunks of the whole recording's ACMI export: `[first, end]` of `ExportSession.begin`. */
+export function wasmExportChunks(wasm, { len, read }) {
+  const x = new wasm.ExportSession(len);
+  for (let w = x.want(); w; w = x.want()) x.feed(read(w[0], w[1]));
+  const [first, end] = x.begin('acmi', undefined, undefined);
+  x.free();
+  return [first, end];
 }
 
 export function machineLine() {
