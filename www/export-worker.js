@@ -20,7 +20,8 @@
 //                  {type: 'part', bytes: Uint8Array | blob: Blob, done, of}  (one per chunk)
 //                  {type: 'done', bytes, patches: [[offset, Uint8Array]], reads, bytesRead, ms, workers}
 //                  {type: 'error', message}
-//   worker → helper {type: 'export-part', src: Blob, from, to, writeFrom}
+//   worker → helper {type: 'load', module: WebAssembly.Module}, then
+//                  {type: 'export-part', src: Blob, from, to, writeFrom}
 //   helper → worker {type: 'part', bytes} (each chunk from writeFrom on), {type: 'done', bytes, reads,
 //                  bytesRead}, {type: 'error', message}
 import { BlobSource, UrlSource } from './worker-sources.js';
@@ -28,10 +29,24 @@ import { BlobSource, UrlSource } from './worker-sources.js';
 const BUILD = 'decoder_export';
 
 let wasm = null;
-function load() {
+/** The exporter's compiled module: a helper is handed it, and compiles nothing (V8 shares the
+ *  code, tiered up, between the two). */
+let compiled = null;
+
+/** Compiles the exporter (streamed where it is served as application/wasm). */
+async function compile() {
+  const res = await fetch(new URL(`./pkg/${BUILD}/${BUILD}_bg.wasm`, import.meta.url));
+  if (!res.ok) throw new Error(`${res.status} ${res.statusText} fetching the exporter`);
+  if (res.headers.get('Content-Type') === 'application/wasm') return WebAssembly.compileStreaming(res);
+  return WebAssembly.compile(await res.arrayBuffer());
+}
+
+/** Loads the exporter once: from `module` (a helper's, handed over), else fetched and compiled. */
+function load(module) {
   wasm ??= (async () => {
     const mod = await import(`./pkg/${BUILD}/${BUILD}.js`);
-    await mod.default();
+    compiled = module instanceof WebAssembly.Module ? module : await compile();
+    await mod.default({ module_or_path: compiled });
     mod.init_panic_hook();
     return mod;
   })().catch((e) => {
@@ -76,27 +91,35 @@ async function outputOf(name) {
 /** The share of the range's chunks the first of two workers writes: the helper also follows
  *  the chunks before its part (at about half the cost of writing them), so it writes fewer.
  *  Measured: tests/bench/export-split.mjs (docs/performance.md "Exports"). */
-const SPLIT = 0.65;
+const SPLIT = 0.7;
 /** Below this many bytes of chunks a second worker costs more than it saves. */
 const SPLIT_MIN_BYTES = 1 << 20;
 
+/** Whether an export may be split (`splitAt` then decides by the range): asked before the open,
+ *  so that a helper starts loading meanwhile. */
+const mayHelp = ({ kind, src, zip, workers }) =>
+  kind === 'acmi' && !zip && workers >= 2 && src instanceof Blob && src.size >= SPLIT_MIN_BYTES;
+
 /** The first chunk a helper writes, or 0 for one worker: the ACMI text (not zipped) of a local
- *  file, when two may write and the range has at least 1 MiB in 3 chunks. */
-function splitAt(x, { kind, src, zip, workers }, first, end) {
-  if (kind !== 'acmi' || zip || workers < 2 || !(src instanceof Blob) || end - first < 3) return 0;
+ *  file (`mayHelp`), when the range has at least 1 MiB in 3 chunks. */
+function splitAt(x, job, first, end) {
+  if (!mayHelp(job) || end - first < 3) return 0;
   let bytes = 0;
   for (let i = first; i < end; i++) bytes += x.chunkRange(i)[1];
   if (bytes < SPLIT_MIN_BYTES) return 0;
   return first + Math.min(end - first - 1, Math.max(1, Math.round((end - first) * SPLIT)));
 }
 
-/** A helper writing the chunks from `job.writeFrom` on; its messages wait in order until taken
- *  (`next()`), its parts as Blobs. `null` where no worker can be started here. */
-function startHelper(job) {
+/** A helper (this script again), loading the exporter from this worker's compiled module;
+ *  `start(job)` has it write the chunks from `job.writeFrom` on. Its messages wait in order until
+ *  taken (`next()`), its parts as Blobs. `null` where no worker can be started here. */
+function startHelper() {
   let w;
   try {
     w = new Worker(new URL(import.meta.url), { type: 'module', name: 'replay-export-part' });
+    w.postMessage({ type: 'load', module: compiled });
   } catch {
+    w?.terminate();
     return null;
   }
   const queue = [];
@@ -117,8 +140,8 @@ function startHelper(job) {
     push({ type: 'error', message: e.message || 'the export helper failed' });
   };
   w.onmessageerror = () => push({ type: 'error', message: 'a message of the export helper could not be read' });
-  w.postMessage({ type: 'export-part', ...job });
   return {
+    start: (job) => w.postMessage({ type: 'export-part', ...job }),
     next: async () => {
       while (!queue.length) await new Promise((resolve) => (wake = resolve));
       return queue.shift();
@@ -142,14 +165,19 @@ async function run(job) {
     bytesRead += b.length;
     return b;
   };
-  let helper = null;
+  // Started before the open, so that it loads meanwhile; ended if the range is too small.
+  let helper = mayHelp(job) ? startHelper() : null;
   try {
     for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
     const [first, end, fromTick, toTick] = x.begin(kind, from ?? undefined, to ?? undefined);
     postMessage({ type: 'begin', format: x.format(), chunks: end - first, fromTick, toTick });
     const of = end - first;
-    const k = splitAt(x, job, first, end);
-    helper = k ? startHelper({ src, from, to, writeFrom: k }) : null;
+    const k = helper ? splitAt(x, job, first, end) : 0;
+    if (k) helper.start({ src, from, to, writeFrom: k });
+    else {
+      helper?.end();
+      helper = null;
+    }
     let i = first;
     const writeUntil = async (stop) => {
       for (; i < stop; i++) {
@@ -200,7 +228,7 @@ async function run(job) {
 
 /** The helper's part: chunks `writeFrom..` of the ACMI export of `src`, the ones before followed. */
 async function runPart({ src, from, to, writeFrom }) {
-  const mod = await load();
+  const mod = await load(compiled);
   const source = new BlobSource(src);
   const x = new mod.ExportSession(source.length);
   let reads = 0;
@@ -232,5 +260,7 @@ self.onmessage = (e) => {
   const m = e.data;
   const fail = (err) => postMessage({ type: 'error', message: String(err?.message ?? err) });
   if (m?.type === 'export') run(m).catch(fail);
+  // A helper: the module first (loaded at once), then its part.
+  else if (m?.type === 'load') load(m.module).catch(() => {});
   else if (m?.type === 'export-part' && m.src instanceof Blob) runPart(m).catch(fail);
 };

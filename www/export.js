@@ -76,8 +76,9 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
       to: ctx.range.to,
       // The zip's one entry: the text file, named as `replay export --acmi NAME.zip.acmi` names it.
       zip: zip ? `${ctx.name}.txt.acmi` : null,
-      // A second worker writes part of a large ACMI export where there is a second core.
-      workers: Math.min(2, navigator.hardwareConcurrency || 1),
+      // A second worker writes part of a large ACMI export where the browser leaves it a core
+      // (on 2 cores it ran no faster than one: docs/export.md "Two workers").
+      workers: (navigator.hardwareConcurrency || 1) >= 4 ? 2 : 1,
     });
   });
 }
