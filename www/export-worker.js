@@ -7,7 +7,7 @@
 // the input nor the output is ever held whole. Cancel is the page ending this worker (and with it
 // its helper).
 //
-// The ACMI text of a large local file is written by two workers (docs/export.md "Two workers"):
+// The ACMI text of a large local file is written by two workers (docs/export.md "In the player"):
 // this one writes the first SPLIT of the range's chunks while a helper (this script again) follows
 // them and writes the rest; the helper's parts wait here as Blobs and are handed on after this
 // worker's own, so the page gets the bytes of one worker, in order. A helper that fails before it

@@ -38,7 +38,7 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
     const abort = () => end(reject, new DOMException('the export was cancelled', 'AbortError'));
     if (ctx.signal.aborted) return abort();
     ctx.signal.addEventListener('abort', abort, { once: true });
-    // A part comes as bytes, or as a Blob (one a second worker wrote: docs/export.md "Two workers").
+    // A part comes as bytes, or as a Blob (one a second worker wrote: docs/export.md "In the player").
     const keep = (bytes, blob) => {
       const b = blob instanceof Blob ? blob : bytes?.length ? new Blob([bytes]) : null;
       if (!b?.size) return;
@@ -77,7 +77,7 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
       // The zip's one entry: the text file, named as `replay export --acmi NAME.zip.acmi` names it.
       zip: zip ? `${ctx.name}.txt.acmi` : null,
       // A second worker writes part of a large ACMI export where the browser leaves it a core
-      // (on 2 cores it ran no faster than one: docs/export.md "Two workers").
+      // (on 2 cores it ran no faster than one: docs/export.md "In the player").
       workers: (navigator.hardwareConcurrency || 1) >= 4 ? 2 : 1,
     });
   });

@@ -58,8 +58,8 @@ struct FactionInfo {
 /// How [`AcmiWriter::chunk`] takes a chunk. A writer that takes the chunks before chunk `k` with
 /// [`Skim`](Take::Skim), chunk `k - 1` with [`Quiet`](Take::Quiet) and the rest with
 /// [`Write`](Take::Write) writes from chunk `k` on the bytes that one writing every chunk writes
-/// from there: so two workers can each write a part of one export (docs/export.md "Two
-/// workers"). What it wrote before chunk `k`, the header included, is the caller's to drop.
+/// from there: so two workers can each write a part of one export (docs/export.md "Two writers,
+/// one export"). What it wrote before chunk `k`, the header included, is the caller's to drop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Take {
     /// Writes the chunk's ticks.

@@ -116,7 +116,7 @@ impl Poser {
     /// followed. Done at each chunk's start ([`chunk`](Self::chunk)), so the poses of a chunk
     /// depend on that chunk's states alone: a writer that starts a chunk after following only
     /// the chunk before writes what one writing from the start writes (docs/export.md
-    /// "Two workers").
+    /// "Two writers, one export").
     pub fn restart(&mut self) {
         self.prev.clear();
     }

@@ -6,7 +6,8 @@
 //! the CLI's, and the file's text is escaped by the same `export::escape`.
 //!
 //! The worker opens the file as the decoder worker does (`want` / `feed`), calls `begin(kind,
-//! from, to)` for the chunks to read, hands each chunk's bytes to `chunk(i, bytes)` and posts the
+//! from, to)` for the chunks to read (then, in a helper writing the later part of an ACMI export,
+//! `writeFrom(k)`), hands each chunk's bytes to `chunk(i, bytes)` and posts the
 //! bytes it returns (the output so far, taken out: the wasm never holds the whole output), then
 //! `finish()` for the rest and `patches()` (a SparkEngine clip's header, patched at the end).
 //! Shapes: docs/worker-protocol.md "The export worker".
@@ -114,7 +115,7 @@ impl ExportSession {
     /// `writeFrom(k)`, after `begin('acmi', …)`: this session writes the export from chunk `k` on
     /// (`begin`'s `firstChunk < k < endChunk`), another the chunks before. They are still handed
     /// over, in order, and return nothing: chunk `k - 1` is followed as writing it would, the ones
-    /// before only for what outlives a chunk (`Take`, docs/export.md "Two workers"). Nor is the
+    /// before only for what outlives a chunk (`Take`, docs/export.md "Two writers, one export"). Nor is the
     /// header returned. The two outputs, one after the other, are the export's bytes.
     #[wasm_bindgen(js_name = writeFrom)]
     pub fn write_from(&mut self, k: f64) -> Result<(), JsValue> {
