@@ -7,11 +7,12 @@
 // the input nor the output is ever held whole. Cancel is the page ending this worker (and with it
 // its helper).
 //
-// The ACMI text of a large local file is written by two workers (docs/export.md "In the player"):
-// this one writes the first SPLIT of the range's chunks while a helper (this script again) follows
-// them and writes the rest; the helper's parts wait here as Blobs and are handed on after this
-// worker's own, so the page gets the bytes of one worker, in order. A helper that fails before it
-// wrote anything leaves the rest to this worker.
+// The ACMI of a large local file is written by two workers (docs/export.md "In the player"): this
+// one writes the first SPLIT of the range's chunks while a helper (this script again) follows them
+// and writes the rest; the helper's parts wait here as Blobs and are handed on after this worker's
+// own, so the page gets the bytes of one worker, in order (zipped: the helper's deflate stream
+// follows this one's, flushed to a byte boundary, in the one entry). A helper that fails before
+// it wrote anything leaves the rest to this worker.
 //
 //   page → worker  {type: 'export', kind: 'acmi'|'clip', src: Blob|URL, from, to, zip, workers}
 //                  (seconds or null; zip: the ACMI text as a .zip.acmi whose one entry is `zip`, a
@@ -21,9 +22,10 @@
 //                  {type: 'done', bytes, patches: [[offset, Uint8Array]], reads, bytesRead, ms, workers}
 //                  {type: 'error', message}
 //   worker → helper {type: 'load', module: WebAssembly.Module}, then
-//                  {type: 'export-part', src: Blob, from, to, writeFrom}
-//   helper → worker {type: 'part', bytes} (each chunk from writeFrom on), {type: 'done', bytes, reads,
-//                  bytesRead}, {type: 'error', message}
+//                  {type: 'export-part', src: Blob, from, to, writeFrom, zip: boolean}
+//   helper → worker {type: 'part', bytes} (each chunk from writeFrom on; zip: deflated, a stream of
+//                  its own), {type: 'done', bytes, reads, bytesRead, crc, len} (crc, len: its text's),
+//                  {type: 'error', message}
 import { BlobSource, UrlSource } from './worker-sources.js';
 
 const BUILD = 'decoder_export';
@@ -56,31 +58,52 @@ function load(module) {
   return wasm;
 }
 
+/** The byte arrays one after the other, in a new one. */
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** The output as it comes (`bytes` of each chunk, then the end), deflated into a .zip with one
- *  entry `name` (www/zip-stream.js, fetched with the first zipped export), or passed on as it is. */
+ *  entry `name` (www/zip-stream.js, fetched with the first zipped export), or passed on as it is.
+ *  With a helper: `flush()` after this worker's part, then `append(deflated)` of the helper's
+ *  (a deflate stream of its own); `end(bytes, crc, size)` is given the whole text's CRC-32 and
+ *  size. */
 async function outputOf(name) {
-  if (typeof name !== 'string' || !name) return { chunk: (b) => b, end: (b) => b, patches: (p) => p };
+  if (typeof name !== 'string' || !name) {
+    const none = new Uint8Array(0);
+    return { zipped: false, chunk: (b) => b, flush: () => none, append: (b) => b, end: (b) => b, patches: (p) => p };
+  }
   const { zipStream } = await import('./zip-stream.js');
   let pieces = [];
   const z = zipStream(name.slice(0, 255), (b) => pieces.push(b));
   const take = () => {
-    const out = new Uint8Array(pieces.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of pieces) {
-      out.set(p, at);
-      at += p.length;
-    }
+    const out = concat(...pieces);
     pieces = [];
     return out;
   };
   return {
+    zipped: true,
     chunk: (b) => {
       z.push(b);
       return take();
     },
-    end: (b) => {
+    flush: () => {
+      z.flush();
+      return take();
+    },
+    append: (b) => {
+      z.append(b);
+      return take();
+    },
+    end: (b, crc, size) => {
       z.push(b);
-      z.end();
+      z.end(crc, size);
       return take();
     },
     // (Only a SparkEngine clip has patches, and a clip is never zipped.)
@@ -90,24 +113,28 @@ async function outputOf(name) {
 
 /** The share of the range's chunks the first of two workers writes: the helper also follows
  *  the chunks before its part (at about half the cost of writing them), so it writes fewer.
- *  Measured: tests/bench/export-split.mjs (docs/performance.md "Exports"). */
+ *  Zipped, writing costs several times more (the deflate) and following the same, so the split
+ *  is nearer the middle. Measured: tests/bench/export-split.mjs, export-browser.mjs
+ *  (docs/performance.md "Exports"). */
 const SPLIT = 0.7;
+const SPLIT_ZIPPED = 0.55;
 /** Below this many bytes of chunks a second worker costs more than it saves. */
 const SPLIT_MIN_BYTES = 1 << 20;
 
 /** Whether an export may be split (`splitAt` then decides by the range): asked before the open,
  *  so that a helper starts loading meanwhile. */
-const mayHelp = ({ kind, src, zip, workers }) =>
-  kind === 'acmi' && !zip && workers >= 2 && src instanceof Blob && src.size >= SPLIT_MIN_BYTES;
+const mayHelp = ({ kind, src, workers }) =>
+  kind === 'acmi' && workers >= 2 && src instanceof Blob && src.size >= SPLIT_MIN_BYTES;
 
-/** The first chunk a helper writes, or 0 for one worker: the ACMI text (not zipped) of a local
+/** The first chunk a helper writes, or 0 for one worker: the ACMI (text or zipped) of a local
  *  file (`mayHelp`), when the range has at least 1 MiB in 3 chunks. */
 function splitAt(x, job, first, end) {
   if (!mayHelp(job) || end - first < 3) return 0;
   let bytes = 0;
   for (let i = first; i < end; i++) bytes += x.chunkRange(i)[1];
   if (bytes < SPLIT_MIN_BYTES) return 0;
-  return first + Math.min(end - first - 1, Math.max(1, Math.round((end - first) * SPLIT)));
+  const share = job.zip ? SPLIT_ZIPPED : SPLIT;
+  return first + Math.min(end - first - 1, Math.max(1, Math.round((end - first) * share)));
 }
 
 /** A helper (this script again), loading the exporter from this worker's compiled module;
@@ -173,7 +200,7 @@ async function run(job) {
     postMessage({ type: 'begin', format: x.format(), chunks: end - first, fromTick, toTick });
     const of = end - first;
     const k = helper ? splitAt(x, job, first, end) : 0;
-    if (k) helper.start({ src, from, to, writeFrom: k });
+    if (k) helper.start({ src, from, to, writeFrom: k, zip: output.zipped });
     else {
       helper?.end();
       helper = null;
@@ -191,8 +218,17 @@ async function run(job) {
     if (helper) {
       // The helper's parts, in order, after this worker's. One that failed before it wrote
       // anything leaves the rest here; after, its error is the export's (this worker would meet
-      // the same chunk).
+      // the same chunk). Zipped, this worker's deflate stream is flushed to a byte boundary and
+      // the helper's (a stream of its own) follows it in the entry.
       let done = k - first;
+      let flushed = false;
+      const handOn = async (blob) => {
+        if (!output.zipped) return { blob };
+        const bytes = flushed ? new Uint8Array(0) : output.flush();
+        flushed = true;
+        const more = output.append(new Uint8Array(await blob.arrayBuffer()));
+        return { bytes: concat(bytes, more) };
+      };
       for (let m = await helper.next(); ; m = await helper.next()) {
         if (m.type === 'error') {
           if (done > k - first) throw new Error(m.message);
@@ -203,19 +239,31 @@ async function run(job) {
         if (m.type === 'done') {
           reads += m.reads;
           bytesRead += m.bytesRead;
-          last = m.blob;
+          last = { ...m, ...(await handOn(m.blob)) };
           break;
         }
         done++;
-        postMessage({ type: 'part', blob: m.blob, done, of });
+        const part = await handOn(m.blob);
+        postMessage({ type: 'part', ...part, done, of }, part.bytes ? [part.bytes.buffer] : []);
       }
       if (!helper) await writeUntil(end);
     }
     if (last) {
-      postMessage({ type: 'done', blob: last, patches: [], reads, bytesRead, ms: performance.now() - t0, workers: 2 });
+      const ms = () => performance.now() - t0;
+      if (!output.zipped) {
+        postMessage({ type: 'done', blob: last.blob, patches: [], reads, bytesRead, ms: ms(), workers: 2 });
+        return;
+      }
+      // The entry's CRC-32 and size: this worker's text's, then the helper's.
+      const [crc, size] = x.textCrc();
+      const tail = output.end(new Uint8Array(0), mod.crc32Combine(crc, last.crc, last.len), size + last.len);
+      const bytes = concat(last.bytes, tail);
+      postMessage({ type: 'done', bytes, patches: [], reads, bytesRead, ms: ms(), workers: 2 }, [bytes.buffer]);
       return;
     }
-    const bytes = output.end(x.finish());
+    const rest = x.finish();
+    const [crc, size] = x.textCrc();
+    const bytes = output.end(rest, crc, size);
     const patches = output.patches(x.patches());
     const ms = performance.now() - t0;
     postMessage({ type: 'done', bytes, patches, reads, bytesRead, ms, workers: 1 }, [bytes.buffer]);
@@ -226,9 +274,20 @@ async function run(job) {
   }
 }
 
-/** The helper's part: chunks `writeFrom..` of the ACMI export of `src`, the ones before followed. */
-async function runPart({ src, from, to, writeFrom }) {
+/** The helper's part: chunks `writeFrom..` of the ACMI export of `src`, the ones before followed;
+ *  `zip`: deflated, as a deflate stream of its own. */
+async function runPart({ src, from, to, writeFrom, zip }) {
   const mod = await load(compiled);
+  let pieces = [];
+  const z = zip ? (await import('./zip-stream.js')).deflateStream((b) => pieces.push(b)) : null;
+  const out = (text, last) => {
+    if (!z) return text;
+    z.push(text);
+    if (last) z.end();
+    const bytes = concat(...pieces);
+    pieces = [];
+    return bytes;
+  };
   const source = new BlobSource(src);
   const x = new mod.ExportSession(source.length);
   let reads = 0;
@@ -245,11 +304,15 @@ async function runPart({ src, from, to, writeFrom }) {
     x.writeFrom(writeFrom);
     for (let i = first; i < end; i++) {
       const [offset, len] = x.chunkRange(i);
-      const bytes = x.chunk(i, await read(offset, len));
-      if (i >= writeFrom) postMessage({ type: 'part', bytes }, [bytes.buffer]);
+      const text = x.chunk(i, await read(offset, len));
+      if (i < writeFrom) continue;
+      const bytes = out(text, false);
+      postMessage({ type: 'part', bytes }, [bytes.buffer]);
     }
-    const bytes = x.finish();
-    postMessage({ type: 'done', bytes, reads, bytesRead }, [bytes.buffer]);
+    const bytes = out(x.finish(), true);
+    // The CRC-32 and size of its text, for a zip entry's.
+    const [crc, len] = x.textCrc();
+    postMessage({ type: 'done', bytes, reads, bytesRead, crc, len }, [bytes.buffer]);
   } finally {
     x.free();
     source.close();

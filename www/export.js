@@ -76,9 +76,10 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
       to: ctx.range.to,
       // The zip's one entry: the text file, named as `replay export --acmi NAME.zip.acmi` names it.
       zip: zip ? `${ctx.name}.txt.acmi` : null,
-      // A second worker writes part of a large ACMI export where the browser leaves it a core
-      // (on 2 cores it ran no faster than one: docs/export.md "In the player").
-      workers: (navigator.hardwareConcurrency || 1) >= 4 ? 2 : 1,
+      // A second worker writes part of a large ACMI export where the browser leaves it a core:
+      // zipped from 2 cores (the deflate outweighs the rest), text from 4 (on 2 it ran no faster
+      // than one: docs/export.md "In the player").
+      workers: (navigator.hardwareConcurrency || 1) >= (zip ? 2 : 4) ? 2 : 1,
     });
   });
 }

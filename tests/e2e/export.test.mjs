@@ -77,6 +77,23 @@ function cliAcmi(src, name, args = []) {
   return { bytes: fs.readFileSync(out), from: Number(m[1]), to: Number(m[2]) };
 }
 
+/** The one entry of the zip `file`, read by Python's zipfile (which checks its CRC-32): `stdout`
+ *  its bytes, `stderr` its name and compression type. */
+function unzipped(file) {
+  const r = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\n' +
+        '[i] = z.infolist()\nsys.stderr.write(i.filename + " " + str(i.compress_type))\nsys.stdout.buffer.write(z.read(i))',
+      file,
+    ],
+    { maxBuffer: 1 << 28 },
+  );
+  assert.equal(r.status, 0, String(r.stderr));
+  return r;
+}
+
 /** pyacmi's read-back of `acmi` against `replay dump SRC` over ticks from..=to, when pyacmi is here. */
 function readBack(t, acmi, src, from, to, name) {
   if (!fs.existsSync(PY)) {
@@ -152,17 +169,7 @@ test('ACMI of the whole recording and of the in / out selection = replay export 
     // the entry's CRC-32), named as `replay export --acmi NAME.zip.acmi` names it.
     const zipped = await exportBytes(page, 'acmi-zip', 'export-part.zip.acmi');
     assert.equal(zipped.suggested, 'events.zip.acmi');
-    const unzip = spawnSync(
-      'python3',
-      [
-        '-c',
-        'import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\n' +
-          '[i] = z.infolist()\nsys.stderr.write(i.filename + " " + str(i.compress_type))\nsys.stdout.buffer.write(z.read(i))',
-        zipped.file,
-      ],
-      { maxBuffer: 1 << 28 },
-    );
-    assert.equal(unzip.status, 0, String(unzip.stderr));
+    const unzip = unzipped(zipped.file);
     assert.equal(String(unzip.stderr), 'events.txt.acmi 8', 'one deflated entry, named as the CLI names it');
     assert.ok(unzip.stdout.equals(cliPart.bytes), `unzipped: ${unzip.stdout.length} bytes = the CLI's text`);
     assert.ok(zipped.bytes.length < cliPart.bytes.length / 2, `deflated (${zipped.bytes.length} bytes)`);
@@ -213,7 +220,7 @@ test('a replay clip of the selection has the source hashes over the range (.flre
   }
 });
 
-test("a large local file's ACMI is written by two workers: the bytes of one and of the CLI; a damaged chunk fails both alike", {
+test("a large local file's ACMI is written by two workers, text and zipped: the bytes of one and of the CLI; a damaged chunk fails both alike", {
   timeout: 240_000,
 }, async () => {
   // Over 1 MiB of chunks: the export worker hands the later part to a helper where the page
@@ -246,6 +253,20 @@ test("a large local file's ACMI is written by two workers: the bytes of one and 
     const one = await exportBytes(page, 'acmi', 'export-split-1.txt.acmi');
     assert.equal((await page.evaluate(() => window.__export.state().detail)).workers, 1);
     assert.ok(one.bytes.equals(cli.bytes), 'one worker = the CLI');
+    // Zipped: the entry's text is the CLI's, its CRC-32 checked, with two workers (from 2 cores:
+    // the helper's deflate stream after this worker's, the CRC combined) and with one.
+    for (const [n, workers] of [
+      [2, 2],
+      [1, 1],
+    ]) {
+      await cores(n);
+      const zipped = await exportBytes(page, 'acmi-zip', `export-split-${workers}.zip.acmi`);
+      assert.equal((await page.evaluate(() => window.__export.state().detail)).workers, workers);
+      const unzip = unzipped(zipped.file);
+      assert.equal(String(unzip.stderr), 'export-split.txt.acmi 8');
+      assert.ok(unzip.stdout.equals(cli.bytes), `${workers} worker(s): the unzipped text = the CLI's`);
+      assert.ok(zipped.bytes.length < cli.bytes.length / 2, `deflated (${zipped.bytes.length} bytes)`);
+    }
     log.assertClean();
 
     // A chunk damaged (a byte of its payload: its checksum fails): the last, in the helper's

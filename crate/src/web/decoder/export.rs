@@ -38,6 +38,10 @@ pub struct ExportSession {
     patches: Vec<(u64, Vec<u8>)>,
     /// The first chunk this session writes (`writeFrom`); 0: all of them.
     write_from: usize,
+    /// The CRC-32 of the ACMI text returned so far, and its length (`textCrc`: a `.zip.acmi`
+    /// entry's, written in JS).
+    crc: crc32fast::Hasher,
+    text_len: u64,
 }
 
 /// `a` then `b` in a new `Uint8Array`.
@@ -67,6 +71,8 @@ impl ExportSession {
             end: 0,
             patches: Vec::new(),
             write_from: 0,
+            crc: crc32fast::Hasher::new(),
+            text_len: 0,
         })
     }
 
@@ -163,7 +169,14 @@ impl ExportSession {
                 };
                 w.chunk(&c, span, take).map_err(js_error)?;
                 // Copied once, straight from the writer's buffer into JS memory.
-                Ok(w.drain(|parts, text| concat(&parts.take(), text)))
+                let (crc, len) = (&mut self.crc, &mut self.text_len);
+                Ok(w.drain(|parts, text| {
+                    let head = parts.take();
+                    crc.update(&head);
+                    crc.update(text);
+                    *len += (head.len() + text.len()) as u64;
+                    concat(&head, text)
+                }))
             }
             Some(Job::Clip(w)) => {
                 w.chunk(&c).map_err(js_error)?;
@@ -184,7 +197,18 @@ impl ExportSession {
             None => return Err(js_error("begin() was not called")),
         };
         self.patches = parts.take_patches();
-        Ok(parts.take())
+        let rest = parts.take();
+        self.crc.update(&rest);
+        self.text_len += rest.len() as u64;
+        Ok(rest)
+    }
+
+    /// `Float64Array [crc, length]`: the CRC-32 (as a zip entry's) and the length of the ACMI
+    /// text `chunk()` and `finish()` returned (a helper's: its part, with no header). For a
+    /// zipped export written by two workers, whose entry's CRC is `crc32Combine` of the two.
+    #[wasm_bindgen(js_name = textCrc)]
+    pub fn text_crc(&self) -> Vec<f64> {
+        vec![f64::from(self.crc.clone().finalize()), self.text_len as f64]
     }
 
     /// After `finish()`: `[[offset, Uint8Array]]`, bytes to write over what was returned before,
@@ -207,4 +231,17 @@ impl ExportSession {
         }
         .into())
     }
+}
+
+/// `crc32Combine(a, b, lengthB)`: the CRC-32 of bytes whose first part has CRC `a` and whose
+/// second part, `lengthB` bytes long, has CRC `b` (zlib's `crc32_combine`).
+#[wasm_bindgen(js_name = crc32Combine)]
+pub fn crc32_combine(a: u32, b: u32, length_b: f64) -> Result<u32, JsValue> {
+    if !(length_b.is_finite() && length_b >= 0.0 && length_b.fract() == 0.0 && length_b <= 9.0e15) {
+        return Err(js_error(format!("length must be a non-negative integer, got {length_b}")));
+    }
+    let len = length_b as u64;
+    let mut h = crc32fast::Hasher::new_with_initial(a);
+    h.combine(&crc32fast::Hasher::new_with_initial_len(b, len));
+    Ok(h.finalize())
 }
