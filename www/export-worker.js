@@ -197,6 +197,8 @@ async function run(job) {
   try {
     for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
     const [first, end, fromTick, toTick] = x.begin(kind, from ?? undefined, to ?? undefined);
+    // The zip entry's CRC-32, counted in the wasm.
+    if (output.zipped) x.keepTextCrc();
     postMessage({ type: 'begin', format: x.format(), chunks: end - first, fromTick, toTick });
     const of = end - first;
     const k = helper ? splitAt(x, job, first, end) : 0;
@@ -262,7 +264,7 @@ async function run(job) {
       return;
     }
     const rest = x.finish();
-    const [crc, size] = x.textCrc();
+    const [crc, size] = output.zipped ? x.textCrc() : [0, 0];
     const bytes = output.end(rest, crc, size);
     const patches = output.patches(x.patches());
     const ms = performance.now() - t0;
@@ -302,6 +304,7 @@ async function runPart({ src, from, to, writeFrom, zip }) {
     for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
     const [first, end] = x.begin('acmi', from ?? undefined, to ?? undefined);
     x.writeFrom(writeFrom);
+    if (z) x.keepTextCrc();
     for (let i = first; i < end; i++) {
       const [offset, len] = x.chunkRange(i);
       const text = x.chunk(i, await read(offset, len));
@@ -310,8 +313,8 @@ async function runPart({ src, from, to, writeFrom, zip }) {
       postMessage({ type: 'part', bytes }, [bytes.buffer]);
     }
     const bytes = out(x.finish(), true);
-    // The CRC-32 and size of its text, for a zip entry's.
-    const [crc, len] = x.textCrc();
+    // The CRC-32 and size of its text, for the zip entry's.
+    const [crc, len] = z ? x.textCrc() : [0, 0];
     postMessage({ type: 'done', bytes, reads, bytesRead, crc, len }, [bytes.buffer]);
   } finally {
     x.free();

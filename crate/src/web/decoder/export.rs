@@ -38,9 +38,10 @@ pub struct ExportSession {
     patches: Vec<(u64, Vec<u8>)>,
     /// The first chunk this session writes (`writeFrom`); 0: all of them.
     write_from: usize,
-    /// The CRC-32 of the ACMI text returned so far, and its length (`textCrc`: a `.zip.acmi`
-    /// entry's, written in JS).
-    crc: crc32fast::Hasher,
+    /// The CRC-32 of the ACMI text returned so far, and its length, once asked for
+    /// (`keepTextCrc`: a `.zip.acmi` entry's, written in JS; not made for the text alone, where
+    /// it cost 5 % of the export).
+    crc: Option<crc32fast::Hasher>,
     text_len: u64,
 }
 
@@ -71,7 +72,7 @@ impl ExportSession {
             end: 0,
             patches: Vec::new(),
             write_from: 0,
-            crc: crc32fast::Hasher::new(),
+            crc: None,
             text_len: 0,
         })
     }
@@ -172,8 +173,10 @@ impl ExportSession {
                 let (crc, len) = (&mut self.crc, &mut self.text_len);
                 Ok(w.drain(|parts, text| {
                     let head = parts.take();
-                    crc.update(&head);
-                    crc.update(text);
+                    if let Some(crc) = crc {
+                        crc.update(&head);
+                        crc.update(text);
+                    }
                     *len += (head.len() + text.len()) as u64;
                     concat(&head, text)
                 }))
@@ -198,17 +201,32 @@ impl ExportSession {
         };
         self.patches = parts.take_patches();
         let rest = parts.take();
-        self.crc.update(&rest);
+        if let Some(crc) = &mut self.crc {
+            crc.update(&rest);
+        }
         self.text_len += rest.len() as u64;
         Ok(rest)
     }
 
+    /// `keepTextCrc()`, before the first `chunk()`: the session keeps the CRC-32 of the ACMI text
+    /// it returns, for `textCrc()` (a zipped export's entry).
+    #[wasm_bindgen(js_name = keepTextCrc)]
+    pub fn keep_text_crc(&mut self) -> Result<(), JsValue> {
+        if self.text_len > 0 {
+            return Err(js_error("keepTextCrc() after text was returned"));
+        }
+        self.crc.get_or_insert_with(crc32fast::Hasher::new);
+        Ok(())
+    }
+
     /// `Float64Array [crc, length]`: the CRC-32 (as a zip entry's) and the length of the ACMI
-    /// text `chunk()` and `finish()` returned (a helper's: its part, with no header). For a
-    /// zipped export written by two workers, whose entry's CRC is `crc32Combine` of the two.
+    /// text `chunk()` and `finish()` returned (a helper's: its part, with no header), after
+    /// `keepTextCrc()`. For a zipped export written by two workers, whose entry's CRC is
+    /// `crc32Combine` of the two.
     #[wasm_bindgen(js_name = textCrc)]
-    pub fn text_crc(&self) -> Vec<f64> {
-        vec![f64::from(self.crc.clone().finalize()), self.text_len as f64]
+    pub fn text_crc(&self) -> Result<Vec<f64>, JsValue> {
+        let crc = self.crc.as_ref().ok_or_else(|| js_error("textCrc() needs keepTextCrc() first"))?;
+        Ok(vec![f64::from(crc.clone().finalize()), self.text_len as f64])
     }
 
     /// After `finish()`: `[[offset, Uint8Array]]`, bytes to write over what was returned before,
