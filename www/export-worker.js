@@ -177,6 +177,26 @@ function startHelper() {
   };
 }
 
+/** `source`'s reads, counted (`done` reports them). */
+function counted(source) {
+  const io = {
+    reads: 0,
+    bytesRead: 0,
+    read: async (offset, len) => {
+      const b = await source.read(offset, len);
+      io.reads++;
+      io.bytesRead += b.length;
+      return b;
+    },
+  };
+  return io;
+}
+
+/** Opens `x` (an `ExportSession`) with the ranges it asks for. */
+async function open(x, read) {
+  for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
+}
+
 async function run(job) {
   const { kind, src, from, to, zip } = job;
   const t0 = performance.now();
@@ -184,18 +204,11 @@ async function run(job) {
   const output = await outputOf(kind === 'acmi' ? zip : null);
   const source = typeof Blob !== 'undefined' && src instanceof Blob ? new BlobSource(src) : await UrlSource.open(src);
   const x = new mod.ExportSession(source.length);
-  let reads = 0;
-  let bytesRead = 0;
-  const read = async (offset, len) => {
-    const b = await source.read(offset, len);
-    reads++;
-    bytesRead += b.length;
-    return b;
-  };
+  const io = counted(source);
   // Started before the open, so that it loads meanwhile; ended if the range is too small.
   let helper = mayHelp(job) ? startHelper() : null;
   try {
-    for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
+    await open(x, io.read);
     const [first, end, fromTick, toTick] = x.begin(kind, from ?? undefined, to ?? undefined);
     // The zip entry's CRC-32, counted in the wasm.
     if (output.zipped) x.keepTextCrc();
@@ -211,7 +224,7 @@ async function run(job) {
     const writeUntil = async (stop) => {
       for (; i < stop; i++) {
         const [offset, len] = x.chunkRange(i);
-        const bytes = output.chunk(x.chunk(i, await read(offset, len)));
+        const bytes = output.chunk(x.chunk(i, await io.read(offset, len)));
         postMessage({ type: 'part', bytes, done: i + 1 - first, of }, [bytes.buffer]);
       }
     };
@@ -239,8 +252,8 @@ async function run(job) {
           break;
         }
         if (m.type === 'done') {
-          reads += m.reads;
-          bytesRead += m.bytesRead;
+          io.reads += m.reads;
+          io.bytesRead += m.bytesRead;
           last = { ...m, ...(await handOn(m.blob)) };
           break;
         }
@@ -253,14 +266,25 @@ async function run(job) {
     if (last) {
       const ms = () => performance.now() - t0;
       if (!output.zipped) {
-        postMessage({ type: 'done', blob: last.blob, patches: [], reads, bytesRead, ms: ms(), workers: 2 });
+        postMessage({
+          type: 'done',
+          blob: last.blob,
+          patches: [],
+          reads: io.reads,
+          bytesRead: io.bytesRead,
+          ms: ms(),
+          workers: 2,
+        });
         return;
       }
       // The entry's CRC-32 and size: this worker's text's, then the helper's.
       const [crc, size] = x.textCrc();
       const tail = output.end(new Uint8Array(0), mod.crc32Combine(crc, last.crc, last.len), size + last.len);
       const bytes = concat(last.bytes, tail);
-      postMessage({ type: 'done', bytes, patches: [], reads, bytesRead, ms: ms(), workers: 2 }, [bytes.buffer]);
+      postMessage(
+        { type: 'done', bytes, patches: [], reads: io.reads, bytesRead: io.bytesRead, ms: ms(), workers: 2 },
+        [bytes.buffer],
+      );
       return;
     }
     const rest = x.finish();
@@ -268,7 +292,9 @@ async function run(job) {
     const bytes = output.end(rest, crc, size);
     const patches = output.patches(x.patches());
     const ms = performance.now() - t0;
-    postMessage({ type: 'done', bytes, patches, reads, bytesRead, ms, workers: 1 }, [bytes.buffer]);
+    postMessage({ type: 'done', bytes, patches, reads: io.reads, bytesRead: io.bytesRead, ms, workers: 1 }, [
+      bytes.buffer,
+    ]);
   } finally {
     helper?.end();
     x.free();
@@ -292,22 +318,15 @@ async function runPart({ src, from, to, writeFrom, zip }) {
   };
   const source = new BlobSource(src);
   const x = new mod.ExportSession(source.length);
-  let reads = 0;
-  let bytesRead = 0;
-  const read = async (offset, len) => {
-    const b = await source.read(offset, len);
-    reads++;
-    bytesRead += b.length;
-    return b;
-  };
+  const io = counted(source);
   try {
-    for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
+    await open(x, io.read);
     const [first, end] = x.begin('acmi', from ?? undefined, to ?? undefined);
     x.writeFrom(writeFrom);
     if (z) x.keepTextCrc();
     for (let i = first; i < end; i++) {
       const [offset, len] = x.chunkRange(i);
-      const text = x.chunk(i, await read(offset, len));
+      const text = x.chunk(i, await io.read(offset, len));
       if (i < writeFrom) continue;
       const bytes = out(text, false);
       postMessage({ type: 'part', bytes }, [bytes.buffer]);
@@ -315,7 +334,7 @@ async function runPart({ src, from, to, writeFrom, zip }) {
     const bytes = out(x.finish(), true);
     // The CRC-32 and size of its text, for the zip entry's.
     const [crc, len] = z ? x.textCrc() : [0, 0];
-    postMessage({ type: 'done', bytes, reads, bytesRead, crc, len }, [bytes.buffer]);
+    postMessage({ type: 'done', bytes, reads: io.reads, bytesRead: io.bytesRead, crc, len }, [bytes.buffer]);
   } finally {
     x.free();
     source.close();

@@ -11,7 +11,7 @@
 //
 //   node tests/bench/export-browser.mjs [rounds=7] [entities=200] [--zip]
 //     --zip   the exports are zipped (.zip.acmi)
-import { launchBrowser, serveRoot, benchFile, median, fmt, machineLine, openEmptyPage } from './lib.mjs';
+import { launchBrowser, serveRoot, benchFile, median, fmt, machineLine, openEmptyPage, pickBenchFile } from './lib.mjs';
 
 const nums = process.argv
   .slice(2)
@@ -50,13 +50,7 @@ const browser = await launchBrowser({ webgpu: false });
 console.log(machineLine());
 try {
   const page = await openEmptyPage(browser, srv);
-  await page.evaluate(() => {
-    const i = document.createElement('input');
-    i.type = 'file';
-    i.id = 'bench-file-input';
-    document.body.append(i);
-  });
-  await page.setInputFiles('#bench-file-input', file);
+  await pickBenchFile(page, file);
   const rounds = await page.evaluate(
     async ({ src, exportUrl, rounds, zip }) => {
       const file = document.getElementById('bench-file-input').files[0];

@@ -274,12 +274,9 @@ export async function openEmptyPage(browser, srv) {
   return page;
 }
 
-/**
- * Runs the worker script `src` on `page` with the local `file`, picked through a file input it
- * adds: posts `{ file, ...params }`, resolves with the worker's first message (the worker is then
- * ended). `module`: a module worker (it may import the shipped wasm glue).
- */
-export async function runFileWorker(page, file, src, params, { module = false } = {}) {
+/** Picks the local `file` on `page` through a file input it adds (`#bench-file-input`): a File,
+ *  as a viewer drops one. */
+export async function pickBenchFile(page, file) {
   await page.evaluate(() => {
     if (document.getElementById('bench-file-input')) return;
     const i = document.createElement('input');
@@ -288,6 +285,15 @@ export async function runFileWorker(page, file, src, params, { module = false } 
     document.body.append(i);
   });
   await page.setInputFiles('#bench-file-input', file);
+}
+
+/**
+ * Runs the worker script `src` on `page` with the local `file`, picked through a file input it
+ * adds: posts `{ file, ...params }`, resolves with the worker's first message (the worker is then
+ * ended). `module`: a module worker (it may import the shipped wasm glue).
+ */
+export async function runFileWorker(page, file, src, params, { module = false } = {}) {
+  await pickBenchFile(page, file);
   return page.evaluate(
     ({ src, params, module }) =>
       new Promise((resolve, reject) => {
