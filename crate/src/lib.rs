@@ -9,6 +9,7 @@
 //! - [`sim`]: deterministic session generators (demo replay, fixtures, benchmarks).
 //! - [`player`]: playback clock, interpolation, cameras (no GPU, no JS).
 //! - [`render`]: the renderer: meshes and scene building (pure), its wgpu half in web builds.
+//! - `host`: the replay host, `replay host` (feature `host`, native only).
 //! - `web`: the only module that knows wasm-bindgen / web-sys.
 #![cfg_attr(test, allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing))]
 
@@ -17,6 +18,8 @@ pub mod bytes;
 pub mod export;
 #[cfg(feature = "flrep")]
 pub mod format;
+#[cfg(all(feature = "host", not(target_arch = "wasm32")))]
+pub mod host;
 #[cfg(all(feature = "formats", not(target_arch = "wasm32")))]
 pub mod io;
 pub mod model;

@@ -1,0 +1,17 @@
+//! `replay host`: the replay host (feature `host`, native only). A person runs it on their machine,
+//! a community site runs it for its members: upload a replay, get a link that unfurls (Open Graph,
+//! Twitter cards, oEmbed), a poster of the moment, a gallery. docs/hosting.md.
+//!
+//! The host keeps no state of its own but what is in its store (`object_store`: a local directory,
+//! S3, GCS, Azure), so several instances serve one store behind a load balancer.
+//!
+//! Parts:
+//! - [`record`]: what the host knows of one stored replay (a small JSON object beside the file).
+//! - [`pages`]: pure builders of the HTML and JSON the host answers (`/r/{id}`, the gallery,
+//!   oEmbed); every string from a file escaped.
+//! - [`poster`]: the 1200×630 PNG still of a moment, drawn without a GPU (tiny-skia).
+//! - the server (routes, store, upload check) wires them to HTTP.
+
+pub mod pages;
+pub mod poster;
+pub mod record;
