@@ -13,7 +13,15 @@ export const CHROMIUM = '/usr/bin/chromium';
 export const NGINX = '/usr/sbin/nginx';
 // The conformance check's Python reader (tests/conformance/) decompresses with PyPI's zstandard.
 const PY_ZSTANDARD = 'zstandard==0.25.0';
-const NPM_PACKAGES = ['playwright-core', 'binaryen', 'esbuild', '@biomejs/biome', 'typescript'];
+const NPM_PACKAGES = [
+  'playwright-core',
+  'puppeteer-core',
+  'selenium-webdriver',
+  'binaryen',
+  'esbuild',
+  '@biomejs/biome',
+  'typescript',
+];
 
 function cargoBin(name) {
   const home = process.env.CARGO_HOME ?? path.join(os.homedir(), '.cargo');
@@ -126,6 +134,33 @@ async function ensureFfmpeg() {
   if (!fs.existsSync(FFPROBE)) throw new Error(`${FFPROBE} still missing after apt-get install`);
 }
 
+/** Firefox ESR, driven over WebDriver BiDi by puppeteer-core (tests/engines/). */
+export const FIREFOX = '/usr/bin/firefox-esr';
+/** WebKitGTK's WebDriver; it starts MiniBrowser (tests/engines/). */
+export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
+/** The X server the Firefox and WebKit tests draw into (Firefox needs a real window for WebGL2). */
+export const XVFB = '/usr/bin/Xvfb';
+const ENGINE_PACKAGES = [
+  [FIREFOX, 'firefox-esr'],
+  [WEBKIT_DRIVER, 'webkit2gtk-driver'],
+  [XVFB, 'xvfb'],
+];
+
+/** Firefox ESR, WebKitGTK's WebDriver (with MiniBrowser) and Xvfb, for tests/engines/. */
+async function ensureEngines() {
+  const missing = ENGINE_PACKAGES.filter(([file]) => !fs.existsSync(file));
+  for (const [file] of ENGINE_PACKAGES.filter((e) => !missing.includes(e))) log(`ok: ${file}`);
+  if (missing.length === 0) return;
+  const pkgs = missing.map(([, pkg]) => pkg);
+  log(`installing ${pkgs.join(', ')} with apt-get (takes a minute)`);
+  await aptGetInstall(
+    pkgs,
+    `${missing.map(([f]) => f).join(', ')} not found. Install them (Debian/Ubuntu: sudo apt-get install -y ${pkgs.join(' ')}) and re-run.`,
+  );
+  const still = missing.filter(([file]) => !fs.existsSync(file));
+  if (still.length) throw new Error(`${still.map(([f]) => f).join(', ')} still missing after apt-get install`);
+}
+
 /** python3 with the zstandard package, for the .flrep conformance check (tests/conformance/check.sh). */
 async function ensurePythonZstandard() {
   if (probe('python3', ['-c', 'import zstandard']).ok) {
@@ -142,7 +177,8 @@ async function ensurePythonZstandard() {
   if (!probe('python3', ['-c', 'import zstandard']).ok) throw new Error('python3 still cannot import zstandard');
 }
 
-/** @param {{browser?: boolean}} opts  browser: also ensure Chromium and nginx (for the browser tests). */
+/** @param {{browser?: boolean}} opts  browser: also ensure Chromium, nginx, ffmpeg, Firefox ESR,
+ *  WebKitWebDriver and Xvfb (for the browser tests). */
 export async function setup({ browser = false } = {}) {
   // cargo install puts binaries in ~/.cargo/bin; make sure children see it.
   const bin = path.dirname(cargoBin('cargo'));
@@ -157,6 +193,7 @@ export async function setup({ browser = false } = {}) {
     await ensureChromium();
     await ensureNginx();
     await ensureFfmpeg();
+    await ensureEngines();
   }
 }
 
