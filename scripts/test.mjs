@@ -8,6 +8,9 @@
 //   npm test -- --no-fuzz      skip the fuzz smoke pass (5 s per cargo-fuzz target)
 //   npm test -- --no-lint      skip the gates (scripts/lint.mjs: cargo fmt, Biome, clippy per build)
 // The JS unit tests (tests/unit/*.test.mjs, plain node:test, no browser) run before the browser tests.
+// The skip gate (scripts/skips.mjs): a step fails when a test in it was skipped (node:test skip or
+// todo, cargo "ignored") that is not on the short, commented list there.
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, log, run, since } from './lib.mjs';
@@ -15,6 +18,7 @@ import { setup } from './setup.mjs';
 import { build } from './build.mjs';
 import { buildDist } from './dist.mjs';
 import { lint } from './lint.mjs';
+import { assertSkipsAllowed, cargoIgnored, readNodeSkips, reporterArgs } from './skips.mjs';
 
 const args = new Set(process.argv.slice(2));
 const rustOnly = args.has('--rust-only');
@@ -22,6 +26,36 @@ const e2eOnly = args.has('--e2e-only');
 const noBuild = args.has('--no-build');
 const noFuzz = args.has('--no-fuzz');
 const noLint = args.has('--no-lint');
+
+/** `node --test ARGS` (the usual output), then the skip gate over what it reported. */
+async function nodeTest(step, testArgs) {
+  const dir = path.join(ROOT, 'tests', 'output');
+  fs.mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `skips-${step.replace(/\W+/g, '-')}.jsonl`);
+  fs.rmSync(file, { force: true });
+  await run(process.execPath, ['--test', ...reporterArgs(file), ...testArgs]);
+  const { skips, ran } = readNodeSkips(file);
+  log(`${assertSkipsAllowed(step, skips)} (${ran} tests reported)`);
+}
+
+/** `cargo ARGS` with its stdout shown and kept; rejects on a non-zero exit. */
+function runKeepingStdout(cmd, cmdArgs) {
+  log(`$ ${[cmd, ...cmdArgs].join(' ')}`);
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, cmdArgs, { cwd: ROOT, stdio: ['inherit', 'pipe', 'inherit'] });
+    const out = [];
+    child.stdout.on('data', (b) => {
+      out.push(b);
+      process.stdout.write(b);
+    });
+    child.on('error', reject);
+    child.on('close', (code, signal) =>
+      code === 0
+        ? resolve(Buffer.concat(out).toString('utf8'))
+        : reject(new Error(`${cmd}: exited with ${signal ?? code}`)),
+    );
+  });
+}
 
 async function main() {
   const t0 = performance.now();
@@ -37,7 +71,10 @@ async function main() {
   // The gates first: they are quick and fail the run before the long steps.
   if (!noLint && !e2eOnly) await step('gates', () => lint());
   if (!e2eOnly) {
-    await step('cargo test --workspace', () => run('cargo', ['test', '--workspace']));
+    await step('cargo test --workspace', async () => {
+      const out = await runKeepingStdout('cargo', ['test', '--workspace']);
+      log(assertSkipsAllowed('cargo test', cargoIgnored(out)));
+    });
     // An independent Python reader of docs/format/flrep.md must dump every generated and hand-made
     // file exactly as `replay dump` does, and refuse the same files (tests/conformance/README.md).
     // It uses the debug `replay` that cargo test just built.
@@ -63,7 +100,7 @@ async function main() {
           .sort()
           .map((f) => path.join('tests', 'unit', f))
       : [];
-    if (units.length) await step('js unit tests', () => run(process.execPath, ['--test', ...units]));
+    if (units.length) await step('js unit tests', () => nodeTest('js unit tests', units));
     if (!noBuild) await step('build', () => build({ skipSetup: true }));
     else await step('dist', () => buildDist());
     const dir = path.join(ROOT, 'tests', 'e2e');
@@ -75,8 +112,10 @@ async function main() {
           .map((f) => path.join('tests', 'e2e', f))
       : [];
     if (files.length === 0) throw new Error('no browser tests found in tests/e2e/');
+    // export.test.mjs reads its ACMI exports back with pyacmi: installed here when missing.
+    if (e2eOnly) await step('pyacmi', () => run('bash', ['tests/acmi/check.sh', '--venv-only']));
     // --test-concurrency=1: each test file starts its own Chromium; 2 cores do not fit several.
-    await step('browser tests', () => run(process.execPath, ['--test', '--test-concurrency=1', ...files]));
+    await step('browser tests', () => nodeTest('browser tests', ['--test-concurrency=1', ...files]));
   }
   log(`all passed in ${since(t0)} (${timings.join(', ')})`);
 }

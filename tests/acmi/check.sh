@@ -5,6 +5,7 @@
 #
 # Usage: tests/acmi/check.sh                 (builds target/release/replay if missing)
 #        REPLAY=/path/to/replay tests/acmi/check.sh
+#        tests/acmi/check.sh --venv-only        (only installs pyacmi)
 # Installs pyacmi into .cache/acmi-venv when it is missing. Exits non-zero on any difference.
 set -euo pipefail
 
@@ -20,6 +21,8 @@ if ! "$PY" -c 'import pyacmi.acmi' 2>/dev/null; then
     # pyacmi 1.2.4 imports `constantly` without declaring it.
     "$VENV/bin/pip" install --quiet pyacmi==1.2.4 constantly
 fi
+# --venv-only: just the reader (the browser export test reads its exports back with it too).
+if [ "${1:-}" = --venv-only ]; then exit 0; fi
 if [ ! -x "$REPLAY" ]; then
     (cd "$ROOT" && cargo build --release -p replay-player --bin replay)
 fi

@@ -1,0 +1,80 @@
+// The skip gate of `npm test` (scripts/test.mjs): every test that did not run — a node:test skip or
+// todo (scripts/skip-reporter.mjs writes them), a cargo test reported "ignored" — must be on the
+// list below, or the run fails. A prerequisite that `npm test` installs (Chromium's WebGPU adapter,
+// nginx, pyacmi, typescript, the built dist/) is never a reason to skip: the test fails instead.
+import fs from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './lib.mjs';
+
+/**
+ * The skips a green run may have: each with where, which test (a RegExp on its name) and why it
+ * cannot run in `npm test`. Keep it short; an entry needs a reason a reviewer accepts.
+ * @type {{where: 'node' | 'cargo', file?: string, name: RegExp, why: string}[]}
+ */
+export const ALLOWED_SKIPS = [
+  // (none today: every test runs in `npm test` on the reference machine, Debian + Chromium's
+  // SwiftShader WebGPU adapter. Add an entry here, with its reason, only for a test that cannot.)
+];
+
+/** The node:test reporter arguments: the usual output on stdout, the skips into `file`. */
+export function reporterArgs(file) {
+  const shown = process.stdout.isTTY ? 'spec' : 'tap';
+  return [
+    `--test-reporter=${shown}`,
+    '--test-reporter-destination=stdout',
+    `--test-reporter=${path.join(ROOT, 'scripts', 'skip-reporter.mjs')}`,
+    `--test-reporter-destination=${file}`,
+  ];
+}
+
+/** The skips skip-reporter.mjs wrote to `file`: {skips, ran}. Throws when it wrote nothing. */
+export function readNodeSkips(file) {
+  const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
+  const rows = lines.map((l) => JSON.parse(l));
+  const end = rows.find((r) => 'ran' in r);
+  if (!end) throw new Error(`${file}: the skip reporter wrote no summary (did node --test run?)`);
+  return { skips: rows.filter((r) => !('ran' in r)).map((r) => ({ where: 'node', ...r })), ran: end.ran };
+}
+
+/**
+ * The tests cargo test reported ignored, from its output: `test NAME ... ignored[, reason]`.
+ * Checked against the "N ignored" of each "test result:" line, so a changed format cannot hide one.
+ */
+export function cargoIgnored(output) {
+  const skips = [];
+  let total = 0;
+  let results = 0;
+  for (const line of output.split('\n')) {
+    const m = /^test (.+?) \.\.\. ignored(?:, (.*))?$/.exec(line.trim());
+    if (m) skips.push({ where: 'cargo', file: '', name: m[1], reason: m[2] ?? '', kind: 'ignored' });
+    const r = /^test result: \w+\. \d+ passed; \d+ failed; (\d+) ignored;/.exec(line.trim());
+    if (r) {
+      results++;
+      total += Number(r[1]);
+    }
+  }
+  if (results === 0) throw new Error('cargo test printed no "test result:" line: cannot count its ignored tests');
+  if (total !== skips.length)
+    throw new Error(`cargo test: ${total} ignored by its summaries, ${skips.length} "... ignored" lines found`);
+  return skips;
+}
+
+/** The skips not on ALLOWED_SKIPS. */
+export function unexplained(skips, allowed = ALLOWED_SKIPS) {
+  return skips.filter(
+    (s) => !allowed.some((a) => a.where === s.where && (!a.file || a.file === s.file) && a.name.test(s.name)),
+  );
+}
+
+/** Throws, listing them, when any of `skips` is not allowed; returns a one-line summary otherwise. */
+export function assertSkipsAllowed(step, skips, allowed = ALLOWED_SKIPS) {
+  const bad = unexplained(skips, allowed);
+  const show = (s) => `  ${s.where} ${s.file ? `${s.file}: ` : ''}${s.name}${s.reason ? ` (${s.reason})` : ''}`;
+  if (bad.length)
+    throw new Error(
+      `${step}: ${bad.length} test(s) did not run and are not on the allowed list (scripts/skips.mjs):\n${bad
+        .map(show)
+        .join('\n')}`,
+    );
+  return `${step}: ${skips.length} skipped, all on the allowed list${skips.length ? `:\n${skips.map(show).join('\n')}` : ''}`;
+}
