@@ -72,19 +72,21 @@ function checkAgainstGolden(mod, replay, jsonl) {
     assert.deepEqual([c.offset, c.len], [...dec.chunkRange(i)]);
     assert.equal(c.firstTick, dec.chunkFirstTick(i));
   }
-  assert.equal(typeof r.markersComplete, 'boolean');
+  // Every fixture here is whole (a .flrep with its trailer index, a SparkEngine file with its events
+  // block): its markers are complete, so the count below is always checked.
+  assert.equal(r.markersComplete, true, `${path.basename(replay)}: markers complete`);
   const events = allEvents(dec, buf);
   assert.deepEqual(sortEvents(events), sortEvents(g.events), `${path.basename(replay)}: events`);
-  // Markers are the recording's kills (when complete: all of them).
+  // Markers are the recording's kills: all of them.
   const kills = g.events.filter((e) => e.kind === 'kill');
   for (const m of r.markers)
     assert.ok(
       kills.some((k) => key(k) === key(m)),
       `marker ${JSON.stringify(m)}`,
     );
-  if (r.markersComplete) assert.equal(r.markers.length, kills.length);
+  assert.equal(r.markers.length, kills.length, `${path.basename(replay)}: a marker per kill`);
   dec.free();
-  return { r, events };
+  return { r, events, kills };
 }
 
 test('each decoder build exports only what its formats need', async () => {
@@ -108,15 +110,18 @@ test('.flrep golden fixtures: every build gives the serde shapes of info and eve
   assert.ok(files.length >= 4);
   for (const name of BUILDS) {
     const { mod } = await load(name);
+    let withKills = 0;
     for (const f of files) {
-      const { events } = checkAgainstGolden(
+      const { events, kills } = checkAgainstGolden(
         mod,
         path.join(FIX, 'golden', f),
         path.join(FIX, 'golden', f.replace(/\.flrep$/, '.jsonl')),
       );
       if (f === 'events.flrep')
         assert.ok(new Set(events.map((e) => e.kind)).size >= 4, 'events.flrep covers several kinds');
+      if (kills.length) withKills++;
     }
+    assert.ok(withKills >= 1, `${name}: a fixture with kills, so the markers are compared (${withKills})`);
   }
 });
 
