@@ -9,7 +9,7 @@
 // (`chunk-<hash>.js`, loaded by their imports), and every `import('./x.js')` of a literal path its
 // own chunk, loaded when it was before. Why: www/ keeps a module per concern, and gzipped one by one
 // each file loses its share of the others' context (~200 bytes a file: ~4 KB of the first-load budget
-// once player.js and worker.js were split along their seams; docs/performance.md "Download size").
+// once player.js and worker.js were split along their seams; docs/performance-history.md "Download size").
 // Every output sits at dist/'s root, as the entries do in www/, so `new URL('./worker.js',
 // import.meta.url)` and `import(path)` of the wasm-bindgen glue resolve as they do unbundled: a
 // module in a folder of www/ may therefore not use import.meta or import() (it would resolve against

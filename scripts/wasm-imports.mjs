@@ -3,7 +3,7 @@
 // wasm-bindgen names every import the glue hands the module `__wbg_<what>_<16 hex digits>`: the
 // renderer has 284 of them, written twice (the wasm's import section and the glue's import
 // object), and the hex digits do not compress. Renaming them to `a`, `b`, … in both files takes
-// 8.6 KB off the renderer's gzipped download (docs/performance.md, Download size). binaryen's
+// 8.6 KB off the renderer's gzipped download (docs/performance-history.md, Download size). binaryen's
 // `--minify-imports` renames only imports from `env`, and its `-and-exports` variants also rename
 // the exports the shell reads by name (`memory`), so this renames just the glue module's imports:
 // the wasm's import section is rewritten (names and the section's length; nothing else moves) and

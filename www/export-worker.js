@@ -115,7 +115,7 @@ async function outputOf(name) {
  *  the chunks before its part (at about half the cost of writing them), so it writes fewer.
  *  Zipped, writing costs several times more (the deflate) and following the same, so the split
  *  is nearer the middle. Measured: tests/bench/export-split.mjs, export-browser.mjs
- *  (docs/performance.md "Exports"). */
+ *  (docs/performance.md "Exports"; the runs: docs/performance-history.md). */
 const SPLIT = 0.7;
 const SPLIT_ZIPPED = 0.55;
 /** Below this many bytes of chunks a second worker costs more than it saves. */

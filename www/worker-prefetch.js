@@ -12,7 +12,7 @@ const HINT_MARGIN = 2;
 const HINT_READS = 8;
 /** The spare decoder is used for chunks up to this size (compressed): it holds a second chunk's
  *  payload and zstd buffers in the decoder's wasm memory (+0.7 MiB at 200 entities; +9.3 MiB at
- *  2,000, whose chunks are ~1.7 MB: docs/performance.md, session 9), so the memory goal keeps its
+ *  2,000, whose chunks are ~1.7 MB: docs/performance-history.md, session 9), so the memory goal keeps its
  *  margin where chunks are large. */
 const SPARE_CHUNK_BYTES = 512 * 1024;
 

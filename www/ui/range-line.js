@@ -4,7 +4,7 @@
 // Drawn as an SVG overlay on the player's element from the renderer's projections
 // (handle.screenPosition: the label positions, one drawn frame old like the labels), so the
 // renderer draws nothing new. Per frame: two projections, two entity states, and DOM writes only
-// where a number changed (docs/performance.md "Analysis panel").
+// where a number changed (docs/performance-history.md "Analysis panel").
 import { fmtDist, fmtHeading, fmtSpeed, fmtAlt, rangeBearing } from './geo.js';
 
 const SVG = 'http://www.w3.org/2000/svg';

@@ -18,7 +18,7 @@ export const SPAN_S = 120;
 const PLAYING_SPAN_S = 2;
 /** While the player plays, the scan rests this many times as long as its last span took: it takes
  *  an eighth of a core at most, leaving the rest to the player's decoder and renderer workers on a
- *  machine with few cores (docs/performance.md "Whole-recording scan"). */
+ *  machine with few cores (docs/performance-history.md "Whole-recording scan"). */
 const PLAYING_REST = 7;
 /** The stride of a scan that samples no entity (events only: the fewest frames the worker keeps). */
 const EVENTS_STRIDE = 64;

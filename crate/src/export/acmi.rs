@@ -111,7 +111,7 @@ pub struct AcmiWriter<W: Write> {
     /// Where the objects are, tick by tick, for [`tick`](Self::tick).
     poser: Poser,
     /// This tick's poses, computed in a pass of their own before the lines are written:
-    /// independent computations back to back, which the CPU overlaps (docs/performance.md
+    /// independent computations back to back, which the CPU overlaps (docs/performance-history.md
     /// "Exports").
     poses: Vec<Pose>,
     /// [`Take::Skim`]'s poses: none moved (`n` 0), one per state.
@@ -632,7 +632,7 @@ impl<W: Write> AcmiWriter<W> {
 
     /// Keeps what is written in the writer, not handed to the sink each 64 KiB, until
     /// [`drain`](Self::drain) takes it: for a driver that copies each chunk's output out once,
-    /// as the export worker copies it into JS memory (docs/performance.md "Exports").
+    /// as the export worker copies it into JS memory (docs/performance-history.md "Exports").
     pub fn hold_output(&mut self) {
         self.flush_at = usize::MAX;
     }

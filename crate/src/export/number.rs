@@ -60,7 +60,7 @@ fn digit_count(u: u64) -> usize {
 
 /// The writer's output: a buffer whose bytes are all initialised, with a cursor. Bytes are
 /// written in place (no capacity check per byte as `Vec::push` makes, no line assembled apart and
-/// copied: docs/performance.md "Exports"); the buffer grows, zeroed, only when a write would pass
+/// copied: docs/performance-history.md "Exports"); the buffer grows, zeroed, only when a write would pass
 /// its end, so text of any length fits, and [`clear`](Self::clear) keeps it for the next bytes.
 #[derive(Default)]
 pub struct Text {

@@ -3,7 +3,7 @@
 //! angles) tell a kept object from a new one. The two must agree: a new object's first line
 //! carries its whole `T=`. [`same_ids`] is the common case, which each caller walks in place with
 //! its own loop (a callback per object there measured 6–8 % slower in the worker's wasm,
-//! docs/performance.md "Exports"); [`pair_by_id`] is the merge for a tick whose ids changed.
+//! docs/performance-history.md "Exports"); [`pair_by_id`] is the merge for a tick whose ids changed.
 //!
 //! [`Poser`]: super::pose::Poser
 

@@ -66,7 +66,7 @@ impl Geo {
 /// none (`n` 0) where it did not move since the tick before. A flat world's ninth, the heading,
 /// is the yaw (`t[5]`), so the components are 64 bytes, which a copy (the writer keeps what it
 /// wrote) moves in eight stores. Anything longer is a `memory.copy` call in wasm: a `Pose` itself
-/// is written in its slot and read by reference (docs/performance.md "Exports").
+/// is written in its slot and read by reference (docs/performance-history.md "Exports").
 #[derive(Clone, Copy, Default)]
 pub struct Pose {
     pub t: [i64; 8],
@@ -189,7 +189,7 @@ const SMALL_STEP: f64 = 0.05;
 /// The angles of an object as last computed (radians), and the 2-D vectors they are the angles of:
 /// from one tick to the next an object turns little, so the new angle is the old one plus the angle
 /// between the old and the new vector, `atan(cross / dot)` by a short series: no `atan2` / `asin`
-/// call (a third of the export's time, docs/performance.md "Exports"). Longitude, latitude, yaw,
+/// call (a third of the export's time, docs/performance-history.md "Exports"). Longitude, latitude, yaw,
 /// pitch, roll.
 #[derive(Clone, Copy, Default)]
 pub struct Track {

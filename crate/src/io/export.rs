@@ -110,7 +110,7 @@ fn write_chunk<W: Write>(w: &mut AcmiWriter<W>, c: &DecodedChunk, span: Span) ->
 }
 
 /// [`acmi`] on this thread alone: each chunk read, decoded, then written (the reference of the
-/// threaded export's bytes, and its figure's "before": docs/performance.md *Exports*).
+/// threaded export's bytes, and its figure's "before": docs/performance-history.md *Exports*).
 pub fn acmi_in_one_thread<R: ReadAt, W: Write>(
     s: &mut Session,
     src: &mut R,
