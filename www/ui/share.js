@@ -2,7 +2,9 @@
 // to this moment (with the view: the followed entity, the camera mode and its pose, the speed), a
 // clip marked with in / out points (I / O, the handles on the timeline: www/ui/clip.js) and its
 // link, and the embed snippets (iframe, script, <replay-player>), each with a Copy button. A file
-// opened from the disk has no address: the dialog says so and offers the time-only parameters.
+// opened from the disk has no address: the dialog says so and offers the time-only parameters;
+// where the page is served by a replay host (`replay host`) it offers "Upload and get link"
+// instead (www/ui/share-upload.js), and then the host's links (`/r/{id}`, its embed.html, oEmbed).
 //
 // Loaded on first use (main.js imports it when the button, I / O or a link's clip needs it): a
 // session that never shares downloads none of it. A <dialog> opened modal: the keyboard reaches
@@ -12,6 +14,8 @@
 import { el, fmtTime } from './format.js';
 import { createClip } from './clip.js';
 import { pageLink, timeParams, embedSnippets } from './share-links.js';
+import { linkQuery } from '../links.js';
+import { hostApi, hostConfig, uploadReplay, hostedPage, hostLink } from './share-upload.js';
 
 /** How often an open dialog follows the playhead (ms). */
 const REFRESH_MS = 250;
@@ -22,8 +26,18 @@ const REFRESH_MS = 250;
  */
 export function createShare(player, { opener, timeline, step, video = null, root = document }) {
   const clip = createClip(player, { timeline, step, root, onChange: () => dialog?.open && refresh() });
-  /** The player's folder: where index.html, embed.html, player.js and element.js are. */
-  const base = () => new URL('.', location.href).href;
+  /** The player's folder: where index.html, embed.html, player.js and element.js are (the page's
+   *  own module script's folder: a replay host's `/r/{id}` page lies elsewhere than the player). */
+  const base = () => {
+    const main = root.querySelector('script[type="module"][src]')?.src;
+    return new URL('.', main || location.href).href;
+  };
+  /** The replay host serving this page, or null (a static host): www/ui/share-upload.js. */
+  const api = hostApi(root);
+  let config = null; // the host's answer to GET config, once asked
+  /** The open file's upload: { of: the File, hosted: the host's addresses } once uploaded. */
+  let uploaded = null;
+  let uploading = null; // an AbortController while an upload runs
 
   let dialog = null;
   let f = null; // the dialog's parts, once built
@@ -142,9 +156,38 @@ export function createShare(player, { opener, timeline, step, video = null, root
     );
     embed.append(el('h3', '', 'Embed'), embedNote, snippets);
 
+    // Upload and get link: only where a replay host serves the page (www/ui/share-upload.js).
+    const host = el('section', 'share-section share-host');
+    host.hidden = true;
+    const uploadBtn = button('Upload and get link', 'Put this file on the host that serves this page', upload);
+    uploadBtn.id = 'share-upload';
+    const progress = el('progress', 'share-progress');
+    progress.id = 'share-progress';
+    progress.max = 1;
+    progress.value = 0;
+    progress.hidden = true;
+    const hostNote = el('p', 'share-note');
+    hostNote.id = 'share-host-note';
+    hostNote.setAttribute('role', 'status');
+    const tokenSec = el('div', 'share-token');
+    tokenSec.hidden = true;
+    const tokenNote = el(
+      'p',
+      'share-note',
+      'The delete token removes this replay from the host (DELETE with it as a Bearer token). It is ' +
+        'shown only now and the host keeps no copy: save it if you may want the replay gone.',
+    );
+    const [tokenRow, token] = copyRow('share-token', 'The delete token');
+    tokenSec.append(tokenNote, tokenRow);
+    host.append(uploadBtn, progress, hostNote, tokenSec);
+    const [oembedRow, oembed] = copyRow('share-oembed', 'The oEmbed address');
+    const oembedHead = el('h4', '', 'oEmbed');
+    oembedRow.hidden = oembedHead.hidden = true;
+    snippets.append(oembedHead, oembedRow);
+
     const status = el('p', 'share-status');
     status.setAttribute('role', 'status');
-    box.append(head, disk, viewLabel, spoilLabel, moment, clipSec, embed, status);
+    box.append(head, disk, host, viewLabel, spoilLabel, moment, clipSec, embed, status);
     dialog.append(box);
     root.body.append(dialog);
 
@@ -183,7 +226,87 @@ export function createShare(player, { opener, timeline, step, video = null, root
       script,
       element,
       status,
+      host,
+      uploadBtn,
+      progress,
+      hostNote,
+      tokenSec,
+      token,
+      oembedHead,
+      oembedRow,
+      oembed,
     };
+  }
+
+  /** The host's addresses of the replay open: uploaded from here, or the host's own page's. */
+  function hosted() {
+    if (uploaded && player.file && uploaded.of === player.file) return uploaded.hosted;
+    return player.url ? hostedPage(player.url, base(), root) : null;
+  }
+
+  /** Upload and get link: the open file to the host; its links replace the time-only ones. */
+  async function upload() {
+    const file = player.file;
+    if (!api || !file || uploading) return;
+    const ctl = new AbortController();
+    uploading = ctl;
+    f.uploadBtn.disabled = true;
+    f.progress.hidden = false;
+    f.progress.value = 0;
+    f.hostNote.textContent = 'Uploading…';
+    try {
+      const h = await uploadReplay(api, file, {
+        signal: ctl.signal,
+        onProgress: (sent, total) => {
+          f.progress.value = total > 0 ? sent / total : 0;
+          f.hostNote.textContent =
+            sent < total ? `Uploading… ${Math.floor((100 * sent) / total)} %` : 'Checking the file on the host…';
+        },
+      });
+      uploaded = { of: file, hosted: h };
+      f.hostNote.textContent = 'Uploaded: the links below open this replay on the host.';
+      f.tokenSec.hidden = !h.deleteToken;
+      f.token.value = h.deleteToken;
+    } catch (e) {
+      f.hostNote.textContent = e.name === 'AbortError' ? 'Upload cancelled.' : e.message;
+      f.uploadBtn.disabled = false;
+    } finally {
+      uploading = null;
+      f.progress.hidden = true;
+    }
+    refresh();
+  }
+
+  /** Shows Upload and get link when the host takes uploads of this file (asks its config once). */
+  let offeredFor = null; // the file the host section was last written for
+  async function offerUpload(file) {
+    if (f && file !== offeredFor) {
+      offeredFor = file;
+      f.hostNote.textContent = '';
+      f.tokenSec.hidden = true;
+      f.token.value = '';
+      f.uploadBtn.disabled = false;
+    }
+    if (!api || !file || hosted()) {
+      f.host.hidden = !uploaded || uploaded.of !== file;
+      return;
+    }
+    try {
+      config ??= await hostConfig(api);
+    } catch (e) {
+      f.host.hidden = false;
+      f.uploadBtn.hidden = true;
+      f.hostNote.textContent = e.message;
+      return;
+    }
+    f.host.hidden = !config.uploads;
+    f.uploadBtn.hidden = false;
+    if (!uploading) f.uploadBtn.disabled = config.tokenRequired || file.size > config.maxUploadBytes;
+    if (uploading || f.hostNote.textContent) return;
+    if (config.tokenRequired) f.hostNote.textContent = 'This host takes uploads only with its upload token.';
+    else if (file.size > config.maxUploadBytes) {
+      f.hostNote.textContent = `This file is larger than the ${Math.floor(config.maxUploadBytes / 1048576)} MiB this host takes.`;
+    } else f.hostNote.textContent = 'This host can keep the file and give you a link to it.';
   }
 
   /** Seconds for a link: to the millisecond, on the tick the playhead shows. */
@@ -205,7 +328,8 @@ export function createShare(player, { opener, timeline, step, video = null, root
     const withView = f.view.checked;
     const pose = withView ? await player.cameraPose().catch(() => []) : [];
     if (mine !== seq) return; // a newer refresh is on its way
-    const url = player.url;
+    const h = hosted();
+    const url = h ? h.file : player.url;
     const common = {
       url: url || undefined,
       ...(withView ? { follow: st.follow ?? undefined, camera: st.camera, view: pose, speed: st.speed } : {}),
@@ -219,15 +343,20 @@ export function createShare(player, { opener, timeline, step, video = null, root
       end: c.end === null ? undefined : { seconds: linkSeconds(c.end) },
       loop: c.loop,
     };
-    const b = base();
-    const link = (o) => (url ? pageLink(b, o) : timeParams(o));
+    const b = h ? new URL('.', h.embed).href : base();
+    const link = (o) =>
+      h ? hostLink(h.page, linkQuery({ ...o, url: undefined })) : url ? pageLink(b, o) : timeParams(o);
 
     f.disk.hidden = !!url;
     f.disk.textContent = url
       ? ''
-      : 'This replay was opened from your computer, so no link can open it: the people you send a ' +
-        'link to do not have the file. Below is the moment alone, without a replay address: add it ' +
-        'to a link of this replay once the file is on the web (?url=its address&t=…).';
+      : api
+        ? 'This replay was opened from your computer: upload it to this host to get a link that ' +
+          'opens it. Below is the moment alone, without a replay address.'
+        : 'This replay was opened from your computer, so no link can open it: the people you send a ' +
+          'link to do not have the file. Below is the moment alone, without a replay address: add it ' +
+          'to a link of this replay once the file is on the web (?url=its address&t=…).';
+    offerUpload(player.file);
     f.at.textContent = `(${fmtTime(player.currentTime)})`;
     f.link.value = link(momentOpts);
 
@@ -250,6 +379,12 @@ export function createShare(player, { opener, timeline, step, video = null, root
       f.iframe.value = s.iframe;
       f.script.value = s.script;
       f.element.value = s.element;
+    }
+    f.oembedHead.hidden = f.oembedRow.hidden = !h?.oembed;
+    if (h?.oembed) {
+      const o = new URL(h.oembed);
+      o.searchParams.set('url', link(c ? clipOpts : momentOpts));
+      f.oembed.value = o.href;
     }
   }
 
