@@ -65,9 +65,35 @@ const WEBGPU_ARGS = [
 ];
 const NO_WEBGPU_ARGS = ['--use-angle=swiftshader', '--disable-blink-features=WebGPU'];
 
+/** The backend the player must pick in a Chromium launched with `{webgpu}`: WebGPU with the WebGPU
+ *  flags (SwiftShader's Vulkan adapter), WebGL2 without. Tests assert it: no quiet fallback. */
+export const expectedBackend = (webgpu = true) => (webgpu ? 'webgpu' : 'webgl2');
+
+/**
+ * Throws unless a page of `context` gets a WebGPU adapter. Launched with the WebGPU flags, Chromium
+ * here has SwiftShader's adapter; without one every WebGPU test would quietly test the WebGL2
+ * fallback instead, so the run fails. (WebGPU needs a secure context: about:blank is not one, so
+ * the probe page is a routed http://127.0.0.1 URL answered in the browser, no server.)
+ */
+async function requireWebGPU(context) {
+  const page = await context.newPage();
+  try {
+    const url = 'http://127.0.0.1/__webgpu-probe';
+    await page.route(url, (r) => r.fulfill({ contentType: 'text/html', body: '<!doctype html><title>probe</title>' }));
+    await page.goto(url);
+    const gpu = await gpuAdapterInfo(page);
+    if (!gpu.adapter)
+      throw new Error(
+        `Chromium launched with the WebGPU flags gave no WebGPU adapter (${JSON.stringify(gpu)}): the browser tests expect SwiftShader's (Debian chromium, Vulkan SwiftShader ICD)`,
+      );
+  } finally {
+    await page.close();
+  }
+}
+
 /**
  * Launches headless Chromium with a fresh temporary profile.
- * webgpu: true  -> WebGPU enabled (SwiftShader Vulkan; may still have no adapter: check, do not assume).
+ * webgpu: true  -> WebGPU enabled (SwiftShader Vulkan); throws when the browser gives no adapter.
  * webgpu: false -> navigator.gpu is absent (exercises the WebGL2 fallback); WebGL2 via SwiftShader.
  * @param {{webgpu?: boolean, headless?: boolean, args?: string[], viewport?: {width:number,height:number}}} opts
  * @returns {Promise<{context: import('playwright-core').BrowserContext, newPage: () => Promise<import('playwright-core').Page>, close: () => Promise<void>}>}
@@ -87,6 +113,12 @@ export async function launchBrowser({
     args: [...BASE_ARGS, ...(webgpu ? WEBGPU_ARGS : NO_WEBGPU_ARGS), ...args],
     timeout: 60_000,
   });
+  if (webgpu)
+    await requireWebGPU(context).catch(async (e) => {
+      await context.close().catch(() => {});
+      fs.rmSync(userDataDir, { recursive: true, force: true });
+      throw e;
+    });
   if (!webgpu) {
     // Belt and braces: hide navigator.gpu even if the flag is ignored.
     await context.addInitScript(() => {

@@ -10,7 +10,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startServer, launchBrowser, collectConsole, WWW } from './harness.mjs';
+import { startServer, launchBrowser, collectConsole, WWW, expectedBackend } from './harness.mjs';
 import { DEMO, FACTION_RGB, waitReady, renderWorker, decodePng, nearFaction } from './player-helpers.mjs';
 
 let srv;
@@ -68,13 +68,11 @@ async function assertPicture(page, when) {
 
 test('a canvas texture the browser hands out invalid is skipped and the surface reconfigured: no console error, the next frames draw', {
   timeout: 180_000,
-}, async (t) => {
+}, async () => {
   const { page, log, backend } = await openPage();
   try {
-    if (backend !== 'webgpu') {
-      t.skip(`no WebGPU adapter (backend ${backend}): the invalid canvas texture is WebGPU's`);
-      return;
-    }
+    // The invalid canvas texture is WebGPU's: the harness's flags give an adapter (no skip on a fallback).
+    assert.equal(backend, expectedBackend(true));
     const worker = renderWorker(page);
     assert.ok(worker, 'the renderer draws in its worker');
     // In the render worker: getCurrentTexture() hands out an error texture, as Chromium does when it
