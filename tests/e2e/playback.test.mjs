@@ -22,6 +22,8 @@ import {
   killFeedRow,
   decoderWorker,
   pageSuite,
+  clockFrames,
+  clockSteps,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
@@ -149,28 +151,34 @@ test('speeds, J/K/L, stop and the end: FastForward above 1×, Stopped at 0 / at 
     await page.keyboard.press('k');
     s = await pstate(page);
     assert.equal(s.playbackState, 'Paused');
-    // The speed select: slower than 1× is Playing, faster is FastForward; time moves accordingly.
+    // The speed select: slower than 1× is Playing, faster is FastForward; time moves accordingly:
+    // each animation frame steps the clock by the frame's Δts × the speed, never more (fewer while
+    // frames are awaited). No wall-clock rate here: tests/bench/clock.mjs prints those.
     await page.evaluate(() => window.__player.seek(1));
     await page.selectOption('#speed', '0.25');
     await page.evaluate(() => window.__player.play());
-    // Rates once the clock moves (software rendering can stall the first frames after a seek).
-    const rate = async () => {
+    const stepsAt = async (speed) => {
+      // Once the clock moves (software rendering can stall the first frames after a seek).
       const t0 = (await pstate(page)).time;
       await page.waitForFunction((t) => window.__player.currentTime > t + 0.01, t0, { timeout: 30_000 });
-      const a = await pstate(page);
-      const w0 = Date.now();
-      await page.waitForTimeout(1500);
-      const b = await pstate(page);
-      return { rate: (b.time - a.time) / ((Date.now() - w0) / 1000), state: b.playbackState };
+      const state = (await pstate(page)).playbackState;
+      const steps = clockSteps((await clockFrames(page, 8)).frames);
+      const shown = JSON.stringify(steps);
+      assert.deepEqual(
+        steps.filter((x) => x.step > x.dt * speed + 1e-9),
+        [],
+        `${speed}×: no frame steps the clock by more than Δts × speed: ${shown}`,
+      );
+      const exact = steps.filter((x) => x.dt > 0 && x.dt < 0.25 && Math.abs(x.step - x.dt * speed) < 1e-9);
+      assert.ok(exact.length > 0, `${speed}×: frames step the clock by exactly Δts × speed: ${shown}`);
+      return state;
     };
-    const slow = await rate();
-    assert.equal(slow.state, 'Playing');
+    assert.equal(await stepsAt(0.25), 'Playing');
     await page.selectOption('#speed', '4');
     assert.equal((await pstate(page)).playbackState, 'FastForward');
-    const fast = await rate();
-    assert.equal(fast.state, 'FastForward');
-    assert.ok(slow.rate > 0 && slow.rate <= 0.26, `0.25×: ${slow.rate} s/s`);
-    assert.ok(fast.rate > slow.rate * 4, `4× advances much faster than 0.25× (${fast.rate} vs ${slow.rate} s/s)`);
+    // (From 1 s: 8 frames at 4× stay well inside the 10 s demo even at a few frames a second.)
+    await page.evaluate(() => window.__player.seek(1));
+    assert.equal(await stepsAt(4), 'FastForward');
     assert.match(await page.locator('#status-list dd[data-key="speed"]').textContent(), /^4x$/);
     assert.match(await page.locator('#status-list dd[data-key="time"]').textContent(), /^\d+\.\ds \/ 10\.0s$/);
     // Stop (X): Stopped at 0.

@@ -252,6 +252,37 @@ export async function settle(page, frames = 8) {
   );
 }
 
+/**
+ * The player's clock over `n` animation frames, read in a frame callback registered after the
+ * player's own loop (so it runs after it in each frame): [{ts, time}], `ts` the frame's timestamp
+ * (ms), `time` the clock the player stepped to in that frame. The loop steps the clock by the
+ * frames' timestamps (www/player/loop.js: dt = Δts, at most 0.25 s; 0 on the first frame after a
+ * rest or a play()), so tests compare steps with Δts × speed instead of timing anything.
+ * `play`: call play() first (the loop's frame callback is then registered before this one).
+ */
+export function clockFrames(page, n, { play = false } = {}) {
+  return page.evaluate(
+    ({ n, play }) =>
+      new Promise((resolve) => {
+        const p = window.__player;
+        const t0 = p.currentTime;
+        if (play) p.play();
+        const out = [];
+        const f = (ts) => {
+          out.push({ ts, time: p.currentTime });
+          if (out.length < n) requestAnimationFrame(f);
+          else resolve({ t0, frames: out });
+        };
+        requestAnimationFrame(f);
+      }),
+    { n, play },
+  );
+}
+
+/** [{dt (s), step (s of playback)}] between the consecutive frames of clockFrames(). */
+export const clockSteps = (frames) =>
+  frames.slice(1).map((f, i) => ({ dt: (f.ts - frames[i].ts) / 1000, step: f.time - frames[i].time }));
+
 /** The decoder worker of `page` (the render worker, render-worker.js, is the other one). */
 export function decoderWorker(page) {
   return page.workers().find((w) => /\/worker\.js$/.test(w.url()));
