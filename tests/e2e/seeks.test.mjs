@@ -133,9 +133,9 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     assert.equal(forPieces(s2), forPieces(s1), 'the seek decompressed nothing');
     // (The worker reads the next chunk ahead once idle: reads may grow, the seek's piece read nothing.)
     let timing = await pieceTiming();
-    // (`resumed`: the decoder held the chunk, so no bytes were asked for; `read` is then only timer noise.)
+    // (`resumed`: the decoder held the chunk, so no bytes were asked for. Its `read` ms is timer
+    // noise then, not asserted: tests/bench/seek.mjs prints the timings.)
     assert.equal(timing?.resumed, true, `the seek resumed where the hint left the decoder: ${JSON.stringify(timing)}`);
-    assert.ok(timing.read < 1, `no read: ${timing.read} ms`);
 
     // A kill row: the hint is the moment a click seeks to (2 s before the kill).
     const kills = await page.evaluate(() => window.__player.kills.map((k) => window.__player.killTime(k)));

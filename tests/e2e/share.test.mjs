@@ -84,6 +84,7 @@ test('a link from the Share dialog opens another page at that tick, following th
 }, async (t) => {
   const { page: sharer, log: sharerLog } = await openPage();
   let opener;
+  let openerLog;
   try {
     await waitReady(sharer);
     await sharer.evaluate(() => window.__player.seekTick(2400)); // 40 s
@@ -122,7 +123,7 @@ test('a link from the Share dialog opens another page at that tick, following th
     assert.equal(q.searchParams.get('follow'), want.state.follow);
     assert.equal(q.searchParams.get('view').split(',').length, 3, 'a follow pose: yaw, pitch, distance');
 
-    ({ page: opener } = await openPage(link.slice(srv.url.length)));
+    ({ page: opener, log: openerLog } = await openPage(link.slice(srv.url.length)));
     await waitReady(opener);
     await opener.waitForFunction(() => window.__player.debug.firstFrameShown);
     await still(opener);
@@ -151,6 +152,7 @@ test('a link from the Share dialog opens another page at that tick, following th
     assert.ok(diff < 0.005, `the opener's canvas shows the sharer's picture (${(diff * 100).toFixed(2)} % differ)`);
     assert.deepEqual(await opener.evaluate(() => window.__player.notices), []);
     sharerLog.assertClean();
+    openerLog.assertClean();
   } finally {
     await sharer.close();
     await opener?.close();
