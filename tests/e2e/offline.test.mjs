@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startServer, launchBrowser, collectConsole, WWW } from './harness.mjs';
+import { startServer, launchBrowser, collectConsole, WWW, expectedBackend } from './harness.mjs';
 import { OUT, DEMO, waitReady, canvasShot, assertPicture } from './player-helpers.mjs';
 import { buildDist, serviceWorkerBuild } from '../../scripts/dist.mjs';
 
@@ -151,7 +151,7 @@ test('offline: the page loads from the cache and plays a local file', { timeout:
     assertPicture(await canvasShot(page, path.join(OUT, 'offline-local-file.png')), 'offline, a local file');
     const s = await page.evaluate(() => window.__player.state());
     assert.equal(s.error, null);
-    assert.ok(s.backend === 'webgpu' || s.backend === 'webgl2', `a renderer started (${s.backend})`);
+    assert.equal(s.backend, expectedBackend(true), 'the WebGPU renderer started offline (no quiet fallback)');
     // Nothing reached the server but the browser's own update checks of sw.js (which the cut
     // network failed, as it must not fail the page): every file came from the cache.
     assert.deepEqual(
