@@ -115,6 +115,25 @@ const GETTERS = [
 /** Attributes that change a playing recording; the others wait for the next load. */
 const LIVE = new Set(['t', 'end', 'loop', 'follow', 'camera', 'speed', 'controls', 'aspect']);
 
+/**
+ * player.css's `:host` rules, adopted by every element's shadow root at once: until player.css has
+ * loaded, an inline host (an unknown element's default) would let the player's box take the width
+ * of the host's container, not the element's. A constructed sheet is no `<style>`: a strict CSP
+ * allows it. (A page's own rules for replay-player win over `:host`.) null where unsupported.
+ */
+let hostSheet;
+function hostRules() {
+  if (hostSheet === undefined) {
+    try {
+      hostSheet = new CSSStyleSheet();
+      hostSheet.replaceSync(':host { display: block; color-scheme: var(--rp-color-scheme, dark); }');
+    } catch {
+      hostSheet = null;
+    }
+  }
+  return hostSheet;
+}
+
 export class ReplayPlayerElement extends HTMLElement {
   static observedAttributes = ATTRIBUTES;
   #box;
@@ -126,6 +145,8 @@ export class ReplayPlayerElement extends HTMLElement {
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
+    const rules = hostRules();
+    if (rules && 'adoptedStyleSheets' in root) root.adoptedStyleSheets = [rules];
     this.#box = document.createElement('div');
     this.#box.part = 'player';
     root.append(this.#box);

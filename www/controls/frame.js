@@ -10,16 +10,54 @@ const NOTICE_MS = 8000;
 /** Most notices shown at once. */
 const MAX_NOTICES = 3;
 
-/** Links `href` into `root` (a Document's head or a ShadowRoot), unless it is there already. */
+/** The stylesheets this module linked: link -> a promise of whether it loaded. */
+const loads = new WeakMap();
+
+/** Whether `link` loaded (true) or failed (false), once it has done either. */
+function whenLoaded(link) {
+  let p = loads.get(link);
+  if (!p) {
+    // A link already there: `sheet` is set once it has loaded (a failed one is left as it is).
+    p = link.sheet
+      ? Promise.resolve(true)
+      : new Promise((resolve) => {
+          link.addEventListener('load', () => resolve(true), { once: true });
+          link.addEventListener('error', () => resolve(false), { once: true });
+        });
+    loads.set(link, p);
+  }
+  return p;
+}
+
+/**
+ * Links `href` into `root` (a Document's head or a ShadowRoot), unless it is there already.
+ * Returns a promise of whether it loaded (true), failed (false), or null when there is nowhere to
+ * link it.
+ */
 function linkStylesheet(root, href) {
   const into = root instanceof ShadowRoot ? root : root.head;
-  if (!into) return;
-  for (const l of into.querySelectorAll('link[rel="stylesheet"]')) if (l.href === href) return;
+  if (!into) return null;
+  for (const l of into.querySelectorAll('link[rel="stylesheet"]')) if (l.href === href) return whenLoaded(l);
   const link = document.createElement('link');
   link.rel = 'stylesheet';
   link.href = href;
+  const loaded = whenLoaded(link);
   into.prepend(link);
+  return loaded;
 }
+
+/**
+ * What the element is until its stylesheet has loaded (set through the CSSOM, which a strict CSP
+ * allows): player.css's own box for `.rp-player`, its content hidden. Without it the unstyled
+ * player would take the host page's space as it likes (a block as wide as its container, and
+ * controls with nothing to hold them to the picture).
+ */
+const UNSTYLED = {
+  position: 'relative',
+  display: 'block',
+  overflow: 'hidden',
+  visibility: 'hidden',
+};
 
 function div(className, text) {
   const e = document.createElement('div');
@@ -34,8 +72,27 @@ function div(className, text) {
  * @param {{stylesheet: string, aspect?: number, fill?: boolean}} o
  */
 export function createFrame(player, element, { stylesheet, aspect, fill = false }) {
-  linkStylesheet(element.getRootNode(), stylesheet);
+  const sheet = linkStylesheet(element.getRootNode(), stylesheet);
   const added = ['rp-player', ...(fill ? ['rp-fill'] : [])];
+  // Until the sheet applies, the box it will have (and not a pixel more: `overflow: hidden` keeps
+  // aspect-ratio from growing with the content), hidden; its inline styles of its own are kept.
+  const unstyled = { ...UNSTYLED, ...(fill ? { height: '100%' } : { 'aspect-ratio': 'var(--rp-aspect, 16 / 9)' }) };
+  const pending = [];
+  if (sheet)
+    for (const [k, v] of Object.entries(unstyled))
+      if (!element.style.getPropertyValue(k)) {
+        element.style.setProperty(k, v);
+        pending.push(k);
+      }
+  let styled = !pending.length;
+  const applied = (ok) => {
+    if (styled) return;
+    styled = true;
+    // Loaded: the sheet's rules from now on. Failed: the box stays, its content shows unstyled.
+    for (const k of ok ? pending : ['visibility']) element.style.removeProperty(k);
+    if (!ok) message(`The player's stylesheet could not be loaded: ${stylesheet}`, true);
+  };
+  sheet?.then(applied);
   element.classList.add(...added);
   const hadTabIndex = element.hasAttribute('tabindex');
   if (!hadTabIndex) element.tabIndex = 0;
@@ -103,6 +160,8 @@ export function createFrame(player, element, { stylesheet, aspect, fill = false 
       status.remove();
       notices.remove();
       // The stylesheet stays: other players of the page may use it.
+      if (!styled) for (const k of pending) element.style.removeProperty(k);
+      styled = true;
       element.classList.remove(...added, 'rp-playing');
       element.style.removeProperty('--rp-aspect');
       if (!hadTabIndex) element.removeAttribute('tabindex');

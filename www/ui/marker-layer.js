@@ -116,6 +116,27 @@ function poly(c, col, pts) {
 }
 
 /**
+ * Takes `canvas` out of the flow of its scrubber, filling it (through the CSSOM: a strict CSP
+ * allows it), whatever the page's stylesheets say and whether they have loaded yet. Its backing
+ * store is sized from the scrubber's box (measure()), and a canvas in flow is as tall as its
+ * backing store: the scrubber would grow with it, and the canvas with the scrubber, frame after
+ * frame (33,554,336 px tall in Chromium with an embed's player.css 3 s late: host-page.test.mjs).
+ */
+function fillOutOfFlow(canvas) {
+  for (const [k, v] of [
+    ['position', 'absolute'],
+    ['inset', '0'],
+    ['width', '100%'],
+    ['height', '100%'],
+    ['pointer-events', 'none'],
+  ])
+    canvas.style.setProperty(k, v);
+}
+
+/**
+ * The canvases are absolutely positioned over the scrubber (fillOutOfFlow): their size never feeds
+ * back into the scrubber's, which is theirs. The scrubber is their containing block: `position:
+ * relative` (as style.css and player.css have it) unless its inline style says otherwise.
  * @param {object} o
  * @param {HTMLElement} o.scrubber   the positioned box the canvases fill
  * @param {HTMLCanvasElement} o.canvas   the marker layer
@@ -123,6 +144,9 @@ function poly(c, col, pts) {
  * @param {(kill: object) => number} o.killTime
  */
 export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events }) {
+  fillOutOfFlow(canvas);
+  fillOutOfFlow(overlay);
+  if (!scrubber.style.position) scrubber.style.setProperty('position', 'relative');
   const ctx = canvas.getContext('2d');
   const octx = overlay.getContext('2d');
   let w = 0; // CSS px
