@@ -2,7 +2,8 @@
 //   import { serve } from './serve.mjs'; const server = serve({ root, port, host, headers });
 //   node scripts/serve.mjs [--root dist] [--port 8080] [--host 127.0.0.1]   (PORT env also works)
 // Features: MIME types (application/wasm), HTTP Range (single range), HEAD, no directory
-// traversal, Cache-Control: no-cache, optional extra headers (e.g. a CSP for tests).
+// traversal, Cache-Control: no-cache, the public headers a page on another origin needs (CORS:
+// PUBLIC_HEADERS), optional extra headers (e.g. a CSP for tests; they win over the defaults).
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -34,6 +35,25 @@ export const MIME = {
   '.flrep': 'application/octet-stream',
   '.replay': 'application/octet-stream',
   '.foldback': 'application/octet-stream',
+};
+
+/**
+ * Sent with every answer: the player's files and the replays are public, and the embed snippets
+ * the Share dialog hands out load them from the embedding page's origin (module scripts, the
+ * workers' imports and the .wasm fetches are CORS requests; a replay's Range reads need
+ * Content-Range exposed): docs/embedding.md "Hosting", the reference for any other host.
+ * Cross-Origin-Resource-Policy lets a page that sets Cross-Origin-Embedder-Policy load them too.
+ */
+export const PUBLIC_HEADERS = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Expose-Headers': 'Content-Range, Content-Length, Accept-Ranges',
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+};
+/** The answer to a CORS preflight (a Range a browser does not send without one). */
+const PREFLIGHT = {
+  'Access-Control-Allow-Methods': 'GET, HEAD, OPTIONS',
+  'Access-Control-Allow-Headers': 'Range',
+  'Access-Control-Max-Age': '86400',
 };
 
 export function mimeType(file) {
@@ -102,13 +122,19 @@ export function serve({
       res.writeHead(status, {
         'Content-Type': 'text/plain; charset=utf-8',
         'Cache-Control': 'no-cache',
+        ...PUBLIC_HEADERS,
         ...headers,
         ...extra,
       });
       res.end(req.method === 'HEAD' ? undefined : body);
     };
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { ...PUBLIC_HEADERS, ...PREFLIGHT, ...headers });
+      res.end();
+      return;
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
-      send(405, 'method not allowed\n', { Allow: 'GET, HEAD' });
+      send(405, 'method not allowed\n', { Allow: 'GET, HEAD, OPTIONS' });
       return;
     }
     const urlPath = (req.url ?? '/').split('?')[0].split('#')[0];
@@ -161,6 +187,7 @@ export function serve({
       'Cache-Control': 'no-cache',
       'Last-Modified': stat.mtime.toUTCString(),
       'X-Content-Type-Options': 'nosniff',
+      ...PUBLIC_HEADERS,
       ...headers,
     };
     const range = parseRange(req.headers.range, size);
