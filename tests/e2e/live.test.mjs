@@ -152,29 +152,44 @@ async function checkFollows(page) {
   }
 }
 
-/** The live session from the page's point of view, until the end; the checks both sources share. */
-async function watchLive(page, file, src, follows = true) {
+/**
+ * The live session from the page's point of view, until the end; the checks both sources share.
+ * `follows`: check the playhead follows the edge; `seekBack`: seek back and "Go live" (the source is
+ * held meanwhile, so the match cannot end first: a source much faster than the clock passes false).
+ */
+async function watchLive(page, file, src, { follows = true, seekBack = true } = {}) {
   // LIVE, and following: the playhead stays within a chunk and the delay of the edge as it grows.
   let st = await waitFor(page, 'LIVE', (x) => x.status === 'live' && x.badge.includes('LIVE') && x.tick >= 0);
   assert.equal(st.error, null);
   if (follows) await checkFollows(page);
 
   // Seeking back: the frame there, the badge says how far behind, "Go live" returns to the edge.
+  // The source is stopped (SIGSTOP) meanwhile: the session is still live by construction, not
+  // because the match happened not to end yet. (Held, a segments source may read as stalled.)
   const first = await page.evaluate(() => __player.debug.tb.first);
-  const back = await page.evaluate(async () => {
-    const p = window.__player;
-    p.pause();
-    await p.seek(1.0);
-    return { tick: p.tick, t: p.currentTime };
-  });
-  assert.equal(back.tick, first + 60, 'the seek back shows 1.0 s after the first tick received (60 Hz)');
-  st = await liveState(page);
-  if (st.status === 'live') {
-    assert.equal(st.following, false, 'a seek back leaves the edge');
-    assert.ok(st.goLive, 'Go live is offered');
-    assert.match(st.badge, /behind/);
-    await page.click('.live-badge button');
-    st = await waitFor(page, 'back at the edge', (x) => x.following && x.duration - x.t < x.delay + 3);
+  if (seekBack) {
+    src.proc.kill('SIGSTOP');
+    try {
+      st = await liveState(page);
+      assert.equal(st.status, 'live', 'the match is still live when the source is held');
+      const back = await page.evaluate(async () => {
+        const p = window.__player;
+        p.pause();
+        await p.seek(1.0);
+        return { tick: p.tick, t: p.currentTime };
+      });
+      assert.equal(back.tick, first + 60, 'the seek back shows 1.0 s after the first tick received (60 Hz)');
+      st = await liveState(page);
+      assert.ok(['live', 'stalled'].includes(st.status), `still live: ${st.status}`);
+      assert.equal(st.following, false, 'a seek back leaves the edge');
+      assert.ok(st.goLive, 'Go live is offered');
+      assert.match(st.badge, st.status === 'live' ? /\d+ s behind/ : /stalled/);
+      await page.click('.live-badge button');
+      st = await waitFor(page, 'back at the edge', (x) => x.following && x.duration - x.t < x.delay + 3);
+      assert.equal(st.goLive, false, 'at the edge, Go live is gone');
+    } finally {
+      src.proc.kill('SIGCONT');
+    }
   }
 
   // Kill markers from the source, while it is live: each one a kill of the finished file.
@@ -527,7 +542,7 @@ test('WebSocket: LIVE, the edge followed; the server killed mid-match and starte
   );
   await b.ready;
   // (The second server plays 16× faster than the clock: following is checked before the kill.)
-  const st = await watchLive(page, file, b, false);
+  const st = await watchLive(page, file, b, { follows: false, seekBack: false });
   const after = await page.evaluate(() => __player.debug.workerStats().then((s) => s.live));
   assert.ok(after.connections >= 2, `connected again (${after.connections} connections)`);
   assert.equal(after.seqs[0], joined, 'the session still starts where it joined');
@@ -755,12 +770,17 @@ test("segments from nginx (docs/live.md's block): LIVE, the end a replay equal t
     const lines = server.log().filter((l) => l.includes('/live/'));
     const segs = lines.filter((l) => /\.flck /.test(l));
     const uris = segs.map((l) => l.split(' ')[1]);
+    // Every segment of the finished manifest fetched, each once (so the checks below see them all).
+    const published = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8')).segments.length;
+    assert.ok(published > 1, `the manifest lists the match's segments (${published})`);
+    assert.equal(uris.length, published, `each of the ${published} segments fetched once: ${uris.length} fetches`);
     assert.equal(new Set(uris).size, uris.length, 'no segment fetched twice');
     assert.ok(
       segs.every((l) => l.startsWith('200 ') && l.includes('immutable')),
       'segments served whole, immutable',
     );
     const polls = lines.filter((l) => l.includes('manifest.json'));
+    assert.ok(polls.length > 1, `the manifest polled while live (${polls.length} polls)`);
     assert.ok(
       polls.every((l) => l.includes('max-age=1')),
       'the manifest with its short lifetime',
