@@ -12,7 +12,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { startServer, launchBrowser, collectConsole, ROOT, WWW, replayBinPath } from './harness.mjs';
+import { startServer, launchBrowser, collectConsole, ROOT, WWW, expectedBackend, replayBinPath } from './harness.mjs';
 import { OUT, DEMO, decodePng, nearFaction, BACKGROUND, replayCli } from './player-helpers.mjs';
 import { writeHosts } from './embed-hosts.mjs';
 
@@ -61,10 +61,11 @@ before(async () => {
   scriptHost = await startServer({ root: HOST_DIR, headers: scriptHeaders });
   frameHeaders['Content-Security-Policy'] = CSP.iframe(origin(B));
   scriptHeaders['Content-Security-Policy'] = CSP.script(origin(B), origin(C));
-  // embed.html under the player's own strict CSP (its workers get it too: same origin as it).
+  // embed.html under the player's own strict CSP (docs/embedding.md "CSP"; its workers get it too:
+  // same origin as it; img-src: its icon).
   playerHeaders['Content-Security-Policy'] =
     `default-src 'none'; script-src 'self' 'wasm-unsafe-eval'; worker-src 'self'; connect-src 'self' ${origin(C)}; ` +
-    `style-src 'self'; frame-ancestors ${origin(frameHost)}`;
+    `style-src 'self'; img-src 'self'; frame-ancestors ${origin(frameHost)}`;
   browser = await launchBrowser({ webgpu: true });
   // Every frame records the CSP violations it sees, and the page's animation frames and timers
   // (after dispose() none may be asked for).
@@ -108,7 +109,7 @@ async function openHost(host, file, extra = '') {
 /** No CSP violation in any frame of `page`, nor a CSP message in its (or its workers') console. */
 async function assertNoCsp(page, log) {
   for (const f of page.frames()) {
-    const v = await f.evaluate(() => window.__csp ?? []).catch(() => []);
+    const v = await f.evaluate(() => window.__csp ?? []);
     assert.deepEqual(v, [], `CSP violations in ${f.url()}`);
   }
   const lines = log.messages.filter((m) => /Content Security Policy/i.test(m));
@@ -720,12 +721,13 @@ test('hostile: malformed postMessages, bad parameters and an origin= mismatch th
 });
 
 /** The player's files (dist/, gzip -9 bytes) a page, its frames and its workers fetched from
- *  below `base` (the player's address). */
+ *  below `base` (the player's address). Every frame and worker must answer: one that cannot would
+ *  leave its downloads out of the count. */
 async function fetchedFrom(page, base) {
   const urls = [];
   const entries = () => [location.href, ...performance.getEntriesByType('resource').map((e) => e.name)];
-  for (const f of page.frames()) urls.push(...(await f.evaluate(entries).catch(() => [])));
-  for (const w of page.workers()) urls.push(...(await w.evaluate(entries).catch(() => [])));
+  for (const f of page.frames()) urls.push(...(await f.evaluate(entries)));
+  for (const w of page.workers()) urls.push(...(await w.evaluate(entries)));
   const files = new Set();
   for (const u of urls) {
     const url = new URL(u);
@@ -905,13 +907,17 @@ test('download: what each embed form fetches for a WebGPU .flrep session, beside
       const page = await browser.newPage();
       try {
         const { from, backend } = await open(page);
-        if (backend !== 'webgpu') {
-          t.skip(`no WebGPU adapter here (${form}: ${backend}): the figures are for a WebGPU browser`);
-          return;
-        }
+        // The figures are for a WebGPU browser: the harness's flags give one (no skip on a fallback).
+        assert.equal(backend, expectedBackend(true), `${form}: the backend`);
         await page.waitForTimeout(1500);
         const sizes = await fetchedFrom(page, from);
         const code = sizes.filter(([f]) => /\.(js|wasm)$/.test(f));
+        // The wasm is fetched by the workers: both builds counted means the workers' downloads are.
+        for (const wasm of ['decoder_bg.wasm', 'renderer_bg.wasm'])
+          assert.ok(
+            code.some(([f]) => f.endsWith(`/${wasm}`)),
+            `${form}: ${wasm} counted (${code.map(([f]) => f)})`,
+          );
         sums[form] = code.reduce((n, [, b]) => n + b, 0);
         const css = sizes.filter(([f]) => /\.(css|html)$/.test(f)).reduce((n, [, b]) => n + b, 0);
         assert.ok(
