@@ -827,16 +827,19 @@ test('live: embed.html?live=, create({live}) and <replay-player live> from anoth
     ];
     for (const [loc, name, skip] of pictures) assertDrawn(await shot(loc, name), name, skip);
 
-    // For about 3 s the timeline grows and the playhead follows the edge: within a chunk, the
-    // margin and the poll (about 1 s), plus what the 2× match runs ahead between two looks.
+    // Until each timeline has grown 3 times (looks 250 ms apart; a count, not a rate: a slow
+    // machine only takes more looks) the playhead follows the edge: within a chunk, the margin and
+    // the poll (about 1 s), plus what the 2× match runs ahead between two looks.
     const looks = [];
-    for (let i = 0; i < 12; i++) {
+    const live = (k) => looks.map((l) => l[k]).filter((x) => x.state === 'live');
+    const growths = (seen) => seen.filter((x, i) => i > 0 && x.duration > seen[i - 1].duration).length;
+    for (let i = 0; i < 80 && forms.some((_, k) => growths(live(k)) < 3); i++) {
       looks.push(await all());
       await framePage.page.waitForTimeout(250);
     }
     for (let k = 0; k < forms.length; k++) {
-      const seen = looks.map((l) => l[k]).filter((x) => x.state === 'live');
-      const grew = seen.filter((x, i) => i > 0 && x.duration > seen[i - 1].duration).length;
+      const seen = live(k);
+      const grew = growths(seen);
       assert.ok(grew >= 3, `${forms[k][1]}: the timeline grew as chunks came (${grew} times in ${seen.length} looks)`);
       for (const x of seen) {
         const behind = x.duration - x.t;
