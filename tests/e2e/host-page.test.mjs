@@ -340,3 +340,56 @@ test("npm start's server: the Share dialog's script and element snippets play fr
     await page.close();
   }
 });
+
+test("the README's three embed snippets, its placeholder hosts replaced, open the replay at 95 s from another origin", {
+  timeout: 120_000,
+}, async () => {
+  delete hostHeaders['Content-Security-Policy'];
+  const readme = fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## Embed a replay'), readme.indexOf('## A link to a moment'));
+  const blocks = [...section.matchAll(/```html\n([\s\S]*?)```/g)].map((m) => m[1]);
+  assert.equal(blocks.length, 3, 'the iframe, script and element snippets');
+  const placeholder = 'https://replays.example/match.flrep';
+  const demo = `${S.url}demo/demo.flrep`;
+  const html = blocks
+    .join('\n')
+    .replaceAll('https://player.example/rp/', S.url)
+    .replaceAll(encodeURIComponent(placeholder), encodeURIComponent(demo))
+    .replaceAll(placeholder, demo);
+  assert.doesNotMatch(html, /\.example/, 'every placeholder replaced');
+  fs.writeFileSync(
+    path.join(HOST_DIR, 'readme.html'),
+    `<!doctype html>\n<html lang="en">\n<head><meta charset="utf-8"><title>README</title></head>\n<body>\n${html}\n</body>\n</html>\n`,
+  );
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  try {
+    // All three in view (the iframe 360 px, the others as wide as the page: 711 px each).
+    await page.setViewportSize({ width: 1280, height: 1900 });
+    await page.goto(`${A.url}readme.html`, { waitUntil: 'load' });
+    const frame = page.frames().find((f) => f.url().includes('embed.html'));
+    assert.ok(frame, 'the iframe');
+    await frame.waitForFunction(() => window.__player?.state().ready, null, { timeout: 60_000, polling: 100 });
+    await page.waitForFunction(
+      () =>
+        [document, document.querySelector('replay-player')?.shadowRoot].every(
+          (r) => r?.querySelector('.rp-status')?.hidden && r.querySelector('.rp-scrub')?.getAttribute('aria-valuenow'),
+        ),
+      null,
+      { timeout: 60_000, polling: 100 },
+    );
+    const at = [
+      await frame.evaluate(() => window.__player.currentTime),
+      ...(await page.evaluate(() =>
+        [document, document.querySelector('replay-player').shadowRoot].map((r) =>
+          Number(r.querySelector('.rp-scrub').getAttribute('aria-valuenow')),
+        ),
+      )),
+    ];
+    for (const [i, t] of at.entries())
+      assert.ok(Math.abs(t - 95) < 0.1, `${['iframe', 'script', 'element'][i]} at ${t} s`);
+    log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
