@@ -22,7 +22,6 @@
 // window.__engineErrors of each frame; page.errors() reads them from the page and its iframes.
 // What it cannot see: console.error called inside a worker (an uncaught error in one it sees).
 import fs from 'node:fs';
-import os from 'node:os';
 import net from 'node:net';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
@@ -136,12 +135,15 @@ const SELENIUM_KEYS = {
 
 /** What both engines' pages share: waitFor and assertClean over their evaluate and errors. */
 function withCommon(page) {
-  page.waitFor = async (fn, arg, { timeout = 30_000, what = fn.toString() } = {}) => {
+  page.waitFor = async (fn, arg, { timeout = 30_000, what = fn.toString(), diag = null } = {}) => {
     const end = Date.now() + timeout;
     for (;;) {
       const v = await page.evaluate(fn, arg);
       if (v) return v;
-      if (Date.now() > end) throw new Error(`timed out after ${timeout} ms waiting for ${what}`);
+      if (Date.now() > end) {
+        const seen = diag ? ` (${await page.evaluate(diag).catch((e) => e.message)})` : '';
+        throw new Error(`timed out after ${timeout} ms waiting for ${what}${seen}`);
+      }
       await new Promise((r) => setTimeout(r, 100));
     }
   };
@@ -344,12 +346,3 @@ export async function launchEngine(name) {
   eng.display = xvfb.display;
   return eng;
 }
-
-/** A temporary directory for an engine's screenshots (tests/output/engines/<engine>/). */
-export function shotsDir(root, engine) {
-  const dir = path.join(root, 'tests', 'output', 'engines', engine);
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-export { os };
