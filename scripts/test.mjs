@@ -1,6 +1,6 @@
 // npm test: everything. Setup (incl. Chromium) -> gates (fmt, lints) -> cargo test --workspace ->
 // .flrep conformance (tests/conformance/check.sh) -> ACMI read-back (tests/acmi/check.sh) -> build ->
-// browser tests.
+// browser tests (Chromium) -> engine tests (Firefox ESR, WebKitGTK: tests/engines/).
 //   npm test                   all of it
 //   npm test -- --rust-only    only cargo test --workspace, the conformance and ACMI checks
 //   npm test -- --e2e-only     only build + browser tests (tests/e2e/*.test.mjs)
@@ -116,6 +116,10 @@ async function main() {
     if (e2eOnly) await step('pyacmi', () => run('bash', ['tests/acmi/check.sh', '--venv-only']));
     // --test-concurrency=1: each test file starts its own Chromium; 2 cores do not fit several.
     await step('browser tests', () => nodeTest('browser tests', ['--test-concurrency=1', ...files]));
+    // Firefox ESR and WebKitGTK (tests/engines/, docs/browsers.md): the focused set of a visitor's and
+    // a site owner's paths, one browser per file (puppeteer-core over BiDi; WebKitWebDriver), in Xvfb.
+    const engines = ['firefox', 'webkit'].map((e) => path.join('tests', 'engines', `${e}.test.mjs`));
+    await step('engine tests', () => nodeTest('engine tests', ['--test-concurrency=1', ...engines]));
   }
   log(`all passed in ${since(t0)} (${timings.join(', ')})`);
 }
