@@ -161,8 +161,11 @@ async function launchFirefox(display) {
     browser: 'firefox',
     protocol: 'webDriverBiDi',
     executablePath: FIREFOX,
-    headless: false,
-    env: { ...process.env, DISPLAY: display },
+    // No display: headless with WebGL off (webgl.disabled), a browser with neither WebGL2 nor WebGPU
+    // on any machine (headless Firefox here has no WebGL2 anyway: no GPU).
+    headless: !display,
+    ...(display ? {} : { extraPrefsFirefox: { 'webgl.disabled': true } }),
+    env: display ? { ...process.env, DISPLAY: display } : process.env,
     args: [`--width=${VIEWPORT.width}`, `--height=${VIEWPORT.height + 100}`],
     timeout: 60_000,
   });
@@ -328,8 +331,13 @@ async function launchWebKit(display) {
 /**
  * Starts an Xvfb and `name`'s browser in it ('firefox' or 'webkit'); resolves to
  * {name, version, open(url) → page, close()}. One window: open() navigates it.
+ * `webgl: false` (Firefox only): no Xvfb, headless Firefox with WebGL off: a browser that cannot draw.
  */
-export async function launchEngine(name) {
+export async function launchEngine(name, { webgl = true } = {}) {
+  if (!webgl) {
+    if (name !== 'firefox') throw new Error(`${name} without WebGL is not offered (Firefox only)`);
+    return launchFirefox(null);
+  }
   const xvfb = await startXvfb();
   let eng;
   try {

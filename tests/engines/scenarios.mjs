@@ -412,6 +412,49 @@ export const SCENARIOS = {
 };
 
 /**
+ * What a visitor whose browser has neither WebGPU nor WebGL2 sees (headless Firefox with WebGL off): the box
+ * that says the browser cannot draw the replay, over a page whose clock, timeline and kill feed work.
+ */
+async function cannotDraw(base) {
+  const eng = await launchEngine('firefox', { webgl: false });
+  try {
+    const page = await eng.open(base);
+    await page.waitFor(ready, undefined, { timeout: 60_000, what: 'the player ready or failed' });
+    const s = await page.evaluate(() => {
+      const st = window.__player.state();
+      const box = document.getElementById('error');
+      return {
+        error: st.error,
+        backend: st.backend,
+        duration: st.duration,
+        boxShown: !box.hidden && box.getBoundingClientRect().height > 0,
+        title: box.querySelector('.error-title').textContent,
+        text: document.getElementById('error-text').textContent,
+        kills: window.__player.kills.length,
+        feed: Number(document.querySelector('#killfeed li[aria-setsize]')?.getAttribute('aria-setsize')),
+        markers: window.__ui.timeline.markers().kills.length,
+      };
+    });
+    assert.match(s.error ?? '', /^This browser cannot draw the replay: .*WebGL2/, 'the reason, WebGL2 named');
+    assert.equal(s.backend, '', 'no backend');
+    assert.equal(s.boxShown, true, 'the box is shown');
+    assert.equal(s.title, 'This replay cannot be played');
+    assert.equal(s.text, s.error);
+    assert.ok(s.duration > 100, `the recording is open (${s.duration} s)`);
+    assert.ok(s.kills > 10 && s.feed === s.kills && s.markers === s.kills, JSON.stringify(s));
+    // The clock and the playhead follow a seek.
+    await page.evaluate(() => window.__player.seek(30));
+    await page.waitFor(() => /00:30\.0/.test(document.querySelector('.clock, #clock')?.textContent ?? ''), undefined, {
+      what: 'the clock at 00:30.0',
+    });
+    await shot(page, 'cannot-draw');
+    await page.assertClean();
+  } finally {
+    await eng.close();
+  }
+}
+
+/**
  * At the top level of a test file: the servers (the repository root, the player at /dist/; the
  * embed hosts on their own origins with the CSP of docs/embedding.md), `name`'s browser for the
  * whole file, and one test per scenario.
@@ -453,5 +496,13 @@ export function engineSuite(name) {
     await ctx.engine?.close();
     for (const s of servers) await s.close();
   });
+  if (name === 'firefox')
+    test(
+      'firefox without WebGL (neither WebGPU nor WebGL2): the "cannot draw" box; clock, timeline and kills work',
+      {
+        timeout: 120_000,
+      },
+      () => cannotDraw(ctx.base),
+    );
   for (const [title, run] of Object.entries(SCENARIOS)) test(`${name}: ${title}`, { timeout: 120_000 }, () => run(ctx));
 }
