@@ -28,6 +28,10 @@ mod diff_cli;
 /// `export --acmi` and `clip`.
 #[path = "replay_cli/export.rs"]
 mod export_cli;
+/// `host`: the replay host (feature `host`).
+#[cfg(feature = "host")]
+#[path = "replay_cli/host.rs"]
+mod host_cli;
 /// `live-serve`: a .flrep published while it is written.
 #[path = "replay_cli/live_serve.rs"]
 mod live_serve;
@@ -82,6 +86,8 @@ fn run(cmd: Cmd) -> Result<u8, Fail> {
         Cmd::Export(a) => export_cli::export(&a),
         Cmd::Clip(a) => export_cli::clip(&a),
         Cmd::LiveServe(a) => live_serve::live_serve(&a),
+        #[cfg(feature = "host")]
+        Cmd::Host(a) => host_cli::host(&a),
     }
 }
 
@@ -192,30 +198,24 @@ fn info(path: &Path) -> Result<u8, Fail> {
 }
 
 fn validate(path: &Path) -> Result<u8, Fail> {
-    let mut o = open(path)?;
+    let o = open(path)?;
     if let Some(ix) = o.session.foldback() {
         return foldback_cli::validate(ix);
     }
-    let mut ticks = 0u64;
-    let mut events = 0usize;
-    o.each_tick(path, |_, _, c, k| {
-        ticks += 1;
-        if k == 0 {
-            events += c.events.len();
-        }
-        Ok(())
-    })?;
-    let i = o.info()?;
-    for w in &i.warnings {
+    // The check itself is the library's (the replay host runs it on every upload).
+    let mut src = o.src;
+    let r =
+        replay_player::io::validate::validate(&mut src).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+    for w in &r.warnings {
         eprintln!("replay: warning: {w}");
     }
-    for p in &i.problems {
+    for p in &r.problems {
         eprintln!("replay: {p}");
     }
-    if !i.problems.is_empty() {
-        return Err(Fail(format!("{} problem(s) found while opening", i.problems.len()), 1));
+    if !r.passed() {
+        return Err(Fail(format!("{} problem(s) found while opening", r.problems.len()), 1));
     }
-    println!("ok: {} chunks, {ticks} ticks, {events} events", o.session.chunk_count());
+    println!("ok: {} chunks, {} ticks, {} events", r.chunks, r.ticks, r.events);
     Ok(0)
 }
 

@@ -10,8 +10,17 @@
 //! - [`pages`]: pure builders of the HTML and JSON the host answers (`/r/{id}`, the gallery,
 //!   oEmbed); every string from a file escaped.
 //! - [`poster`]: the 1200×630 PNG still of a moment, drawn without a GPU (tiny-skia).
-//! - the server (routes, store, upload check) wires them to HTTP.
+//! - [`server`]: the configuration, [`server::AppState`] and the router (every part's routes are
+//!   added in [`server::router`]); [`store`]: the object store and its layout; [`upload`]: `POST
+//!   /api/replays` (streamed to the store, checked by the native reader); [`files`]: Range reads,
+//!   the list, deletes; [`summary`]: the record of an upload; [`limit`]: the upload rate per client.
 
+pub mod files;
+pub mod limit;
 pub mod pages;
 pub mod poster;
 pub mod record;
+pub mod server;
+pub mod store;
+pub mod summary;
+pub mod upload;

@@ -15,6 +15,7 @@ pub mod live;
 mod rotate;
 #[cfg(feature = "cli")]
 pub mod segments;
+pub mod validate;
 #[cfg(feature = "cli")]
 pub mod viewers;
 pub use rotate::{RotatingWriter, RotationOptions};

@@ -53,6 +53,43 @@ pub enum Cmd {
     Clip(ClipArgs),
     /// Publish a .flrep while it is written: over WebSocket and as HTTP segments (docs/live.md).
     LiveServe(LiveServeArgs),
+    /// Run a replay host: upload a replay, get a link that unfurls (docs/hosting.md).
+    #[cfg(feature = "host")]
+    Host(HostArgs),
+}
+
+/// `replay host`: the player, the replays and the upload API over HTTP.
+#[cfg(feature = "host")]
+#[derive(Args)]
+pub struct HostArgs {
+    /// The host's local directory: the default store and the upload spool.
+    #[arg(long, value_name = "DIR")]
+    pub data: PathBuf,
+    /// Listen on this address (port 0: any free port, printed).
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// The built player to serve [default: the repository's dist/].
+    #[arg(long, value_name = "DIR")]
+    pub player: Option<PathBuf>,
+    /// Keep replays in this object store instead of DIR/store: file:///dir, s3://bucket/prefix
+    /// (AWS_* environment variables, AWS_ENDPOINT_URL for an S3-compatible server), gs://, az://.
+    #[arg(long, value_name = "URL")]
+    pub store: Option<String>,
+    /// The absolute URL people reach this host at (links and cards) [default: http://<listen>].
+    #[arg(long, value_name = "URL")]
+    pub public_url: Option<String>,
+    /// Take uploads only with `Authorization: Bearer <T>`.
+    #[arg(long, value_name = "T")]
+    pub upload_token: Option<String>,
+    /// The largest upload taken, in MiB.
+    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    pub max_upload_mb: u64,
+    /// Seconds an upload's body may send nothing before it is dropped.
+    #[arg(long, value_name = "S", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub body_timeout: u64,
+    /// Uploads a client (by IP address) may make per minute (and at once: a third of it, at least 1).
+    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub uploads_per_minute: u32,
 }
 
 /// A time of `--from` / `--to`: seconds from the start (95.2), m:ss.s (1:35.2), h:mm:ss or tick:N.

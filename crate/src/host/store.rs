@@ -1,0 +1,206 @@
+//! The host's store: every byte the host keeps lives in one `object_store` (a local directory, S3
+//! or an S3-compatible server, GCS, Azure), so several instances serve one store.
+//!
+//! Layout (keys under the store's prefix):
+//! - `files/{id}`: the replay's bytes, immutable (the id is a hash of them).
+//! - `replays/{id}.json`: its [`ReplayRecord`], written once after the file.
+//! - `index/{newest-first key}-{id}`: an empty object per listed replay, written last; the list is
+//!   read from these names (one listing, no file decoded) and a replay is listed only once its file
+//!   and record are in place.
+//! - `posters/{id}/...`: the posters of that replay (the poster's part).
+//! - `tmp/{nonce}`: uploads being checked; removed or renamed into `files/` when the check ends.
+
+use super::record::ReplayRecord;
+use bytes::Bytes;
+use futures_util::TryStreamExt;
+use object_store::path::Path;
+use object_store::{ObjectStore, PutMode, PutOptions, PutPayload};
+use std::sync::Arc;
+
+/// The store, cheap to clone.
+#[derive(Clone)]
+pub struct Store {
+    inner: Arc<dyn ObjectStore>,
+}
+
+/// A store failure, as the store said it (answered 503).
+#[derive(Debug)]
+pub struct StoreError(pub String);
+
+impl std::fmt::Display for StoreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the store failed: {}", self.0)
+    }
+}
+
+impl From<object_store::Error> for StoreError {
+    fn from(e: object_store::Error) -> Self {
+        StoreError(e.to_string())
+    }
+}
+
+/// True when `id` is a content id: exactly 32 lowercase hex digits. Every id taken from a path is
+/// checked with this before it names an object (no `..`, no `/`, no control characters).
+pub fn valid_id(id: &str) -> bool {
+    id.len() == 32 && id.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+impl Store {
+    pub fn new(inner: Arc<dyn ObjectStore>) -> Self {
+        Store { inner }
+    }
+
+    /// The store named by `--store` (`file:///dir`, `s3://bucket/prefix`, `gs://bucket/prefix`,
+    /// `az://container/prefix`; the cloud ones configured from the usual environment variables, e.g.
+    /// `AWS_ACCESS_KEY_ID`, `AWS_REGION`, `AWS_ENDPOINT_URL`, `AWS_ALLOW_HTTP`), or a directory under
+    /// `data` when `url` is `None`.
+    pub fn open(url: Option<&str>, data: &std::path::Path) -> Result<Self, String> {
+        use object_store::prefix::PrefixStore;
+        let Some(url) = url else {
+            let dir = data.join("store");
+            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            let fs = object_store::local::LocalFileSystem::new_with_prefix(&dir).map_err(|e| e.to_string())?;
+            return Ok(Store::new(Arc::new(fs)));
+        };
+        let parsed = url::Url::parse(url).map_err(|e| format!("--store {url}: {e}"))?;
+        let prefix = Path::from(parsed.path().trim_matches('/'));
+        let inner: Arc<dyn ObjectStore> = match parsed.scheme() {
+            "file" => {
+                let dir = parsed.to_file_path().map_err(|()| format!("--store {url}: not a local path"))?;
+                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                let fs = object_store::local::LocalFileSystem::new_with_prefix(&dir).map_err(|e| e.to_string())?;
+                return Ok(Store::new(Arc::new(fs)));
+            }
+            "s3" | "s3a" => {
+                let s = object_store::aws::AmazonS3Builder::from_env().with_url(url).build();
+                Arc::new(PrefixStore::new(s.map_err(|e| format!("--store {url}: {e}"))?, prefix))
+            }
+            "gs" => {
+                let s = object_store::gcp::GoogleCloudStorageBuilder::from_env().with_url(url).build();
+                Arc::new(PrefixStore::new(s.map_err(|e| format!("--store {url}: {e}"))?, prefix))
+            }
+            "az" | "azure" | "abfs" | "abfss" => {
+                let s = object_store::azure::MicrosoftAzureBuilder::from_env().with_url(url).build();
+                Arc::new(PrefixStore::new(s.map_err(|e| format!("--store {url}: {e}"))?, prefix))
+            }
+            other => return Err(format!("--store {url}: unknown scheme {other:?} (file, s3, gs, az)")),
+        };
+        Ok(Store::new(inner))
+    }
+
+    /// The `object_store` underneath (for parts that store objects of their own, e.g. posters under
+    /// [`Store::poster_prefix`]).
+    pub fn object_store(&self) -> &Arc<dyn ObjectStore> {
+        &self.inner
+    }
+
+    pub fn file_path(id: &str) -> Path {
+        Path::from(format!("files/{id}"))
+    }
+    pub fn record_path(id: &str) -> Path {
+        Path::from(format!("replays/{id}.json"))
+    }
+    /// Where the posters of replay `id` live (`posters/{id}/…`); removed with the replay.
+    pub fn poster_prefix(id: &str) -> Path {
+        Path::from(format!("posters/{id}"))
+    }
+    pub fn tmp_path(nonce: &str) -> Path {
+        Path::from(format!("tmp/{nonce}"))
+    }
+    /// The list entry: names sort newest first (the inverted upload time in milliseconds).
+    fn index_path(uploaded_ms: u64, id: &str) -> Path {
+        Path::from(format!("index/{:020}-{id}", u64::MAX - uploaded_ms))
+    }
+
+    /// The record of `id`, `None` when there is none.
+    pub async fn record(&self, id: &str) -> Result<Option<ReplayRecord>, StoreError> {
+        if !valid_id(id) {
+            return Ok(None);
+        }
+        match self.inner.get(&Self::record_path(id)).await {
+            Ok(r) => {
+                let bytes = r.bytes().await?;
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| StoreError(format!("replays/{id}.json does not parse: {e}")))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Writes the record, then the list entry (the replay is listed from then on). `Ok(false)` when
+    /// a record for this id was there already (another upload of the same bytes won the race).
+    pub async fn publish(&self, rec: &ReplayRecord, uploaded_ms: u64) -> Result<bool, StoreError> {
+        let json = serde_json::to_vec(rec).map_err(|e| StoreError(e.to_string()))?;
+        let path = Self::record_path(&rec.id);
+        let create = PutOptions { mode: PutMode::Create, ..Default::default() };
+        match self.inner.put_opts(&path, PutPayload::from(json.clone()), create).await {
+            Ok(_) => {}
+            Err(object_store::Error::AlreadyExists { .. } | object_store::Error::Precondition { .. }) => {
+                return Ok(false)
+            }
+            // A store without conditional writes: a head then a plain put (a narrow race: the later
+            // of two simultaneous first uploads of one file keeps its delete token).
+            Err(object_store::Error::NotImplemented | object_store::Error::NotSupported { .. }) => {
+                if self.inner.head(&path).await.is_ok() {
+                    return Ok(false);
+                }
+                self.inner.put(&path, PutPayload::from(json)).await?;
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.inner.put(&Self::index_path(uploaded_ms, &rec.id), PutPayload::from(Bytes::new())).await?;
+        Ok(true)
+    }
+
+    /// The ids listed, newest first.
+    pub async fn listed_ids(&self) -> Result<Vec<String>, StoreError> {
+        let mut names: Vec<String> = self
+            .inner
+            .list(Some(&Path::from("index")))
+            .map_ok(|m| m.location.filename().unwrap_or_default().to_string())
+            .try_collect()
+            .await?;
+        names.sort_unstable();
+        let mut seen = std::collections::HashSet::new();
+        Ok(names
+            .into_iter()
+            .filter_map(|n| n.rsplit_once('-').map(|(_, id)| id.to_string()))
+            .filter(|id| valid_id(id) && seen.insert(id.clone()))
+            .collect())
+    }
+
+    /// Page `page` (from 0) of the list, `per_page` records, newest first; the next page's number
+    /// when there is one.
+    pub async fn list(&self, page: usize, per_page: usize) -> Result<(Vec<ReplayRecord>, Option<usize>), StoreError> {
+        let ids = self.listed_ids().await?;
+        let start = page.saturating_mul(per_page);
+        let page_ids: Vec<&String> = ids.iter().skip(start).take(per_page).collect();
+        let reads = page_ids.iter().map(|id| self.record(id));
+        let records = futures_util::future::try_join_all(reads).await?;
+        let next = (start.saturating_add(per_page) < ids.len()).then_some(page + 1);
+        Ok((records.into_iter().flatten().collect(), next))
+    }
+
+    /// Removes a replay: first its list entry (it stops being listed), then its posters, file and
+    /// record. Objects already gone are not an error.
+    pub async fn remove(&self, id: &str) -> Result<(), StoreError> {
+        let entries: Vec<Path> = self
+            .inner
+            .list(Some(&Path::from("index")))
+            .try_filter(|m| std::future::ready(m.location.filename().is_some_and(|n| n.ends_with(&format!("-{id}")))))
+            .map_ok(|m| m.location)
+            .try_collect()
+            .await?;
+        let posters: Vec<Path> =
+            self.inner.list(Some(&Self::poster_prefix(id))).map_ok(|m| m.location).try_collect().await?;
+        for p in entries.iter().chain(&posters).chain([&Self::file_path(id), &Self::record_path(id)]) {
+            match self.inner.delete(p).await {
+                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
+                Err(e) => return Err(e.into()),
+            }
+        }
+        Ok(())
+    }
+}
