@@ -8,12 +8,13 @@
 //! they run under [`PAGE_CSP`].
 //!
 //! Parts: [`moment`] (a link's `t`, `spoilers`… read from its query), [`replay`] (`/r/{id}`),
-//! [`oembed`], [`gallery`] (`/`).
+//! [`oembed`], [`gallery`] (`/`), and the routes that serve them ([`routes`]).
 
 pub mod gallery;
 pub mod moment;
 pub mod oembed;
 pub mod replay;
+pub mod routes;
 
 use html_escape::{encode_double_quoted_attribute, encode_text};
 
