@@ -10,6 +10,11 @@ import { el } from './ui/format.js';
 
 const $ = (id) => document.getElementById(id);
 const params = new URLSearchParams(location.search);
+// A replay host's page /r/{id} names its replay in <meta name="replay-src"> (no inline script under
+// its CSP); the link's own parameters (t, follow…) are in the address as on any share link
+// (docs/hosting.md "The pages").
+const hostSrc = document.querySelector('meta[name="replay-src"]')?.content;
+if (hostSrc) params.set('url', hostSrc);
 const DEMO = 'demo/demo.flrep';
 
 const stage = $('stage');
@@ -461,7 +466,8 @@ player.on('ready', function registerOnce() {
   player.off('ready', registerOnce);
   if (!('serviceWorker' in navigator)) return;
   const later = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 2000));
-  later(() => navigator.serviceWorker.register('sw.js').catch(() => {}));
+  // Beside this script (a host's /r/{id} page is not in the player's folder).
+  later(() => navigator.serviceWorker.register(new URL('sw.js', import.meta.url)).catch(() => {}));
 });
 
 // ---------------------------------------------------------------- first replay: a share link

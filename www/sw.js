@@ -44,11 +44,16 @@ self.addEventListener('fetch', (event) => {
   if (url.origin !== scope.origin) return;
   // A page (index.html?url=…&t=…, embed.html?…) is the same page whatever its parameters.
   const page = req.mode === 'navigate';
-  const path = page && url.pathname.endsWith('/') ? `${url.pathname}index.html` : url.pathname;
+  // A folder (`/`, `/player/?url=…`) may be another page than the player's: a replay host answers
+  // its gallery at `/` (docs/hosting.md). Its navigations go to the network first; the cached
+  // index.html only when the network fails (offline).
+  const folder = page && url.pathname.endsWith('/');
+  const path = folder ? `${url.pathname}index.html` : url.pathname;
   if (!known.has(path)) return;
   event.respondWith(
     (async () => {
       const cache = await caches.open(CACHE);
+      if (folder) return fetch(req).catch(async (e) => (await cache.match(path)) ?? Promise.reject(e));
       const hit = await cache.match(path);
       if (hit) return hit;
       const res = await fetch(req);
