@@ -36,6 +36,23 @@ fn file(parts: &[Vec<u8>]) -> Vec<u8> {
     parts.concat()
 }
 
+/// One zstd frame (RFC 8878) of `len` zero bytes made of RLE blocks of 128 KiB each (4 bytes per
+/// block): Frame_Header_Descriptor 0x00 (no content size, no checksum), Window_Descriptor 0x38
+/// (windowLog 17 = the block size). `len` is a multiple of 128 KiB.
+pub fn rle_frame(len: usize) -> Vec<u8> {
+    const BLOCK: usize = 128 * 1024;
+    let blocks = len / BLOCK;
+    let mut v = vec![0x28, 0xB5, 0x2F, 0xFD, 0x00, 0x38];
+    for i in 0..blocks {
+        let last = u32::from(i + 1 == blocks);
+        // Block_Header: bit 0 Last_Block, bits 1-2 Block_Type (1 = RLE), bits 3-23 Block_Size.
+        let h = last | (1 << 1) | ((BLOCK as u32) << 3);
+        v.extend_from_slice(h.to_le_bytes().get(..3).unwrap_or(&[]));
+        v.push(0);
+    }
+    v
+}
+
 /// (name, bytes): each must fail (or recover) in ONE specific way, asserted in tests/foldback.rs.
 pub fn hostile() -> Vec<(&'static str, Vec<u8>)> {
     let ok = |tick: u64, peer: u16| frame(&Frame::TickHash { tick, peer, hash: 0xABCD + tick });
@@ -75,6 +92,9 @@ pub fn hostile() -> Vec<(&'static str, Vec<u8>)> {
     snap.put_u16(0);
     snap.put_u32(bomb.len() as u32);
     snap.extend_from_slice(&bomb);
+    // A snapshot whose zstd frame (8 KiB of RLE blocks, no content size) inflates to 256 MiB: four
+    // times the default cap, so `validate` refuses it with the numbers (it opened as "ok" before).
+    let inflate_256 = frame(&Frame::Snapshot { tick: 1, peer: 1, data: &rle_frame(256 << 20) });
     let corrupt_snapshot = frame(&Frame::Snapshot {
         tick: 0,
         peer: 0,
@@ -96,6 +116,10 @@ pub fn hostile() -> Vec<(&'static str, Vec<u8>)> {
             file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), vec![0x01, 0xF0, 0xFF, 0xFF, 0xFF, 1, 2, 3]]),
         ),
         ("snapshot-bomb", file(&[header(1, 0, 2), ok(0, 0), raw(0x10, &snap), eos.clone()])),
+        (
+            "snapshot-over-cap",
+            file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), ok(1, 0), inflate_256, ok(1, 1), eos.clone()]),
+        ),
         ("snapshot-corrupt", file(&[header(1, 0, 2), ok(0, 0), corrupt_snapshot, eos.clone()])),
         ("frames-after-eos", file(&[header(1, 0, 2), ok(0, 0), ok(0, 1), eos, ok(1, 0), vec![0xDE, 0xAD]])),
     ]

@@ -19,6 +19,7 @@ use replay_player::format::foldback::scan::frames_in;
 use replay_player::format::foldback::{parse_frame, Error, Frame, Index, Limits, HEADER_LEN};
 use replay_player::format::zstd::{Decompressor, ZstdError};
 use replay_player::format::{Session, SessionError};
+use replay_player::io::foldback::check_snapshots;
 use replay_player::io::open_session;
 use replay_player::model::FormatKind;
 use replay_player::sim::foldback::{entity_id, foldback_bytes, foldback_per_peer, golden, Desync, FoldbackConfig};
@@ -320,6 +321,21 @@ fn hostile_files_fail_with_specific_errors() {
         Err(Error::Snapshot { at: s.offset, tick: 0, peer: 0, err: ZstdError::TooLarge { cap: 4096 } })
     );
     assert_eq!(read_snapshot(&mut dec, frame, s.offset, &Limits::default()).unwrap().len(), 1 << 20);
+    // Validate decodes every snapshot: the bomb passes under the default cap and fails under a
+    // small one, with the numbers.
+    let check = check_snapshots(&mut b.as_slice(), &ix, &Limits::default()).unwrap();
+    assert_eq!((check.decoded, check.decoded_bytes, check.failed), (1, 1 << 20, 0));
+    let small = Limits { max_snapshot_decompressed: 4096, ..Limits::default() };
+    let check = check_snapshots(&mut b.as_slice(), &ix, &small).unwrap();
+    assert_eq!((check.decoded, check.failed), (0, 1));
+    assert_eq!(
+        check.problems(),
+        [format!(
+            "snapshot of peer 0 at tick 0 (frame at offset {}) decompresses to more than 4096 bytes, the limit \
+             (max_snapshot_decompressed)",
+            s.offset
+        )]
+    );
     let b = hostile("snapshot-corrupt");
     let ix = open(&b);
     let s = ix.snapshots[0];
@@ -621,6 +637,24 @@ fn cli_info_validate_dump_read_foldback() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("exceeds the limit of 4096"));
     let out = replay().args(["validate", &f("hostile/newer-version.foldback")]).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
+    // A snapshot that inflates to 256 MiB (an 8 KiB zstd frame): opening only indexes it, validate
+    // decodes it and stops at the 64 MiB cap (it printed "ok: 2 ticks, 6 frames" before).
+    let out = replay().args(["validate", &f("hostile/snapshot-over-cap.foldback")]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "snapshot of peer 1 at tick 1 (frame at offset 101) decompresses to more than 67108864 bytes, the limit \
+             (max_snapshot_decompressed)"
+        ),
+        "{err}"
+    );
+    assert!(err.contains("1 problem(s)"), "{err}");
+    assert!(String::from_utf8_lossy(&out.stdout).is_empty());
+    // A file whose snapshots all decode still passes (the bomb's 1 MiB is under the cap).
+    let out = replay().args(["validate", &f("hostile/snapshot-bomb.foldback")]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "ok: 1 ticks, 3 frames\n");
     let out = replay().args(["dump", &f("agree.foldback")]).output().unwrap();
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), std::fs::read_to_string(dir.join("agree.jsonl")).unwrap());

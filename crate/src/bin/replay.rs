@@ -198,9 +198,9 @@ fn info(path: &Path) -> Result<u8, Fail> {
 }
 
 fn validate(path: &Path) -> Result<u8, Fail> {
-    let o = open(path)?;
+    let mut o = open(path)?;
     if let Some(ix) = o.session.foldback() {
-        return foldback_cli::validate(ix);
+        return foldback_cli::validate(ix, &mut o.src);
     }
     // The check itself is the library's (the replay host runs it on every upload).
     let mut src = o.src;

@@ -3,7 +3,9 @@
 
 use super::ReadAt;
 use crate::format::foldback::diverge::{Bytes, Read};
-use crate::format::foldback::{Error, Index, IndexStep, Indexer, Item, Limits, ScanStep, Scanner};
+use crate::format::foldback::index::{snapshot_len, MAX_FRAME_ERRORS};
+use crate::format::foldback::{Error, Index, IndexStep, Indexer, Item, Limits, ScanStep, Scanner, FRAME_HEADER_LEN};
+use crate::format::zstd::Decompressor;
 use crate::format::IoError;
 
 fn io(offset: u64, e: std::io::Error) -> Error {
@@ -36,6 +38,64 @@ pub fn for_each_item<R: ReadAt>(
             ScanStep::Done => return Ok(sc),
         }
     }
+}
+
+/// What [`check_snapshots`] found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct SnapshotCheck {
+    /// Snapshots decoded within the cap.
+    pub decoded: u64,
+    /// Their decompressed bytes, in all.
+    pub decoded_bytes: u64,
+    /// Snapshots that failed (over the cap, corrupt, not one zstd frame).
+    pub failed: u64,
+    /// The first [`MAX_FRAME_ERRORS`] failures, each an [`Error::Snapshot`] with its numbers.
+    pub errors: Vec<Error>,
+}
+
+impl SnapshotCheck {
+    /// The failures as `validate` prints them (one line each, then the total when some were not kept).
+    pub fn problems(&self) -> Vec<String> {
+        let mut p: Vec<String> = self.errors.iter().map(Error::to_string).collect();
+        if self.failed > self.errors.len() as u64 {
+            p.push(format!("… {} snapshots refused in all", self.failed));
+        }
+        p
+    }
+}
+
+/// Decodes every snapshot of `ix` from `src` within [`Limits::max_snapshot_decompressed`], one at a
+/// time (memory: one frame and one cap-sized output buffer). `replay validate` of a `.foldback` and
+/// the replay host's upload check call it: a snapshot that inflates past the cap or does not decode
+/// refuses the file (opening only indexes snapshots, it never inflates them). `Err` is a read error.
+pub fn check_snapshots<R: ReadAt>(src: &mut R, ix: &Index, limits: &Limits) -> Result<SnapshotCheck, Error> {
+    let mut dec = Decompressor::new();
+    let mut check = SnapshotCheck::default();
+    for s in &ix.snapshots {
+        // The scanner refused any frame over `max_frame_payload`; a range past that is not an index
+        // this file produced.
+        if s.len > u64::from(limits.max_frame_payload) + FRAME_HEADER_LEN as u64 {
+            return Err(Error::Usage(format!(
+                "snapshot frame at offset {} is {} bytes, over the {}-byte frame limit",
+                s.offset, s.len, limits.max_frame_payload
+            )));
+        }
+        let frame = src.read_at(s.offset, s.len).map_err(|e| io(s.offset, e))?;
+        match snapshot_len(&mut dec, &frame, s.offset, limits) {
+            Ok(n) => {
+                check.decoded += 1;
+                check.decoded_bytes += n as u64;
+            }
+            Err(e @ Error::Snapshot { .. }) => {
+                check.failed += 1;
+                if check.errors.len() < MAX_FRAME_ERRORS {
+                    check.errors.push(e);
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(check)
 }
 
 /// Reads the ranges the divergence model asked for, source `i` from `srcs[i]`.

@@ -6,7 +6,7 @@ use super::Fail;
 use replay_player::format::foldback::diverge::{Comparison, Source, Status};
 use replay_player::format::foldback::live::Hello;
 use replay_player::format::foldback::{hash_hex, Index, Limits, Writer};
-use replay_player::io::foldback::{as_bytes, open_foldback, read_ranges};
+use replay_player::io::foldback::{as_bytes, check_snapshots, open_foldback, read_ranges};
 use replay_player::io::live::{LiveOptions, LiveServer};
 use replay_player::io::FileSource;
 use replay_player::sim::foldback::{entity_id, foldback_bytes, Desync, FoldbackConfig, FoldbackSim};
@@ -52,12 +52,15 @@ pub fn info(path: &Path, ix: &Index) -> Result<u8, Fail> {
     Ok(0)
 }
 
-/// Exit 1 on refused frames or a frame over the payload limit; a truncated recording is a warning.
-pub fn validate(ix: &Index) -> Result<u8, Fail> {
+/// Exit 1 on refused frames, a frame over the payload limit or a snapshot that does not decode within
+/// `max_snapshot_decompressed` (the library's `check_snapshots`); a truncated recording is a warning.
+pub fn validate(ix: &Index, src: &mut FileSource) -> Result<u8, Fail> {
     for w in ix.warnings() {
         eprintln!("replay: warning: {w}");
     }
-    let problems = ix.problems();
+    let snapshots = check_snapshots(src, ix, &Limits::default()).map_err(|e| Fail(e.to_string(), 1))?;
+    let mut problems = ix.problems();
+    problems.extend(snapshots.problems());
     for p in &problems {
         eprintln!("replay: {p}");
     }

@@ -124,6 +124,7 @@ impl std::fmt::Display for Error {
             TrailingBytes { at, extra } => write!(f, "live message holds {extra} bytes after its frame (which ends at offset {at}); one frame per message"),
             EmptyMessage => write!(f, "empty live message: a frame needs at least 5 bytes"),
             PeerOutOfRange { at, frame_type, peer, peer_count } => write!(f, "{} at offset {at} names peer {peer}, but the header declares {peer_count} peers", ft(frame_type)),
+            Snapshot { at, tick, peer, err: ZstdError::TooLarge { cap } } => write!(f, "snapshot of peer {peer} at tick {tick} (frame at offset {at}) decompresses to more than {cap} bytes, the limit (max_snapshot_decompressed)"),
             Snapshot { at, tick, peer, err } => write!(f, "snapshot of peer {peer} at tick {tick} (frame at offset {at}): {err}"),
             BadControl(m) => write!(f, "bad live control message: {m}"),
             NewerProtocol { version, supported } => write!(f, "the game speaks live protocol version {version}; this build speaks version {supported}: update the player"),

@@ -417,6 +417,26 @@ impl Indexer {
 /// Decompresses a snapshot from its whole frame (`frame` = the bytes of [`SnapshotRef::offset`] ..
 /// `+ len`), capped at [`Limits::max_snapshot_decompressed`].
 pub fn read_snapshot(dec: &mut Decompressor, frame: &[u8], frame_at: u64, limits: &Limits) -> Result<Vec<u8>, Error> {
+    let v = decode_snapshot(dec, frame, frame_at, limits)?.to_vec();
+    dec.shrink(1 << 20);
+    Ok(v)
+}
+
+/// Decodes a snapshot as [`read_snapshot`] does without keeping it: its decompressed length, or the
+/// error (`Snapshot { err: TooLarge { cap } }` when it inflates past the cap). What `validate` runs
+/// on every snapshot ([`crate::io::foldback::check_snapshots`]).
+pub fn snapshot_len(dec: &mut Decompressor, frame: &[u8], frame_at: u64, limits: &Limits) -> Result<usize, Error> {
+    let n = decode_snapshot(dec, frame, frame_at, limits)?.len();
+    dec.shrink(1 << 20);
+    Ok(n)
+}
+
+fn decode_snapshot<'d>(
+    dec: &'d mut Decompressor,
+    frame: &[u8],
+    frame_at: u64,
+    limits: &Limits,
+) -> Result<&'d [u8], Error> {
     let f = parse_frame_with(frame, frame_at, limits)?;
     let Frame::Snapshot { tick, peer, data } = f else {
         return Err(Error::Usage(format!(
@@ -428,11 +448,7 @@ pub fn read_snapshot(dec: &mut Decompressor, frame: &[u8], frame_at: u64, limits
     // Allocate what the zstd frame declares (when it does and it is under the cap), else the cap.
     let expected = zstd_content_size(data).and_then(|n| usize::try_from(n).ok()).filter(|n| *n <= cap).unwrap_or(cap);
     match dec.decompress(data, expected) {
-        Ok(out) => {
-            let v = out.to_vec();
-            dec.shrink(1 << 20);
-            Ok(v)
-        }
+        Ok(out) => Ok(out),
         Err(crate::format::zstd::ZstdError::TooLarge { .. }) if expected < cap => Err(Error::Snapshot {
             at: frame_at,
             tick,
