@@ -119,6 +119,8 @@ export async function launchBrowser({
       fs.rmSync(userDataDir, { recursive: true, force: true });
       throw e;
     });
+  // What the player must pick here (waitReady() checks it, but where a page forces a renderer).
+  context.expectedBackend = expectedBackend(webgpu);
   if (!webgpu) {
     // Belt and braces: hide navigator.gpu even if the flag is ignored.
     await context.addInitScript(() => {

@@ -191,9 +191,17 @@ test('the embed with its compact controls at 360×640 and 640×360: no sideways 
     await page.setViewportSize({ width: w, height: h });
     const log = collectConsole(page);
     try {
-      await page.setContent(
-        `<body style="margin:0"><iframe src="${suite.base}embed.html?url=${encodeURIComponent(demo)}" style="display:block;border:0;width:100vw;height:100vh"></iframe></body>`,
+      // The host page from the server's origin (routed, answered in the browser): a secure context,
+      // as a site's https page is, so the embed draws with WebGPU (setContent's about:blank is not
+      // one, and its frame fell back to WebGL2).
+      const host = `${suite.base}__layout-host.html`;
+      await page.route(host, (r) =>
+        r.fulfill({
+          contentType: 'text/html',
+          body: `<!doctype html><body style="margin:0"><iframe src="${suite.base}embed.html?url=${encodeURIComponent(demo)}" style="display:block;border:0;width:100vw;height:100vh"></iframe></body>`,
+        }),
       );
+      await page.goto(host);
       const frame = await (await page.waitForSelector('iframe')).contentFrame();
       await frame.waitForLoadState('load');
       await waitReady(frame);

@@ -220,7 +220,7 @@ export function nearFaction(rgb, faction, tol = 70) {
 
 // ---------------------------------------------------------------- page
 
-/** Waits until the player has shown its first frame (or an error); returns its state. */
+/** Waits until the player (of a page or a frame) has shown its first frame (or an error); returns its state. */
 export async function waitReady(page, timeout = 60_000) {
   await page.waitForFunction(
     () => window.__player && (window.__player.state().ready || window.__player.state().error),
@@ -229,6 +229,12 @@ export async function waitReady(page, timeout = 60_000) {
   );
   const s = await playerState(page);
   if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
+  // No quiet fallback: in a browser launched with WebGPU (its adapter checked at launch) the
+  // player draws with WebGPU unless the page asked for a renderer (?renderer=webgl).
+  // (`page` may be a Frame: its page holds the browser context.)
+  const want = (page.context ? page : page.page()).context().expectedBackend;
+  if (want && s.backend && s.backend !== want && !new URL(page.url()).searchParams.has('renderer'))
+    throw new Error(`the player drew with ${s.backend}, not ${want} (${page.url()})`);
   return s;
 }
 
