@@ -8,7 +8,7 @@
 // - the player's service worker, once installed from the host, never answers the gallery.
 //   cargo build --release --bin replay && node scripts/dist.mjs && node --test tests/e2e/host.test.mjs
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -16,10 +16,13 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import ogs from 'open-graph-scraper';
 import { unfurl } from 'unfurl.js';
-import { WWW, collectConsole, launchBrowser, replayBinPath } from './harness.mjs';
+import { ROOT, WWW, collectConsole, launchBrowser, replayBinPath } from './harness.mjs';
 import { DEMO, OUT, canvasShot, assertPicture, decodePng, nearFaction, waitReady } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'host');
+/** Markup in every string of a file (crate/examples/make_hostile_strings.rs, as safety.test.mjs). */
+const STRINGS = path.join(OUT, 'hostile-strings.flrep');
+const FILE_NAME = '"><img src=x onerror="window.__pwned=10">.flrep';
 const data = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-host-e2e-'));
 let host;
 let base;
@@ -245,6 +248,78 @@ test('the oEmbed html on a page of another origin plays under a strict CSP', { t
     for (const f of page.frames())
       assert.deepEqual(await f.evaluate(() => window.__csp ?? []), [], `CSP in ${f.url()}`);
     log.assertClean();
+  } finally {
+    await page.close();
+  }
+});
+
+test("markup in a file's strings stays text: the page, the card, oEmbed, the gallery", {
+  timeout: 180_000,
+}, async () => {
+  const example = path.join(ROOT, 'crate', 'examples', 'make_hostile_strings.rs');
+  if (!fs.existsSync(STRINGS) || fs.statSync(STRINGS).mtimeMs < fs.statSync(example).mtimeMs) {
+    const r = spawnSync(
+      'cargo',
+      ['run', '--release', '-q', '-p', 'replay-player', '--example', 'make_hostile_strings', '--', STRINGS],
+      { cwd: ROOT, encoding: 'utf8' },
+    );
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const res = await fetch(`${base}/api/replays`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/octet-stream', 'X-Filename': FILE_NAME },
+    body: fs.readFileSync(STRINGS),
+  });
+  assert.ok(res.status === 201 || res.status === 200, `${res.status} ${await res.clone().text()}`);
+  const hostile = await res.json();
+  const rec = await listed(hostile.id);
+  assert.match(rec.title, /[<>"]/, `the title holds markup: ${rec.title}`);
+
+  // The card and oEmbed give the strings back exactly (escaped in the HTML, decoded by the reader).
+  const { result } = await ogs({ url: hostile.page, timeout: 20 });
+  assert.equal(result.ogTitle, rec.title);
+  assert.equal(result.twitterTitle, rec.title);
+  const o = await (await fetch(`${base}/oembed?url=${encodeURIComponent(hostile.page)}`)).json();
+  assert.equal(o.title, rec.title);
+  assert.equal((o.html.match(/</g) ?? []).length, 2, `one element in the oEmbed html: ${o.html}`);
+
+  // In Chromium: nothing injected, nothing run, the title as text.
+  const page = await browser.newPage();
+  const log = collectConsole(page);
+  // (The posters are the gallery test's: only they may be missing here.)
+  const failed = [];
+  page.on('response', (r) => r.status() >= 400 && !/\/poster\.png\?/.test(r.url()) && failed.push(r.url()));
+  try {
+    const served = await (await page.goto(hostile.page, { waitUntil: 'load' })).text();
+    await waitReady(page);
+    // The title as served (the player retitles the page once its replay is open).
+    const head = await page.evaluate(
+      (html) => ({
+        title: new DOMParser().parseFromString(html, 'text/html').title,
+        tags: [...document.head.children].map((e) => e.tagName),
+        scripts: [...document.scripts].map((e) => e.getAttribute('src')),
+        ogTitle: document.querySelector('meta[property="og:title"]').content,
+        pwned: window.__pwned ?? null,
+      }),
+      served,
+    );
+    assert.equal(head.title, `${rec.title} · Replay host`);
+    assert.equal(head.ogTitle, rec.title);
+    assert.deepEqual([...new Set(head.tags)].sort(), ['LINK', 'META', 'SCRIPT', 'TITLE']);
+    assert.deepEqual(head.scripts, ['/main.js']);
+    assert.equal(head.pwned, null);
+    // The gallery: the entry's title and callsigns are text.
+    await page.goto(`${base}/?q=${encodeURIComponent(rec.title.split(/\s+/)[0])}`);
+    const entry = page.locator(`h2 a[href="/r/${hostile.id}"]`);
+    assert.equal(await entry.textContent(), rec.title);
+    const injected = await page.evaluate(() => ({
+      outsidePosters: [...document.querySelectorAll('img')].filter((i) => !i.closest('a.poster')).length,
+      other: document.querySelectorAll('script, svg, iframe, object, embed, b').length,
+      pwned: window.__pwned ?? null,
+    }));
+    assert.deepEqual(injected, { outsidePosters: 0, other: 0, pwned: null });
+    assert.deepEqual(failed, []);
+    log.assertClean([/Failed to load resource: the server responded with a status of 404/]);
   } finally {
     await page.close();
   }
