@@ -228,12 +228,11 @@ async function launchWebKit(display) {
     driverProc.kill();
     await once(driverProc, 'exit');
   };
-  let driver;
-  try {
-    // The driver takes a moment to listen: new sessions are retried for 10 s.
+  /** A new MiniBrowser session (the driver takes a moment to listen: retried for 10 s). */
+  const newSession = async () => {
     for (let i = 0; ; i++) {
       try {
-        driver = await new Builder()
+        const d = await new Builder()
           .usingServer(`http://127.0.0.1:${port}`)
           .withCapabilities({
             browserName: 'MiniBrowser',
@@ -241,30 +240,41 @@ async function launchWebKit(display) {
             'webkitgtk:browserOptions': { binary: MINIBROWSER, args: ['--automation'] },
           })
           .build();
-        break;
+        await d.manage().setTimeouts({ script: 60_000, pageLoad: 60_000 });
+        await d.manage().window().setRect({ width: VIEWPORT.width, height: VIEWPORT.height });
+        return d;
       } catch (e) {
         if (i >= 50 || driverProc.exitCode !== null) throw new Error(`WebKitWebDriver: ${e.message}\n${driverOut}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     }
+  };
+  let driver;
+  try {
+    driver = await newSession();
   } catch (e) {
     await stopDriver();
     throw e;
   }
   const caps = await driver.getCapabilities();
   const version = `${caps.get('browserName')}/${caps.get('browserVersion')}`;
-  await driver.manage().setTimeouts({ script: 60_000, pageLoad: 60_000 });
-  await driver.manage().window().setRect({ width: VIEWPORT.width, height: VIEWPORT.height });
+  let used = false;
   // A function and its arguments run as an async script: its result (or its error) comes back.
   const run = async (fn, args) => {
-    const r = await driver.executeAsyncScript(
-      `const done = arguments[arguments.length - 1];
+    const r = await driver
+      .executeAsyncScript(
+        `const done = arguments[arguments.length - 1];
        const args = JSON.parse(arguments[0]);
        Promise.resolve().then(() => (${fn.toString()})(...args)).then(
          (v) => done({ ok: v === undefined ? null : JSON.parse(JSON.stringify(v)) }),
          (e) => done({ error: String(e && e.stack ? e.message + '\\n' + e.stack : e) }));`,
-      JSON.stringify(args),
-    );
+        JSON.stringify(args),
+      )
+      .catch((e) => {
+        // The driver's and MiniBrowser's own output says more when the web process died.
+        e.message += `\n--- WebKitWebDriver / MiniBrowser output (last lines):\n${driverOut.slice(-1500)}`;
+        throw e;
+      });
     if (r && 'error' in r) throw new Error(`in WebKit: ${r.error}`);
     return r?.ok ?? null;
   };
@@ -317,7 +327,17 @@ async function launchWebKit(display) {
   return {
     name: 'webkit',
     version,
+    /** The last lines WebKitWebDriver and MiniBrowser wrote (stdout and stderr). */
+    output: () => driverOut,
+    // A fresh MiniBrowser for each page (it starts in under a second): after several player pages
+    // in one session, its web process was seen to die (1 run in 4, "session deleted because of
+    // page crash or hang"); one page per session, it did not (0 in 5).
     async open(url) {
+      if (used) {
+        await driver.quit().catch(() => {});
+        driver = await newSession();
+      }
+      used = true;
       await driver.get(url);
       return page;
     },
