@@ -85,6 +85,8 @@ export async function startXvfb() {
   const proc = spawn(XVFB, ['-displayfd', '1', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // A test process that ends without its after() hook (killed at a timeout) leaves no X server.
+  process.once('exit', () => proc.kill());
   let out = '';
   let err = '';
   proc.stderr.on('data', (d) => {
@@ -218,6 +220,7 @@ async function launchWebKit(display) {
     env: { ...process.env, DISPLAY: display },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  process.once('exit', () => driverProc.kill());
   let driverOut = '';
   for (const s of [driverProc.stdout, driverProc.stderr])
     s.on('data', (d) => {
