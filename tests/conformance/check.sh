@@ -132,6 +132,7 @@ refused "$WORK/craft/bad-chunk-crc.flrep" "is corrupt" || fail=1
 refused "$WORK/craft/bad-trailer-last-tick.flrep" "ends at tick 112, but the index's lastTick is 113" || fail=1
 refused "$WORK/craft/bad-zstd-two-frames.flrep" "not exactly one zstd frame: " || fail=1
 refused "$WORK/craft/bad-zstd-skippable-frame.flrep" "not exactly one zstd frame: a skippable frame" || fail=1
+refused "$WORK/craft/bad-zstd-checksum.flrep" "zstd content checksum mismatch (stored 7052b5ac, computed 7052b553)" || fail=1
 refused "$WORK/craft/bad-chunks-overlap-indexed.flrep" "ends at tick 104, not before the next chunk's keyframe tick 103" || fail=1
 refused "$WORK/craft/bad-control-name.flrep" "contains a control character" || fail=1
 refused "$WORK/craft/bad-control-metadata-key.flrep" "contains a control character" || fail=1

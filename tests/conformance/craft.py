@@ -230,6 +230,13 @@ def main():
         c2 = chunk([t], 110, 110, 1, frame=frame)
         tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (110, off2)], 100, 110, [])
         w(f"bad-zstd-{name}.flrep", pre + c2 + tr)
+    # §6.2: a frame with a content checksum (libzstd's write_checksum) is verified: chunk 2 with a
+    # correct one plays as without it; with its stored checksum flipped, both readers refuse it.
+    zc = zstandard.ZstdCompressor(level=3, write_checksum=True).compress
+    c2 = chunk([t], 110, 110, 1, frame=zc)
+    tr = trailer(off2 + len(c2), [(100, len(header()) + len(sections())), (110, off2)], 100, 110, [])
+    w("ok-zstd-checksum.flrep", pre + c2 + tr)
+    w("bad-zstd-checksum.flrep", pre + c2[:-4] + bytes([c2[-4] ^ 0xFF]) + c2[-3:] + tr)
     # §9, §13.2: the trailer's lastTick (113) is not the last chunk's (112).
     w("bad-trailer-last-tick.flrep", late_end)
     bad_crc = bytearray(ok)

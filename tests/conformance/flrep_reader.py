@@ -431,13 +431,47 @@ def parse_chunk_header(b, offset, file_len):
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 
+def checksum_at(frame):
+    """§6.2: where a frame's 4-byte content checksum is (RFC 8878 §3.1.1), or None when its header does
+    not set Content_Checksum_flag or the frame is too damaged to walk (the decoder then refuses it)."""
+    if len(frame) < 6 or frame[:4] != ZSTD_MAGIC or not frame[4] & 0x04:
+        return None
+    fhd = frame[4]
+    single = bool(fhd & 0x20)
+    fcs = {0: 1 if single else 0, 1: 2, 2: 4, 3: 8}[fhd >> 6]
+    pos = 5 + (0 if single else 1) + (0, 1, 2, 4)[fhd & 3] + fcs
+    while pos + 3 <= len(frame):
+        h = int.from_bytes(frame[pos:pos + 3], "little")
+        kind, size = (h >> 1) & 3, h >> 3
+        if kind == 3:
+            return None
+        pos += 3 + (1 if kind == 1 else size)
+        if h & 1:
+            return pos if pos + 4 <= len(frame) else None
+    return None
+
+
+def content_checksum(data):
+    """The low 32 bits of XXH64 (seed 0) of `data`, as libzstd writes it at the end of a frame."""
+    f = zstandard.ZstdCompressor(level=1, write_checksum=True).compress(data)
+    return struct.unpack("<I", f[-4:])[0]
+
+
 def decompress(frame, expected):
     """§6.2: exactly one frame, window <= 8 MiB, output bounded by `expected` (+1 spare byte to detect
-    more)."""
+    more), then the content checksum when the frame carries one."""
     if frame[:4] != ZSTD_MAGIC:
         if len(frame) >= 4 and struct.unpack("<I", frame[:4])[0] & 0xFFFFFFF0 == 0x184D2A50:
             raise FlrepError("not exactly one zstd frame: a skippable frame where the frame should start")
         raise FlrepError("corrupt zstd data: no zstd frame magic")
+    # libzstd verifies a checksum itself, as an error without the numbers and whenever it reaches the
+    # frame's end: decode the frame without it (flag cleared, 4 bytes removed) and check it below, in
+    # the document's order.
+    at = checksum_at(frame)
+    stored = None
+    if at is not None:
+        stored = struct.unpack("<I", frame[at:at + 4])[0]
+        frame = frame[:4] + bytes([frame[4] & ~0x04]) + frame[5:at] + frame[at + 4:]
     dctx = zstandard.ZstdDecompressor(max_window_size=MAX_WINDOW)
     out = bytearray()
     try:
@@ -461,6 +495,10 @@ def decompress(frame, expected):
         raise FlrepError("corrupt zstd data: the frame is cut short")
     if d.unused_data:
         raise FlrepError(f"not exactly one zstd frame: {len(d.unused_data)} bytes after the end of the frame")
+    if stored is not None:
+        computed = content_checksum(bytes(out))
+        if computed != stored:
+            raise FlrepError(f"zstd content checksum mismatch (stored {stored:08x}, computed {computed:08x})")
     return bytes(out)
 
 

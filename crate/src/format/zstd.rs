@@ -6,6 +6,12 @@
 //!
 //! The input is exactly one zstd frame (docs/format/flrep.md §6.2, docs/format/foldback.md §3.1): a
 //! skippable frame, a second frame or any byte after the frame is refused ([`ZstdError::NotOneFrame`]).
+//!
+//! A frame that carries a content checksum (Content_Checksum_flag) is verified: the low 32 bits of
+//! XXH64 (seed 0) of the decoded bytes must equal the 4 bytes after the last block, else
+//! [`ZstdError::Checksum`] (flrep.md §6.2: every conforming reader verifies it when present). ruzstd
+//! reads those 4 bytes; it computes XXH64 only with its `hash` feature, which also makes its encoder
+//! write checksums, so the hash is `twox-hash`'s, the crate ruzstd itself uses.
 
 use ruzstd::decoding::errors::{FrameDecoderError, ReadFrameHeaderError};
 use ruzstd::decoding::{BlockDecodingStrategy, FrameDecoder};
@@ -25,6 +31,11 @@ pub enum ZstdError {
     Window(String),
     /// The bytes are not exactly one zstd frame: a skippable frame, or bytes after the frame.
     NotOneFrame(String),
+    /// The frame's content checksum is not that of the bytes it decoded to.
+    Checksum {
+        stored: u32,
+        computed: u32,
+    },
     Corrupt(String),
 }
 
@@ -34,6 +45,9 @@ impl std::fmt::Display for ZstdError {
             ZstdError::TooLarge { cap } => write!(f, "zstd frame decompresses to more than the declared {cap} bytes"),
             ZstdError::Window(m) => write!(f, "zstd window too large (cap {} MiB): {m}", MAX_WINDOW >> 20),
             ZstdError::NotOneFrame(m) => write!(f, "not exactly one zstd frame: {m}"),
+            ZstdError::Checksum { stored, computed } => {
+                write!(f, "zstd content checksum mismatch (stored {stored:08x}, computed {computed:08x})")
+            }
             ZstdError::Corrupt(m) => write!(f, "corrupt zstd data: {m}"),
         }
     }
@@ -84,7 +98,16 @@ impl Decompressor {
         if n > expected {
             return Err(ZstdError::TooLarge { cap: expected });
         }
-        Ok(self.out.get(..n).unwrap_or(&[]))
+        let out = self.out.get(..n).unwrap_or(&[]);
+        if let Some(stored) = self.dec.get_checksum_from_data() {
+            // XXH64's low 32 bits (RFC 8878 §3.1.1): checked after the output bound and the one-frame
+            // rule, before the caller's length and CRC checks.
+            let computed = twox_hash::XxHash64::oneshot(0, out) as u32;
+            if computed != stored {
+                return Err(ZstdError::Checksum { stored, computed });
+            }
+        }
+        Ok(out)
     }
 
     /// The first `len` bytes of the last frame decompressed (empty when it was shorter): valid until
@@ -184,6 +207,36 @@ mod tests {
         assert!(matches!(d.decompress(&a[..a.len() - 1], 2500), Err(ZstdError::Corrupt(_))));
         // The decoder is fine for the next frame after each refusal.
         assert_eq!(d.decompress(&b, 2500).unwrap(), &data[2500..]);
+    }
+
+    /// A frame with Content_Checksum_flag: C libzstd writes it (`zstd` is a dev-dependency).
+    #[test]
+    fn content_checksum_verified_when_present() {
+        let data: Vec<u8> = (0..70_000u32).map(|i| (i % 13) as u8).collect();
+        let mut enc = zstd::bulk::Compressor::new(3).unwrap();
+        enc.include_checksum(true).unwrap();
+        let good = enc.compress(&data).unwrap();
+        assert_ne!(good[4] & 0x04, 0, "the frame carries a checksum");
+        let mut d = Decompressor::new();
+        assert_eq!(d.decompress(&good, data.len()).unwrap(), &data[..]);
+        // The stored checksum flipped: refused with both numbers.
+        let mut bad = good.clone();
+        let at = bad.len() - 4;
+        bad[at] ^= 0xFF;
+        let stored = u32::from_le_bytes(bad[at..].try_into().unwrap());
+        let computed = stored ^ 0xFF;
+        assert_eq!(d.decompress(&bad, data.len()), Err(ZstdError::Checksum { stored, computed }));
+        assert_eq!(
+            ZstdError::Checksum { stored, computed }.to_string(),
+            format!("zstd content checksum mismatch (stored {stored:08x}, computed {computed:08x})")
+        );
+        // Over the bound is reported first (the frame is not decoded to its end).
+        assert_eq!(d.decompress(&bad, 1000), Err(ZstdError::TooLarge { cap: 1000 }));
+        // The checksum cut off: a frame cut short, not a checksum error.
+        assert!(matches!(d.decompress(&good[..at], data.len()), Err(ZstdError::Corrupt(_))));
+        // A frame without a checksum (this crate's writer) is not checked, and the next one is.
+        assert_eq!(d.decompress(&compress(&data), data.len()).unwrap(), &data[..]);
+        assert!(matches!(d.decompress(&bad, data.len()), Err(ZstdError::Checksum { .. })));
     }
 
     #[test]
