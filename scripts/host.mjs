@@ -2,6 +2,7 @@
 // docs/hosting.md) on http://127.0.0.1:${PORT:-8090}/ with its store in .cache/host/ and the demo
 // uploaded, so that the gallery, a /r/ page that unfurls, its poster and oEmbed are there to try.
 //   npm run host            (PORT=9000 npm run host, HOST_DATA=/srv/replays npm run host)
+//   npm run host -- --no-build    what is built already (dist/, target/release/replay)
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,9 +18,11 @@ const BIN = path.join(
 const DEMO = path.join(ROOT, 'dist', 'demo', 'demo.flrep');
 
 async function main() {
-  await setup();
-  await build({ skipSetup: true });
-  await run('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay']);
+  if (!process.argv.includes('--no-build')) {
+    await setup();
+    await build({ skipSetup: true });
+    await run('cargo', ['build', '--release', '-p', 'replay-player', '--bin', 'replay']);
+  }
   const data = path.resolve(ROOT, process.env.HOST_DATA ?? path.join('.cache', 'host'));
   fs.mkdirSync(data, { recursive: true });
   const listen = `127.0.0.1:${Number(process.env.PORT ?? 8090)}`;
