@@ -4,7 +4,8 @@
 #   scripts/fuzz.sh [SECONDS]        every target for SECONDS each (default 60)
 #   scripts/fuzz.sh --smoke          every target for 15 s (a quick check; not part of npm test)
 #   scripts/fuzz.sh SECONDS TARGET…  only the named targets
-#   npm run fuzz -- 600              the same through npm
+#   scripts/fuzz.sh --ledger 600     a run worth recording: its rows go to the committed ledger
+#   npm run fuzz -- --ledger 600     the same through npm
 #
 # Environment: FUZZ_NO_BUILD=1 (run the binaries already built), FUZZ_SANITIZER (default "none"; "address" for ASan, ~2-3x slower),
 #              FUZZ_RSS_MB (default 512: the player's memory budget), FUZZ_MAX_LEN (default 16384),
@@ -12,8 +13,11 @@
 #              core: its own log file; both share the corpus, as libFuzzer allows).
 # flrep_roundtrip runs without trace-compares instrumentation in runs of 60 s or more (see NTC_TARGETS).
 # Installs the nightly toolchain and cargo-fuzz when missing. Logs: crate/fuzz/logs/<target>.log.
-# Ledger: every run appends one row per target to crate/fuzz/runs.tsv (committed), and the summary
-# prints the executions per target summed over all rows.
+# Ledger: a run appends one row per target. With --ledger (first argument) the rows go to
+# crate/fuzz/runs.tsv (committed: the executions that count, summed across runs and sessions);
+# without it to crate/fuzz/logs/runs.tsv (ignored, like the logs), so `npm test`'s 5-second smoke
+# pass and any run nobody asked to record leave the tracked tree as it was. The summary prints the
+# executions per target summed over the committed ledger and, without --ledger, this run's rows.
 # Corpus: crate/fuzz/corpus/<target>/ (grows between runs, not committed), seeded from
 # crate/fuzz/seeds/<target>/ and, for the open/play targets, tests/fixtures/hostile/.
 # A crash is written to crate/fuzz/artifacts/<target>/; fix the reader, then commit the input under
@@ -23,6 +27,11 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 FUZZ="$ROOT/crate/fuzz"
 SECONDS_EACH=60
+RECORD=0
+if [[ "${1:-}" == "--ledger" ]]; then
+  RECORD=1
+  shift
+fi
 if [[ "${1:-}" == "--smoke" ]]; then
   SECONDS_EACH=15
   shift
@@ -86,7 +95,8 @@ if [[ "${FUZZ_NO_BUILD:-0}" != 1 ]]; then
 fi
 
 mkdir -p "$FUZZ/logs"
-LEDGER="$FUZZ/runs.tsv"
+COMMITTED="$FUZZ/runs.tsv"
+if [[ $RECORD == 1 ]]; then LEDGER="$COMMITTED"; else LEDGER="$FUZZ/logs/runs.tsv"; fi
 [[ -f "$LEDGER" ]] || printf 'date\ttarget\tseconds\texecutions\texec_per_s\tcoverage\tsanitizer\tcommit\tresult\n' >"$LEDGER"
 declare -a SUMMARY=()
 status=0
@@ -117,7 +127,7 @@ for t in "${TARGETS[@]}"; do
     result="FAILED (rc $rc): $(grep -m1 -E 'ERROR: libFuzzer|panicked at|out-of-memory|timeout' "$log" || echo 'see log')"
     status=1
   fi
-  # The ledger (committed): one row per run, so executions add up across runs and sessions.
+  # One row per run, so executions add up across runs and sessions (the committed ledger with --ledger).
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$t" "$SECONDS_EACH" "$execs" "${rate:-0}" "${cov:-?}" "$SANITIZER$([[ "$NTC_TARGETS" == *" $t "* ]] && echo ',no-trace-compares')" "$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')" "$result" >>"$LEDGER"
   line=$(printf '%-16s %12s execs %9s exec/s  cov %-6s %s' "$t" "$execs" "${rate:-0}" "${cov:-?}" "$result")
   echo "   $line"
@@ -127,5 +137,8 @@ done
 echo "== summary (${SECONDS_EACH}s per target, -rss_limit_mb=$RSS_MB, sanitizer $SANITIZER)"
 printf '   %s\n' "${SUMMARY[@]}"
 echo "== executions per target over every run in crate/fuzz/runs.tsv (goal: 10,000,000 each)"
-awk -F'\t' 'NR > 1 { n[$2] += $4 } END { for (t in n) printf "   %-16s %12d\n", t, n[t] }' "$LEDGER" | sort
+[[ -f "$COMMITTED" ]] && awk -F'\t' 'FNR > 1 { n[$2] += $4 } END { for (t in n) printf "   %-16s %12d\n", t, n[t] }' "$COMMITTED" | sort
+if [[ $RECORD == 0 ]]; then
+  echo "   (this run's rows are in ${LEDGER#"$ROOT"/}, not in the committed ledger: rerun with --ledger to record a run)"
+fi
 exit $status

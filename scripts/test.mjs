@@ -10,10 +10,12 @@
 // The JS unit tests (tests/unit/*.test.mjs, plain node:test, no browser) run before the browser tests.
 // The skip gate (scripts/skips.mjs): a step fails when a test in it was skipped (node:test skip or
 // todo, cargo "ignored") that is not on the short, commented list there.
+// The tree check: tests write only ignored paths; a run that started on a clean tree fails when it
+// leaves a tracked file modified (`git status --porcelain`).
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, log, run, since } from './lib.mjs';
+import { ROOT, log, probe, run, since } from './lib.mjs';
 import { setup } from './setup.mjs';
 import { build } from './build.mjs';
 import { buildDist } from './dist.mjs';
@@ -57,8 +59,34 @@ function runKeepingStdout(cmd, cmdArgs) {
   });
 }
 
+/**
+ * Tracked files modified, staged or deleted (`git status --porcelain`, untracked files aside), or
+ * null when git or the repository is missing.
+ */
+function trackedChanges() {
+  const r = probe('git', ['status', '--porcelain', '--untracked-files=no']);
+  return r.ok ? r.stdout.split('\n').filter(Boolean) : null;
+}
+
+/**
+ * Tests write only ignored paths: when the tree was clean at the start, a tracked file modified by
+ * the run fails it (a developer's own edits, made before the run, do not: the check is skipped).
+ */
+function assertTreeUnchanged(before) {
+  if (before === null) return log('tree check: no git repository, skipped');
+  if (before.length)
+    return log(`tree check: skipped (${before.length} tracked file(s) already modified before the run)`);
+  const after = trackedChanges() ?? [];
+  if (after.length)
+    throw new Error(
+      `the run modified tracked files (tests must write only ignored paths):\n${after.map((l) => `  ${l}`).join('\n')}`,
+    );
+  log('tree check: no tracked file modified by the run');
+}
+
 async function main() {
   const t0 = performance.now();
+  const treeBefore = trackedChanges();
   const timings = [];
   const step = async (name, fn) => {
     const t = performance.now();
@@ -87,8 +115,8 @@ async function main() {
     await step('acmi read-back', () =>
       run('bash', ['tests/acmi/check.sh'], { env: { ...process.env, REPLAY: replay } }),
     );
-    // A short smoke pass of every cargo-fuzz target (installs nightly + cargo-fuzz when missing).
-    // Long runs: `npm run fuzz -- 600`.
+    // A short smoke pass of every cargo-fuzz target (installs nightly + cargo-fuzz when missing); its
+    // ledger rows go to the ignored crate/fuzz/logs/runs.tsv. Recorded runs: `npm run fuzz -- --ledger 600`.
     if (!noFuzz) await step('fuzz smoke', () => run('bash', ['scripts/fuzz.sh', '5']));
   }
   if (!rustOnly) {
@@ -121,6 +149,7 @@ async function main() {
     const engines = ['firefox', 'webkit'].map((e) => path.join('tests', 'engines', `${e}.test.mjs`));
     await step('engine tests', () => nodeTest('engine tests', ['--test-concurrency=1', ...engines]));
   }
+  assertTreeUnchanged(treeBefore);
   log(`all passed in ${since(t0)} (${timings.join(', ')})`);
 }
 
