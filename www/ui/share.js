@@ -264,6 +264,7 @@ export function createShare(player, { opener, timeline, step, video = null, root
         },
       });
       uploaded = { of: file, hosted: h };
+      f.uploadBtn.hidden = true;
       f.hostNote.textContent = 'Uploaded: the links below open this replay on the host.';
       f.tokenSec.hidden = !h.deleteToken;
       f.token.value = h.deleteToken;

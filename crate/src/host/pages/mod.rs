@@ -51,6 +51,10 @@ impl Site {
         Site { public_url: public_url.trim_end_matches('/').to_string(), player_path, name: name.to_string() }
     }
 
+    /// The upload API's path, which the host's pages name in `<meta name="replay-host">` (the page's
+    /// Share dialog offers "Upload and get link" where it finds it: www/ui/share-upload.js).
+    pub const API_PATH: &'static str = "/api/";
+
     /// The replay's page, a path: `/r/{id}`.
     pub fn page_path(id: &str) -> String {
         format!("/r/{id}")

@@ -32,6 +32,23 @@ pub fn replay_page(template: &str, site: &Site, rec: &ReplayRecord, moment: &Mom
     }
 }
 
+/// The player's own page as the host serves it (`/index.html`): the built page, its files' URLs
+/// under the player's path, and `<meta name="replay-host">` so that its Share dialog offers
+/// "Upload and get link" for a file opened from the disk (a static host's page has no such tag).
+pub fn player_page(template: &str, site: &Site) -> String {
+    let page = absolute_urls(template, &site.player_path);
+    let tag = host_tag();
+    match page.find("</head>") {
+        Some(h) => format!("{}{tag}{}", page.get(..h).unwrap_or_default(), page.get(h..).unwrap_or_default()),
+        None => format!("<!doctype html><head><meta charset=\"utf-8\">\n{tag}</head>{page}"),
+    }
+}
+
+/// `<meta name="replay-host" content="/api/">`: this page is served by a replay host.
+fn host_tag() -> String {
+    format!("  <meta name=\"replay-host\" content=\"{}\">\n", Site::API_PATH)
+}
+
 /// The tags of the page's `<head>`: the replay's source for the player, the card, the oEmbed link.
 pub fn head_tags(site: &Site, rec: &ReplayRecord, moment: &Moment) -> String {
     let Card { title, description, image_alt } = card(rec, moment);
@@ -42,6 +59,7 @@ pub fn head_tags(site: &Site, rec: &ReplayRecord, moment: &Moment) -> String {
         out.push_str(&format!("  <meta {key}=\"{name}\" content=\"{}\">\n", attr(content)));
     };
     meta("name", "replay-src", &Site::file_path(&rec.id));
+    meta("name", "replay-host", Site::API_PATH);
     meta("name", "description", &description);
     meta("property", "og:type", "website");
     meta("property", "og:site_name", &site.name);
@@ -112,6 +130,17 @@ mod tests {
 
     fn site() -> Site {
         Site::new("https://replays.example", "/", "Replays & <Co>")
+    }
+
+    #[test]
+    fn the_player_page_says_it_is_served_by_a_host() {
+        let p = player_page(TEMPLATE, &Site::new("https://replays.example", "/player/", "R"));
+        let head = p.split("</head>").next().unwrap();
+        assert_eq!(head.matches("<meta name=\"replay-host\" content=\"/api/\">").count(), 1);
+        assert!(p.contains("src=\"/player/main.js\""), "{p}");
+        // The replay page says so too: a file picked there is offered for upload as well.
+        let r = replay_page(TEMPLATE, &site(), &hostile_record(), &Moment::default());
+        assert_eq!(r.matches("name=\"replay-host\"").count(), 1);
     }
 
     #[test]

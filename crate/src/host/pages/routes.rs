@@ -14,7 +14,7 @@ use futures_util::{StreamExt, TryStreamExt};
 use super::gallery::{self, GalleryQuery, PER_PAGE, STYLESHEET, STYLESHEET_PATH};
 use super::moment::Moment;
 use super::oembed::{self, is_id, OembedError};
-use super::replay::replay_page;
+use super::replay::{player_page, replay_page};
 use super::{Site, PAGE_CSP};
 use crate::host::server::{AppState, Config};
 
@@ -39,12 +39,22 @@ pub fn routes(config: &Config) -> Router<AppState> {
         .and_then(|dir| std::fs::read_to_string(dir.join("index.html")).ok())
         .unwrap_or_default();
     let pages = Pages { site: Arc::new(Site::new(&config.public_url, "/", "Replay host")), template: template.into() };
-    let (p1, p2, p3) = (pages.clone(), pages.clone(), pages);
-    Router::new()
+    let (p1, p2, p3) = (pages.clone(), pages.clone(), pages.clone());
+    let player = (!pages.template.is_empty()).then(|| player_page(&pages.template, &pages.site));
+    let router = Router::new()
         .route("/r/{id}", get(move |st, id, q| replay(st, id, q, p1)))
         .route("/oembed", get(move |st, q| oembed_answer(st, q, p2)))
         .route("/", get(move |st, q| gallery_answer(st, q, p3)))
-        .route(STYLESHEET_PATH, get(stylesheet))
+        .route(STYLESHEET_PATH, get(stylesheet));
+    // The player's page with the host's tag (its Share dialog uploads); the rest of the player's
+    // files are the server's fallback. Without a player, `/index.html` is the fallback's 404.
+    match player {
+        Some(body) => {
+            let body: Arc<str> = body.into();
+            router.route("/index.html", get(move || async move { html(StatusCode::OK, body.to_string(), "no-cache") }))
+        }
+        None => router,
+    }
 }
 
 fn html(status: StatusCode, body: String, cache: &'static str) -> Response {
