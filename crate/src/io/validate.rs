@@ -72,12 +72,16 @@ pub fn validate<R: ReadAt>(src: &mut R) -> Result<Report, SessionError> {
 }
 
 /// `.foldback`: the frame stream was indexed at open; its problems (refused frames, frames over the
-/// limits) refuse the file, a stream that did not end cleanly is a warning.
-fn validate_foldback<R: ReadAt>(session: &Session, _src: &mut R) -> Result<Report, SessionError> {
+/// limits) and every snapshot that does not decode within `max_snapshot_decompressed`
+/// ([`super::foldback::check_snapshots`], as `replay validate` runs it) refuse the file; a stream
+/// that did not end cleanly is a warning.
+fn validate_foldback<R: ReadAt>(session: &Session, src: &mut R) -> Result<Report, SessionError> {
     let ix = session.foldback().ok_or_else(|| SessionError::Usage("not a foldback session".into()))?;
+    let snapshots = super::foldback::check_snapshots(src, ix, &crate::format::foldback::Limits::default())?;
     let c = &ix.counts;
     let frames = c.tick_hash + c.entity_hash + c.field_hash + c.snapshot + c.metadata + c.unknown + c.end_of_stream;
-    let info = ix.info();
+    let mut problems = ix.problems();
+    problems.extend(snapshots.problems());
     Ok(Report {
         format: FormatKind::Foldback,
         chunks: 0,
@@ -85,8 +89,8 @@ fn validate_foldback<R: ReadAt>(session: &Session, _src: &mut R) -> Result<Repor
         events: frames,
         kill_ticks: Vec::new(),
         warnings: ix.warnings(),
-        problems: ix.problems(),
-        info,
+        problems,
+        info: ix.info(),
         ended_cleanly: ix.ended_cleanly(),
     })
 }
