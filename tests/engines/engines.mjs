@@ -263,7 +263,9 @@ async function launchWebKit(display) {
   const version = `${caps.get('browserName')}/${caps.get('browserVersion')}`;
   let used = false;
   // A function and its arguments run as an async script: its result (or its error) comes back.
+  let lastCall = '';
   const run = async (fn, args) => {
+    lastCall = fn.toString().replace(/\s+/g, ' ').slice(0, 160);
     const r = await driver
       .executeAsyncScript(
         `const done = arguments[arguments.length - 1];
@@ -332,6 +334,8 @@ async function launchWebKit(display) {
     version,
     /** The last lines WebKitWebDriver and MiniBrowser wrote (stdout and stderr). */
     output: () => driverOut,
+    /** The start of the last function run in the page (what a hung page was doing). */
+    lastCall: () => lastCall,
     // A fresh MiniBrowser for each page (it starts in under a second): after several player pages
     // in one session, its web process was seen to die (1 run in 4, "session deleted because of
     // page crash or hang"); one page per session, it did not (0 in 5).

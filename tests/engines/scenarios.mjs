@@ -421,13 +421,17 @@ export const SCENARIOS = {
 const WEBKIT_DIED =
   /session deleted because of page crash or hang|Could not parse script result|invalid session id|no longer running|did not finish in \d+ ms/;
 
-/** `p`, or an error once `ms` passed (a hung web process answers nothing). */
-function withDeadline(p, ms) {
+/** `p`, or an error once `ms` passed (a hung web process answers nothing); it names the last
+ *  function `engine` ran in the page. */
+function withDeadline(p, ms, engine) {
   let timer;
   return Promise.race([
     p,
     new Promise((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the scenario did not finish in ${ms} ms`)), ms);
+      timer = setTimeout(
+        () => reject(new Error(`the scenario did not finish in ${ms} ms (last in the page: ${engine.lastCall?.()})`)),
+        ms,
+      );
     }),
   ]).finally(() => clearTimeout(timer));
 }
@@ -529,13 +533,13 @@ export function engineSuite(name) {
     test(`${name}: ${title}`, { timeout: name === 'webkit' ? 240_000 : 120_000 }, async (t) => {
       if (name !== 'webkit') return run(ctx);
       try {
-        await withDeadline(run(ctx), 90_000);
+        await withDeadline(run(ctx), 60_000, ctx.engine);
       } catch (e) {
         if (!WEBKIT_DIED.test(e.message)) throw e;
         // WebKitGTK's web process died under Mesa's software GL (see WEBKIT_DIED): said, and the
         // scenario runs once more in a fresh MiniBrowser; a second death fails the test.
         t.diagnostic(`WebKit's web process died (${e.message.split('\n')[0]}); once more in a fresh MiniBrowser`);
-        await withDeadline(run(ctx), 90_000);
+        await withDeadline(run(ctx), 60_000, ctx.engine);
       }
     });
 }
