@@ -124,6 +124,8 @@ pub fn router(state: AppState) -> Router {
     //   .merge(super::poster::routes())    `/r/{id}/poster.png`
     // The pages: `/r/{id}`, `/oembed`, `/` (the gallery), `/gallery.css` (host/pages/routes.rs).
     let app = app.merge(super::pages::routes::routes(&state.config));
+    // The poster: `/r/{id}/poster.png?t=` (host/poster/route.rs).
+    let app = app.merge(super::poster::route::routes());
     let app = match player {
         Some(dir) => app.fallback_service(player_files(dir)),
         None => app,

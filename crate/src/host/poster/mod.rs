@@ -8,9 +8,11 @@
 //!   [`ReadAt`](crate::io::ReadAt). The server feeds the same functions from its object store.
 //! - [`draw`]: the pure drawing ([`render_png`]): no I/O, no panic on any value a file can hold.
 //! - [`text`]: glyphs (`fontdue` and a DejaVu Sans subset committed in `crate/assets/fonts`).
+//! - [`route`]: `GET /r/{id}/poster.png?t=`, drawn once per tenth of a second and kept in the store.
 
 pub mod draw;
 pub mod read;
+pub mod route;
 pub mod text;
 
 pub use draw::{render, render_png, HEIGHT, WIDTH};
