@@ -196,6 +196,11 @@ test('the gallery lists the replay and links its page; its SW never answers the 
     // The stylesheet applies (no inline style under the CSP): the page's background.
     const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
     assert.equal(bg, 'rgb(11, 14, 20)');
+    await page
+      .locator('.replay img')
+      .first()
+      .evaluate((img) => img.decode());
+    await page.screenshot({ path: path.join(SHOTS, 'host-gallery.png') });
     // Search: a word of the title finds it, another word nothing.
     const word = rec.title.split(/\s+/).find((w) => w.length > 2) ?? rec.title;
     await page.fill('input[name=q]', word);
