@@ -11,6 +11,8 @@ export const WASM_TARGET = 'wasm32-unknown-unknown';
 export const CHROMIUM = '/usr/bin/chromium';
 /** The web server the hosting test starts (Debian's nginx-light). */
 export const NGINX = '/usr/sbin/nginx';
+/** The S3-compatible server the replay host's S3 test starts on loopback (crates.io `s3s-fs`). */
+export const S3S_FS_VERSION = '0.14.1';
 // The conformance check's Python reader (tests/conformance/) decompresses with PyPI's zstandard.
 const PY_ZSTANDARD = 'zstandard==0.25.0';
 const NPM_PACKAGES = [
@@ -64,6 +66,18 @@ async function ensureWasmBindgen() {
   if (!wasmBindgenPath()) {
     throw new Error(`wasm-bindgen ${WASM_BINDGEN_VERSION} still not found (is ~/.cargo/bin on PATH?)`);
   }
+}
+
+/** `s3s-fs` (an S3-compatible server over a directory) for crate/tests/host_s3.rs; ~4 minutes. */
+async function ensureS3sFs() {
+  for (const cand of ['s3s-fs', cargoBin('s3s-fs')]) {
+    if (probe(cand, ['--help']).ok) {
+      log('ok: s3s-fs');
+      return;
+    }
+  }
+  log(`installing s3s-fs ${S3S_FS_VERSION} (takes a few minutes)`);
+  await run('cargo', ['install', 's3s-fs', '--version', S3S_FS_VERSION, '--features', 'binary']);
 }
 
 async function ensureNodeModules() {
@@ -189,6 +203,7 @@ export async function setup({ browser = false } = {}) {
   await ensureNodeModules();
   await ensureWasmBindgen();
   await ensurePythonZstandard();
+  await ensureS3sFs();
   if (browser) {
     await ensureChromium();
     await ensureNginx();

@@ -79,11 +79,8 @@ pub async fn get_file(
     }) {
         return (StatusCode::NOT_MODIFIED, h).into_response();
     }
-    let range = match wanted_range(&headers) {
-        Ok(r) => r,
-        // A Range that does not parse is ignored (RFC 9110 §14.2): the whole file.
-        Err(()) => None,
-    };
+    // A Range that does not parse is ignored (RFC 9110 §14.2): the whole file.
+    let range = wanted_range(&headers).unwrap_or_default();
     let os = st.store.object_store();
     let path = Store::file_path(&id);
     // A zero-length or empty suffix range: unsatisfiable whatever the size.
