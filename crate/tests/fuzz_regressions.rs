@@ -53,16 +53,41 @@ fn replay_dir(dir: &Path) -> usize {
     n
 }
 
+/// Every input file under `dir`, at any depth (notes — `*.md`, dot files — aside): what
+/// [`replay_dir`] must have replayed, counted independently of it, so an input in the wrong place
+/// (not in a `<target>/` directory) fails instead of being passed over.
+fn inputs_present(dir: &Path) -> usize {
+    let mut n = 0;
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).expect("read_dir").filter_map(|e| e.ok()) {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().into_owned();
+            if p.is_dir() {
+                stack.push(p);
+            } else if !name.starts_with('.') && !name.ends_with(".md") {
+                n += 1;
+            }
+        }
+    }
+    n
+}
+
 #[test]
 fn fuzz_regressions_replay() {
-    let n = replay_dir(&fuzz_dir().join("regressions"));
-    eprintln!("replayed {n} committed crash inputs");
+    let dir = fuzz_dir().join("regressions");
+    let n = replay_dir(&dir);
+    let present = inputs_present(&dir);
+    assert!(n > 0, "no crash inputs replayed from {}", dir.display());
+    assert_eq!(n, present, "replayed {n} crash inputs of the {present} files in {}", dir.display());
 }
 
 #[test]
 fn fuzz_seeds_replay() {
-    let n = replay_dir(&fuzz_dir().join("seeds"));
+    let dir = fuzz_dir().join("seeds");
+    let n = replay_dir(&dir);
     assert!(n > 0, "no seeds in crate/fuzz/seeds (run `cargo run --example make_hostile`)");
+    assert_eq!(n, inputs_present(&dir), "seeds replayed vs files in {}", dir.display());
 }
 
 #[test]

@@ -20,7 +20,7 @@ use replay_player::io::FlrepFile;
 use replay_player::model::WorldKind;
 use replay_player::sim::Dogfight;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 fn path(name: &str) -> PathBuf {
     make_hostile::hostile_dir().join(format!("{name}.flrep"))
@@ -65,17 +65,15 @@ impl Outcome {
 
 fn run_with(name: &str, limits: Limits) -> Outcome {
     let bytes = load(name);
-    let t = Instant::now();
-    let out = match FlrepFile::open(&bytes[..], limits) {
+    // Bounded work is asserted by the limits each case hits (and memory by `peak_memory`); the time
+    // each case takes is a figure `peak_memory` prints, not a test.
+    match FlrepFile::open(&bytes[..], limits) {
         Err(e) => Outcome { open: Err(e), chunks: Vec::new() },
         Ok(mut f) => {
             let chunks = (0..f.opened.chunks.len()).map(|i| f.chunk(i)).collect();
             Outcome { open: Ok(f.opened.clone()), chunks }
         }
-    };
-    // Bounded time: every case is refused (or played) in well under a second even unoptimised.
-    assert!(t.elapsed() < Duration::from_secs(5), "{name} took {:?}", t.elapsed());
-    out
+    }
 }
 
 fn run(name: &str) -> Outcome {
@@ -407,58 +405,67 @@ fn committed_files_are_what_the_generator_writes() {
     }
 }
 
-/// The child half of `peak_memory`: opens and decodes one file in a fresh process, prints VmHWM.
-#[test]
-fn peak_memory_child() {
-    let Ok(name) = std::env::var("HOSTILE_RSS_FILE") else { return };
+/// The environment variable that makes `peak_memory` its own child: open and decode one file in a
+/// fresh process and print VmHWM and the time taken (the parent runs it once per file). One test, so
+/// the count of passing tests is the count of tests that checked something.
+const RSS_CHILD: &str = "HOSTILE_RSS_FILE";
+
+fn peak_memory_child(name: &str) {
+    let t = Instant::now();
     if !name.is_empty() {
-        let bytes = std::fs::read(&name).expect("file");
+        let bytes = std::fs::read(name).expect("file");
         if let Ok(mut f) = FlrepFile::open(&bytes[..], Limits::default()) {
             for i in 0..f.opened.chunks.len() {
                 let _ = f.chunk(i);
             }
         }
     }
+    let ms = t.elapsed().as_secs_f64() * 1000.0;
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     let hwm = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap_or("VmHWM: 0 kB");
-    println!("@@{}", hwm.trim_start_matches("VmHWM:").trim().trim_end_matches(" kB"));
+    println!("@@{} {ms:.1}@@", hwm.trim_start_matches("VmHWM:").trim().trim_end_matches(" kB"));
 }
 
-fn child_hwm_kb(file: &str) -> u64 {
+/// (VmHWM kB, milliseconds) of opening and decoding `file` in a fresh process.
+fn child_hwm_kb(file: &str) -> (u64, f64) {
     let exe = std::env::current_exe().expect("test binary");
     let out = std::process::Command::new(exe)
-        .args(["peak_memory_child", "--exact", "--nocapture", "--test-threads=1"])
-        .env("HOSTILE_RSS_FILE", file)
+        .args(["peak_memory", "--exact", "--nocapture", "--test-threads=1"])
+        .env(RSS_CHILD, file)
         .output()
         .expect("child runs");
     assert!(out.status.success(), "child for {file} failed: {}", String::from_utf8_lossy(&out.stderr));
     let s = String::from_utf8_lossy(&out.stdout);
-    // The harness prints "test peak_memory_child ... " on the same line.
-    s.split("@@")
-        .nth(1)
-        .map(|v| v.chars().take_while(char::is_ascii_digit).collect::<String>())
-        .and_then(|v| v.parse().ok())
-        .expect("child printed VmHWM")
+    // The harness prints "test peak_memory ... " on the same line.
+    let figures = s.split("@@").nth(1).expect("child printed VmHWM");
+    let mut it = figures.split(' ');
+    let kb = it.next().and_then(|v| v.parse().ok()).expect("VmHWM kB");
+    let ms = it.next().and_then(|v| v.parse().ok()).expect("milliseconds");
+    (kb, ms)
 }
 
 #[test]
 #[cfg(target_os = "linux")]
 fn peak_memory() {
-    let base = child_hwm_kb("");
+    if let Ok(name) = std::env::var(RSS_CHILD) {
+        peak_memory_child(&name);
+        return;
+    }
+    let (base, _) = child_hwm_kb("");
     let mut rows = Vec::new();
     for (name, bytes) in make_hostile::cases() {
-        let kb = child_hwm_kb(&path(name).to_string_lossy());
-        rows.push((name, bytes.len(), kb));
+        let (kb, ms) = child_hwm_kb(&path(name).to_string_lossy());
+        rows.push((name, bytes.len(), kb, ms));
     }
     rows.sort_by_key(|r| std::cmp::Reverse(r.2));
-    eprintln!("peak RSS (VmHWM) opening + decoding each hostile file; the bare test process: {base} kB");
-    for (name, len, kb) in &rows {
-        eprintln!("  {name:<36} {len:>8} bytes  {kb:>7} kB  (+{} kB)", kb.saturating_sub(base));
+    eprintln!("peak RSS (VmHWM) and time opening + decoding each hostile file; the bare test process: {base} kB");
+    for (name, len, kb, ms) in &rows {
+        eprintln!("  {name:<36} {len:>8} bytes  {kb:>7} kB  (+{} kB)  {ms:>8.1} ms", kb.saturating_sub(base));
     }
     // The player's budget is 512 MiB; no hostile file may get anywhere near it. The largest uses the
     // limits allow: a decoded chunk of `max_chunk_states` (2M × 52 bytes ≈ 104 MiB, state_amplification
     // stops exactly there) and the 16 MiB decompression cap plus the 8 MiB zstd window.
-    for (name, _, kb) in &rows {
+    for (name, _, kb, _) in &rows {
         assert!(kb.saturating_sub(base) < 160 * 1024, "{name}: {kb} kB");
     }
 }

@@ -15,7 +15,7 @@ use replay_player::format::live::{LiveStream, StreamEvent};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 const VIEWERS: usize = 200;
@@ -50,6 +50,8 @@ struct Run {
     skipped: u64,
     /// Messages a viewer's parser refused (must be none).
     refused: u64,
+    /// Chunks each slow viewer had when the first fast viewer got the goodbye (the match was over).
+    slow_at_end: Vec<u64>,
     wall: Duration,
 }
 
@@ -70,10 +72,13 @@ fn run(viewers: usize, seconds: u32) -> Run {
     let t0 = Instant::now();
     let stop = Arc::new(AtomicBool::new(false));
     let (skipped, refused) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
+    let counts: Arc<Vec<AtomicU64>> = Arc::new((0..viewers).map(|_| AtomicU64::new(0)).collect());
+    let slow_at_end: Arc<OnceLock<Vec<u64>>> = Arc::new(OnceLock::new());
     let slow_every = Duration::from_secs_f64(4.0 * f64::from(CHUNK) / 60.0);
     let threads: Vec<_> = (0..viewers)
         .map(|v| {
             let (stop, skipped, refused) = (stop.clone(), skipped.clone(), refused.clone());
+            let (counts, slow_at_end) = (counts.clone(), slow_at_end.clone());
             std::thread::spawn(move || {
                 let mut got = Got::default();
                 let Ok((mut ws, _)) = tungstenite::connect(format!("ws://127.0.0.1:{port}/")) else { return got };
@@ -84,6 +89,7 @@ fn run(viewers: usize, seconds: u32) -> Run {
                     match stream.push(&b) {
                         Ok(StreamEvent::Chunk { seq, skipped: s, .. }) => {
                             got.count += 1;
+                            counts[v].fetch_add(1, Ordering::SeqCst);
                             got.first.get_or_insert(seq);
                             got.last = seq;
                             skipped.fetch_add(s, Ordering::Relaxed);
@@ -91,7 +97,14 @@ fn run(viewers: usize, seconds: u32) -> Run {
                                 std::thread::sleep(slow_every);
                             }
                         }
-                        Ok(StreamEvent::Goodbye { .. }) => break,
+                        Ok(StreamEvent::Goodbye { .. }) => {
+                            if v >= SLOW {
+                                slow_at_end.get_or_init(|| {
+                                    counts[..SLOW.min(viewers)].iter().map(|c| c.load(Ordering::SeqCst)).collect()
+                                });
+                            }
+                            break;
+                        }
                         Ok(_) => {}
                         Err(_) => {
                             refused.fetch_add(1, Ordering::Relaxed);
@@ -128,6 +141,7 @@ fn run(viewers: usize, seconds: u32) -> Run {
         received,
         skipped: skipped.load(Ordering::Relaxed),
         refused: refused.load(Ordering::Relaxed),
+        slow_at_end: slow_at_end.get().cloned().unwrap_or_default(),
         wall,
     }
 }
@@ -158,8 +172,18 @@ fn two_hundred_viewers_for_sixty_seconds_some_slow_the_recorder_never_waits_and_
     assert_eq!(load.refused, 0, "every message every viewer got was a valid part of the stream");
     let (ticks, secs) = schedule(&load.summary);
     assert_eq!(ticks, u64::from(SECONDS * 60), "{}", load.summary);
-    // Paced by the slow viewers (a chunk per four chunk durations) the match would take 240 s.
-    assert!(secs < f64::from(SECONDS) * 1.25, "the recorder kept its schedule: {}", load.summary);
+    // Paced by the slow viewers (a chunk per four chunk durations) the match would take 240 s. It did
+    // not wait for them: when the match was over (a fast viewer got the goodbye) each slow viewer had
+    // read well under half of the chunks (about 8 of 30; a recorder that waited would have let each
+    // read all but the last). How long it took, `secs`, is a figure printed here, not asserted.
+    println!(
+        "live_load test: the recorder published {ticks} ticks in {secs:.1} s (schedule {SECONDS} s); the slow viewers had {:?} of {chunks} chunks when it ended",
+        load.slow_at_end
+    );
+    assert_eq!(load.slow_at_end.len(), SLOW, "a fast viewer got the goodbye");
+    for (v, n) in load.slow_at_end.iter().enumerate() {
+        assert!(*n < chunks / 2, "slow viewer {v} had {n} of {chunks} chunks when the match ended");
+    }
     // A fast viewer gets every chunk from the one it joined at (the first or, connected late
     // under load, the second) to the last, none skipped.
     for (v, g) in load.received.iter().enumerate().skip(SLOW) {
