@@ -141,6 +141,7 @@ test('the /r/ link unfurls: Open Graph, Twitter card and oEmbed read by real unf
   const safe = (await ogs({ url: `${up.page}?t=0:05&spoilers=0`, timeout: 20 })).result;
   assert.match(safe.ogDescription, /^At 0:05 · \d+ kills? by then · \d+ players? · \.flrep · spoiler-free$/);
   assert.ok(!safe.ogDescription.includes('long'));
+  assert.equal(safe.ogImage?.[0]?.url, `${base}/r/${up.id}/poster.png?t=5.0&spoilers=0`);
 
   // oEmbed's limits and refusals.
   const q = (extra) => `${base}/oembed?url=${encodeURIComponent(link)}${extra}`;

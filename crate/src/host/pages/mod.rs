@@ -77,8 +77,11 @@ impl Site {
     }
 
     /// The poster of a link's moment, absolute.
+    /// A spoiler-safe link's poster says so (`&spoilers=0`): the poster of such a link must tell
+    /// nothing past `t` either (no length).
     pub fn poster_url(&self, rec: &ReplayRecord, moment: &Moment) -> String {
-        format!("{}{}", self.public_url, Site::poster_path(&rec.id, moment.seconds(rec)))
+        let safe = if moment.spoilers { "" } else { "&spoilers=0" };
+        format!("{}{}{safe}", self.public_url, Site::poster_path(&rec.id, moment.seconds(rec)))
     }
 
     /// `embed.html` on this replay at the link's moment, absolute (docs/embedding.md "Embedding").
@@ -220,6 +223,15 @@ pub(crate) mod tests {
         assert!(!c.description.contains("12:34") && !c.description.contains("4 kills"));
         let c = card(&rec, &Moment::from_query("spoilers=0"));
         assert_eq!(c.description, "8 players · .flrep · spoiler-free");
+        let site = Site::new("https://h", "/", "R");
+        assert_eq!(
+            site.poster_url(&rec, &Moment::from_query("t=1:40&spoilers=off")),
+            format!("https://h/r/{}/poster.png?t=100.0&spoilers=0", rec.id)
+        );
+        assert_eq!(
+            site.poster_url(&rec, &Moment::from_query("t=1:40")),
+            format!("https://h/r/{}/poster.png?t=100.0", rec.id)
+        );
     }
 
     #[test]
