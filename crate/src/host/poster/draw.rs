@@ -333,20 +333,28 @@ fn draw_trails(
         steps.sort_by(f32::total_cmp);
         let usual = steps.get(steps.len() / 2).copied().unwrap_or(0.0);
         let longest = (usual * 4.0).max(24.0).min(longest);
+        // One polyline per run of kept steps of one age (a subpath per step costs a stroke each).
+        let mut run: Option<bool> = None;
         for w in points.windows(2) {
             let &[(ta, a), (_, b)] = w else { continue };
             if !View::near(a) || !View::near(b) || seg_len(w) > longest {
+                run = None;
                 continue;
             }
-            let pb = paths.entry((key, now_tick.saturating_sub(ta) > half)).or_default();
-            pb.move_to(a.0, a.1);
+            let old = now_tick.saturating_sub(ta) > half;
+            let pb = paths.entry((key, old)).or_default();
+            if run != Some(old) {
+                pb.move_to(a.0, a.1);
+            }
             pb.line_to(b.0, b.1);
+            run = Some(old);
         }
     }
+    let line = Stroke { width: 1.6, line_cap: LineCap::Butt, line_join: LineJoin::Bevel, ..Stroke::default() };
     for ((key, old), pb) in paths {
         if let Some(path) = pb.finish() {
             let a = if old { 0.3 } else { 0.65 };
-            pm.stroke_path(&path, &paint(key_rgb(key), a), &stroke(1.6), Transform::identity(), None);
+            pm.stroke_path(&path, &paint(key_rgb(key), a), &line, Transform::identity(), None);
         }
     }
 }
@@ -446,6 +454,8 @@ fn draw_marks(pm: &mut Pixmap, view: &View, proj: &Projection, info: &RecordingI
     }
     let bg = rgb64(BACKGROUND);
     let id = Transform::identity();
+    // Mitred (not round) joins: a round join is an arc per corner of thousands of darts.
+    let halo = Stroke { width: 3.0, line_join: LineJoin::Miter, miter_limit: 2.0, ..Stroke::default() };
     for (key, pb) in shots {
         if let Some(path) = pb.finish() {
             pm.stroke_path(&path, &paint(lighten(key_rgb(key), 0.35), 0.95), &stroke(2.0), id, None);
@@ -459,7 +469,7 @@ fn draw_marks(pm: &mut Pixmap, view: &View, proj: &Projection, info: &RecordingI
     }
     for (key, pb) in fills {
         if let Some(path) = pb.finish() {
-            pm.stroke_path(&path, &paint(bg, 0.85), &stroke(3.0), id, None);
+            pm.stroke_path(&path, &paint(bg, 0.85), &halo, id, None);
             pm.fill_path(&path, &paint(key_rgb(key), 1.0), FillRule::Winding, id, None);
         }
     }
