@@ -265,3 +265,18 @@ fn hostile_values_draw_without_panicking() {
         }
     }
 }
+
+#[test]
+fn a_spoiler_safe_poster_differs_only_in_its_header() {
+    let file = dogfight(8, 20.0);
+    let (info, m) = poster::read_moment(&mut file.as_slice(), 5.0).unwrap();
+    let (_, _, full) = decode(&poster::render_png_with(&info, &m, "Safe", true).unwrap());
+    let (_, _, safe) = decode(&poster::render_png_with(&info, &m, "Safe", false).unwrap());
+    save("spoiler-safe", &poster::render_png_with(&info, &m, "Safe", false).unwrap());
+    let row = 1200 * 4;
+    let header = 92 * row;
+    let differ = |a: &[u8], b: &[u8]| a.chunks_exact(4).zip(b.chunks_exact(4)).filter(|(x, y)| x != y).count();
+    // The length ("/ 0:19") is gone from the header; the map is the same.
+    assert!(differ(&full[..header], &safe[..header]) > 50);
+    assert_eq!(differ(&full[header..], &safe[header..]), 0);
+}

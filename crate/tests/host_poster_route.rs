@@ -74,14 +74,15 @@ async fn posters_are_drawn_once_kept_and_served_immutable() {
 
     let u = url.clone();
     let i = id.clone();
-    let (first, second, late, odd, unknown, bad) = tokio::task::spawn_blocking(move || {
+    let (first, second, late, odd, unknown, bad, safe) = tokio::task::spawn_blocking(move || {
         let first = get(&u, &format!("/r/{i}/poster.png?t=4.04"));
         let second = get(&u, &format!("/r/{i}/poster.png?t=4.0"));
         let late = get(&u, &format!("/r/{i}/poster.png?t=99999"));
         let odd = get(&u, &format!("/r/{i}/poster.png?t=abc"));
         let unknown = get(&u, &format!("/r/{}/poster.png?t=1", "f".repeat(32)));
         let bad = get(&u, "/r/..%2f..%2fetc/poster.png");
-        (first, second, late, odd, unknown, bad)
+        let safe = get(&u, &format!("/r/{i}/poster.png?t=4.0&spoilers=0"));
+        (first, second, late, odd, unknown, bad, safe)
     })
     .await
     .unwrap();
@@ -92,23 +93,29 @@ async fn posters_are_drawn_once_kept_and_served_immutable() {
     assert!(header(&h, "cache-control").unwrap().contains("immutable"), "{h:?}");
     assert_eq!(png_size(&body), (1200, 630));
     // Kept in the store under t rounded to a tenth, and the same bytes served again.
-    let kept = os.get(&poster_path(&id, 40)).await.unwrap().bytes().await.unwrap();
+    let kept = os.get(&poster_path(&id, 40, false)).await.unwrap().bytes().await.unwrap();
     assert_eq!(kept.as_ref(), body.as_slice());
     assert_eq!(second.0, 200);
     assert_eq!(second.2, body);
     // Past the end: clamped to the last tenth of the recording.
     assert_eq!(late.0, 200);
     assert_eq!(png_size(&late.2), (1200, 630));
-    assert!(os.head(&poster_path(&id, 119)).await.is_ok());
+    assert!(os.head(&poster_path(&id, 119, false)).await.is_ok());
     assert_ne!(late.2, body);
     // A t that is not a number reads as 0.
     assert_eq!(odd.0, 200);
-    assert!(os.head(&poster_path(&id, 0)).await.is_ok());
+    assert!(os.head(&poster_path(&id, 0, false)).await.is_ok());
     assert_eq!(unknown.0, 404);
     assert_eq!(bad.0, 404);
+    // A spoiler-safe poster is another object, another picture (no length in its header).
+    assert_eq!(safe.0, 200);
+    assert_eq!(png_size(&safe.2), (1200, 630));
+    assert_ne!(safe.2, body);
+    let kept_safe = os.get(&poster_path(&id, 40, true)).await.unwrap().bytes().await.unwrap();
+    assert_eq!(kept_safe.as_ref(), safe.2.as_slice());
 
     // What the store keeps is what is served: a poster replaced there is answered as it is now.
-    os.put(&poster_path(&id, 40), bytes::Bytes::from(late.2.clone()).into()).await.unwrap();
+    os.put(&poster_path(&id, 40, false), bytes::Bytes::from(late.2.clone()).into()).await.unwrap();
     let (u, i) = (url.clone(), id.clone());
     let again = tokio::task::spawn_blocking(move || get(&u, &format!("/r/{i}/poster.png?t=4"))).await.unwrap();
     assert_eq!(again.2, late.2);

@@ -46,11 +46,22 @@ impl std::error::Error for PosterError {}
 
 /// The poster of `m` as a 1200×630 PNG.
 pub fn render_png(info: &RecordingInfo, m: &Moment, title: &str) -> Result<Vec<u8>, PosterError> {
-    render(info, m, title)?.encode_png().map_err(|e| PosterError(format!("PNG encoding failed: {e}")))
+    render_png_with(info, m, title, true)
+}
+
+/// [`render_png`]; without `spoilers` the poster tells nothing past its moment (its header leaves
+/// out the recording's length; kills are only ever those before the moment).
+pub fn render_png_with(info: &RecordingInfo, m: &Moment, title: &str, spoilers: bool) -> Result<Vec<u8>, PosterError> {
+    render_with(info, m, title, spoilers)?.encode_png().map_err(|e| PosterError(format!("PNG encoding failed: {e}")))
 }
 
 /// The poster of `m`, drawn into a 1200×630 pixmap.
 pub fn render(info: &RecordingInfo, m: &Moment, title: &str) -> Result<Pixmap, PosterError> {
+    render_with(info, m, title, true)
+}
+
+/// [`render`], with or without what lies past the moment ([`render_png_with`]).
+pub fn render_with(info: &RecordingInfo, m: &Moment, title: &str, spoilers: bool) -> Result<Pixmap, PosterError> {
     let mut pm = Pixmap::new(WIDTH, HEIGHT).ok_or_else(|| PosterError("no 1200×630 pixmap".into()))?;
     let bg = rgb64(BACKGROUND);
     pm.fill(color(bg, 1.0));
@@ -79,7 +90,7 @@ pub fn render(info: &RecordingInfo, m: &Moment, title: &str) -> Result<Pixmap, P
     draw_kills(&mut pm, &view, &proj, m, now_tick, rate);
     draw_marks(&mut pm, &view, &proj, info, now, size);
     draw_labels(&mut pm, &view, &proj, info, m, now, size, &mut glyphs);
-    draw_header(&mut pm, info, m, now, now_tick, title, &mut glyphs);
+    draw_header(&mut pm, info, m, now, now_tick, title, spoilers, &mut glyphs);
     draw_legend(&mut pm, info, now, &mut glyphs);
     if now.is_empty() {
         let msg = "No entities at this moment";
@@ -566,6 +577,7 @@ fn clock(seconds: f64) -> String {
     }
 }
 
+#[allow(clippy::too_many_arguments)]
 fn draw_header(
     pm: &mut Pixmap,
     info: &RecordingInfo,
@@ -573,6 +585,7 @@ fn draw_header(
     now: &[EntityState],
     now_tick: u64,
     title: &str,
+    spoilers: bool,
     glyphs: &mut Glyphs,
 ) {
     if let Some(r) = Rect::from_xywh(0.0, 0.0, WIDTH as f32, HEADER) {
@@ -591,7 +604,7 @@ fn draw_header(
     if !mission.is_empty() && !title.contains(mission) {
         parts.push(mission.chars().take(48).collect::<String>());
     }
-    parts.push(format!("{} / {}", clock(at), clock(info.duration_s())));
+    parts.push(if spoilers { format!("{} / {}", clock(at), clock(info.duration_s())) } else { clock(at) });
     let alive = now.iter().filter(|e| e.flags & flags::ALIVE != 0).count();
     parts.push(format!("{} entities", now.len()));
     if alive != now.len() {

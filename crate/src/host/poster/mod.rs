@@ -15,7 +15,7 @@ pub mod read;
 pub mod route;
 pub mod text;
 
-pub use draw::{render, render_png, HEIGHT, WIDTH};
+pub use draw::{render, render_png, render_png_with, render_with, HEIGHT, WIDTH};
 pub use read::{chunks_for, moment_from_chunks, moment_tick, read_moment};
 
 use crate::model::EntityState;

@@ -1,14 +1,15 @@
-//! `GET /r/{id}/poster.png?t=SECONDS`: the poster of that moment (1200×630 PNG). `t` is clamped to
-//! the recording and rounded to a tenth of a second; each poster is drawn once and kept in the
-//! store as an immutable object, `posters/{id}/{t}.png` (removed with the replay), so later requests,
-//! other instances and a CDN in front serve the same bytes. An unknown id is 404.
+//! `GET /r/{id}/poster.png?t=SECONDS[&spoilers=0]`: the poster of that moment (1200×630 PNG). `t` is
+//! clamped to the recording and rounded to a tenth of a second; each poster is drawn once and kept
+//! in the store as an immutable object, `posters/{id}/{t}.png` (`{t}-safe.png` with `spoilers=0`,
+//! which leaves the recording's length out of the header), removed with the replay, so later
+//! requests, other instances and a CDN in front serve the same bytes. An unknown id is 404.
 //!
 //! A poster not yet in the store is read from the stored file through the sans-IO session: the
 //! open's ranges and the chunks around `t` ([`super::chunks_for`]) as range reads of the object,
 //! never the whole file; the decoding and drawing run on the blocking pool, at most
 //! [`MAX_DRAWING`] at once per instance (more are answered 503 with `Retry-After`).
 
-use super::{chunks_for, moment_from_chunks, moment_tick, render_png};
+use super::{chunks_for, moment_from_chunks, moment_tick, render_png_with};
 use crate::format::{OpenStep, Session};
 use crate::host::server::AppState;
 use crate::host::store::{valid_id, Store};
@@ -46,9 +47,21 @@ fn tenths(query: Option<&str>) -> u64 {
     (t.max(0.0) * 10.0).round().min(1e15) as u64
 }
 
-/// The object a poster of replay `id` at `tenths` is kept as: `posters/{id}/{s}.{d}.png`.
-pub fn poster_path(id: &str, tenths: u64) -> ObjectPath {
-    ObjectPath::from(format!("{}/{}.{}.png", Store::poster_prefix(id), tenths / 10, tenths % 10))
+/// Whether the query asks for a poster that tells nothing past its moment (`spoilers=0`, `off`,
+/// `false` or `no`, as the player's options read it).
+fn spoiler_safe(query: Option<&str>) -> bool {
+    query
+        .unwrap_or("")
+        .split('&')
+        .filter_map(|kv| kv.strip_prefix("spoilers="))
+        .any(|v| matches!(v.to_ascii_lowercase().as_str(), "0" | "off" | "false" | "no"))
+}
+
+/// The object a poster of replay `id` at `tenths` is kept as: `posters/{id}/{s}.{d}.png`, or
+/// `…-safe.png` for a spoiler-safe one.
+pub fn poster_path(id: &str, tenths: u64, safe: bool) -> ObjectPath {
+    let safe = if safe { "-safe" } else { "" };
+    ObjectPath::from(format!("{}/{}.{}{safe}.png", Store::poster_prefix(id), tenths / 10, tenths % 10))
 }
 
 fn png_response(png: Bytes) -> Response {
@@ -80,7 +93,8 @@ async fn poster(State(st): State<AppState>, Path(id): Path<String>, RawQuery(que
     let duration = if record.duration.is_finite() { record.duration.max(0.0) } else { 0.0 };
     let tenths = tenths(query.as_deref()).min((duration * 10.0).floor() as u64);
     let os = st.store.object_store().clone();
-    let key = poster_path(&id, tenths);
+    let safe = spoiler_safe(query.as_deref());
+    let key = poster_path(&id, tenths, safe);
     match os.get(&key).await {
         Ok(got) => match got.bytes().await {
             Ok(b) => return png_response(b),
@@ -96,7 +110,7 @@ async fn poster(State(st): State<AppState>, Path(id): Path<String>, RawQuery(que
         return r;
     }
     let _slot = Slot;
-    let png = match draw(&os, &id, tenths as f64 / 10.0, &record.title).await {
+    let png = match draw(&os, &id, tenths as f64 / 10.0, &record.title, !safe).await {
         Ok(png) => Bytes::from(png),
         Err((status, msg)) => return text(status, msg),
     };
@@ -111,6 +125,7 @@ async fn draw(
     id: &str,
     t: f64,
     title: &str,
+    spoilers: bool,
 ) -> Result<Vec<u8>, (StatusCode, String)> {
     let store_failed = |e: object_store::Error| match e {
         object_store::Error::NotFound { .. } => (StatusCode::NOT_FOUND, "no such replay".to_string()),
@@ -137,7 +152,7 @@ async fn draw(
     let job = tokio::task::spawn_blocking(move || {
         let chunks: Vec<(usize, &[u8])> = wanted.iter().zip(&bytes).map(|(&(i, _, _), b)| (i, b.as_ref())).collect();
         let m = moment_from_chunks(&mut s, &info, tick, &chunks).map_err(unreadable)?;
-        render_png(&info, &m, &title).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
+        render_png_with(&info, &m, &title, spoilers).map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, e.to_string()))
     });
     job.await.map_err(|e| (StatusCode::INTERNAL_SERVER_ERROR, format!("the poster's drawing stopped: {e}")))?
 }
@@ -157,6 +172,18 @@ mod tests {
         assert_eq!(tenths(Some("t=abc")), 0);
         assert_eq!(tenths(None), 0);
         assert_eq!(tenths(Some("t=1e300")), 1_000_000_000_000_000);
-        assert_eq!(poster_path(&"a".repeat(32), 123).to_string(), format!("posters/{}/12.3.png", "a".repeat(32)));
+        assert_eq!(
+            poster_path(&"a".repeat(32), 123, false).to_string(),
+            format!("posters/{}/12.3.png", "a".repeat(32))
+        );
+        assert_eq!(
+            poster_path(&"a".repeat(32), 5, true).to_string(),
+            format!("posters/{}/0.5-safe.png", "a".repeat(32))
+        );
+        assert!(spoiler_safe(Some("t=1&spoilers=0")));
+        assert!(spoiler_safe(Some("spoilers=OFF&t=1")));
+        assert!(!spoiler_safe(Some("t=1&spoilers=1")));
+        assert!(!spoiler_safe(Some("t=1")));
+        assert!(!spoiler_safe(None));
     }
 }
