@@ -204,8 +204,7 @@ fn validate(path: &Path) -> Result<u8, Fail> {
     }
     // The check itself is the library's (the replay host runs it on every upload).
     let mut src = o.src;
-    let r =
-        replay_player::io::validate::validate(&mut src).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
+    let r = replay_player::io::validate::validate(&mut src).map_err(|e| Fail(format!("{}: {e}", path.display()), 1))?;
     for w in &r.warnings {
         eprintln!("replay: warning: {w}");
     }
