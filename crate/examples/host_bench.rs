@@ -101,6 +101,9 @@ fn start_nginx(dir: &std::path::Path, root: &std::path::Path) -> Option<(std::pr
         .arg(dir.join("error.log"))
         .arg("-c")
         .arg(dir.join("nginx.conf"))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .ok()?;
     let end = Instant::now() + Duration::from_secs(10);
@@ -174,7 +177,8 @@ async fn main() {
         Some((mut child, nurl)) => {
             let nginx_rate = range_rate(&c, &format!("{nurl}/bench.flrep"), len, conc, seconds).await;
             let host_rate2 = range_rate(&c, &file_url, len, conc, seconds).await;
-            let _ = child.kill();
+            // SIGTERM to the master stops its workers too (SIGKILL would leave them behind).
+            let _ = std::process::Command::new("kill").arg("-TERM").arg(child.id().to_string()).status();
             let _ = child.wait();
             let host = (host_rate + host_rate2) / 2.0;
             println!(
