@@ -6,7 +6,7 @@
 //! before any store is asked.
 
 use super::server::AppState;
-use super::store::{valid_id, Store};
+use super::store::{valid_id, LocalRead, Store};
 use super::upload::{bearer, same_secret, sha256_hex, Refusal};
 use axum::body::Body;
 use axum::extract::{Path, Query, State};
@@ -81,6 +81,20 @@ pub async fn get_file(
     }
     // A Range that does not parse is ignored (RFC 9110 §14.2): the whole file.
     let range = wanted_range(&headers).unwrap_or_default();
+    // A local store: one read from the disk (the object store's path takes two blocking steps).
+    if let Some(read) = st.store.read_local(&id, range.clone(), BUFFERED_READ).await {
+        match read {
+            LocalRead::NotFound => return not_found(),
+            LocalRead::Unsatisfiable { size } => return unsatisfiable(h, size),
+            LocalRead::Failed(e) => return store_failed(e),
+            LocalRead::Found { size, start, end, bytes: Some(b) } => {
+                let status = ranged(&mut h, range.is_some(), start..end, size);
+                let body = if method == Method::HEAD { Body::empty() } else { Body::from(b) };
+                return (status, h, body).into_response();
+            }
+            LocalRead::Found { bytes: None, .. } => {} // large: streamed below
+        }
+    }
     let os = st.store.object_store();
     let path = Store::file_path(&id);
     // A zero-length or empty suffix range: unsatisfiable whatever the size.
@@ -109,17 +123,7 @@ pub async fn get_file(
     }
     let r = got.range.clone();
     let len = r.end.saturating_sub(r.start);
-    if let Ok(v) = HeaderValue::from_str(&len.to_string()) {
-        h.insert(header::CONTENT_LENGTH, v);
-    }
-    let status = if range.is_some() {
-        if let Ok(v) = HeaderValue::from_str(&format!("bytes {}-{}/{size}", r.start, r.end.saturating_sub(1))) {
-            h.insert(header::CONTENT_RANGE, v);
-        }
-        StatusCode::PARTIAL_CONTENT
-    } else {
-        StatusCode::OK
-    };
+    let status = ranged(&mut h, range.is_some(), r, size);
     if method == Method::HEAD {
         return (status, h).into_response();
     }
@@ -132,6 +136,20 @@ pub async fn get_file(
         Body::from_stream(got.into_stream().map(|r| r.map_err(std::io::Error::other)))
     };
     (status, h, body).into_response()
+}
+
+/// Content-Length (and Content-Range for a range) of an answer with bytes `r` of `size`; its status.
+fn ranged(h: &mut HeaderMap, is_range: bool, r: std::ops::Range<u64>, size: u64) -> StatusCode {
+    if let Ok(v) = HeaderValue::from_str(&r.end.saturating_sub(r.start).to_string()) {
+        h.insert(header::CONTENT_LENGTH, v);
+    }
+    if !is_range {
+        return StatusCode::OK;
+    }
+    if let Ok(v) = HeaderValue::from_str(&format!("bytes {}-{}/{size}", r.start, r.end.saturating_sub(1))) {
+        h.insert(header::CONTENT_RANGE, v);
+    }
+    StatusCode::PARTIAL_CONTENT
 }
 
 fn unsatisfiable(mut h: HeaderMap, size: u64) -> Response {

@@ -21,6 +21,9 @@ use std::sync::Arc;
 #[derive(Clone)]
 pub struct Store {
     inner: Arc<dyn ObjectStore>,
+    /// The directory of a local store (`--data`, `file://`): its files are read straight from the
+    /// disk (one blocking step, not object_store's two), [`Store::read_local`].
+    local: Option<Arc<std::path::PathBuf>>,
 }
 
 /// A store failure, as the store said it (answered 503).
@@ -47,7 +50,24 @@ pub fn valid_id(id: &str) -> bool {
 
 impl Store {
     pub fn new(inner: Arc<dyn ObjectStore>) -> Self {
-        Store { inner }
+        Store { inner, local: None }
+    }
+
+    /// A local directory store (object_store's `LocalFileSystem` over `dir`).
+    fn local_dir(dir: std::path::PathBuf) -> Result<Self, String> {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let fs = object_store::local::LocalFileSystem::new_with_prefix(&dir).map_err(|e| e.to_string())?;
+        Ok(Store { inner: Arc::new(fs), local: Some(Arc::new(dir)) })
+    }
+
+    /// Bytes `[start, end)` of stored file `id` (a valid id) read from a local store's disk, with
+    /// the file's size; `None` when the store is not local. The range is clamped to the file by
+    /// the caller ([`LocalRead`] says what it found).
+    pub async fn read_local(&self, id: &str, range: Option<object_store::GetRange>, max: u64) -> Option<LocalRead> {
+        let dir = self.local.clone()?;
+        let path = dir.join("files").join(id);
+        let read = tokio::task::spawn_blocking(move || LocalRead::read(&path, range, max)).await;
+        Some(read.unwrap_or_else(|e| LocalRead::Failed(e.to_string())))
     }
 
     /// The store named by `--store` (`file:///dir`, `s3://bucket/prefix`, `gs://bucket/prefix`,
@@ -57,19 +77,14 @@ impl Store {
     pub fn open(url: Option<&str>, data: &std::path::Path) -> Result<Self, String> {
         use object_store::prefix::PrefixStore;
         let Some(url) = url else {
-            let dir = data.join("store");
-            std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            let fs = object_store::local::LocalFileSystem::new_with_prefix(&dir).map_err(|e| e.to_string())?;
-            return Ok(Store::new(Arc::new(fs)));
+            return Store::local_dir(data.join("store"));
         };
         let parsed = url::Url::parse(url).map_err(|e| format!("--store {url}: {e}"))?;
         let prefix = Path::from(parsed.path().trim_matches('/'));
         let inner: Arc<dyn ObjectStore> = match parsed.scheme() {
             "file" => {
                 let dir = parsed.to_file_path().map_err(|()| format!("--store {url}: not a local path"))?;
-                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-                let fs = object_store::local::LocalFileSystem::new_with_prefix(&dir).map_err(|e| e.to_string())?;
-                return Ok(Store::new(Arc::new(fs)));
+                return Store::local_dir(dir);
             }
             "s3" | "s3a" => {
                 let s = object_store::aws::AmazonS3Builder::from_env().with_url(url).build();
@@ -202,5 +217,56 @@ impl Store {
             }
         }
         Ok(())
+    }
+}
+
+/// What [`Store::read_local`] found.
+#[derive(Debug)]
+pub enum LocalRead {
+    /// No such file.
+    NotFound,
+    /// The range lies past the file's end (or is empty): 416 with the size.
+    Unsatisfiable { size: u64 },
+    /// `[start, end)` of a file of `size` bytes; `bytes` holds them when they are at most `max`
+    /// (the caller streams a larger range through the object store).
+    Found { size: u64, start: u64, end: u64, bytes: Option<Bytes> },
+    /// The disk failed.
+    Failed(String),
+}
+
+impl LocalRead {
+    fn read(path: &std::path::Path, range: Option<object_store::GetRange>, max: u64) -> LocalRead {
+        use object_store::GetRange;
+        use std::io::{Read, Seek, SeekFrom};
+        let mut f = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return LocalRead::NotFound,
+            Err(e) => return LocalRead::Failed(e.to_string()),
+        };
+        let size = match f.metadata() {
+            Ok(m) => m.len(),
+            Err(e) => return LocalRead::Failed(e.to_string()),
+        };
+        let is_range = range.is_some();
+        let (start, end) = match range {
+            None => (0, size),
+            Some(GetRange::Bounded(r)) => (r.start, r.end.min(size)),
+            Some(GetRange::Offset(a)) => (a, size),
+            Some(GetRange::Suffix(n)) if n > 0 => (size.saturating_sub(n), size),
+            Some(GetRange::Suffix(_)) => return LocalRead::Unsatisfiable { size },
+        };
+        if is_range && start >= end {
+            return LocalRead::Unsatisfiable { size };
+        }
+        let len = end.saturating_sub(start);
+        if len > max {
+            return LocalRead::Found { size, start, end, bytes: None };
+        }
+        let Ok(n) = usize::try_from(len) else { return LocalRead::Failed(format!("a range of {len} bytes")) };
+        let mut buf = vec![0u8; n];
+        if let Err(e) = f.seek(SeekFrom::Start(start)).and_then(|_| f.read_exact(&mut buf)) {
+            return LocalRead::Failed(e.to_string());
+        }
+        LocalRead::Found { size, start, end, bytes: Some(Bytes::from(buf)) }
     }
 }
