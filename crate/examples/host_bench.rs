@@ -8,24 +8,16 @@
 //! `cargo run --release --example host_bench` (or `--profile test` for a quicker build: say which).
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
-use replay_player::format::flrep::writer::Writer;
-use replay_player::format::flrep::WriterOptions;
 use replay_player::host::server::{serve, AppState, Config};
 use replay_player::host::store::Store;
-use replay_player::sim::{Dogfight, DogfightConfig};
+use replay_player::sim::DogfightConfig;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 fn dogfight(seed: u64, entities: u32, seconds: f64) -> Vec<u8> {
     let cfg = DogfightConfig { seed, entities, seconds, keyframe_interval_ticks: 60, ..DogfightConfig::default() };
-    let mut sim = Dogfight::new(cfg.clone());
-    let opts = WriterOptions { keyframe_interval_ticks: cfg.keyframe_interval_ticks, ..Default::default() };
-    let mut w = Writer::new(Vec::new(), &sim.header(), &sim.sections(), opts).unwrap();
-    while let Some((tick, states, events)) = sim.step() {
-        w.tick(tick, states, &events).unwrap();
-    }
-    w.finish().unwrap()
+    replay_player::sim::dogfight_bytes(&cfg).unwrap()
 }
 
 fn median(mut v: Vec<f64>) -> f64 {

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ROOT, WWW, launchBrowser, collectConsole, startServer, replayBinPath } from './harness.mjs';
-import { OUT, fixture, waitReady, settle, assertPicture, decodePng } from './player-helpers.mjs';
+import { OUT, fixture, waitReady, settle, canvasShot, assertPicture } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
 let host; // { url, proc, dir }
@@ -67,25 +67,6 @@ async function openOnHost(b, file) {
   return { page, log };
 }
 
-/** The canvas and the entities' screen points, labels hidden through the CSSOM (the host's pages
- *  run under a strict CSP: player-helpers' canvasShot adds a <style>, which it refuses). */
-async function shot(page, file) {
-  await page.evaluate(() => {
-    for (const e of document.querySelectorAll('.rp-labels, .stage-hint')) e.style.visibility = 'hidden';
-  });
-  await settle(page);
-  const points = await page.evaluate(async () => {
-    const p = window.__player;
-    const L = await p.debug.renderer.request('labels');
-    const out = [];
-    for (let i = 0; i < L.length; i += 4)
-      if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
-    return out;
-  });
-  const png = await page.locator('canvas.rp-canvas').screenshot({ path: file });
-  return { img: decodePng(png), points };
-}
-
 async function openShare(page) {
   await page.click('#share-open');
   await page.waitForSelector('dialog#share[open]');
@@ -140,7 +121,10 @@ test('a file from the disk: Upload and get link, then the link plays it at the m
     assert.equal(st.url, `${host.url}/files/${id}`);
     assert.ok(Math.abs(st.t - 12.5) < 0.05, `opens at the moment (${st.t})`);
     await settle(p2, 6);
-    assertPicture(await shot(p2, path.join(SHOTS, 'host-upload-link.png')), 'the uploaded replay at 12.5 s');
+    assertPicture(
+      await canvasShot(p2, path.join(SHOTS, 'host-upload-link.png'), { strictCsp: true }),
+      'the uploaded replay at 12.5 s',
+    );
     log2.assertClean();
   } finally {
     await fresh.close();

@@ -46,13 +46,7 @@ pub async fn start_with(data: &Path, store: Store, tweak: impl FnOnce(&mut Confi
 /// A dogfight `.flrep` in memory (distinct seeds give distinct bytes).
 pub fn dogfight(seed: u64, entities: u32, seconds: f64) -> Vec<u8> {
     let cfg = DogfightConfig { seed, entities, seconds, keyframe_interval_ticks: 60, ..DogfightConfig::default() };
-    let mut sim = Dogfight::new(cfg.clone());
-    let opts = WriterOptions { keyframe_interval_ticks: cfg.keyframe_interval_ticks, ..Default::default() };
-    let mut w = Writer::new(Vec::new(), &sim.header(), &sim.sections(), opts).unwrap();
-    while let Some((tick, states, events)) = sim.step() {
-        w.tick(tick, states, &events).unwrap();
-    }
-    w.finish().unwrap()
+    replay_player::sim::dogfight_bytes(&cfg).unwrap()
 }
 
 /// A dogfight whose mission and callsigns hold markup.
