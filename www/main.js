@@ -15,6 +15,12 @@ const params = new URLSearchParams(location.search);
 // (docs/hosting.md "The pages").
 const hostSrc = document.querySelector('meta[name="replay-src"]')?.content;
 if (hostSrc) params.set('url', hostSrc);
+/** The host page's own replay: its title (from the file, escaped by the host) names it, not its id. */
+const hosted = hostSrc && {
+  url: new URL(hostSrc, location.href).href,
+  name: document.querySelector('meta[property="og:title"]')?.content || '',
+  title: document.title,
+};
 const DEMO = 'demo/demo.flrep';
 
 const stage = $('stage');
@@ -86,12 +92,14 @@ function showError(message) {
   errorBox.hidden = false;
 }
 
-player.on('loadstart', ({ name }) => {
+player.on('loadstart', ({ name: fileName_, src }) => {
   errorBox.hidden = true;
+  const own = hosted?.name && typeof src === 'string' && new URL(src, location.href).href === hosted.url;
+  const name = own ? hosted.name : fileName_;
   const short = name.length > 120 ? `${name.slice(0, 117)}…` : name;
   fileName.textContent = short;
   fileName.title = name;
-  document.title = `${short} — Replay Player`;
+  document.title = own ? hosted.title : `${short} — Replay Player`;
   for (const b of cameraButtons) b.disabled = true;
   resetCamera.disabled = shareBtn.disabled = analysisBtn.disabled = exportBtn.disabled = true;
   showCameraMode('orbit');

@@ -118,6 +118,12 @@ test('a file from the disk: Upload and get link, then the link plays it at the m
     await p2.goto(link, { waitUntil: 'load' });
     await waitReady(p2);
     const st = await p2.evaluate(() => ({ url: window.__player.url, t: window.__player.currentTime }));
+    // The tab keeps the host's title (from the file), not the file's address.
+    const served = await (await fetch(link)).text();
+    const title = /<title>([^<]*)<\/title>/.exec(served)?.[1];
+    assert.ok(title && !title.includes('/files/'), `served title: ${title}`);
+    assert.equal(await p2.evaluate(() => document.title), title.replaceAll('&amp;', '&'));
+    assert.doesNotMatch(await p2.textContent('#file-name'), /files\//);
     assert.equal(st.url, `${host.url}/files/${id}`);
     assert.ok(Math.abs(st.t - 12.5) < 0.05, `opens at the moment (${st.t})`);
     await settle(p2, 6);
