@@ -362,13 +362,26 @@ async fn filenames_and_names_with_markup_stay_data() {
     let rec: serde_json::Value =
         serde_json::from_slice(&std::fs::read(dir.path().join(format!("store/replays/{id}.json"))).unwrap()).unwrap();
     assert_eq!(rec["filename"].as_str().unwrap().chars().count(), 200);
+    // The page sends the name percent-encoded (a header is Latin-1): it is stored decoded.
+    let bytes2 = dogfight(17, 4, 3.0);
+    let r = c
+        .post(format!("{}/api/replays", h.url))
+        .header("x-filename", "m%C3%BCller%E2%80%99s%20%3Cmatch%3E.flrep")
+        .body(bytes2.clone())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let rec2 = dir.path().join(format!("store/replays/{}.json", content_id(&bytes2)));
+    let rec2: serde_json::Value = serde_json::from_slice(&std::fs::read(rec2).unwrap()).unwrap();
+    assert_eq!(rec2["filename"], "müller’s <match>.flrep");
     let huge = "x".repeat(2 << 20);
     let r =
         c.post(format!("{}/api/replays", h.url)).header("x-filename", &huge).body(dogfight(16, 4, 3.0)).send().await;
     if let Ok(r) = r {
         assert!(r.status().is_client_error(), "{}", r.status());
     }
-    assert_eq!(listed(&c, &h.url).await.len(), 1);
+    assert_eq!(listed(&c, &h.url).await.len(), 2);
 
     // Markup in the mission and callsigns: kept as the file says, as JSON strings.
     let mission = r#"<script>alert(1)</script>"#;

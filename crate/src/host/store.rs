@@ -60,12 +60,17 @@ impl Store {
         Ok(Store { inner: Arc::new(fs), local: Some(Arc::new(dir)) })
     }
 
+    /// Where object `path` lies on the disk, for a local store; `None` for any other store.
+    pub fn local_file(&self, path: &Path) -> Option<std::path::PathBuf> {
+        let dir = self.local.as_ref()?;
+        Some(path.parts().fold(dir.to_path_buf(), |p, part| p.join(part.as_ref())))
+    }
+
     /// Bytes `[start, end)` of stored file `id` (a valid id) read from a local store's disk, with
     /// the file's size; `None` when the store is not local. The range is clamped to the file by
     /// the caller ([`LocalRead`] says what it found).
     pub async fn read_local(&self, id: &str, range: Option<object_store::GetRange>, max: u64) -> Option<LocalRead> {
-        let dir = self.local.clone()?;
-        let path = dir.join("files").join(id);
+        let path = self.local_file(&Store::file_path(id))?;
         let read = tokio::task::spawn_blocking(move || LocalRead::read(&path, range, max)).await;
         Some(read.unwrap_or_else(|e| LocalRead::Failed(e.to_string())))
     }

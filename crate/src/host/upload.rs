@@ -125,8 +125,14 @@ async fn handle(st: AppState, req: Request) -> Result<Response, Refusal> {
             format!("the file is {n} bytes; this host takes at most {max}"),
         ));
     }
+    // Percent-encoded UTF-8 (the page sends encodeURIComponent(name)); plain ASCII reads as itself.
     let filename = req.headers().get("x-filename").map(|v| {
-        String::from_utf8_lossy(v.as_bytes()).chars().filter(|c| !c.is_control()).take(MAX_FILENAME_CHARS).collect()
+        percent_encoding::percent_decode(v.as_bytes())
+            .decode_utf8_lossy()
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(MAX_FILENAME_CHARS)
+            .collect()
     });
 
     let nonce = random_hex(16)?;
@@ -157,7 +163,8 @@ async fn handle(st: AppState, req: Request) -> Result<Response, Refusal> {
     }
 }
 
-/// Streams the body to the spool and to `tmp` in the store; returns its SHA-256 and size.
+/// Streams the body to the spool and, unless the store is a local directory (where the spool is
+/// moved in once checked), to `tmp` in the store; returns its SHA-256 and size.
 async fn receive(
     st: &AppState,
     body: Body,
@@ -168,8 +175,13 @@ async fn receive(
     let cfg = &st.config;
     let max = cfg.max_upload_bytes;
     let mut file = tokio::fs::File::create(&spool.0).await.map_err(store_failed)?;
-    let upload = st.store.object_store().put_multipart(tmp).await.map_err(store_failed)?;
-    let mut w = WriteMultipart::new_with_chunk_size(upload, PART_BYTES);
+    let mut w = match st.store.local_file(tmp) {
+        Some(_) => None,
+        None => {
+            let upload = st.store.object_store().put_multipart(tmp).await.map_err(store_failed)?;
+            Some(WriteMultipart::new_with_chunk_size(upload, PART_BYTES))
+        }
+    };
     let mut hasher = Sha256::new();
     let mut size = 0u64;
     let mut stream = body.into_data_stream();
@@ -199,8 +211,10 @@ async fn receive(
             }
             hasher.update(&chunk);
             file.write_all(&chunk).await.map_err(store_failed)?;
-            w.wait_for_capacity(2).await.map_err(store_failed)?;
-            w.write(&chunk);
+            if let Some(w) = w.as_mut() {
+                w.wait_for_capacity(2).await.map_err(store_failed)?;
+                w.write(&chunk);
+            }
         }
         if let Some(d) = declared.filter(|d| *d != size) {
             return Err(Refusal(
@@ -217,11 +231,15 @@ async fn receive(
     .await;
     match outcome {
         Ok(()) => {
-            w.finish().await.map_err(store_failed)?;
+            if let Some(w) = w {
+                w.finish().await.map_err(store_failed)?;
+            }
             Ok((hasher.finalize().to_vec(), size))
         }
         Err(r) => {
-            let _ = w.abort().await;
+            if let Some(w) = w {
+                let _ = w.abort().await;
+            }
             Err(r)
         }
     }
@@ -274,8 +292,25 @@ async fn publish(
         ));
     }
     let os = st.store.object_store();
-    let tmp = Store::tmp_path(spool.0.file_name().and_then(|n| n.to_str()).unwrap_or_default());
-    os.rename(&tmp, &Store::file_path(id)).await.map_err(store_failed)?;
+    let file = Store::file_path(id);
+    match st.store.local_file(&file) {
+        // A local store: the checked spool becomes the file (one rename on one disk; a copy across
+        // disks, written beside the file and renamed onto it so it is never seen half written).
+        Some(dst) => {
+            if let Some(dir) = dst.parent() {
+                tokio::fs::create_dir_all(dir).await.map_err(store_failed)?;
+            }
+            if tokio::fs::rename(&spool.0, &dst).await.is_err() {
+                let part = dst.with_extension("part");
+                tokio::fs::copy(&spool.0, &part).await.map_err(store_failed)?;
+                tokio::fs::rename(&part, &dst).await.map_err(store_failed)?;
+            }
+        }
+        None => {
+            let tmp = Store::tmp_path(spool.0.file_name().and_then(|n| n.to_str()).unwrap_or_default());
+            os.rename(&tmp, &file).await.map_err(store_failed)?;
+        }
+    }
     let token = random_hex(32)?;
     let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
     let rec = super::summary::record(id, size, now.as_secs(), filename, &report, sha256_hex(&token));
