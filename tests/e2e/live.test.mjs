@@ -18,6 +18,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { ROOT, WWW, replayBinPath } from './harness.mjs';
 import { OUT, pageSuite, replayCli } from './player-helpers.mjs';
+import { freshDir, liveState, waitFor, frameAt, fileFrame } from './live-helpers.mjs';
 import { crc32 } from '../../www/worker-live-ws.js';
 
 const s = pageSuite();
@@ -53,71 +54,6 @@ function source(args, want) {
     exited.then((code) => reject(new Error(`live-serve exited (${code}) before it was ready: ${out}`)));
   });
   return { proc, ready, exited, output: () => out };
-}
-
-/** A fresh directory under tests/output/ (served by the suite's server at /tests/output/NAME/). */
-function freshDir(name) {
-  const dir = path.join(OUT, name);
-  fs.rmSync(dir, { recursive: true, force: true });
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-const liveState = (page) =>
-  page.evaluate(() => {
-    const l = window.__ui.live;
-    const b = document.querySelector('.live-badge');
-    return {
-      status: l?.status,
-      following: l?.following,
-      delay: l?.delay,
-      t: __player.currentTime,
-      duration: __player.duration,
-      kills: __player.kills.length,
-      tick: __player.debug.cur?.tick ?? -1,
-      last: __player.debug.tb.last,
-      gaps: __player.debug.gaps.list.length,
-      error: __player.debug.error,
-      badge: b && !b.hidden ? b.textContent : '',
-      goLive: !!b && !b.querySelector('button').hidden,
-    };
-  });
-
-async function waitFor(page, what, fn, timeout = 30000) {
-  const t0 = Date.now();
-  let last;
-  while (Date.now() - t0 < timeout) {
-    last = await liveState(page);
-    if (fn(last)) return last;
-    await page.waitForTimeout(100);
-  }
-  throw new Error(`timed out waiting for ${what}: ${JSON.stringify(last)}`);
-}
-
-/** The packed frame the page shows at `tick` (paused there): an array of numbers. */
-async function frameAt(page, tick) {
-  return page.evaluate(async (tick) => {
-    const p = window.__player;
-    p.pause();
-    const c = p.debug;
-    await p.seek(c.tb.timeOf(tick));
-    for (let i = 0; i < 200 && c.cur?.tick !== tick; i++) await new Promise((r) => requestAnimationFrame(r));
-    return { tick: c.cur?.tick, frame: Array.from(c.cur?.frame ?? []) };
-  }, tick);
-}
-
-/** Opens `file` (a path under the repository) as an ordinary replay; its frame at `tick`. */
-async function fileFrame(file, tick) {
-  const rel = path
-    .relative(path.join(OUT, '..', '..'), file)
-    .split(path.sep)
-    .join('/');
-  const { page, log } = await s.openPage(`?url=${encodeURIComponent(`../${rel}`)}`);
-  await page.waitForFunction(() => window.__player.debug.readyEmitted, null, { timeout: 30000 });
-  const f = await frameAt(page, tick);
-  log.assertClean();
-  await page.close();
-  return f;
 }
 
 /** The kills `replay dump` lists for `file`: "tick:killer:victim" strings. */
@@ -213,7 +149,7 @@ async function watchLive(page, file, src, { follows = true, seekBack = true } = 
   // Frames: the same at tick T as the finished file's (before, at and after a chunk boundary).
   for (const T of [first + 45, first + 1234, ticks - 2]) {
     const live = await frameAt(page, T);
-    const want = await fileFrame(file, T);
+    const want = await fileFrame(s, file, T);
     assert.equal(live.tick, T);
     assert.ok(live.frame.length > 0, `a frame at tick ${T}`);
     assert.deepEqual(live.frame, want.frame, `the frame at tick ${T} is the finished file's`);
@@ -354,82 +290,6 @@ test('joining a match in progress takes its last 30 s of segments: the timeline 
   await page.close();
 });
 
-test('a long match: chunks past the 8 MiB budget are evicted and read again from their segments when a seek needs them', {
-  timeout: 120000,
-}, async () => {
-  // 200 aircraft for 100 s in 2 s chunks: ~9 MB of chunks, more than the 8 MiB the worker holds.
-  const from = freshDir('live-long-static');
-  const gen = spawnSync(
-    replayBinPath(),
-    [
-      'live-serve',
-      '--generate',
-      '--seconds',
-      '100',
-      '--entities',
-      '200',
-      '--seed',
-      '3',
-      '--rate',
-      '50',
-      '--segments',
-      from,
-    ],
-    { encoding: 'utf8' },
-  );
-  assert.equal(gen.status, 0, gen.stderr);
-  const dir = freshDir('live-long');
-  for (const f of fs.readdirSync(from)) fs.copyFileSync(path.join(from, f), path.join(dir, f));
-  const m = JSON.parse(fs.readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
-  const total = m.segments.reduce((n, x) => n + x.bytes, 0);
-  assert.ok(total > 8 * 1024 * 1024, `the segments (${total} bytes) are more than the worker holds`);
-  const write = (k) => {
-    const tmp = path.join(dir, '.manifest.json.tmp');
-    fs.writeFileSync(tmp, JSON.stringify({ ...m, segments: m.segments.slice(0, k), ended: false, file: undefined }));
-    fs.renameSync(tmp, path.join(dir, 'manifest.json'));
-  };
-  // Joined at the start (two segments listed), then the rest of the match listed as it "closes".
-  write(2);
-  const { page, log } = await s.openPage(`?live=${encodeURIComponent('../tests/output/live-long/manifest.json')}`);
-  try {
-    await waitFor(page, 'LIVE', (x) => x.status === 'live' && x.tick >= 0);
-    for (let k = 6; k < m.segments.length; k += 4) {
-      write(k);
-      await page.waitForTimeout(300);
-    }
-    write(m.segments.length);
-    const last = m.segments.at(-1).last_tick;
-    await waitFor(page, 'every segment', (x) => x.last === last, 60000);
-    const stats = () => page.evaluate(async () => (await __player.debug.workerStats()).live);
-    const before = await stats();
-    assert.equal(before.chunks, m.segments.length);
-    assert.ok(before.heldBytes <= 8 * 1024 * 1024, `held ${before.heldBytes} bytes: within the budget`);
-    assert.ok(before.heldChunks < before.chunks, `${before.heldChunks} of ${before.chunks} chunks held`);
-    assert.equal(before.fetched, before.chunks, 'each segment fetched once so far');
-    const first = await page.evaluate(() => __player.debug.tb.first);
-    assert.equal(first, m.segments[0].first_tick, 'the session holds the match from its start');
-    // Seeks through the second half of the match (the player's own 4 MiB cache of compressed
-    // chunks moves on with them), then back to its start: chunks evicted from memory are read
-    // again from their segment files (by the seek, or by the prefetch a paused seek's landing
-    // sends), and the frame at the start is the recording's.
-    for (const seg of m.segments.slice(-25)) await frameAt(page, seg.first_tick + 1);
-    const T = m.segments[0].first_tick + 45;
-    const live = await frameAt(page, T);
-    const after = await stats();
-    assert.ok(
-      after.fetched > before.fetched,
-      `evicted chunks were fetched again (${before.fetched} → ${after.fetched} segment reads)`,
-    );
-    assert.ok(after.heldBytes <= 8 * 1024 * 1024, `still within the budget (${after.heldBytes} bytes)`);
-    const want = await fileFrame(path.join(from, 'recording.flrep'), T);
-    assert.equal(live.tick, T);
-    assert.deepEqual(live.frame, want.frame, `the frame at tick ${T} is the recording's`);
-    log.assertClean();
-  } finally {
-    await page.close();
-  }
-});
-
 test('a manifest window that moved past unread segments: they are read by name, their kills too; one gone is a gap', {
   timeout: 60000,
 }, async () => {
@@ -457,7 +317,7 @@ test('a manifest window that moved past unread segments: they are read by name, 
   // Its frames are the finished file's.
   const T = full[K].first_tick + 7;
   const live = await frameAt(page, T);
-  const want = await fileFrame(path.join(dir, 'recording.flrep'), T);
+  const want = await fileFrame(s, path.join(dir, 'recording.flrep'), T);
   assert.equal(live.tick, T);
   assert.deepEqual(live.frame, want.frame, `the frame at tick ${T} (a segment read by name) is the file's`);
 
@@ -766,7 +626,7 @@ test("segments from nginx (docs/live.md's block): LIVE, the end a replay equal t
     assert.equal(Math.round(st.duration * 60), ticks - 1);
     const T = 700;
     const live = await frameAt(page, T);
-    const want = await fileFrame(file, T);
+    const want = await fileFrame(s, file, T);
     assert.ok(live.frame.length > 0);
     assert.deepEqual(live.frame, want.frame, `the frame at tick ${T} is the finished file's`);
     const lines = server.log().filter((l) => l.includes('/live/'));
