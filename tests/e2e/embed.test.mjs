@@ -13,7 +13,7 @@ import zlib from 'node:zlib';
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW, expectedBackend, replayBinPath } from './harness.mjs';
-import { OUT, DEMO, decodePng, nearFaction, BACKGROUND, replayCli } from './player-helpers.mjs';
+import { OUT, DEMO, decodePng, replayCli, assertDrawn as assertDrawnAt } from './player-helpers.mjs';
 import { writeHosts } from './embed-hosts.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
@@ -116,27 +116,8 @@ async function assertNoCsp(page, log) {
   assert.deepEqual(lines, [], 'CSP messages in the console');
 }
 
-/**
- * The picture is drawn (not blank): the stage's background around the scene, and both factions'
- * colours on the aircraft. `img` is a screenshot of the player; its bottom `skip` px (the compact
- * controls) are left out.
- */
-function assertDrawn(img, when, skip = 60) {
-  let f0 = 0;
-  let f1 = 0;
-  let bg = 0;
-  const h = img.height - skip;
-  for (let y = 0; y < h; y++)
-    for (let x = 0; x < img.width; x++) {
-      const px = img.at(x, y);
-      if (nearFaction(px, 0)) f0++;
-      else if (nearFaction(px, 1)) f1++;
-      else if (Math.hypot(px[0] - BACKGROUND[0], px[1] - BACKGROUND[1], px[2] - BACKGROUND[2]) < 28) bg++;
-    }
-  const n = img.width * h;
-  assert.ok(bg / n > 0.25, `${when}: the stage's background around the scene (${((100 * bg) / n).toFixed(1)}%)`);
-  assert.ok(f0 >= 20 && f1 >= 20, `${when}: both factions' colours drawn (${f0}, ${f1} px)`);
-}
+/** The embed's picture is drawn; its bottom `skip` px (the compact controls) left out. */
+const assertDrawn = (img, when, skip = 60) => assertDrawnAt(img, when, skip);
 
 /** Whether `img` shows both factions (assertDrawn's test, without asserting). */
 function drawn(img, skip = 0) {

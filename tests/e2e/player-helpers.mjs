@@ -458,3 +458,25 @@ export async function hintsSettled(page) {
 
 /** "killer → victim (weapon)" from a feed row's .kf-text (the arrow is spaced by CSS margins). */
 export const feedRowText = (t) => t.replace(/\s*→\s*/, ' → ');
+
+/**
+ * The picture is drawn (not blank): the stage's background around the scene, and both factions'
+ * colours on the aircraft. `img` is a screenshot of the player; its bottom `skip` px (the compact
+ * controls) are left out.
+ */
+export function assertDrawn(img, when, skip = 0) {
+  let f0 = 0;
+  let f1 = 0;
+  let bg = 0;
+  const h = img.height - skip;
+  for (let y = 0; y < h; y++)
+    for (let x = 0; x < img.width; x++) {
+      const px = img.at(x, y);
+      if (nearFaction(px, 0)) f0++;
+      else if (nearFaction(px, 1)) f1++;
+      else if (Math.hypot(px[0] - BACKGROUND[0], px[1] - BACKGROUND[1], px[2] - BACKGROUND[2]) < 28) bg++;
+    }
+  const n = img.width * h;
+  assert.ok(bg / n > 0.25, `${when}: the stage's background around the scene (${((100 * bg) / n).toFixed(1)}%)`);
+  assert.ok(f0 >= 20 && f1 >= 20, `${when}: both factions' colours drawn (${f0}, ${f1} px)`);
+}
