@@ -109,6 +109,8 @@ export class LiveStore {
   }
 
   #hold(index, bytes) {
+    const had = this.held.get(index);
+    if (had) this.heldBytes -= had.length;
     this.held.delete(index);
     this.held.set(index, bytes);
     this.heldBytes += bytes.length;
@@ -313,8 +315,11 @@ export async function openLive(params, ctx) {
   const replay = new (liveReplay(ctx.Replay))(params.session ?? 0, store, dec, wasm, open, ctx.post);
   replay.feed = feed;
   ctx.setReplay(replay);
-  const stats = () => {
-    replay.stats.live = {
+  // Read when asked (the worker's stats message), never a snapshot: reads after the last growth
+  // (an evicted chunk fetched again by a seek) count too.
+  Object.defineProperty(replay.stats, 'live', {
+    enumerable: true,
+    get: () => ({
       kind: isWs ? 'ws' : 'segments',
       status: feed.status,
       chunks: store.chunks.length,
@@ -326,11 +331,9 @@ export async function openLive(params, ctx) {
       polls: feed.polls ?? 0,
       fetched: feed.fetched ?? 0,
       byName: feed.byName ?? 0,
-    };
-  };
-  stats();
+    }),
+  });
   const push = (extra) => {
-    stats();
     ctx.post({
       type: 'live',
       session: replay.sessionId,

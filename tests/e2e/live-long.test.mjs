@@ -1,7 +1,7 @@
 // A long live match in headless Chromium: the worker holds at most 8 MiB of chunks; those it
 // evicted are read again from their segment files when a seek needs them (docs/live.md).
-// A file of its own: run after live.test.mjs's other tests in one process, the seek back to the
-// start found the first chunk without reading its segment again (order-dependent; alone it holds).
+// The worker's live stats are read when asked: a snapshot taken at the last growth once hid the
+// segment reads a seek made after it, and this test failed for it.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

@@ -133,6 +133,11 @@ test('the store keeps a bounded number of bytes; an evicted chunk is read again 
   // Held again now: no second fetch.
   await s.read(c0.at, c0.len);
   assert.deepEqual(fetched, [0]);
+  // Reading a held chunk counts its bytes once: the held bytes are what the held chunks weigh.
+  for (let k = 0; k < 5; k++) await s.read(c0.at, c0.len);
+  const weigh = () => [...s.held.values()].reduce((n, b) => n + b.length, 0);
+  assert.equal(s.heldBytes, weigh());
+  assert.equal(s.held.size, 2, 'two chunks of 1000 bytes fit in 2500');
   // A segment whose file changed is refused.
   files.set(1, chunk(1000, 999, 1999, 1));
   await assert.rejects(s.read(s.chunks[1].at, 1000), /segment c1 changed since it was first read/);
