@@ -1,10 +1,18 @@
-// The Analysis panel's pure parts: the scoreboard's tally (www/ui/scoreboard.js), the event filter
-// and N / Shift+N (www/ui/event-filter.js), and the geometry and units (www/ui/geo.js).
+// The Analysis panel's pure parts: the scoreboard's tally (www/features/analysis/scoreboard.js), the event filter
+// and N / Shift+N (www/features/analysis/event-filter.js), and the geometry and units (www/features/analysis/geo.js).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tally, sortRows } from '../../www/ui/scoreboard.js';
-import { makeFilter, stepMatch, searchText, FILTER_KINDS } from '../../www/ui/event-filter.js';
-import { worldToGeodetic, motion, rangeBearing, fmtAlt, fmtDist, fmtSpeed, fmtHeading } from '../../www/ui/geo.js';
+import { tally, sortRows } from '../../www/features/analysis/scoreboard.js';
+import { makeFilter, stepMatch, searchText, FILTER_KINDS } from '../../www/features/analysis/event-filter.js';
+import {
+  worldToGeodetic,
+  motion,
+  rangeBearing,
+  fmtAlt,
+  fmtDist,
+  fmtSpeed,
+  fmtHeading,
+} from '../../www/features/analysis/geo.js';
 
 /** model::geodetic_to_world. */
 function geodeticToWorld({ lat, lon, alt }, R) {

@@ -1,9 +1,16 @@
-// www/ui/share-upload.js: how the Share dialog finds a replay host, asks its limits, uploads a file
+// www/features/share/upload.js: how the Share dialog finds a replay host, asks its limits, uploads a file
 // and reads the host's answers (a fake XMLHttpRequest and a fake document: no browser). The
 // dialog end to end, against a real `replay host`, is tests/e2e/host-upload.test.mjs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostApi, hostConfig, uploadError, uploadReplay, hostedPage, hostLink } from '../../www/ui/share-upload.js';
+import {
+  hostApi,
+  hostConfig,
+  uploadError,
+  uploadReplay,
+  hostedPage,
+  hostLink,
+} from '../../www/features/share/upload.js';
 
 /** A document with the given head elements ({selector: attributes}) at `baseURI`. */
 function fakeDoc(baseURI, elements) {

@@ -1,5 +1,5 @@
 // The package's TypeScript declarations (types/*.d.ts) against the code they describe: they parse
-// as TypeScript, every public member of the handle (www/handle.js's Player class) and every export
+// as TypeScript, every public member of the handle (www/api/player.js's Player class) and every export
 // of player.js is declared and nothing else is, and package.json's exports name them. With the
 // compiler installed (a devDependency), scripts/check-types.mjs type-checks them too.
 import { test } from 'node:test';
@@ -14,7 +14,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const read = (rel) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 const PLAYER_DTS = read('types/player.d.ts');
 /** Members of the handle that are not its API (docs/player-api.md "debug"; `videoSource`: the inside
- *  for Export → Video, www/video/frames.js). */
+ *  for Export → Video, www/features/export/video-frames.js). */
 const NOT_API = new Set(['constructor', 'debug', 'videoSource']);
 
 /** The lines of `src` between the line matching `start` and the next line that is exactly `}`. */
@@ -26,10 +26,10 @@ function block(src, start) {
   return lines.slice(from + 1, to);
 }
 
-/** Public member names of the Player class in www/player.js (methods, getters, setters). */
+/** Public member names of the Player class in www/api/player.js (methods, getters, setters). */
 function handleMembers() {
   const names = new Set();
-  for (const l of block(read('www/handle.js'), /^export class Player \{/)) {
+  for (const l of block(read('www/api/player.js'), /^export class Player \{/)) {
     const m = /^ {2}(?:static\s+)?(?:async\s+)?(?:get\s+|set\s+)?([A-Za-z_$][\w$]*)\s*\(/.exec(l);
     if (m && !NOT_API.has(m[1])) names.add(m[1]);
   }
@@ -59,12 +59,12 @@ test('every public member of the handle is declared, and nothing it lacks', () =
   assert.deepEqual(
     [...code].filter((n) => !declared.has(n)),
     [],
-    'members of www/player.js missing from types/player.d.ts',
+    'members of www/api/player.js missing from types/player.d.ts',
   );
   assert.deepEqual(
     [...declared].filter((n) => !code.has(n)),
     [],
-    'members declared in types/player.d.ts that www/player.js does not have',
+    'members declared in types/player.d.ts that www/api/player.js does not have',
   );
 });
 
@@ -78,7 +78,8 @@ test('every export of player.js is declared, and nothing it lacks', async () => 
 
 test('every event the player emits is in PlayerEventMap', () => {
   const emitted = new Set();
-  for (const f of ['www/handle.js', ...fs.readdirSync(path.join(ROOT, 'www/player')).map((f) => `www/player/${f}`)])
+  const inside = ['core', 'view'].flatMap((d) => fs.readdirSync(path.join(ROOT, 'www', d)).map((f) => `www/${d}/${f}`));
+  for (const f of ['www/api/player.js', ...inside])
     for (const m of read(f).matchAll(/\bemit\('([a-z]+)'/g)) emitted.add(m[1]);
   const map = block(PLAYER_DTS, /^export interface PlayerEventMap \{/)
     .map((l) => /^ {2}([a-z]+):/.exec(l)?.[1])
@@ -130,7 +131,7 @@ function unionOf(src, name) {
 }
 
 test("the element's declared methods and getters are the ones element.js forwards", () => {
-  const js = read('www/element.js');
+  const js = read('www/embed/element.js');
   const dts = read('types/element.d.ts');
   assert.deepEqual(unionOf(dts, 'ElementMethod'), arrayOf(js, 'METHODS'));
   assert.deepEqual(unionOf(dts, 'ElementGetter'), arrayOf(js, 'GETTERS'));
