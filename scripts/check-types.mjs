@@ -1,9 +1,11 @@
-// Type-checks the package's TypeScript declarations (types/*.d.ts) with the TypeScript compiler:
+// Type-checks the shell (www/, TypeScript in strict mode: www/tsconfig.json for the page,
+// www/workers/tsconfig.json for the workers) and the package's declarations (types/*.d.ts):
 // the declarations themselves, a site's use of them (tests/types/usage.ts, whose `@ts-expect-error`
 // lines must be errors), and the same imports through the package's own `exports` (the `types`
 // conditions of package.json, resolved by name as an installed package is: tests/types/package.ts).
 //   node scripts/check-types.mjs              skips (exit 0) when typescript is not installed
 //   node scripts/check-types.mjs --require    fails when it is not
+//   node scripts/check-types.mjs --shell      the shell only (needs www/pkg: after the wasm build)
 // The compiler is `typescript` from node_modules (a devDependency), or TYPESCRIPT=<its folder>.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,6 +17,9 @@ export const PROGRAMS = [
   ['types/player.d.ts', 'types/element.d.ts', 'tests/types/usage.ts'],
   ['tests/types/package.ts'],
 ];
+
+/** The shell's two programs: the page's modules and the workers'. */
+export const SHELL_CONFIGS = ['www/tsconfig.json', 'www/workers/tsconfig.json'];
 
 /** The typescript module, or null when it is not installed. */
 export function loadTypescript() {
@@ -46,17 +51,34 @@ export function checkTypes(ts) {
       files.map((f) => path.join(ROOT, f)),
       options,
     );
-    for (const d of ts.getPreEmitDiagnostics(program)) {
-      const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
-      if (d.file && d.start !== undefined) {
-        const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
-        lines.push(`${path.relative(ROOT, d.file.fileName)}:${line + 1}:${character + 1}: TS${d.code}: ${text}`);
-      } else {
-        lines.push(`TS${d.code}: ${text}`);
-      }
-    }
+    lines.push(...ts.getPreEmitDiagnostics(program).map((d) => describe(ts, d)));
   }
   return lines;
+}
+
+/** The shell's programs (SHELL_CONFIGS) compiled as their tsconfig says; diagnostics as text lines. */
+export function checkShell(ts) {
+  const lines = [];
+  for (const cfg of SHELL_CONFIGS) {
+    const host = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => lines.push(describe(ts, d)) };
+    const parsed = ts.getParsedCommandLineOfConfigFile(path.join(ROOT, cfg), {}, host);
+    if (!parsed) continue;
+    lines.push(...parsed.errors.map((d) => describe(ts, d)));
+    const program = ts.createProgram({ rootNames: parsed.fileNames, options: parsed.options });
+    lines.push(...ts.getPreEmitDiagnostics(program).map((d) => describe(ts, d)));
+  }
+  // lib/ is in both programs: an error there is told once.
+  return [...new Set(lines)];
+}
+
+/** One diagnostic as `file:line:col: TSnnnn: text`. */
+function describe(ts, d) {
+  const text = ts.flattenDiagnosticMessageText(d.messageText, '\n');
+  if (d.file && d.start !== undefined) {
+    const { line, character } = d.file.getLineAndCharacterOfPosition(d.start);
+    return `${path.relative(ROOT, d.file.fileName)}:${line + 1}:${character + 1}: TS${d.code}: ${text}`;
+  }
+  return `TS${d.code}: ${text}`;
 }
 
 if (isMain(import.meta.url)) {
@@ -69,12 +91,14 @@ if (isMain(import.meta.url)) {
     }
     log(`skipped: ${msg}`);
   } else {
-    const errors = checkTypes(ts);
+    const shell = process.argv.includes('--shell');
+    const errors = shell ? checkShell(ts) : checkTypes(ts);
+    const what = shell ? 'www/ (strict)' : 'types/*.d.ts and their uses';
     if (errors.length) {
       console.error(errors.join('\n'));
-      console.error(`[replay-player] types: ${errors.length} error(s) (TypeScript ${ts.version})`);
+      console.error(`[replay-player] ${what}: ${errors.length} error(s) (TypeScript ${ts.version})`);
       process.exit(1);
     }
-    log(`ok: types/*.d.ts and their uses (TypeScript ${ts.version})`);
+    log(`ok: ${what} (TypeScript ${ts.version})`);
   }
 }

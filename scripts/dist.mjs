@@ -11,7 +11,7 @@
 // each file loses its share of the others' context (~200 bytes a file: ~4 KB of the first-load budget
 // once player.js and worker.js were split along their seams; docs/performance-history.md "Download size").
 // Every output sits at dist/'s root, as the entries do in www/, so a shipped file's URL is made
-// against any module's own (lib/shipped.js is the one that does it: the build fails on another).
+// against any module's own (lib/shipped.ts is the one that does it: the build fails on another).
 // The glue in pkg/ is imported by a computed path and ships minified one file at a time; .css is minified; everything else (index.html, wasm, the demo replay,
 // ...) is copied. Copies and the glue are incremental (rewritten when the source is newer or the
 // esbuild version changed); the bundles are rebuilt every time (< 1 s); files gone from www/ are
@@ -44,7 +44,7 @@ export const ENTRIES = [
  */
 export const EMBED_ENTRIES = ['player.js', 'embed.js', 'element.js'];
 /**
- * Entries bundled alone (a build each): the export worker (www/export-worker.js) reads files with
+ * Entries bundled alone (a build each): the export worker (www/export-worker.ts) reads files with
  * worker.js's sources module; bundled with worker.js, that module would leave worker.js for a chunk
  * the two share, and the first load would pay for its lost gzip context.
  */
@@ -52,8 +52,10 @@ export const APART_ENTRIES = ['export-worker.js'];
 /** Chunks esbuild writes beside the entries. */
 const CHUNK = /^chunk-[A-Z0-9]+\.js$/;
 const SW = 'sw.js';
+/** Its source (TypeScript, transformed alone: not bundled). */
+const SW_SRC = 'sw.ts';
 /** The one module that reads import.meta.url (below). */
-const SHIPPED = path.join('lib', 'shipped.js');
+const SHIPPED = path.join('lib', 'shipped.ts');
 /** Shipped files the service worker leaves alone: replays, build notes. */
 const NOT_CACHED = [/^demo\//, /^pkg\/sizes\.json$/, /\.d\.ts$/];
 /** Cached when first used, not on install: the WebGL2 renderer (~0.9 MB) most browsers never load, the
@@ -100,9 +102,12 @@ function walk(dir, rel = '') {
   return out;
 }
 
-/** The modules of www/ (source tree paths) the bundles are made of: every .js outside pkg/. */
+/** The modules of www/ (source tree paths) the bundles are made of: every .ts outside pkg/. */
+/** An entry's source: `main.js` (what ships) is made from `main.ts`. */
+const source = (entry) => entry.replace(/\.js$/, '.ts');
+
 function isModule(rel) {
-  return path.extname(rel) === '.js' && rel.split(path.sep)[0] !== 'pkg' && rel !== SW;
+  return path.extname(rel) === '.ts' && rel.split(path.sep)[0] !== 'pkg' && rel !== SW_SRC;
 }
 
 export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
@@ -114,17 +119,18 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const all = walk(src);
   const modules = all.filter(isModule);
   // Every output sits at dist/'s root, so a module's `import.meta.url` is dist/'s root wherever its
-  // code lands; one module reads it (lib/shipped.js), the rest ask it, so a move cannot break a URL.
+  // code lands; one module reads it (lib/shipped.ts), the rest ask it, so a move cannot break a URL.
   for (const rel of modules) {
-    if (rel === SHIPPED || ENTRIES.includes(rel)) continue;
-    const code = (await esbuild.transform(fs.readFileSync(path.join(src, rel), 'utf8'), { minify: true })).code;
+    if (rel === SHIPPED || ENTRIES.map(source).includes(rel)) continue;
+    const code = (await esbuild.transform(fs.readFileSync(path.join(src, rel), 'utf8'), { loader: 'ts', minify: true }))
+      .code;
     if (/\bimport\.meta\b/.test(code))
       throw new Error(`www/${rel}: only ${SHIPPED} reads import.meta (its shippedUrl() gives a shipped file's URL)`);
   }
   fs.mkdirSync(out, { recursive: true });
   const build = (entries) =>
     esbuild.build({
-      entryPoints: entries.map((e) => path.join(src, e)),
+      entryPoints: entries.map((e) => path.join(src, source(e))),
       outdir: out,
       outbase: src,
       bundle: true,
@@ -136,9 +142,9 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
       chunkNames: 'chunk-[hash]',
       metafile: true,
       logLevel: 'silent',
-      // A stylesheet a lazily loaded module injects (uPlot's, www/features/analysis/plots.js): imported as text.
+      // A stylesheet a lazily loaded module injects (uPlot's, www/features/analysis/plots.ts): imported as text.
       loader: { '.css': 'text' },
-      // The glue is imported by a computed path (workers/decode/decoders.js, bridge/renderer.js): never bundled.
+      // The glue is imported by a computed path (workers/decode/decoders.ts, bridge/renderer.ts): never bundled.
       external: ['./pkg/*'],
     });
   const bundles = await Promise.all([
@@ -159,9 +165,9 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
     path.join(out, EMBED_ONLY),
     JSON.stringify([...outputs(bundles[1]), ...apartChunks].filter((r) => !pageOutputs.has(r))),
   );
-  const keep = new Set([...all.filter((r) => !isModule(r)), ...bundled, SW]);
+  const keep = new Set([...all.filter((r) => !isModule(r) && r !== SW_SRC), ...bundled, SW]);
   let written = 0;
-  for (const rel of all.filter((r) => !isModule(r) && r !== SW)) {
+  for (const rel of all.filter((r) => !isModule(r) && r !== SW_SRC)) {
     const from = path.join(src, rel);
     const to = path.join(out, rel);
     if (!fresh && fs.existsSync(to) && fs.statSync(to).mtimeMs >= fs.statSync(from).mtimeMs) continue;
@@ -190,12 +196,12 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
     removed++;
   }
   removeEmptyDirs(out);
-  if (fs.existsSync(path.join(src, SW))) {
-    const code = fs.readFileSync(path.join(src, SW), 'utf8');
+  if (fs.existsSync(path.join(src, SW_SRC))) {
+    const code = fs.readFileSync(path.join(src, SW_SRC), 'utf8');
     const marker = "const BUILD = { version: 'dev', files: [], lazy: [] };";
     if (!code.includes(marker)) throw new Error(`${SW}: the BUILD line dist.mjs fills in is missing`);
     const filled = code.replace(marker, `const BUILD = ${JSON.stringify(serviceWorkerBuild(out))};`);
-    const r = await esbuild.transform(filled, { loader: 'js', minify: true, format: 'esm', legalComments: 'none' });
+    const r = await esbuild.transform(filled, { loader: 'ts', minify: true, format: 'esm', legalComments: 'none' });
     fs.writeFileSync(path.join(out, SW), r.code);
   }
   fs.writeFileSync(stampFile, stamp);

@@ -35,7 +35,8 @@ async function nodeTest(step, testArgs) {
   fs.mkdirSync(dir, { recursive: true });
   const file = path.join(dir, `skips-${step.replace(/\W+/g, '-')}.jsonl`);
   fs.rmSync(file, { force: true });
-  await run(process.execPath, ['--test', ...reporterArgs(file), ...testArgs]);
+  // tsx: the tests import the shell's TypeScript modules (www/**/*.ts) as they are.
+  await run(process.execPath, ['--import', 'tsx', '--test', ...reporterArgs(file), ...testArgs]);
   const { skips, ran } = readNodeSkips(file);
   log(`${assertSkipsAllowed(step, skips)} (${ran} tests reported)`);
 }
@@ -131,6 +132,11 @@ async function main() {
     if (units.length) await step('js unit tests', () => nodeTest('js unit tests', units));
     if (!noBuild) await step('build', () => build({ skipSetup: true }));
     else await step('dist', () => buildDist());
+    // The shell type-checks in strict mode (www/tsconfig.json, www/workers/tsconfig.json) against
+    // wasm-bindgen's declarations of the builds just made (www/pkg/*/*.d.ts).
+    await step('tsc www/', () =>
+      run(process.execPath, [path.join('scripts', 'check-types.mjs'), '--shell', '--require']),
+    );
     const dir = path.join(ROOT, 'tests', 'e2e');
     const files = fs.existsSync(dir)
       ? fs

@@ -6,7 +6,7 @@
 //!       --example scene_bench -- target/bench/frame-2000.flrep [frames=600]
 //!
 //! Plays the file's first chunk over and over at 1× (60 frames a second, pairs of ticks pushed as the
-//! playhead crosses them, the way `www/player.js` does) and prints p50 / p95 µs per frame, with trails on
+//! playhead crosses them, the way `www/player.ts` does) and prints p50 / p95 µs per frame, with trails on
 //! (the default 4 s) and off, side by side in one process.
 
 // A benchmark over a file the bench writes itself: an index out of range is a bench bug, not input.

@@ -1,4 +1,4 @@
-// Main-thread cost per frame of the Analysis panel (www/features/analysis/panel.js) while playing at 1×:
+// Main-thread cost per frame of the Analysis panel (www/features/analysis/panel.ts) while playing at 1×:
 // "plain" (the panel never opened) beside "analysis" (the panel open, the inspector in a pilot's
 // units and the range line to a second entity following the picture every frame), alternating in
 // one browser, `rounds` times. In both an entity on screen is selected (the inspector card shows it
@@ -6,7 +6,7 @@
 // (`debug.perf().totalMs`, which holds the range line's frame hook) p50 / p95, and from a CDP trace
 // the CPU of the rAF callbacks and of every main-thread task (the panel's 250 ms refresh, style,
 // layout and paint included) per animation frame. "plots": as "analysis", with the Plots section
-// open too (www/features/analysis/plots.js: five uPlot charts of the selected entity, their playhead line moved
+// open too (www/features/analysis/plots.ts: five uPlot charts of the selected entity, their playhead line moved
 // every frame, redrawn when samples arrive or the window re-centres; the samples' decoder worker is
 // off the main thread). docs/performance.md "Analysis panel".
 //

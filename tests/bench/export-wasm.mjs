@@ -2,7 +2,7 @@
 // (V8, like Chromium) loads dist/pkg/decoder_export (the build the export worker loads) and, in
 // alternating rounds, (1) decodes every chunk with DecoderSession.decodeChunk (the player's decode,
 // the packed frames handed out) and (2) runs ExportSession 'acmi' over the whole recording, chunk
-// by chunk as www/export-worker.js does, taking each chunk's output out. Prints the medians and
+// by chunk as www/export-worker.ts does, taking each chunk's output out. Prints the medians and
 // the export's throughput over the decode's, by wall clock and by the process's CPU time
 // (process.cpuUsage(): steadier on a shared machine; the wasm runs on this one thread)
 // (docs/performance.md "Exports"; goal ≥ 0.5×); asserts nothing. The bytes are served from the file as the worker serves them from Blob.slice.

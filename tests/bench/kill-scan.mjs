@@ -1,4 +1,4 @@
-// The background kill scan of a recording cut short (no index: www/workers/decode/scan.js) beside a plain
+// The background kill scan of a recording cut short (no index: www/workers/decode/scan.ts) beside a plain
 // decode of the same file, in one run: the ~1 GB file cut at 60 % (`head -c`), opened in the
 // player through the file picker and left paused until the scan has found every kill (its wall
 // time from its first slice to its last, and the ms it spent reading and decoding); then, on the

@@ -1,4 +1,4 @@
-// What the label declutter costs per frame (www/view/labels.js): a 2,000-entity (or N) replay
+// What the label declutter costs per frame (www/view/labels.ts): a 2,000-entity (or N) replay
 // playing at 1×, the labels on (as shipped: boxes placed by priority, no two overlapping, the rest
 // counted) and off (place() asked to show none: every label hidden, the renderer's candidates not
 // looked at) in alternating blocks of BLOCK frames in the same page, so both see the same scene,

@@ -106,7 +106,7 @@ export function wasmDecodeAll(wasm, { len, read }) {
 
 /**
  * The whole recording as ACMI with a `decoder_export` module's `ExportSession`, chunk by chunk
- * as www/export-worker.js drives it, each chunk's output taken out. Returns the bytes written.
+ * as www/export-worker.ts drives it, each chunk's output taken out. Returns the bytes written.
  */
 export function wasmExportAcmi(wasm, src, { parts } = {}) {
   return wasmExportPart(wasm, src, { parts });

@@ -4,7 +4,7 @@
 // (--segments and --ws); a chunk's close is its segment file's mtime (written when it closes,
 // before the manifest lists it); its first frame on screen is the first animation frame whose
 // frame at the playhead is one of its ticks (the page's frame hook; the render worker draws it in
-// that frame). The page follows the live edge (www/features/live/view.js: a chunk plus a margin behind), so
+// that frame). The page follows the live edge (www/features/live/view.ts: a chunk plus a margin behind), so
 // the figure is that design's delay minus a chunk, plus whatever arrives late. Also: when the
 // worker had the chunk (the network part). Prints figures, asserts nothing.
 //   node tests/bench/live-latency.mjs [SECONDS=20] [CHUNK_TICKS=30,120]

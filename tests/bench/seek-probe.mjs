@@ -45,7 +45,7 @@ try {
     const x = box.x + f * box.width;
     await page.mouse.move(x, box.y + box.height / 2);
     await page.waitForTimeout(150);
-    // timeAtX's own formula (www/app/timeline.js), so the hint and the seek name the same moment.
+    // timeAtX's own formula (www/app/timeline.ts), so the hint and the seek name the same moment.
     await page.evaluate(
       (t) => {
         performance.mark('probe:seek');

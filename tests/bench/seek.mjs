@@ -3,7 +3,7 @@
 // time being on the main thread (seek()'s promise: the piece with the playhead's frame arrived). Two runs:
 // "isolated" (the worker is idle when each seek starts) and "back to back" (the next seek starts
 // as soon as the previous one resolved; the worker may still be decoding the chunks after it).
-// Where the time goes, from the piece message's timing (www/workers/decode/replay.js): before (seek() to the
+// Where the time goes, from the piece message's timing (www/workers/decode/replay.ts): before (seek() to the
 // worker starting the piece: the page's own work, the request's post, the worker's queue),
 // Blob.slice read, wasm decode, copy out of wasm + events, transit (postMessage → onmessage),
 // page (the page's handling), after (what the parts leave: from there to the promise).

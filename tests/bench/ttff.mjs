@@ -1,5 +1,5 @@
 // Time to first frame of the demo: navigation start → the first render() that drew entities
-// (performance.mark 'rp:first-frame' in www/core/core.js; a mark's startTime counts from navigation
+// (performance.mark 'rp:first-frame' in www/core/core.ts; a mark's startTime counts from navigation
 // start). Median of N loads, each in a fresh browser profile (cold: no HTTP or code cache), then N
 // reloads in one browser (warm). WebGPU (SwiftShader) and WebGL2 (a browser without navigator.gpu,
 // so it fetches the WebGL2 renderer build).

@@ -1,4 +1,4 @@
-// Export → Video's speed against drawing alone (www/features/export/video.js): the demo's RANGE seconds
+// Export → Video's speed against drawing alone (www/features/export/video.ts): the demo's RANGE seconds
 // exported at FPS and W × H (the player's renderer held and stepped frame by frame, each frame
 // handed back as a VideoFrame, composed with its labels and clock, encoded VP9 into WebM by
 // mediabunny) beside the same steps with `drawOnly` (seek, draw, the frame waited for: a 2 × 2

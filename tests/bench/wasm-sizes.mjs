@@ -58,7 +58,7 @@ async function downloadSizes({ browser }) {
     files = await measureSession();
     how = 'Chromium network log, WebGPU, demo.flrep until the first frame + 3 s of playback';
   } else {
-    const shell = ['index.html', 'style.css', 'favicon.svg', 'worker.js', 'bridge/decoder.js'].map((f) =>
+    const shell = ['index.html', 'style.css', 'favicon.svg', 'worker.js', 'bridge/decoder.ts'].map((f) =>
       path.join(WWW, f),
     );
     files = [

@@ -1,4 +1,4 @@
-// Playback while the Analysis panel's whole-recording scan runs (www/features/analysis/whole-scan.js, in the
+// Playback while the Analysis panel's whole-recording scan runs (www/features/analysis/whole-scan.ts, in the
 // plots' decoder worker): "plots" (the panel and its Plots section open on the selected entity,
 // playing at 1×, no scan) beside "scan" (the same, with the whole-recording scan running through
 // the measured frames), alternating in one browser, `rounds` times. Per mode: the interval between

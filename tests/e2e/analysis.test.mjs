@@ -1,4 +1,4 @@
-// The Analysis panel end to end in headless Chromium (www/features/analysis/panel.js, loaded when it first
+// The Analysis panel end to end in headless Chromium (www/features/analysis/panel.ts, loaded when it first
 // opens): the scoreboard against `replay dump`'s kills (at the end and at a mid-point), a filter by
 // one participant on the timeline's canvas (pixels) and in the feed with N / Shift+N through it,
 // the chat search, range and bearing against the two states of the dump, the inspector's altitude

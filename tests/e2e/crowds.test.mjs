@@ -1,7 +1,7 @@
 // Crowds in headless Chromium: callsign labels over 300 aircraft never overlap and the selected
-// entity's is always shown (www/view/labels.js); ~1,800 kills on the timeline make a density
+// entity's is always shown (www/view/labels.ts); ~1,800 kills on the timeline make a density
 // strip, not a solid bar, and zooming the timeline shows single markers that seek on a click
-// (www/widgets/marker-layer.js, www/app/timeline.js). Screenshots: tests/output/screenshots/crowds-*.png.
+// (www/widgets/marker-layer.ts, www/app/timeline.ts). Screenshots: tests/output/screenshots/crowds-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';

@@ -304,10 +304,10 @@ function allFixtures(dir = FIX) {
 }
 
 test("the worker's magic → build table routes every fixture to a build that reads its format", async () => {
-  // The shipped table (www/workers/decode/decoders.js, bundled into dist/worker.js); tests/unit/worker-decoders.test.mjs holds it
+  // The shipped table (www/workers/decode/decoders.ts, bundled into dist/worker.js); tests/unit/worker-decoders.test.mjs holds it
   // against format::sniff's source and docs/worker-protocol.md.
   const { decoderFor, DEFAULT_DECODER } = await import(
-    pathToFileURL(path.join(ROOT, 'www', 'workers', 'decode', 'decoders.js')).href
+    pathToFileURL(path.join(ROOT, 'www', 'workers', 'decode', 'decoders.ts')).href
   );
   const mods = Object.fromEntries(await Promise.all(BUILDS.map(async (b) => [b, (await load(b)).mod])));
   /** Opens `file` in `build`: its format, or the error the reader refused it with. */

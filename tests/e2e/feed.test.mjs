@@ -247,7 +247,7 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
       await page.evaluate((tt) => window.__player.seek(tt), k.time);
       await page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 60_000 });
       // The kills near the playhead (1.5 s) are highlighted; the first of them is scrolled into view
-      // (the feed follows the playhead once the page is idle after the seek: www/widgets/idle.js).
+      // (the feed follows the playhead once the page is idle after the seek: www/widgets/idle.ts).
       await page.waitForFunction(
         (t) =>
           [...document.querySelectorAll('#killfeed li.near')].some(

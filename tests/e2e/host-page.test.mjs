@@ -7,14 +7,14 @@
 //   px in Chromium, pushing the page's text down as far);
 // - native controls in the element's shadow root (the speed and camera menus) are dark;
 // - embed.html opened alone declares its icon (no /favicon.ico, no 404);
-// - the script and element snippets of the Share dialog (www/features/share/links.js), pasted as they
+// - the script and element snippets of the Share dialog (www/features/share/links.ts), pasted as they
 //   are into a page of another origin, play against scripts/serve.mjs (npm start) as it is.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
-import { embedSnippets } from '../../www/features/share/links.js';
+import { embedSnippets } from '../../www/features/share/links.ts';
 
 const OUT = path.join(ROOT, 'target', 'e2e');
 const HOST_DIR = path.join(OUT, 'host-page');

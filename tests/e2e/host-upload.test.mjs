@@ -1,5 +1,5 @@
 // Upload and get link, end to end in headless Chromium against a real `replay host` (issue 32,
-// "The page"; www/features/share/upload.js): a file opened from the disk on the host's player page is
+// "The page"; www/features/share/upload.ts): a file opened from the disk on the host's player page is
 // uploaded from the Share dialog; the link it gives, opened in a fresh browser, plays that replay at
 // the chosen moment; a file the host refuses shows the reader's message; a plain static host
 // (scripts/serve.mjs) offers no upload and is asked nothing.

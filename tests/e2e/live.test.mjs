@@ -19,7 +19,7 @@ import { test } from 'node:test';
 import { ROOT, WWW, replayBinPath } from './harness.mjs';
 import { OUT, pageSuite, replayCli } from './player-helpers.mjs';
 import { freshDir, liveState, waitFor, frameAt, fileFrame } from './live-helpers.mjs';
-import { crc32 } from '../../www/workers/decode/live-ws.js';
+import { crc32 } from '../../www/workers/decode/live-ws.ts';
 
 const s = pageSuite();
 

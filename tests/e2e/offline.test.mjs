@@ -1,5 +1,5 @@
 // The full page installable and offline (docs/embedding.md "Installable and offline"): after one
-// visit the service worker (www/sw.js, registered by main.js once the first replay is up) holds
+// visit the service worker (www/sw.ts, registered by main.js once the first replay is up) holds
 // this build's shell and wasm, and the page loads and plays a local file with the network cut; a
 // new build is a new cache and the old one goes; replays and Range requests are never cached; the
 // manifest is linked, valid and declares the file handlers an installed player opens files with,

@@ -1,4 +1,4 @@
-// The playback system in the browser (www/core/clock.js wired into the shell): reverse play reaches
+// The playback system in the browser (www/core/clock.ts wired into the shell): reverse play reaches
 // the start, speeds and J/K/L, stop and the end, the kill cam (ends paused on the kill's tick with
 // the previous camera at 1×), camera modes (buttons, keys, free-camera flying), the inspector, the
 // event markers + legend, the status panel, the help overlay; and, when the CLI can write one, a
@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { collectConsole, replayBinPath, ROOT } from './harness.mjs';
-import { fmtTime } from '../../www/widgets/format.js';
+import { fmtTime } from '../../www/widgets/format.ts';
 import {
   OUT,
   fixture,
@@ -344,7 +344,7 @@ test("camera modes: segmented control and keys 1–5, free camera flies with WAS
     assert.ok((await page.locator('.rp-label:not([hidden]) .rp-hp-fill').count()) > 0);
     await settle(page, 3);
     await page.screenshot({ path: path.join(SHOTS, 'playback-inspector.png') });
-    // The help overlay (its table of keys is loaded when it first opens: app/keys.js).
+    // The help overlay (its table of keys is loaded when it first opens: app/keys.ts).
     await page.keyboard.press('?');
     await page.locator('#help').waitFor({ state: 'visible', timeout: 10_000 });
     assert.match(await page.locator('#help-keys').textContent(), /Play backwards/);

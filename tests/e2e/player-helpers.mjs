@@ -262,7 +262,7 @@ export async function settle(page, frames = 8) {
  * The player's clock over `n` animation frames, read in a frame callback registered after the
  * player's own loop (so it runs after it in each frame): [{ts, time}], `ts` the frame's timestamp
  * (ms), `time` the clock the player stepped to in that frame. The loop steps the clock by the
- * frames' timestamps (www/core/loop.js: dt = Δts, at most 0.25 s; 0 on the first frame after a
+ * frames' timestamps (www/core/loop.ts: dt = Δts, at most 0.25 s; 0 on the first frame after a
  * rest or a play()), so tests compare steps with Δts × speed instead of timing anything.
  * `play`: call play() first (the loop's frame callback is then registered before this one).
  */
@@ -382,7 +382,7 @@ export function assertPicture({ img, points }, when) {
 
 /**
  * The timeline's markers from the page's inspection hook (window.__ui.timeline.markers(), see
- * www/widgets/marker-layer.js): one entry per kill ({ x, y, t, tick }) and one per drawn event slot
+ * www/widgets/marker-layer.ts): one entry per kill ({ x, y, t, tick }) and one per drawn event slot
  * ({ x, y, kind, count }), x / y in CSS px relative to #scrubber's box.
  */
 export async function timelineMarkers(page) {

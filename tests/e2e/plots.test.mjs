@@ -1,4 +1,4 @@
-// The Analysis panel's Plots section end to end in headless Chromium (www/features/analysis/plots.js, its chunk
+// The Analysis panel's Plots section end to end in headless Chromium (www/features/analysis/plots.ts, its chunk
 // imported when the section first opens): uPlot is not fetched before; the altitude at the
 // playhead equals the inspector's and the crate's world_to_geodetic (`replay dump --geodetic`, a
 // 600 km planet), and so do samples of the window away from the playhead (the second decoder

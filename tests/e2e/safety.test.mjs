@@ -420,7 +420,7 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
   const { page, dialogs } = await openPage();
   try {
     await waitReady(page);
-    // 1. A trap in the reply to a request (test hook `__trap`, www/worker.js).
+    // 1. A trap in the reply to a request (test hook `__trap`, www/worker.ts).
     const r = await page.evaluate(() =>
       window.__player.debug.client.call('__trap').then(
         () => ({ ok: true }),

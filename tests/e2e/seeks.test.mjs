@@ -140,7 +140,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     // A kill row: the hint is the moment a click seeks to (2 s before the kill).
     const kills = await page.evaluate(() => window.__player.kills.map((k) => window.__player.killTime(k)));
     const idx = kills.findIndex((k) => Math.abs(k - 2 - t) > 10);
-    // The feed follows the playhead when the page is idle (www/widgets/idle.js): let it, then scroll.
+    // The feed follows the playhead when the page is idle (www/widgets/idle.ts): let it, then scroll.
     await page.evaluate(() => new Promise((r) => requestIdleCallback(() => requestIdleCallback(r))));
     const row = await killFeedRow(page, idx);
     s0 = await hintsSettled(page);
@@ -177,7 +177,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     s0 = await stats();
     await page.mouse.move(box.x + f * box.width, y);
     // A hint waiting for its delay is dropped when the clock jumps (a stall's resync under load,
-    // core/hints.js cancel()): a pointer that rests on is hovered again each 2 s, 1 px aside,
+    // core/hints.ts cancel()): a pointer that rests on is hovered again each 2 s, 1 px aside,
     // over the same chunk, as a hand would drift.
     let nudge = 0;
     await statsUntil((s) => {

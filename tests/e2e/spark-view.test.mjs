@@ -1,7 +1,7 @@
 // A SparkEngine match looks like one (headless Chromium): each player its own colour on the canvas
 // and in the roster's swatches, players at a readable size, kills named "Explosion" where the file
 // says so and no "(unknown weapon)" (the feed says once that weapons are not recorded); and the
-// first-person camera's instruments (www/app/hud.js), loaded on first use, reading what the
+// first-person camera's instruments (www/app/hud.ts), loaded on first use, reading what the
 // inspector reads. Screenshots: tests/output/screenshots/spark-view-*.png.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -1,4 +1,4 @@
-// Export → Video end to end in headless Chromium (www/features/export/video.js, docs/export.md "Video
+// Export → Video end to end in headless Chromium (www/features/export/video.ts, docs/export.md "Video
 // clips"): a 2 s in/out selection exported at 30 fps and 320 × 180 through the dialog, the download
 // read by ffprobe (Debian's ffmpeg: codec, size, frame count = duration × fps, duration), its
 // middle frame (extracted by ffmpeg) against the player's own canvas at that time, the labels and

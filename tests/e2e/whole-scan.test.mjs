@@ -1,5 +1,5 @@
 // The whole-recording scan of the Analysis panel end to end in headless Chromium
-// (www/features/analysis/whole-scan.js in the plots' worker, www/features/analysis/telemetry-series.js): a file opened before the
+// (www/features/analysis/whole-scan.ts in the plots' worker, www/features/analysis/telemetry-series.ts): a file opened before the
 // panel existed is read again from the File the player holds; the scan's min / max envelope of the
 // selected entity's altitude holds, bucket by bucket, values of `replay dump --geodetic` at the
 // ticks it names, within the dump's extremes of the bucket; it can be cancelled; a server's file is

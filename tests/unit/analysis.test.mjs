@@ -1,9 +1,9 @@
-// The Analysis panel's pure parts: the scoreboard's tally (www/features/analysis/scoreboard.js), the event filter
-// and N / Shift+N (www/features/analysis/event-filter.js), and the geometry and units (www/features/analysis/geo.js).
+// The Analysis panel's pure parts: the scoreboard's tally (www/features/analysis/scoreboard.ts), the event filter
+// and N / Shift+N (www/features/analysis/event-filter.ts), and the geometry and units (www/features/analysis/geo.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { tally, sortRows } from '../../www/features/analysis/scoreboard.js';
-import { makeFilter, stepMatch, searchText, FILTER_KINDS } from '../../www/features/analysis/event-filter.js';
+import { tally, sortRows } from '../../www/features/analysis/scoreboard.ts';
+import { makeFilter, stepMatch, searchText, FILTER_KINDS } from '../../www/features/analysis/event-filter.ts';
 import {
   worldToGeodetic,
   motion,
@@ -12,7 +12,7 @@ import {
   fmtDist,
   fmtSpeed,
   fmtHeading,
-} from '../../www/features/analysis/geo.js';
+} from '../../www/features/analysis/geo.ts';
 
 /** model::geodetic_to_world. */
 function geodeticToWorld({ lat, lon, alt }, R) {

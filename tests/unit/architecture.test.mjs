@@ -1,6 +1,6 @@
 // docs/ARCHITECTURE.md stays true of the tree: every repository path it names in backticks
 // (`crate/…`, `www/…`, `tests/…`, `scripts/…`, `docs/…`, `shaders/…`, `types/…`) and every
-// docs/….md it cites in prose exists. A name without one of those roots (`widgets/format.js`,
+// docs/….md it cites in prose exists. A name without one of those roots (`widgets/format.ts`,
 // `player/`, prose such as a/b) is not taken for a path.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -51,7 +51,7 @@ function escapeRegExp(s) {
 
 test('namedPaths takes whole code spans under the repository roots and docs/*.md in prose', () => {
   const text = [
-    'The map: `crate/src/lib.rs`, `www/ui/` and `shaders/*.wgsl`; `widgets/format.js` and `player/` are',
+    'The map: `crate/src/lib.rs`, `www/ui/` and `shaders/*.wgsl`; `widgets/format.ts` and `player/` are',
     'relative names, `cargo run -p x` a command, `www/index.html`, `main.js` a list, a/b prose;',
     'see docs/worker-protocol.md and docs/format/flrep.md §6.2, not https://x.example/docs/a.md',
     'or `docs/live.md` twice: docs/live.md.',

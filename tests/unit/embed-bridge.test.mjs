@@ -1,7 +1,7 @@
-// www/embed/postmessage.js: the iframe embed's postMessage protocol, against a fake window and handle.
+// www/embed/postmessage.ts: the iframe embed's postMessage protocol, against a fake window and handle.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { bindBridge, COMMAND_TYPE, EVENT_TYPE, parseCommand, TIMEUPDATES_PER_S } from '../../www/embed/postmessage.js';
+import { bindBridge, COMMAND_TYPE, EVENT_TYPE, parseCommand, TIMEUPDATES_PER_S } from '../../www/embed/postmessage.ts';
 
 function fakeHandle() {
   const listeners = new Map();

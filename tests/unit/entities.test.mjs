@@ -1,5 +1,5 @@
-// Unit tests of the page's view of entities (www/core/entities.js; no DOM) and of the shell's one
-// binary search (bisect, www/core/clock.js): finding an entity in a packed frame (sorted or not), its
+// Unit tests of the page's view of entities (www/core/entities.ts; no DOM) and of the shell's one
+// binary search (bisect, www/core/clock.ts): finding an entity in a packed frame (sorted or not), its
 // readout in display units, a frame's extent and alive marks, names from the info and the spawns.
 // Run: node --test tests/unit/
 import { test } from 'node:test';
@@ -13,8 +13,8 @@ import {
   entityState,
   frameExtent,
   aliveIn,
-} from '../../www/core/entities.js';
-import { bisect, lowerBound, upperBound } from '../../www/core/clock.js';
+} from '../../www/core/entities.ts';
+import { bisect, lowerBound, upperBound } from '../../www/core/clock.ts';
 
 /** A packed frame of entities {id, type, faction, pos, vel, health, flags}. */
 function frame(list) {
@@ -163,7 +163,7 @@ test('find: the entity a link or a command names, by callsign (exact, else any c
 });
 
 test('attitude: heading from north clockwise, pitch nose up, roll right wing down (the HUD and the inspector)', async () => {
-  const { attitude } = await import('../../www/core/entities.js');
+  const { attitude } = await import('../../www/core/entities.ts');
   const axis = (ax, deg) => {
     const h = (deg * Math.PI) / 360;
     const s = Math.sin(h);

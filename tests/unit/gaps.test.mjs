@@ -1,12 +1,12 @@
-// Unit tests of the parts the player skips (www/core/gaps.js), of the `want`s around them
-// (www/core/pieces.js: a gap is never asked for, as if it were held) and of the sentence a
-// viewer reads about one (www/app/gap-layer.js `gapText`, pure).
+// Unit tests of the parts the player skips (www/core/gaps.ts), of the `want`s around them
+// (www/core/pieces.ts: a gap is never asked for, as if it were held) and of the sentence a
+// viewer reads about one (www/app/gap-layer.ts `gapText`, pure).
 // Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Gaps } from '../../www/core/gaps.js';
-import { gapText } from '../../www/app/gap-layer.js';
-import { Timebase, HeldPieces } from '../../www/core/pieces.js';
+import { Gaps } from '../../www/core/gaps.ts';
+import { gapText } from '../../www/app/gap-layer.ts';
+import { Timebase, HeldPieces } from '../../www/core/pieces.ts';
 
 test('gaps: added once, found by tick, disjoint', () => {
   const g = new Gaps();

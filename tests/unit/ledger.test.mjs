@@ -1,11 +1,11 @@
-// Unit tests of the page's event ledger (www/core/ledger.js; no DOM): each event once whether it
+// Unit tests of the page's event ledger (www/core/ledger.ts; no DOM): each event once whether it
 // came with the open's markers or with a piece (deduplicated by the tick ranges seen, and kills by
 // (tick, killer, victim) when the markers may not hold them all), kills in tick order, the kill
 // nearest to a tick and [ / ]'s viewing points. Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { EventLedger, KILL_LEAD_S } from '../../www/core/ledger.js';
-import { Timebase } from '../../www/core/pieces.js';
+import { EventLedger, KILL_LEAD_S } from '../../www/core/ledger.ts';
+import { Timebase } from '../../www/core/pieces.ts';
 
 const ledger = () => {
   const tb = new Timebase();

@@ -1,11 +1,11 @@
-// www/core/moment.js: where a link opens a recording (t, poster), its clip (end, loop), its view
+// www/core/moment.ts: where a link opens a recording (t, poster), its clip (end, loop), its view
 // (follow, camera, view) and spoiler-safety, against a fake player. Run: node --test tests/unit/
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { Moment } from '../../www/core/moment.js';
-import { Playback } from '../../www/core/clock.js';
-import { Timebase } from '../../www/core/pieces.js';
-import { readOptions } from '../../www/api/options.js';
+import { Moment } from '../../www/core/moment.ts';
+import { Playback } from '../../www/core/clock.ts';
+import { Timebase } from '../../www/core/pieces.ts';
+import { readOptions } from '../../www/api/options.ts';
 
 function fakePlayer({ names = { Iceman: 10 } } = {}) {
   const calls = [];

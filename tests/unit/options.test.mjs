@@ -1,8 +1,8 @@
-// www/api/options.js: the option vocabulary of share links, embed.html, create() and <replay-player>.
+// www/api/options.ts: the option vocabulary of share links, embed.html, create() and <replay-player>.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { parseTime, readOptions } from '../../www/api/options.js';
-import { formatTime, linkQuery } from '../../www/api/links.js';
+import { parseTime, readOptions } from '../../www/api/options.ts';
+import { formatTime, linkQuery } from '../../www/api/links.ts';
 
 test('parseTime reads seconds, m:ss, h:mm:ss, 1m35s and tick:N', () => {
   assert.deepEqual(parseTime('95.2'), { seconds: 95.2 });

@@ -1,11 +1,11 @@
-// Unit tests of the pieces the page holds and the `want`s it sends (www/core/pieces.js; no DOM,
+// Unit tests of the pieces the page holds and the `want`s it sends (www/core/pieces.ts; no DOM,
 // no worker): the timebase, the window per speed and direction, the finest piece where pieces
 // overlap, pruning to the kept range, what is asked for (and not asked again), frames by tick.
 // Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Timebase, HeldPieces, wantWindow } from '../../www/core/pieces.js';
-import { STRIDE } from '../../www/core/entities.js';
+import { Timebase, HeldPieces, wantWindow } from '../../www/core/pieces.ts';
+import { STRIDE } from '../../www/core/entities.ts';
 
 const timebase = (first = 100, last = 1099, rate = 60) => {
   const tb = new Timebase();

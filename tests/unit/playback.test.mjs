@@ -1,9 +1,9 @@
-// Unit tests of the pure playback state machine (www/core/clock.js): every transition, speeds,
+// Unit tests of the pure playback state machine (www/core/clock.ts): every transition, speeds,
 // SeekTo clamping, reverse play reaching 0, the end, the kill cam, GetEventsNearTime windows and
 // the Console_GetStatus readout. Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Playback, State, SPEEDS, nextSpeed, lowerBound, upperBound, frameIndexAt } from '../../www/core/clock.js';
+import { Playback, State, SPEEDS, nextSpeed, lowerBound, upperBound, frameIndexAt } from '../../www/core/clock.ts';
 
 const close = (a, b, eps = 1e-9) => assert.ok(Math.abs(a - b) <= eps, `${a} ≉ ${b}`);
 const ev = (t, kind = 'kill', extra = {}) => ({ t, kind, ...extra });

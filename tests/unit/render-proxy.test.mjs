@@ -1,9 +1,9 @@
-// The page side of the render worker (www/bridge/render.js) against a fake worker: what it posts,
+// The page side of the render worker (www/bridge/render.ts) against a fake worker: what it posts,
 // when, what it transfers, and what its reads answer. The real worker is covered by the browser
 // tests (tests/e2e/render.test.mjs: pixels drawn by it; frame-budget: labels from its replies).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { RenderProxy } from '../../www/bridge/render.js';
+import { RenderProxy } from '../../www/bridge/render.ts';
 
 /** A Worker stand-in: records posts; `reply(result)` / `fail(message, fatal)` answer the oldest. */
 class FakeWorker extends EventTarget {

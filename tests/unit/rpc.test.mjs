@@ -1,10 +1,10 @@
-// www/bridge/rpc.js against a fake worker: replies matched to their requests by id, pushes, and what a
+// www/bridge/rpc.ts against a fake worker: replies matched to their requests by id, pushes, and what a
 // crash does to the requests pending and to come. Its two users are covered on top of it:
 // tests/unit/render-proxy.test.mjs (RenderProxy) and the browser tests (WorkerClient, the decoder
 // worker's crash handling in tests/e2e/safety.test.mjs).
 import test from 'node:test';
 import assert from 'node:assert/strict';
-import { Rpc } from '../../www/bridge/rpc.js';
+import { Rpc } from '../../www/bridge/rpc.ts';
 
 /** A Worker stand-in: records posts; `answer(data)` delivers a message, `crash(message)` an error event. */
 class FakeWorker extends EventTarget {

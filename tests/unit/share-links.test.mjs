@@ -1,4 +1,4 @@
-// www/features/share/links.js: the Share dialog's links and embed snippets, as text. Values from a file
+// www/features/share/links.ts: the Share dialog's links and embed snippets, as text. Values from a file
 // (a callsign) must not break out of an attribute or a script. Run: node --test tests/unit/
 import assert from 'node:assert/strict';
 import test from 'node:test';
@@ -10,8 +10,8 @@ import {
   linkUrl,
   pageLink,
   timeParams,
-} from '../../www/features/share/links.js';
-import { readOptions } from '../../www/api/options.js';
+} from '../../www/features/share/links.ts';
+import { readOptions } from '../../www/api/options.ts';
 
 const BASE = 'https://host.example/player/';
 const URL_ = 'https://host.example/player/replays/final.flrep';

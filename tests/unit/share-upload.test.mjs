@@ -1,4 +1,4 @@
-// www/features/share/upload.js: how the Share dialog finds a replay host, asks its limits, uploads a file
+// www/features/share/upload.ts: how the Share dialog finds a replay host, asks its limits, uploads a file
 // and reads the host's answers (a fake XMLHttpRequest and a fake document: no browser). The
 // dialog end to end, against a real `replay host`, is tests/e2e/host-upload.test.mjs.
 import { test } from 'node:test';
@@ -10,7 +10,7 @@ import {
   uploadReplay,
   hostedPage,
   hostLink,
-} from '../../www/features/share/upload.js';
+} from '../../www/features/share/upload.ts';
 
 /** A document with the given head elements ({selector: attributes}) at `baseURI`. */
 function fakeDoc(baseURI, elements) {

@@ -1,9 +1,9 @@
-// The plots' samples (www/features/analysis/telemetry-series.js): an entity read out of a packed frame, and the
+// The plots' samples (www/features/analysis/telemetry-series.ts): an entity read out of a packed frame, and the
 // second decoder worker's protocol as the series source speaks it (a fake worker here: the real one
 // is tests/e2e/plots.test.mjs's).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { stateIn, SeriesSource, SAMPLES_PER_S } from '../../www/features/analysis/telemetry-series.js';
+import { stateIn, SeriesSource, SAMPLES_PER_S } from '../../www/features/analysis/telemetry-series.ts';
 
 const INFO = {
   first_tick: 100,

@@ -1,5 +1,5 @@
 // The package's TypeScript declarations (types/*.d.ts) against the code they describe: they parse
-// as TypeScript, every public member of the handle (www/api/player.js's Player class) and every export
+// as TypeScript, every public member of the handle (www/api/player.ts's Player class) and every export
 // of player.js is declared and nothing else is, and package.json's exports name them. With the
 // compiler installed (a devDependency), scripts/check-types.mjs type-checks them too.
 import { test } from 'node:test';
@@ -14,7 +14,7 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.
 const read = (rel) => fs.readFileSync(path.join(ROOT, rel), 'utf8');
 const PLAYER_DTS = read('types/player.d.ts');
 /** Members of the handle that are not its API (docs/player-api.md "debug"; `videoSource`: the inside
- *  for Export → Video, www/features/export/video-frames.js). */
+ *  for Export → Video, www/features/export/video-frames.ts). */
 const NOT_API = new Set(['constructor', 'debug', 'videoSource']);
 
 /** The lines of `src` between the line matching `start` and the next line that is exactly `}`. */
@@ -26,10 +26,10 @@ function block(src, start) {
   return lines.slice(from + 1, to);
 }
 
-/** Public member names of the Player class in www/api/player.js (methods, getters, setters). */
+/** Public member names of the Player class in www/api/player.ts (methods, getters, setters). */
 function handleMembers() {
   const names = new Set();
-  for (const l of block(read('www/api/player.js'), /^export class Player \{/)) {
+  for (const l of block(read('www/api/player.ts'), /^export class Player \{/)) {
     const m = /^ {2}(?:static\s+)?(?:async\s+)?(?:get\s+|set\s+)?([A-Za-z_$][\w$]*)\s*\(/.exec(l);
     if (m && !NOT_API.has(m[1])) names.add(m[1]);
   }
@@ -59,17 +59,17 @@ test('every public member of the handle is declared, and nothing it lacks', () =
   assert.deepEqual(
     [...code].filter((n) => !declared.has(n)),
     [],
-    'members of www/api/player.js missing from types/player.d.ts',
+    'members of www/api/player.ts missing from types/player.d.ts',
   );
   assert.deepEqual(
     [...declared].filter((n) => !code.has(n)),
     [],
-    'members declared in types/player.d.ts that www/api/player.js does not have',
+    'members declared in types/player.d.ts that www/api/player.ts does not have',
   );
 });
 
 test('every export of player.js is declared, and nothing it lacks', async () => {
-  const exported = Object.keys(await import('../../www/player.js')).sort();
+  const exported = Object.keys(await import('../../www/player.ts')).sort();
   const declared = [...PLAYER_DTS.matchAll(/^export (?:declare )?(?:const|function|let|class) ([A-Za-z_$][\w$]*)/gm)]
     .map((m) => m[1])
     .sort();
@@ -79,7 +79,7 @@ test('every export of player.js is declared, and nothing it lacks', async () => 
 test('every event the player emits is in PlayerEventMap', () => {
   const emitted = new Set();
   const inside = ['core', 'view'].flatMap((d) => fs.readdirSync(path.join(ROOT, 'www', d)).map((f) => `www/${d}/${f}`));
-  for (const f of ['www/api/player.js', ...inside])
+  for (const f of ['www/api/player.ts', ...inside])
     for (const m of read(f).matchAll(/\bemit\('([a-z]+)'/g)) emitted.add(m[1]);
   const map = block(PLAYER_DTS, /^export interface PlayerEventMap \{/)
     .map((l) => /^ {2}([a-z]+):/.exec(l)?.[1])
@@ -100,7 +100,10 @@ test('package.json: exports and types name the declarations and the built files'
     const e = pkg.exports[key];
     assert.ok(e?.types && fs.existsSync(path.join(ROOT, e.types)), `${key}: types ${e?.types} exists`);
     assert.match(e.default, /^\.\/dist\/[a-z-]+\.js$/, `${key}: a built file`);
-    assert.ok(fs.existsSync(path.join(ROOT, 'www', e.default.slice('./dist/'.length))) || key === './element.js');
+    assert.ok(
+      fs.existsSync(path.join(ROOT, 'www', e.default.slice('./dist/'.length).replace(/\.js$/, '.ts'))) ||
+        key === './element.js',
+    );
   }
   assert.equal(pkg.exports['./embed.html'], './dist/embed.html');
   assert.equal(pkg.exports['./*'], './dist/*');
@@ -131,7 +134,7 @@ function unionOf(src, name) {
 }
 
 test("the element's declared methods and getters are the ones element.js forwards", () => {
-  const js = read('www/embed/element.js');
+  const js = read('www/embed/element.ts');
   const dts = read('types/element.d.ts');
   assert.deepEqual(unionOf(dts, 'ElementMethod'), arrayOf(js, 'METHODS'));
   assert.deepEqual(unionOf(dts, 'ElementGetter'), arrayOf(js, 'GETTERS'));

@@ -1,8 +1,8 @@
-// The whole-recording scan's envelope (www/features/analysis/whole-scan.js): a bounded number of buckets, each
+// The whole-recording scan's envelope (www/features/analysis/whole-scan.ts): a bounded number of buckets, each
 // bucket's min / max with their ticks, drawn as two points in the order the extremes happened.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Envelope, BUCKETS } from '../../www/features/analysis/whole-scan.js';
+import { Envelope, BUCKETS } from '../../www/features/analysis/whole-scan.ts';
 
 const sample = (tick, alt) => ({ tick, alt, groundSpeed: 1, verticalSpeed: 0, health: 100, distance: null });
 

@@ -1,4 +1,4 @@
-// The decoder worker's magic → decoder build table (www/workers/decode/decoders.js) against the Rust
+// The decoder worker's magic → decoder build table (www/workers/decode/decoders.ts) against the Rust
 // `format::sniff` (crate/src/format/mod.rs, read as text: the magics and the FormatKind each names),
 // the table in docs/worker-protocol.md ("Decoder builds") and the first bytes of the fixtures.
 // That each build named really reads its files is checked with the wasm builds themselves, after the
@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DECODER_BY_MAGIC, DEFAULT_DECODER, decoderFor } from '../../www/workers/decode/decoders.js';
+import { DECODER_BY_MAGIC, DEFAULT_DECODER, decoderFor } from '../../www/workers/decode/decoders.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const FIX = path.join(ROOT, 'tests', 'fixtures');

@@ -1,13 +1,13 @@
 // Unit tests of the live `.flrep` parts of the decoder worker that hold no wasm: the manifest's
-// checks (www/workers/decode/live-segments.js `parseManifest`, docs/live.md "Segments"), the store of chunks
+// checks (www/workers/decode/live-segments.ts `parseManifest`, docs/live.md "Segments"), the store of chunks
 // received (`LiveStore`: chunks that follow each other, the bounded memory, an evicted chunk read
-// again and checked), and the WebSocket messages (www/workers/decode/live-ws.js `parseMessage`, `crc32`).
+// again and checked), and the WebSocket messages (www/workers/decode/live-ws.ts `parseMessage`, `crc32`).
 // Run: node --test tests/unit/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LiveStore, CHUNK_HEADER_LEN, MAX_SEGMENT } from '../../www/workers/decode/live.js';
-import { parseManifest } from '../../www/workers/decode/live-segments.js';
-import { parseMessage, crc32 } from '../../www/workers/decode/live-ws.js';
+import { LiveStore, CHUNK_HEADER_LEN, MAX_SEGMENT } from '../../www/workers/decode/live.ts';
+import { parseManifest } from '../../www/workers/decode/live-segments.ts';
+import { parseMessage, crc32 } from '../../www/workers/decode/live-ws.ts';
 
 const enc = (o) => new TextEncoder().encode(JSON.stringify(o));
 

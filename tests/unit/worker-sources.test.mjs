@@ -1,11 +1,11 @@
-// Unit tests of the URL source's reads (www/workers/decode/sources.js `UrlSource.read`) against a fake
+// Unit tests of the URL source's reads (www/workers/decode/sources.ts `UrlSource.read`) against a fake
 // `fetch`: a range the server failed to send (5xx, a short body, a dropped connection) is asked for
 // again before the read fails; an answer that will not change (404, another range) fails at once;
 // an abort ends the waits.
 // Run: node --test tests/unit/
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { UrlSource, RETRY_MS } from '../../www/workers/decode/sources.js';
+import { UrlSource, RETRY_MS } from '../../www/workers/decode/sources.ts';
 
 const realFetch = globalThis.fetch;
 afterEach(() => {

@@ -2,7 +2,7 @@
 // only a short list of integer ids narrows the pieces; anything else means every entity.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { entityList } from '../../www/workers/decode/replay.js';
+import { entityList } from '../../www/workers/decode/replay.ts';
 
 test('entityList: a short list of integer ids, else every entity (null)', () => {
   assert.deepEqual(entityList([3, 0, 4294967295]), Uint32Array.from([3, 0, 4294967295]));

@@ -1,6 +1,6 @@
 //! Exports over the one model (docs/export.md): ACMI 2.2 text for Tacview and its tools
 //! ([`acmi::AcmiWriter`], to any `std::io::Write`, streaming), and the time vocabulary of ranges
-//! (`--from` / `--to`, as share links write times: `www/api/options.js`). Replay clips re-encode a tick
+//! (`--from` / `--to`, as share links write times: `www/api/options.ts`). Replay clips re-encode a tick
 //! range with the formats' own writers (`crate::io::convert`); `crate::io::export` drives both.
 //!
 //! No file system, no wasm, no GPU: the native driver is `crate::io::export`.

@@ -1,5 +1,5 @@
 //! Native drivers for the sans-IO readers and writers: files and memory.
-//! (The browser's drivers are the Web Worker's `Blob.slice` and HTTP Range reads, in www/workers/decode/sources.js.)
+//! (The browser's drivers are the Web Worker's `Blob.slice` and HTTP Range reads, in www/workers/decode/sources.ts.)
 
 pub mod convert;
 #[cfg(feature = "json")]

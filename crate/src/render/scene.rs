@@ -14,7 +14,7 @@ use crate::player::{interpolate, Camera, CameraMode, Instance, View};
 /// seven of Paul Tol's "muted" scheme (also made for colour-blind viewers), which keep apart from the
 /// first seven, the most distinct first (the closest pairs, teal and green, rose and pink, come
 /// last) — a SparkEngine match gives each player a faction of its own (up to 14 distinct).
-/// `www/api/player.js` FACTION_COLOURS is the same list (the roster's swatches).
+/// `www/api/player.ts` FACTION_COLOURS is the same list (the roster's swatches).
 pub const FACTION_RGB: [[f32; 3]; 14] = [
     [0.0, 0.447, 0.698],   // #0072B2 blue
     [0.902, 0.624, 0.0],   // #E69F00 orange

@@ -52,7 +52,7 @@ impl Site {
     }
 
     /// The upload API's path, which the host's pages name in `<meta name="replay-host">` (the page's
-    /// Share dialog offers "Upload and get link" where it finds it: www/features/share/upload.js).
+    /// Share dialog offers "Upload and get link" where it finds it: www/features/share/upload.ts).
     pub const API_PATH: &'static str = "/api/";
 
     /// The replay's page, a path: `/r/{id}`.

@@ -1,5 +1,5 @@
 //! A share link's moment, read from the query of `/r/{id}?t=…` (or of the link an oEmbed consumer
-//! hands in): the player's own link vocabulary (`www/api/options.js`, docs/embedding.md "Share links"),
+//! hands in): the player's own link vocabulary (`www/api/options.ts`, docs/embedding.md "Share links"),
 //! kept as given so that the page, the card, the poster and the embed open the same moment.
 //!
 //! Values come from strangers: unknown names are dropped, a value longer than [`MAX_VALUE_LENGTH`]
@@ -11,14 +11,14 @@ use url::form_urlencoded;
 use crate::host::record::ReplayRecord;
 
 /// The link parameters a `/r/` page passes on to the player and its embed, in the order links
-/// write them (`www/api/links.js` `linkQuery()`).
+/// write them (`www/api/links.ts` `linkQuery()`).
 pub const LINK_PARAMS: [&str; 11] =
     ["t", "end", "loop", "follow", "camera", "view", "speed", "autoplay", "spoilers", "controls", "panels"];
 
-/// The longest value kept (as `www/api/options.js` `MAX_VALUE_LENGTH`).
+/// The longest value kept (as `www/api/options.ts` `MAX_VALUE_LENGTH`).
 pub const MAX_VALUE_LENGTH: usize = 2048;
 
-/// A time as links write it (`www/api/options.js` `parseTime()`).
+/// A time as links write it (`www/api/options.ts` `parseTime()`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum LinkTime {
     /// Seconds from the start.
@@ -98,7 +98,7 @@ impl Moment {
 }
 
 /// A time as links write it: `95.2`, `1:35.2`, `1:02:03`, `1m35.2s` / `2h`, `tick:5712`. `None` when
-/// it is none of these (as `parseTime()` of `www/api/options.js`).
+/// it is none of these (as `parseTime()` of `www/api/options.ts`).
 pub fn parse_time(value: &str) -> Option<LinkTime> {
     let s = value.trim();
     if s.is_empty() || s.len() > 32 {

@@ -4,7 +4,7 @@
 //! the HTML answered at `/r/{id}`.
 //!
 //! The page opens the player on the replay by `<meta name="replay-src" content="/files/{id}">`,
-//! which `www/main.js` reads as the link's `url`; the link's own parameters (`t`, `end`, `follow`…)
+//! which `www/main.ts` reads as the link's `url`; the link's own parameters (`t`, `end`, `follow`…)
 //! are in the page's address, where the player reads them as on any share link. No inline script:
 //! the page runs under the player's strict CSP (`base-uri 'none'` too, hence no `<base>`: the
 //! template's relative `src` / `href` are rewritten to the player's path instead).

@@ -1,4 +1,4 @@
-//! `CompareSession`: two recordings compared tick by tick in the compare worker (www/compare-worker.js),
+//! `CompareSession`: two recordings compared tick by tick in the compare worker (www/compare-worker.ts),
 //! a thin wasm-bindgen wrapper around the sans-IO [`Comparison`] (format/compare.rs): the worker
 //! asks [`CompareSession::want`] for `[side, offset, len]`, reads that range of file A (side 0) or B
 //! (side 1) with `Blob.slice` and hands it to [`CompareSession::feed`] until `want()` returns

@@ -1,5 +1,5 @@
 //! `ExportSession`: an ACMI export or a replay clip of a tick range, in the export worker
-//! (www/export-worker.js; feature `decoder-export`, the `decoder_export` wasm that the page fetches
+//! (www/export-worker.ts; feature `decoder-export`, the `decoder_export` wasm that the page fetches
 //! on the first Export only). A thin wasm-bindgen wrapper around the same sans-IO code the CLI
 //! drives (`replay export --acmi`, `replay clip`: `crate::io::export`): the [`AcmiWriter`] and
 //! the [`Clip`] writers over a [`Parts`] sink, fed the range's chunks in order. So the bytes are

@@ -1,0 +1,46 @@
+// @ts-nocheck
+// The full page's ☰ menu and Details drawer (style.css "every size"), imported when one is first
+// opened: at most 1240 px wide the top bar's actions are a menu (a popover under the bar); on a
+// narrow landscape screen the side panels are a drawer. A choice made in the menu, or a press
+// anywhere outside it, closes it; Esc closes the menu, then the drawer (docs/playback.md
+// "Every size"). Imports nothing (a lazily loaded module: docs/ARCHITECTURE.md).
+
+/**
+ * `ids`: the ids of the top bar, the menu button, the menu (the bar's actions), the drawer button
+ * and the layout the drawer opens in. Returns `{ toggleMenu, toggleDrawer, close }`; `close()`
+ * says whether it closed one.
+ */
+export function createMenus({ topbar, menuBtn, menu, sideBtn, layout }) {
+  const isOpen = () => topbar.classList.contains('menu-open');
+  const drawerOpen = () => layout.classList.contains('side-open');
+  function showMenu(open) {
+    topbar.classList.toggle('menu-open', open);
+    menuBtn.setAttribute('aria-expanded', String(open));
+  }
+  function showDrawer(open) {
+    layout.classList.toggle('side-open', open);
+    sideBtn.setAttribute('aria-expanded', String(open));
+  }
+  menu.addEventListener('click', (e) => {
+    if (e.target.closest('button')) showMenu(false);
+  });
+  document.addEventListener('pointerdown', (e) => {
+    if (isOpen() && !menu.contains(e.target) && !menuBtn.contains(e.target)) showMenu(false);
+  });
+  return {
+    toggleMenu: () => showMenu(!isOpen()),
+    toggleDrawer: () => showDrawer(!drawerOpen()),
+    close() {
+      if (isOpen()) {
+        showMenu(false);
+        menuBtn.focus();
+        return true;
+      }
+      if (drawerOpen()) {
+        showDrawer(false);
+        return true;
+      }
+      return false;
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// @ts-nocheck
+// Page side of the decoder worker: request/response RPC over postMessage plus pushed messages.
+// When the worker dies (an uncaught error event, or a wasm trap it reports as fatal), pending
+// requests are rejected, `onFatal` is told, and the next request starts a fresh worker.
+// Protocol: docs/worker-protocol.md; the request/reply and crash handling: www/bridge/rpc.ts.
+import { Rpc } from './rpc.ts';
+import { shippedUrl } from '../lib/shipped.ts';
+
+/** A module worker from `url` (the page and the player on one origin). */
+export const moduleWorker = (url, options) => new Worker(url, { ...options, type: 'module' });
+
+export class WorkerClient {
+  /**
+   * @param {{onPush?: (msg: object) => void, onFatal?: (message: string) => void,
+   *   spawn?: (url: URL, options: object) => Worker}} handlers  spawn: how the worker starts
+   *   (default a module worker; the embed forms' player.js: www/bridge/spawn.ts, from any origin)
+   */
+  constructor({ onPush, onFatal, spawn } = {}) {
+    this.onPush = onPush ?? (() => {});
+    this.onFatal = onFatal ?? (() => {});
+    this.spawn = spawn ?? moduleWorker;
+    /** The Rpc over the running worker (null: none; the next call starts one). */
+    this.rpc = null;
+    this.restarts = 0;
+  }
+
+  /** The running worker's Rpc, or a new worker's. */
+  ensure() {
+    if (this.rpc) return this.rpc;
+    const w = this.spawn(shippedUrl('./worker.js'), { name: 'replay-decoder' });
+    const rpc = new Rpc(w, {
+      onPush: (msg) => this.push(rpc, msg),
+      onDeath: (message) => {
+        if (this.rpc === rpc) this.rpc = null;
+        this.restarts++;
+        this.onFatal(message);
+      },
+      crashMessage: (ev) =>
+        ev.message ? `the decoder stopped: ${ev.message}` : 'the decoder could not start (worker error)',
+      unreadableMessage: 'the decoder sent a message that could not be read',
+    });
+    this.rpc = rpc;
+    return rpc;
+  }
+
+  push(rpc, msg) {
+    // A trap outside any request (decoding a wanted chunk) arrives as an `error` marked fatal: the
+    // wasm instance is as unusable as after a `fatal`, so the worker is replaced the same way.
+    if (msg.type === 'fatal' || (msg.type === 'error' && msg.fatal)) {
+      rpc.die(msg.message);
+      return;
+    }
+    this.onPush(msg);
+  }
+
+  /** Calls a worker method; resolves with its result or rejects with an Error(reader's message). */
+  call(method, params = {}) {
+    return this.ensure().request({ method, params });
+  }
+
+  /** Fire-and-forget (no reply is sent). */
+  notify(method, params = {}) {
+    this.rpc?.send({ method, params });
+  }
+
+  terminate() {
+    const rpc = this.rpc;
+    this.rpc = null;
+    rpc?.close(new Error('closed'));
+  }
+}

@@ -1,0 +1,41 @@
+// @ts-nocheck
+// Starting the player's module workers from wherever the player's files are served.
+//
+//   import { spawnWorker } from './spawn.ts';
+//   const w = spawnWorker(new URL('./worker.js', import.meta.url));
+//
+// A page may load player.js from another origin (a CDN): `new Worker(url, { type: 'module' })`
+// refuses a cross-origin script. There the worker starts as a same-origin `blob:` module whose only
+// line imports the real one; inside it `import.meta.url` is still the real file's address, so the
+// worker's own imports and its wasm resolve against the player's origin (which must then send
+// `Access-Control-Allow-Origin`, and the host page's CSP must allow `worker-src blob:` and the
+// player's origin: docs/embedding.md "CSP").
+
+/** True when `url` can start a module worker directly from a page at `pageOrigin`. */
+export function sameOrigin(url, pageOrigin) {
+  return new URL(url).origin === pageOrigin;
+}
+
+/** The source of the blob: module that starts a cross-origin worker. */
+export function trampolineSource(url) {
+  return `import ${JSON.stringify(String(new URL(url)))};\n`;
+}
+
+/**
+ * A module Worker running the script at `url`. `env` is for tests (the page's origin, Worker, Blob,
+ * URL.createObjectURL / revokeObjectURL).
+ */
+export function spawnWorker(url, options = {}, env = globalThis) {
+  const href = String(new URL(url));
+  const WorkerCtor = env.Worker;
+  const opts = { ...options, type: 'module' };
+  if (sameOrigin(href, env.location.origin)) return new WorkerCtor(href, opts);
+  const blobUrl = env.URL.createObjectURL(new env.Blob([trampolineSource(href)], { type: 'text/javascript' }));
+  try {
+    return new WorkerCtor(blobUrl, opts);
+  } finally {
+    // The worker has fetched its script by the time it runs; the blob: URL is not needed after.
+    const t = setTimeout(() => env.URL.revokeObjectURL(blobUrl), 30_000);
+    t?.unref?.();
+  }
+}

@@ -1,0 +1,171 @@
+// @ts-nocheck
+// What the view looks at: the selected and followed entities, the renderer's camera modes, the free
+// camera's flight and the kill cam (docs/playback.md, "Kill cam" and "Camera modes"). The clock's
+// side of the kill cam is core/clock.ts's; this drives the renderer's.
+import { KILLCAM_REWIND } from './clock.ts';
+import { NO_ENTITY } from './entities.ts';
+
+export class Camera {
+  #p;
+  #fly;
+
+  /** @param {import('./core.ts').Core} player */
+  constructor(player) {
+    this.#p = player;
+    /** The selected entity (the inspector's), or -1. */
+    this.selected = -1;
+    /** The followed entity, or -1. */
+    this.followId = -1;
+    /** The kill the kill cam is on, or null. */
+    this.killCamKill = null;
+    /** Seconds a kill cam starts before its kill. */
+    this.killCamRewind = KILLCAM_REWIND;
+    /** Free camera keys held (keyboard.js). */
+    this.#fly = { forward: 0, right: 0, up: 0, fast: false };
+  }
+
+  /** A new replay: nothing selected or followed. */
+  reset() {
+    this.selected = -1;
+    this.followId = -1;
+  }
+
+  /** Whether a free-camera key is held (the loop does not rest while one is). */
+  get flying() {
+    const k = this.#fly;
+    return !!(k.forward || k.right || k.up);
+  }
+
+  /** The renderer's camera mode ('orbit' before there is a renderer). */
+  mode() {
+    const r = this.#p.renderer;
+    return r ? r.cameraMode() : 'orbit';
+  }
+
+  select(id, { follow = false } = {}) {
+    const p = this.#p;
+    this.selected = id >= 0 ? id : -1;
+    if (p.renderer) {
+      p.renderer.setSelected(this.selected);
+      if (follow) {
+        this.followId = this.selected;
+        p.renderer.follow(this.selected);
+      }
+    }
+    p.emit('selection', this.selected);
+    if (follow) p.emit('cameramode', this.mode());
+  }
+
+  /**
+   * Camera mode: "orbit", "free", "follow", "first" or "kill". "kill" runs the kill cam on the
+   * nearest kill; another mode during a kill cam ends it (playback goes on at 1×).
+   * "follow"/"first" with nothing followed follow the selected entity or the first participant.
+   */
+  setMode(mode) {
+    const p = this.#p;
+    if (!p.renderer) return;
+    if (mode === 'kill') {
+      if (!this.startKillCam()) p.emit('cameramode', this.mode());
+      return;
+    }
+    if (p.pb.killCam) {
+      const before = p.snap();
+      p.pb.endKillCam();
+      this.killCamKill = null;
+      p.afterChange({ ...before, kc: null });
+      p.emit('killcam', { active: false, holding: false, kill: null });
+    }
+    try {
+      if ((mode === 'follow' || mode === 'first') && this.followId < 0) {
+        const id =
+          this.selected >= 0
+            ? this.selected
+            : (p.info?.info.participants.find((x) => x.entity !== NO_ENTITY)?.entity ?? -1);
+        if (id >= 0) this.select(id, { follow: true });
+      }
+      p.renderer.setCameraMode(mode);
+    } catch (e) {
+      console.warn(e);
+    }
+    p.emit('cameramode', this.mode());
+  }
+
+  /** Back to the orbit camera's fitted view, following nothing (ends a kill cam). */
+  resetView() {
+    const p = this.#p;
+    if (!p.renderer) return;
+    if (p.pb.killCam) this.setMode('orbit');
+    this.followId = -1;
+    p.renderer.follow(-1);
+    p.stage.fitCamera();
+    p.emit('cameramode', this.mode());
+  }
+
+  /**
+   * Kill cam on `kill` (default: the nearest): seeks `rewind` seconds before it (default
+   * `killCamRewind`), plays at 0.5× with the renderer's kill camera (killer → victim, following the
+   * victim), pauses exactly on the kill's tick, holds there briefly, then restores the camera mode
+   * it started from at 1×. Returns the kill, or null when there is none.
+   */
+  startKillCam(kill = this.#p.nearestKill(), { rewind = this.killCamRewind } = {}) {
+    const p = this.#p;
+    if (!p.info || !kill) return null;
+    const r = p.renderer;
+    const restore = p.pb.killCam?.data ?? {
+      mode: this.mode() === 'kill' ? 'orbit' : this.mode(),
+      follow: this.followId,
+      selected: this.selected,
+    };
+    const t = p.ledger.killTime(kill);
+    this.killCamKill = kill;
+    p.loop.restartClock();
+    p.cmd((pb) => pb.startKillCam(t, { rewind, data: restore }));
+    try {
+      r?.setSelected(kill.victim);
+      r?.follow(kill.victim);
+      r?.killCam(kill.killer, kill.victim);
+    } catch (e) {
+      console.warn(e);
+    }
+    p.jumped();
+    p.emit('killcam', { active: true, holding: false, kill });
+    p.emit('cameramode', this.mode());
+    return kill;
+  }
+
+  /** The clock ended kill cam `kc`: the camera it started from comes back. */
+  killCamEnded(kc) {
+    const p = this.#p;
+    const d = kc.data ?? {};
+    const r = p.renderer;
+    this.killCamKill = null;
+    if (r) {
+      try {
+        r.setSelected(d.selected ?? -1);
+        r.follow(d.follow ?? -1);
+        r.setCameraMode(d.mode ?? 'orbit');
+      } catch (e) {
+        console.warn(e);
+      }
+    }
+    p.emit('killcam', { active: false, holding: false, kill: null });
+    p.emit('cameramode', this.mode());
+  }
+
+  /** Free camera: WASD/QE held keys (set by the keyboard module) fly it, scaled by dt and the scene. */
+  setFlyKeys(k) {
+    this.#fly = { ...this.#fly, ...k };
+    this.#p.loop.wake();
+  }
+
+  /** One frame of free-camera flight (`dt` seconds). */
+  flyStep(dt) {
+    const k = this.#fly;
+    const r = this.#p.renderer;
+    if (!dt || !(k.forward || k.right || k.up) || !r) return;
+    if (r.cameraMode() !== 'free') return;
+    const base = Math.min(3000, Math.max(4, this.#p.sceneExtentM * 0.12));
+    const v = base * (k.fast ? 4 : 1) * dt;
+    r.fly(k.forward * v, k.right * v, k.up * v);
+  }
+}

@@ -1,0 +1,140 @@
+// @ts-nocheck
+// Compare's ghosts (docs/playback.md "Comparing two recordings"): a second recording, B, drawn
+// translucent over the player's own, A, so that where they drift apart shows. B is decoded by a
+// worker of its own (the same worker.js and protocol: docs/worker-protocol.md `open`, `want`,
+// `piece`), asked for the ticks A's clock needs, as the player's own window is (pieces.js); each
+// frame, B's frames at A's two ticks go to the renderer (`setGhostFrames`, docs/renderer.md) and
+// are interpolated at A's time. B's tick T is drawn at A's tick T's time: recordings of one
+// session share their tick numbers. Memory: B's window, the size of A's.
+import { WorkerClient } from '../bridge/decoder.ts';
+import { Timebase, HeldPieces } from './pieces.ts';
+
+/** A ghost frame this far (seconds) from the playhead is stale (a seek B has not caught up with). */
+const STALE_S = 0.5;
+const NONE = new Int32Array(0);
+
+export class Ghosts {
+  #core;
+  #client;
+  #tb = new Timebase();
+  #pieces = new HeldPieces(this.#tb);
+  #session = 0;
+  #open = false;
+  /** The keys of the frames the renderer holds as ghosts ('' none, null: unknown, send again). */
+  #sent = '';
+  /** The tick of the ghost frame sent last. */
+  #sentTick = 0;
+
+  /** @param {import('./core.ts').Core} core  @param {(url: URL, o: object) => Worker} [spawn] */
+  constructor(core, spawn) {
+    this.#core = core;
+    this.#client = new WorkerClient({
+      onPush: (m) => this.#onPush(m),
+      onFatal: (message) => this.#failed(message),
+      spawn,
+    });
+    /** The recording drawn as ghosts (its name), or ''. */
+    this.name = '';
+  }
+
+  /** Draws `src` (a File/Blob or a URL) as ghosts; resolves once it is open, or rejects. */
+  async open(src) {
+    this.close();
+    const session = ++this.#session;
+    const isBlob = typeof Blob !== 'undefined' && src instanceof Blob;
+    this.name = isBlob ? src.name || 'B' : String(src);
+    const params = isBlob
+      ? { session, blob: src, name: this.name }
+      : { session, url: new URL(String(src), document.baseURI).href };
+    let info;
+    try {
+      info = await this.#client.call('open', params);
+    } catch (e) {
+      if (session === this.#session) this.#failed(e?.message ?? String(e));
+      throw e;
+    }
+    if (session !== this.#session) return;
+    this.#tb.set(info.info);
+    this.#pieces = new HeldPieces(this.#tb);
+    this.#open = true;
+    this.#sent = null;
+    this.#core.loop.wake();
+  }
+
+  /** No more ghosts: the worker ends, the renderer drops them at the next frame. */
+  close() {
+    this.#session++;
+    if (this.#open || this.name) this.#client.terminate();
+    this.#open = false;
+    this.name = '';
+    this.#pieces = new HeldPieces(this.#tb);
+    // (A new recording's stage.clear() has emptied the renderer's ghosts already.)
+    if (this.#sent !== '') this.#sent = null;
+    this.#core.loop.wake();
+  }
+
+  /** Whether B's frames are drawn, and the tick of the first of them (-1: none). Test hooks. */
+  get shown() {
+    return !!this.#sent;
+  }
+  get tick() {
+    return this.#sent ? this.#sentTick : -1;
+  }
+
+  /** The renderer lost what it held (a new world, a new renderer): send the ghosts again. */
+  forget() {
+    if (this.#sent) this.#sent = null;
+  }
+
+  #failed(message) {
+    this.#open = false;
+    this.#core.emit('notice', { text: `The second recording cannot be drawn over this one: ${message}` });
+  }
+
+  #onPush(m) {
+    if (m.session !== this.#session) return;
+    if (m.type === 'error') {
+      this.#failed(m.message);
+      return;
+    }
+    if (m.type !== 'piece') return;
+    this.#pieces.add(m);
+    this.#pieces.prune(this.#core.currentTickInt(), this.#core.pb);
+    this.#core.loop.wake();
+  }
+
+  /** One frame: asks B's worker for what A's clock needs and hands the renderer B's frames at the
+   *  ticks of A's pair (`a`, and the frame after it). */
+  frame(r, a) {
+    const core = this.#core;
+    if (!this.#open) {
+      if (this.#sent !== '') this.#set(r, '', NONE, 0, NONE, 0);
+      return;
+    }
+    const tick = core.currentTickInt();
+    this.#pieces.prune(tick, core.pb);
+    const w = this.#pieces.want(tick, core.pb);
+    if (w) this.#client.notify('want', { session: this.#session, gen: this.#pieces.gen, ...w });
+    const ga = a ? this.#pieces.frameAt(a.tick) : null;
+    if (!ga) {
+      // Nothing of B at the playhead yet: the last ghosts stay only while they are close to it.
+      if (this.#sent && Math.abs(core.tb.timeOf(this.#sentTick) - core.pb.time) > STALE_S)
+        this.#set(r, '', NONE, 0, NONE, 0);
+      return;
+    }
+    const gb = this.#pieces.nextFrame(ga) ?? ga;
+    const key = `${ga.key}|${gb.key}`;
+    if (key === this.#sent) return;
+    this.#sentTick = ga.tick;
+    this.#set(r, key, ga.frame, core.tb.timeOf(ga.tick), gb.frame, core.tb.timeOf(gb.tick));
+  }
+
+  #set(r, key, fa, ta, fb, tb) {
+    try {
+      r.setGhostFrames(fa, ta, fb, tb);
+      this.#sent = key;
+    } catch (e) {
+      console.warn(e);
+    }
+  }
+}

@@ -1,0 +1,115 @@
+// @ts-nocheck
+// Prefetch hints: the page tells the worker where the next seek most likely goes (the pointer
+// resting on the timeline or a kill row, a seek's landing, a key's next step), so that the seek
+// neither reads nor decompresses (docs/worker-protocol.md `prefetch`). Nothing here waits in front
+// of the picture: a hint is a notification, sent after HINT_DELAY_MS.
+
+/** How long the pointer stays on a moment before the worker is told. */
+const HINT_DELAY_MS = 60;
+/** ← / → seek this far (seconds; the keyboard's step without Shift or Alt). */
+export const SEEK_STEP_S = 5;
+
+export class Hints {
+  #p;
+  #timer;
+
+  /** @param {import('./core.ts').Core} player  the player the hints are for. */
+  constructor(player) {
+    this.#p = player;
+    /** The tick of the last hint sent (-1: none since the last seek or open). */
+    this.prefetched = -1;
+    this.#timer = 0;
+    /** Hints sent for this file (diagnostics: the worker's stats count those it got). */
+    this.sent = 0;
+    /** Which way the last seek went (−1 back, 1 on): which likely next seek a hint reads first. */
+    this.lastSeekDir = 1;
+  }
+
+  /** A new file: nothing sent for it yet. */
+  reset() {
+    this.prefetched = -1;
+    this.sent = 0;
+  }
+
+  /** A hint is waiting for its delay (tests: with the worker's stats, whether hints are done). */
+  get waiting() {
+    return this.#timer !== 0;
+  }
+
+  /** Forgets the hint waiting, if any, and what was prefetched (the clock jumped: the worker's
+   *  decoder moved, and a hint for where the page was is stale). */
+  cancel() {
+    this.prefetched = -1;
+    clearTimeout(this.#timer);
+    this.#timer = 0;
+  }
+
+  /** Stops the hint waiting, for good (dispose). */
+  stop() {
+    clearTimeout(this.#timer);
+  }
+
+  /**
+   * Sends the `prefetch` hint for `t` seconds after HINT_DELAY_MS (a newer hint or a seek cancels
+   * it); nothing when the frames there are already held. Paused, it also names the moments the next
+   * seek most likely goes to from the playhead (`likelyTicks()`), whose chunks the worker reads once
+   * it is done with `t`'s. `keep`: the worker must not move the decoder the page plays from for it
+   * (only a spare one, or none).
+   */
+  hint(t, { keep = false } = {}) {
+    const p = this.#p;
+    const tick = p.tb.tickAt(t);
+    const sid = p.sessionId;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = 0;
+      if (!p.info || sid !== p.sessionId) return;
+      const paused = !p.pb.moving;
+      const warm = tick !== this.prefetched && !p.pieces.at(tick);
+      const reads = paused ? this.#likelyTicks().filter((k) => k !== tick && !p.pieces.at(k)) : [];
+      if (!warm && !reads.length) return;
+      this.prefetched = tick;
+      this.sent++;
+      p.client.notify('prefetch', {
+        session: p.sessionId,
+        tick: warm ? tick : null,
+        decode: paused,
+        reads,
+        keep,
+      });
+    }, HINT_DELAY_MS);
+  }
+
+  /**
+   * A seek landed while paused: the worker gets the seeks most likely to follow ready. The next
+   * ← / → step the way the seek went (5 s) is decompressed in its spare decoder (a `.flrep` has
+   * one), so that a first → after a seek resumes there; the others' chunks (the other way, [ / ]:
+   * `likelyTicks()`) are read, so that they do not wait for the file (on a server, a round trip).
+   * The decoder the page plays from stays where the seek left it (`keep`): playing on, the
+   * likeliest next step, resumes there without decompressing again. A key's own hint
+   * (keyboard.js: where the same key goes next) replaces this one.
+   */
+  landing() {
+    const p = this.#p;
+    if (!p.info || p.pb.moving || p.pb.killCam) return;
+    const now = p.pb.time;
+    const t = now + this.lastSeekDir * SEEK_STEP_S;
+    if (t >= 0 && t <= p.tb.duration) this.hint(t, { keep: true });
+    else this.hint(now, { keep: true });
+  }
+
+  /** From the playhead, paused: ← / → and [ / ]'s targets (ticks), most likely first. */
+  #likelyTicks() {
+    const p = this.#p;
+    const t = p.pb.time;
+    const d = this.lastSeekDir;
+    const duration = p.tb.duration;
+    const out = [];
+    for (const x of [t + d * SEEK_STEP_S, t - d * SEEK_STEP_S, p.ledger.killStart(d, t), p.ledger.killStart(-d, t)]) {
+      if (x === null || !(x >= 0) || x > duration) continue;
+      const k = p.tb.tickAt(x);
+      if (!out.includes(k)) out.push(k);
+    }
+    return out;
+  }
+}

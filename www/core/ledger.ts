@@ -1,0 +1,181 @@
+// @ts-nocheck
+// The events the page knows of: the open's markers (the index trailer's kills) and every event of
+// the pieces it has seen, each once, and the kills among them in tick order (the timeline's
+// markers, the kill feed, [ / ] and the kill cam). No DOM: the player adds what arrives and hands
+// the fresh events to the clock (core/clock.ts keeps them in time order; tests/unit/ledger.test.mjs).
+import { upperBound } from './clock.ts';
+
+/** A kill is watched from this long before it ([ / ], a kill marker's or row's click). */
+export const KILL_LEAD_S = 2;
+
+const byTick = (k) => k.tick;
+const rangeEnd = (r) => r[1];
+
+export class EventLedger {
+  #visibleTick;
+  #visible;
+  #tb;
+  #killKeys;
+  #ranges;
+
+  /** @param {import('./pieces.ts').Timebase} tb */
+  constructor(tb) {
+    this.#tb = tb;
+    /** Kills in tick order (each with `t`, its playback seconds). */
+    this.kills = [];
+    /** Spoiler-safe views show kills up to this tick only (Infinity: every kill). */
+    this.#visibleTick = Infinity;
+    /** `visible`'s cache: the kills up to #visibleTick, or null when it must be computed again. */
+    this.#visible = null;
+    /** (tick, killer, victim) of the kills known, while the open's markers may not hold them all. */
+    this.#killKeys = new Set();
+    /** Tick ranges [from, end) whose events the page has from pieces (sorted, disjoint): a piece's
+     *  events are every event of its ticks, so an event in a range already learned is a duplicate. */
+    this.#ranges = [];
+  }
+
+  /**
+   * Adds events of every kind: the open's markers (no range), or a piece's events (every event
+   * recorded in its ticks [from, end); `recordedAt[k]`: the tick event k was recorded in).
+   * Deduplicated by tick range, not by a key per event (a 1 GB recording has ~100,000 events; a
+   * JSON key each cost more than the events), and kills also by their (tick, killer, victim) unless
+   * the open's markers hold every kill (`complete`). Returns the new events (each with `t`) and
+   * whether kills were among them, or null when nothing was new.
+   */
+  add(events, from, end, recordedAt, complete) {
+    const ranged = from !== null && end !== null && end > from;
+    let killAdded = false;
+    const fresh = [];
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k];
+      if (!e || typeof e.tick !== 'number') continue;
+      // Deduplicated by the tick the event was recorded in (its own tick may differ, docs/worker-protocol.md `piece`).
+      if (ranged && this.learned(recordedAt?.[k] ?? e.tick)) continue;
+      if (e.kind === 'kill') {
+        // With a complete index every kill came with the open's markers.
+        if (ranged && complete) continue;
+        if (!complete) {
+          const key = `${e.tick}:${e.killer}:${e.victim}`;
+          if (this.#killKeys.has(key)) continue;
+          this.#killKeys.add(key);
+        }
+      }
+      const ev = { ...e, t: this.#tb.timeOf(e.tick) };
+      fresh.push(ev);
+      if (e.kind === 'kill') {
+        this.kills.push(ev);
+        killAdded = true;
+      }
+    }
+    if (ranged) this.#learn(from, end);
+    if (!fresh.length) return null;
+    if (killAdded) {
+      this.kills.sort((a, b) => a.tick - b.tick);
+      this.#visible = null;
+    }
+    return { fresh, killAdded };
+  }
+
+  /**
+   * The kills a viewer may see: every kill, or in a spoiler-safe view those up to the tick the
+   * playhead has reached (`reveal()`). The timeline, the kill feed, [ / ] and the kill cam use these.
+   */
+  get visible() {
+    if (this.#visibleTick === Infinity) return this.kills;
+    this.#visible ??= this.kills.slice(0, upperBound(this.kills, this.#visibleTick, byTick));
+    return this.#visible;
+  }
+
+  /** The entity ids of the killers and victims of the visible kills in ticks [from, to]. */
+  actorsIn(from, to) {
+    const kills = this.visible;
+    const ids = new Set();
+    for (let i = upperBound(kills, to, byTick) - 1; i >= 0 && kills[i].tick >= from; i--) {
+      ids.add(kills[i].killer);
+      ids.add(kills[i].victim);
+    }
+    return ids;
+  }
+
+  /** Spoiler-safe: kills after `tick` stay hidden (Infinity shows them all). Returns whether the
+   *  visible kills changed. */
+  reveal(tick) {
+    if (tick === this.#visibleTick) return false;
+    const upTo = (t) => (t === Infinity ? this.kills.length : upperBound(this.kills, t, byTick));
+    const before = upTo(this.#visibleTick);
+    const after = upTo(tick);
+    this.#visibleTick = tick;
+    // The same count is the same prefix: the cached list stays.
+    if (before !== after) this.#visible = null;
+    return before !== after;
+  }
+
+  /** Whether the events of `tick` came with a piece already. */
+  learned(tick) {
+    const r = this.#ranges;
+    const i = upperBound(r, tick, rangeEnd);
+    return i < r.length && r[i][0] <= tick;
+  }
+
+  /** Marks the events of ticks [from, end) as learned (merging touching ranges). */
+  #learn(from, end) {
+    const out = [];
+    let a = from;
+    let b = end;
+    let placed = false;
+    for (const [x, y] of this.#ranges) {
+      if (y < a) out.push([x, y]);
+      else if (x > b) {
+        if (!placed) {
+          out.push([a, b]);
+          placed = true;
+        }
+        out.push([x, y]);
+      } else {
+        a = Math.min(a, x);
+        b = Math.max(b, y);
+      }
+    }
+    if (!placed) out.push([a, b]);
+    this.#ranges = out;
+  }
+
+  /** The kill nearest to `tick` (ties: the upcoming one), or null. */
+  nearestKill(tick) {
+    const kills = this.visible;
+    if (!kills.length) return null;
+    const i = upperBound(kills, tick, byTick) - 1;
+    const before = i >= 0 ? kills[i] : null;
+    const after = i + 1 < kills.length ? kills[i + 1] : null;
+    if (!before) return after;
+    if (!after) return before;
+    return tick - before.tick < after.tick - tick ? before : after;
+  }
+
+  /** Playback seconds of kill `k`. */
+  killTime(k) {
+    return this.#tb.timeOf(k.tick);
+  }
+
+  /**
+   * The time [ (`dir` −1) or ] (1) seeks to from `now` (seconds): the previous / next kill's viewing
+   * point (KILL_LEAD_S before it), or null when there is none that way. ] goes to the first viewing
+   * point after `now`; [ to the last one more than half a second before it (so that [ pressed just
+   * after ] goes back a kill, not to the start of the one being watched).
+   */
+  killStart(dir, now) {
+    const kills = this.visible;
+    if (dir > 0) {
+      for (const k of kills) {
+        const s = Math.max(0, this.killTime(k) - KILL_LEAD_S);
+        if (s > now + 0.05) return s;
+      }
+    } else {
+      for (let i = kills.length - 1; i >= 0; i--) {
+        const s = Math.max(0, this.killTime(kills[i]) - KILL_LEAD_S);
+        if (s < now - 0.5) return s;
+      }
+    }
+    return null;
+  }
+}

@@ -1,2 +1,0 @@
-// The <replay-player> element (docs/embedding.md "Element"): embed/element.js.
-export * from './embed/element.js';

@@ -1,2 +1,0 @@
-// embed.html's entry (the iframe form, docs/embedding.md "iframe"): embed/page.js.
-import './embed/page.js';

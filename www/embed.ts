@@ -1,0 +1,3 @@
+// @ts-nocheck
+// embed.html's entry (the iframe form, docs/embedding.md "iframe"): embed/page.ts.
+import './embed/page.ts';

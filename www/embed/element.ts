@@ -1,0 +1,328 @@
+// @ts-nocheck
+// <replay-player>: the custom element form (docs/embedding.md "Custom element").
+//
+//   <script type="module" src="https://cdn.example/replay-player/element.js"></script>
+//   <replay-player src="match.flrep" t="1:35" follow="Iceman" camera="follow" spoilers="off"></replay-player>
+//
+// Its attributes are the options of create() and of share links (api/options.ts: src, t, end, loop,
+// follow, camera, view, speed, autoplay, spoilers, poster, controls, aspect), and `live` (a live
+// recording instead of `src`: a segments manifest.json or ws:// wss://, docs/live.md); changes apply live
+// (src loads, t seeks, follow / camera / speed / end / loop / controls / aspect change the view;
+// view, spoilers, poster and autoplay apply at the next load). The element has the handle's
+// methods and getters (player.js), `player` is the handle itself, and every handle event is
+// dispatched on the element as a CustomEvent of the same name (`detail`: the payload). The player
+// lives in the element's shadow root with its stylesheet; it starts when the element is connected
+// and is disposed when it is removed from the document (workers ended, GPU released).
+import { create } from '../api/create.ts';
+import { mountUI } from './mount.ts';
+import { readOptions } from '../api/options.ts';
+
+const ATTRIBUTES = [
+  'src',
+  'live',
+  't',
+  'end',
+  'loop',
+  'follow',
+  'camera',
+  'view',
+  'speed',
+  'autoplay',
+  'spoilers',
+  'poster',
+  'controls',
+  'aspect',
+];
+/** The handle's events (docs/player-api.md), dispatched on the element. */
+const EVENTS = [
+  'loadstart',
+  'progress',
+  'info',
+  'ready',
+  'foldback',
+  'backend',
+  'error',
+  'notice',
+  'play',
+  'pause',
+  'ratechange',
+  'statechange',
+  'seeking',
+  'seeked',
+  'timeupdate',
+  'ended',
+  'events',
+  'markers',
+  'event',
+  'kill',
+  'toast',
+  'killcam',
+  'cameramode',
+  'selection',
+  'live',
+];
+/** The handle's methods the element has (called on the handle; nothing before it is connected). */
+const METHODS = [
+  'play',
+  'pause',
+  'toggle',
+  'stop',
+  'seek',
+  'seekTick',
+  'step',
+  'setSpeed',
+  'prefetch',
+  'follow',
+  'select',
+  'setCamera',
+  'setCameraMode',
+  'cameraMode',
+  'resetCamera',
+  'cameraPose',
+  'setCameraPose',
+  'startKillCam',
+  'stopKillCam',
+  'setClip',
+  'getState',
+  'describeKill',
+  'killText',
+  'killTime',
+  'entityName',
+  'playbackStatus',
+  'state',
+];
+/** Its getters (undefined before it is connected). */
+const GETTERS = [
+  'duration',
+  'tick',
+  'playing',
+  'paused',
+  'ended',
+  'speed',
+  'playbackState',
+  'info',
+  'backend',
+  'kills',
+  'events',
+  'notices',
+  'url',
+  'clip',
+  'spoilerSafe',
+  'revealedUntil',
+  'selected',
+  'followed',
+  'killCamActive',
+];
+/** Attributes that change a playing recording; the others wait for the next load. */
+const LIVE = new Set(['t', 'end', 'loop', 'follow', 'camera', 'speed', 'controls', 'aspect']);
+
+/**
+ * player.css's `:host` rules, adopted by every element's shadow root at once: until player.css has
+ * loaded, an inline host (an unknown element's default) would let the player's box take the width
+ * of the host's container, not the element's. A constructed sheet is no `<style>`: a strict CSP
+ * allows it. (A page's own rules for replay-player win over `:host`.) null where unsupported.
+ */
+let hostSheet;
+function hostRules() {
+  if (hostSheet === undefined) {
+    try {
+      hostSheet = new CSSStyleSheet();
+      hostSheet.replaceSync(':host { display: block; color-scheme: var(--rp-color-scheme, dark); }');
+    } catch {
+      hostSheet = null;
+    }
+  }
+  return hostSheet;
+}
+
+export class ReplayPlayerElement extends HTMLElement {
+  static observedAttributes = ATTRIBUTES;
+  #box;
+  #p;
+  #ui;
+  #pending;
+  #ready;
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    const rules = hostRules();
+    if (rules && 'adoptedStyleSheets' in root) root.adoptedStyleSheets = [rules];
+    this.#box = document.createElement('div');
+    this.#box.part = 'player';
+    root.append(this.#box);
+    this.#p = null;
+    this.#ui = null;
+    /** Live changes made before the recording was ready: applied once it is. */
+    this.#pending = new Set();
+    this.#ready = false;
+  }
+
+  /** The attributes read as options (api/options.ts), with the notices of those it cannot use. */
+  #read() {
+    const raw = {};
+    for (const a of ATTRIBUTES) if (this.hasAttribute(a)) raw[a] = this.getAttribute(a);
+    return readOptions(raw);
+  }
+
+  connectedCallback() {
+    if (this.#p) return;
+    const { options } = this.#read();
+    const p = create(null, this.#box, { ui: false });
+    this.#p = p;
+    this.#ui = mountUI(p, this.#box, { controls: options.controls !== false, aspect: options.aspect });
+    for (const ev of EVENTS) p.on(ev, (detail) => this.dispatchEvent(new CustomEvent(ev, { detail })));
+    p.on('loadstart', () => {
+      this.#ready = false;
+    });
+    p.on('ready', () => {
+      this.#ready = true;
+      for (const name of this.#pending) this.#apply(name);
+      this.#pending.clear();
+    });
+    const live = this.getAttribute('live');
+    const src = this.getAttribute('src');
+    if (live) p.load({ live });
+    else if (src) this.#load(src);
+  }
+
+  disconnectedCallback() {
+    // A move within the document is a disconnect and a connect in one task: only a removal ends it.
+    queueMicrotask(() => {
+      if (!this.isConnected) this.dispose();
+    });
+  }
+
+  attributeChangedCallback(name, old, value) {
+    if (!this.#p || old === value) return;
+    if (name === 'live') {
+      if (value) this.#p.load({ live: value });
+      return;
+    }
+    if (name === 'src') {
+      if (value && !this.hasAttribute('live')) this.#load(value);
+      return;
+    }
+    if (!LIVE.has(name)) return;
+    if (name === 'controls' || name === 'aspect' || this.#ready) this.#apply(name);
+    else this.#pending.add(name);
+  }
+
+  #load(src, extra = {}) {
+    const raw = {};
+    for (const a of ATTRIBUTES) if (a !== 'src' && a !== 'live' && this.hasAttribute(a)) raw[a] = this.getAttribute(a);
+    this.#pending.clear();
+    return this.#p.load(src, { ...raw, ...extra });
+  }
+
+  /** Applies attribute `name` to the open recording; what it cannot use is a `notice`. */
+  #apply(name) {
+    const p = this.#p;
+    const value = this.getAttribute(name);
+    const { options, notices } = readOptions(value === null ? {} : { [name]: value });
+    const notice = (text) => this.dispatchEvent(new CustomEvent('notice', { detail: { text } }));
+    for (const text of notices) notice(text);
+    try {
+      switch (name) {
+        case 't':
+          if (options.t?.tick !== undefined) p.seekTick(options.t.tick);
+          else if (options.t) p.seek(options.t.seconds);
+          break;
+        case 'end':
+        case 'loop': {
+          // The clip from where it starts now (a link's `t`) to `end`, looping or not.
+          const all = this.#read().options;
+          if (!all.end && !all.loop) p.setClip(null);
+          else if (all.end?.tick !== undefined) notice('A live end= is in seconds (tick: applies at the next load).');
+          else
+            p.setClip({ start: p.clip?.start ?? all.t?.seconds ?? 0, end: all.end?.seconds ?? null, loop: !!all.loop });
+          break;
+        }
+        case 'follow':
+          p.follow(options.follow ?? null);
+          break;
+        case 'camera':
+          if (options.camera) p.setCamera(options.camera);
+          break;
+        case 'speed':
+          if (options.speed) p.setSpeed(options.speed);
+          break;
+        case 'controls':
+          this.#ui.setControls(value === null || options.controls !== false);
+          break;
+        case 'aspect':
+          this.#ui.setAspect(options.aspect);
+          break;
+      }
+    } catch (e) {
+      notice(String(e?.message ?? e));
+    }
+  }
+
+  /** Opens `src` (a URL, File/Blob or ArrayBuffer) with the attributes' options and `options`. */
+  load(src, options = {}) {
+    return this.#p ? this.#load(src, options) : Promise.resolve();
+  }
+
+  /** Ends the player (workers, GPU, timers); connecting the element again starts a new one. */
+  dispose() {
+    const p = this.#p;
+    if (!p) return;
+    this.#p = null;
+    this.#ui?.dispose();
+    this.#ui = null;
+    p.dispose();
+  }
+
+  /** The player's handle (player.js), or null while the element is not connected. */
+  get player() {
+    return this.#p;
+  }
+  /** The replay's address (the `src` attribute); setting it loads that replay. */
+  get src() {
+    return this.getAttribute('src') ?? '';
+  }
+  set src(v) {
+    this.setAttribute('src', String(v));
+  }
+  /** A live recording's address (the `live` attribute); setting it opens that source. */
+  get live() {
+    return this.getAttribute('live') ?? '';
+  }
+  set live(v) {
+    this.setAttribute('live', String(v));
+  }
+  get currentTime() {
+    return this.#p?.currentTime ?? 0;
+  }
+  set currentTime(t) {
+    this.#p?.seek(t);
+  }
+  /** Listens to a handle event with the handle's `(payload) => …` (the DOM events carry `detail`). */
+  on(ev, fn) {
+    return this.#p?.on(ev, fn) ?? (() => {});
+  }
+  off(ev, fn) {
+    this.#p?.off(ev, fn);
+  }
+}
+
+for (const m of METHODS) {
+  Object.defineProperty(ReplayPlayerElement.prototype, m, {
+    configurable: true,
+    writable: true,
+    value(...args) {
+      return this.player?.[m](...args);
+    },
+  });
+}
+for (const g of GETTERS) {
+  Object.defineProperty(ReplayPlayerElement.prototype, g, {
+    configurable: true,
+    get() {
+      return this.player?.[g];
+    },
+  });
+}
+
+if (!customElements.get('replay-player')) customElements.define('replay-player', ReplayPlayerElement);

@@ -1,0 +1,40 @@
+// @ts-nocheck
+// The iframe embed, embed.html (docs/embedding.md "iframe and postMessage"): one player filling the
+// frame, opened with the page's parameters (api/options.ts: the share links' vocabulary: url, t, end,
+// loop, follow, camera, view, speed, autoplay, spoilers, poster) plus `controls=0|1`,
+// `panels=kills,roster,recording` and `origin=` (who may command it over postMessage, where its
+// events go: embed/postmessage.ts), or `live=` instead of `url=`: a live recording (a segments
+// manifest.json or ws:// wss://, docs/live.md), with its LIVE badge (embed/mount.ts). Keys work while
+// the frame has focus (they never reach the host).
+import { create } from '../api/create.ts';
+import { mountUI } from './mount.ts';
+import { readOptions } from '../api/options.ts';
+import { bindBridge } from './postmessage.ts';
+
+const params = new URLSearchParams(location.search);
+const { options } = readOptions(params);
+const frame = document.getElementById('player');
+const player = create(null, frame, {
+  ui: false,
+  forceWebgl: params.get('renderer') === 'webgl',
+  renderInPage: params.get('render') === 'page',
+});
+const ui = mountUI(player, frame, { controls: options.controls !== false, fill: true, keys: document });
+// Test / inspection hooks, as on the full page.
+window.__player = player;
+window.__ui = ui;
+
+// An `origin=` that cannot be read commands nothing (rather than leaving the player to anyone).
+if (!params.has('origin') || options.origin) bindBridge(player, { win: window, origins: options.origin ?? [] });
+
+if (options.panels?.length) {
+  import('./side-panels.ts').then(
+    ({ createEmbedPanels }) => createEmbedPanels(player, document.getElementById('panels'), options.panels),
+    (e) => ui.message(`The panels could not be loaded: ${e?.message ?? e}`, true),
+  );
+}
+
+const live = params.get('live');
+if (live) player.load({ live });
+else if (options.url) player.load(options.url, params);
+else ui.message('No replay to show: this embed needs ?url= (the replay’s address) or ?live=.', true);

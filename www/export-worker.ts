@@ -1,0 +1,3 @@
+// @ts-nocheck
+// The export worker's entry (features/export/open.ts): workers/export/main.ts.
+import './workers/export/main.ts';

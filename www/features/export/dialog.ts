@@ -1,0 +1,207 @@
+// @ts-nocheck
+// The Export dialog of the full page (the top bar's Export button; docs/export.md "In the player"):
+// the range (the whole recording, or the in / out selection: the player's clip, from I / O, the
+// Share dialog or a link), then one item per way out: ACMI for Tacview, a replay clip, and the
+// items other modules add (Video…: see `items` below). The running export shows its progress bar
+// and a Cancel button; what it produces is downloaded under a name from the recording's.
+// Loaded on first use (www/features/export/open.ts, a root module, imports it and hands in the items); it imports
+// nothing of the first load but widgets/format.ts. A modal <dialog> with the Share dialog's styles.
+import { el, fmtTime } from '../../widgets/format.ts';
+
+/**
+ * An item of the dialog: `{id, label, title, run(ctx)}` where `run` does the export and resolves
+ * when it is done (or rejects; an AbortError when cancelled). `ctx`:
+ *   player   the handle
+ *   src      what the player opened (a File / Blob, or a URL string)
+ *   name     the recording's file name without its extension
+ *   range    `{from, to}` seconds from the start (inclusive; null: that end of the recording)
+ *   signal   an AbortSignal: Cancel (or closing the dialog) aborts it
+ *   progress(fraction, text)   the progress bar and its words
+ *   download(blob, fileName)   hands the result to the browser as a download
+ * A module that adds a way out (the WebM video) appends its item to the list www/features/export/open.ts passes.
+ * An item with `handOff()` in place of `run` has a dialog of its own: the click closes this one
+ * and calls it (Video…: www/features/export/video.ts's dialog, its range, rate and size).
+ * @typedef {{ id: string, label: string, title?: string, run: (ctx: object) => Promise<void> }} ExportItem
+ */
+
+/**
+ * @param {import('../../api/player.ts').Player} player
+ * @param {{ opener?: HTMLElement, items: ExportItem[], root?: Document }} o
+ */
+export function createExport(player, { opener, items, root = document }) {
+  let src = null;
+  let running = null; // {ctl: AbortController} while an export runs
+  const last = { status: '', item: '', fileName: '', bytes: 0, detail: null };
+
+  const dialog = el('dialog', 'share export');
+  dialog.id = 'export';
+  dialog.setAttribute('aria-labelledby', 'export-title');
+  const box = el('div', 'share-box');
+  const head = el('div', 'share-head');
+  const title = el('h2', '', 'Export');
+  title.id = 'export-title';
+  const close = el('button', 'btn', 'Close');
+  close.type = 'button';
+  close.title = 'Close (Esc); a running export is cancelled';
+  close.addEventListener('click', () => dialog.close());
+  head.append(title, close);
+
+  const radio = (value, text) => {
+    const label = el('label', 'share-check');
+    const r = el('input');
+    r.type = 'radio';
+    r.name = 'export-range';
+    r.value = value;
+    r.id = `export-range-${value}`;
+    label.append(r, ` ${text}`);
+    return [label, r];
+  };
+  const [wholeLabel, whole] = radio('whole', 'The whole recording');
+  const [clipLabel, clipped] = radio('clip', 'The in / out selection');
+  const clipAt = el('span', 'share-at');
+  clipLabel.append(' ', clipAt);
+  const rangeNote = el('p', 'share-note');
+
+  const list = el('div', 'share-points export-items');
+  for (const item of items) {
+    const b = el('button', 'btn', item.label);
+    b.type = 'button';
+    b.dataset.export = item.id;
+    if (item.title) b.title = item.title;
+    b.addEventListener('click', () => start(item));
+    list.append(b);
+  }
+
+  const bar = el('progress', 'export-progress');
+  bar.max = 1;
+  bar.value = 0;
+  bar.hidden = true;
+  bar.style.width = '100%';
+  const cancel = el('button', 'btn', 'Cancel');
+  cancel.type = 'button';
+  cancel.id = 'export-cancel';
+  cancel.hidden = true;
+  cancel.addEventListener('click', () => running?.ctl.abort());
+  const status = el('p', 'share-status');
+  status.id = 'export-status';
+  status.setAttribute('role', 'status');
+
+  box.append(
+    head,
+    el('h3', '', 'Range'),
+    wholeLabel,
+    clipLabel,
+    rangeNote,
+    el('h3', '', 'Export as'),
+    list,
+    bar,
+    cancel,
+    status,
+  );
+  dialog.append(box);
+  dialog.addEventListener('close', () => {
+    running?.ctl.abort();
+    opener?.focus();
+  });
+  root.body.append(dialog);
+
+  function say(text) {
+    status.textContent = text;
+    last.status = text;
+  }
+
+  /** The selection's ends in seconds, or null when there is none. */
+  function selection() {
+    const c = player.clip;
+    return c ? { from: c.start, to: c.end ?? null } : null;
+  }
+
+  function refresh() {
+    const sel = selection();
+    clipped.disabled = !sel;
+    if (!sel) whole.checked = true;
+    else if (!whole.checked && !clipped.checked) clipped.checked = true;
+    clipAt.textContent = sel ? `${fmtTime(sel.from)} – ${sel.to === null ? 'the end' : fmtTime(sel.to)}` : '(none)';
+    rangeNote.textContent = sel
+      ? ''
+      : 'No in / out selection: set one with I and O (or in Share) to export a part of the recording.';
+    for (const b of list.querySelectorAll('button')) b.disabled = !!running;
+  }
+
+  function baseName() {
+    const n = src instanceof Blob ? src.name || 'replay' : String(src ?? 'replay');
+    const file = n.slice(n.lastIndexOf('/') + 1).split(/[?#]/)[0] || 'replay';
+    return file.replace(/\.(flrep|replay|foldback)$/i, '') || 'replay';
+  }
+
+  function download(blob, fileName) {
+    const url = URL.createObjectURL(blob);
+    const a = el('a');
+    a.href = url;
+    a.download = fileName;
+    a.hidden = true;
+    root.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60_000);
+    last.fileName = fileName;
+    last.bytes = blob.size;
+  }
+
+  async function start(item) {
+    if (running) return;
+    if (item.handOff) {
+      dialog.close();
+      item.handOff();
+      return;
+    }
+    const ctl = new AbortController();
+    running = { ctl };
+    const range = clipped.checked && selection() ? selection() : { from: null, to: null };
+    last.item = item.id;
+    last.fileName = '';
+    bar.hidden = cancel.hidden = false;
+    bar.value = 0;
+    refresh();
+    say(`${item.label}: starting…`);
+    try {
+      last.detail = null;
+      // What the export reports of itself (a worker export: {workers, ms, reads, bytesRead}).
+      last.detail =
+        (await item.run({
+          player,
+          src,
+          name: baseName(),
+          range,
+          signal: ctl.signal,
+          progress: (f, text) => {
+            bar.value = Math.max(0, Math.min(1, f));
+            if (text) say(text);
+          },
+          download,
+        })) ?? null;
+      bar.value = 1;
+      say(last.fileName ? `Saved ${last.fileName} (${last.bytes.toLocaleString('en')} bytes).` : 'Done.');
+    } catch (e) {
+      say(ctl.signal.aborted || e?.name === 'AbortError' ? 'Cancelled.' : `Export failed: ${e?.message ?? e}`);
+    } finally {
+      running = null;
+      cancel.hidden = true;
+      refresh();
+    }
+  }
+
+  return {
+    /** Opens the dialog for the recording `source` (what the player opened). */
+    open(source) {
+      if (source !== src && !running) src = source;
+      refresh();
+      if (!dialog.open) dialog.showModal();
+    },
+    close: () => dialog.close(),
+    /** Test hook: the last export's item, status words, file name and size, what it reported
+     *  (`detail`); whether one runs. */
+    state: () => ({ ...last, running: !!running, open: dialog.open }),
+    dialog,
+  };
+}

@@ -1,0 +1,144 @@
+// @ts-nocheck
+// Export, as far as it needs URLs of its own (docs/export.md "In the player"): www/ui/ modules may
+// use neither import() nor import.meta (scripts/dist.mjs), so this root module, imported by main.js
+// on the first click on Export, starts the export worker (www/export-worker.ts, with the
+// decoder_export wasm: fetched only now) and hands the dialog (www/features/export/dialog.ts) its items.
+// Nothing of it is in the first load.
+import { createExport } from './dialog.ts';
+import { shippedUrl } from '../../lib/shipped.ts';
+
+/** The export worker: one per export (Cancel ends it, and with it its reads). */
+const spawn = () => new Worker(shippedUrl('./export-worker.js'), { type: 'module', name: 'replay-export' });
+
+/** What the export worker is given for the player's source: a Blob as is, bytes as a Blob, a URL
+ *  made absolute. */
+function sourceFor(src) {
+  if (src instanceof Blob) return src;
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src]);
+  return new URL(String(src), location.href).href;
+}
+
+/**
+ * Runs one export in a fresh worker: `kind` 'acmi' or 'clip'. The worker posts the output chunk by
+ * chunk; each part becomes a Blob at once (Blob parts can live on disk: the page never holds the
+ * whole output in its memory), joined into one Blob at the end, after the patches (a SparkEngine
+ * clip's header) are written over the parts they fall in.
+ */
+export function workerExport(kind, ctx, { zip = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const worker = spawn();
+    /** @type {{at: number, blob: Blob}[]} */
+    const parts = [];
+    let at = 0;
+    let format = '';
+    const end = (fn, v) => {
+      worker.terminate();
+      ctx.signal.removeEventListener('abort', abort);
+      fn(v);
+    };
+    const abort = () => end(reject, new DOMException('the export was cancelled', 'AbortError'));
+    if (ctx.signal.aborted) return abort();
+    ctx.signal.addEventListener('abort', abort, { once: true });
+    // A part comes as bytes, or as a Blob (one a second worker wrote: docs/export.md "In the player").
+    const keep = (bytes, blob) => {
+      const b = blob instanceof Blob ? blob : bytes?.length ? new Blob([bytes]) : null;
+      if (!b?.size) return;
+      parts.push({ at, blob: b });
+      at += b.size;
+    };
+    worker.onerror = (e) => end(reject, new Error(e.message || 'the export worker failed'));
+    worker.onmessage = ({ data: m }) => {
+      if (m.type === 'begin') {
+        format = m.format;
+        ctx.progress(0, `Reading ${m.chunks} chunk${m.chunks === 1 ? '' : 's'} (ticks ${m.fromTick}–${m.toTick})…`);
+      } else if (m.type === 'part') {
+        keep(m.bytes, m.blob);
+        ctx.progress(m.done / Math.max(1, m.of), `Chunk ${m.done} of ${m.of}: ${at.toLocaleString('en')} bytes`);
+      } else if (m.type === 'done') {
+        keep(m.bytes, m.blob);
+        for (const [offset, bytes] of m.patches) patch(parts, offset, bytes);
+        const ext = kind === 'acmi' ? (zip ? '.zip.acmi' : '.txt.acmi') : format === 'spark' ? '.replay' : '.flrep';
+        const type = kind === 'acmi' ? (zip ? 'application/zip' : 'text/plain') : 'application/octet-stream';
+        const blob = new Blob(
+          parts.map((p) => p.blob),
+          { type },
+        );
+        ctx.download(blob, `${ctx.name}${kind === 'acmi' ? '' : '-clip'}${ext}`);
+        end(resolve, { workers: m.workers, ms: m.ms, reads: m.reads, bytesRead: m.bytesRead });
+      } else if (m.type === 'error') {
+        end(reject, new Error(m.message));
+      }
+    };
+    worker.postMessage({
+      type: 'export',
+      kind,
+      src: sourceFor(ctx.src),
+      from: ctx.range.from,
+      to: ctx.range.to,
+      // The zip's one entry: the text file, named as `replay export --acmi NAME.zip.acmi` names it.
+      zip: zip ? `${ctx.name}.txt.acmi` : null,
+      // A second worker writes part of a large ACMI export where the browser leaves it a core:
+      // zipped from 2 cores (the deflate outweighs the rest), text from 4 (on 2 it ran no faster
+      // than one: docs/export.md "In the player").
+      workers: (navigator.hardwareConcurrency || 1) >= (zip ? 2 : 4) ? 2 : 1,
+    });
+  });
+}
+
+/** Writes `bytes` at file offset `offset` over the parts it falls in (each a Blob made again). */
+function patch(parts, offset, bytes) {
+  for (const p of parts) {
+    const a = Math.max(offset, p.at);
+    const b = Math.min(offset + bytes.length, p.at + p.blob.size);
+    if (a >= b) continue;
+    const s = p.blob;
+    p.blob = new Blob([s.slice(0, a - p.at), bytes.subarray(a - offset, b - offset), s.slice(b - p.at)]);
+  }
+}
+
+/**
+ * The dialog's items, in order. Another way out adds its item here, after these:
+ * `{ id: 'video', label: 'Video…', title, run: (ctx) => import('./video.ts').then((m) => m.run(ctx)) }`
+ * (the WebM export, issue 20; ctx: www/features/export/dialog.ts).
+ */
+export const ITEMS = [
+  {
+    id: 'acmi',
+    label: 'ACMI (Tacview)',
+    title: 'Tacview ACMI 2.2 text (.txt.acmi) of the range: objects, positions, kills, chat',
+    run: (ctx) => workerExport('acmi', ctx),
+  },
+  {
+    id: 'acmi-zip',
+    label: 'ACMI, zipped',
+    title: 'The same ACMI text deflated into a .zip.acmi (Tacview opens it as it is): about 2.5× smaller',
+    run: (ctx) => workerExport('acmi', ctx, { zip: true }),
+  },
+  {
+    id: 'clip',
+    label: 'Replay clip',
+    title: 'The range as a replay file of its own (.flrep, or .replay for a SparkEngine recording)',
+    run: (ctx) => workerExport('clip', ctx),
+  },
+];
+
+let dialog = null;
+/** Opens the Export dialog for the player's recording `src` (a File / Blob or a URL); `video()`
+ *  (main.js: www/features/export/video.ts on first use) opens the video's own dialog for its Video… item. */
+export function openExport(player, src, opener, { video = null } = {}) {
+  const items = video
+    ? [
+        ...ITEMS,
+        {
+          id: 'video',
+          label: 'Video (WebM)…',
+          title: 'A frame-exact WebM video of the range: its rate and size are chosen next',
+          handOff: video,
+        },
+      ]
+    : ITEMS;
+  dialog ??= createExport(player, { opener, items });
+  window.__export = dialog;
+  dialog.open(src);
+  return dialog;
+}

@@ -1,2 +1,0 @@
-// The full page's entry (index.html): app/main.js.
-import './app/main.js';

@@ -1,0 +1,3 @@
+// @ts-nocheck
+// The full page's entry (index.html): app/main.ts.
+import './app/main.ts';

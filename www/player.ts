@@ -1,0 +1,3 @@
+// @ts-nocheck
+// The published player (docs/player-api.md): create() and the handle, from api/.
+export * from './api/create.ts';

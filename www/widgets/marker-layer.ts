@@ -1,0 +1,485 @@
+// @ts-nocheck
+// Timeline markers on a <canvas> inside the scrubber: kills on the top row, every other event kind
+// as a small shape on the bottom row. Thousands of kills cost one canvas, not one element each.
+// Kills fall in fixed BIN_PX-wide bins, one 2 px bar per bin with a 1 px gap between bins (a
+// density strip: the bar's height grows with the kills in it; every kill lies within 0.5 px of its
+// bar); other events merge per pixel column and kind. The layer draws a time window of the
+// recording (`setView`: the timeline's zoom), the whole by default. The canvas is redrawn when the markers change and on resize / devicePixelRatio change,
+// never on a time update: the kills near the playhead and the hovered marker are drawn on a second,
+// small overlay canvas, redrawn only when that set changes.
+//
+// Hit-testing: the nearest marker within HIT_PX CSS px of the pointer, on the row under it (the
+// kill row above the track, the event row below it). Texts are computed on demand and only ever
+// go to a tooltip's textContent (strings come from files).
+import { eventKindKey } from './events.ts';
+import { lowerBound } from '../core/clock.ts';
+
+/** Geometry of the rows in CSS px, relative to the scrubber's box (see style.css .scrubber). */
+export const KILL_TOP = 3;
+export const KILL_H = 10;
+const KILL_BAND = KILL_TOP + KILL_H + 2; // pointer y below this: the kill row
+const EVENT_BOTTOM = 2;
+const EVENT_H = 9;
+const HIT_PX = 4;
+/** Width of a kill bin (CSS px): a 2 px bar and a 1 px gap. */
+export const BIN_PX = 3;
+/** A bin's bar height: the lowest (one kill, in a strip with more) as a fraction of KILL_H. */
+const MIN_BAR = 0.55;
+const byX = (c) => c.x;
+const byT = (k) => k.t;
+
+// Shapes per kind (the legend draws the same kinds with the CSS classes .ev-*; the colours come
+// from the same custom properties, --ev-<kind>). Each draws centred on x, in a 9 px tall row at y0.
+const SHAPES = {
+  spawn: (c, x, y, col) => circle(c, x, y + 4, 3, col),
+  despawn: (c, x, y, col) => {
+    c.beginPath();
+    c.arc(x, y + 4, 2.25, 0, Math.PI * 2);
+    c.lineWidth = 1.5;
+    c.strokeStyle = col;
+    c.stroke();
+  },
+  chat: (c, x, y, col) => rect(c, x - 2.5, y + 1.5, 5, 5, col),
+  admin: (c, x, y, col) =>
+    poly(c, col, [
+      [x, y + 0.5],
+      [x + 3.5, y + 4],
+      [x, y + 7.5],
+      [x - 3.5, y + 4],
+    ]),
+  alert_level: (c, x, y, col) =>
+    poly(c, col, [
+      [x, y + 1],
+      [x + 3.5, y + 7],
+      [x - 3.5, y + 7],
+    ]),
+  explosion: (c, x, y, col) => {
+    const cy = y + 4;
+    poly(c, col, [
+      [x, cy - 4],
+      [x + 1, cy - 1],
+      [x + 4, cy],
+      [x + 1, cy + 1],
+      [x, cy + 4],
+      [x - 1, cy + 1],
+      [x - 4, cy],
+      [x - 1, cy - 1],
+    ]);
+  },
+  pickup: (c, x, y, col) => {
+    circle(c, x, y + 4, 4, 'rgba(79, 209, 197, 0.35)');
+    circle(c, x, y + 4, 3, col);
+  },
+  flag_capture: (c, x, y, col) =>
+    poly(c, col, [
+      [x - 3.5, y],
+      [x + 3.5, y + 2.4],
+      [x - 2.1, y + 4.4],
+      [x - 2.1, y + 8],
+      [x - 3.5, y + 8],
+    ]),
+  objective: (c, x, y, col) => rect(c, x - 3, y + 1, 6, 6, col),
+  weapon_switch: (c, x, y, col) => rect(c, x - 1, y + 0.5, 2, 7, col),
+  other: (c, x, y, col) => circle(c, x, y + 4, 2, col),
+};
+const FALLBACK_COLOURS = {
+  kill: '#ff6b5b',
+  spawn: '#3ecf8e',
+  despawn: '#8a94a8',
+  chat: '#56b4e9',
+  admin: '#b48cf2',
+  alert_level: '#f0c04a',
+  explosion: '#ff8a3d',
+  pickup: '#4fd1c5',
+  flag_capture: '#f0e442',
+  objective: '#cc79a7',
+  weapon_switch: '#c0c8d6',
+  other: '#e6ebf3',
+};
+
+function circle(c, x, y, r, col) {
+  c.beginPath();
+  c.arc(x, y, r, 0, Math.PI * 2);
+  c.fillStyle = col;
+  c.fill();
+}
+function rect(c, x, y, w, h, col) {
+  c.fillStyle = col;
+  c.fillRect(x, y, w, h);
+}
+function poly(c, col, pts) {
+  c.beginPath();
+  c.moveTo(pts[0][0], pts[0][1]);
+  for (let i = 1; i < pts.length; i++) c.lineTo(pts[i][0], pts[i][1]);
+  c.closePath();
+  c.fillStyle = col;
+  c.fill();
+}
+
+/**
+ * Takes `canvas` out of the flow of its scrubber, filling it (through the CSSOM: a strict CSP
+ * allows it), whatever the page's stylesheets say and whether they have loaded yet. Its backing
+ * store is sized from the scrubber's box (measure()), and a canvas in flow is as tall as its
+ * backing store: the scrubber would grow with it, and the canvas with the scrubber, frame after
+ * frame (33,554,336 px tall in Chromium with an embed's player.css 3 s late: host-page.test.mjs).
+ */
+function fillOutOfFlow(canvas) {
+  for (const [k, v] of [
+    ['position', 'absolute'],
+    ['inset', '0'],
+    ['width', '100%'],
+    ['height', '100%'],
+    ['pointer-events', 'none'],
+  ])
+    canvas.style.setProperty(k, v);
+}
+
+/**
+ * The canvases are absolutely positioned over the scrubber (fillOutOfFlow): their size never feeds
+ * back into the scrubber's, which is theirs. The scrubber is their containing block: `position:
+ * relative` (as style.css and player.css have it) unless its inline style says otherwise.
+ * @param {object} o
+ * @param {HTMLElement} o.scrubber   the positioned box the canvases fill
+ * @param {HTMLCanvasElement} o.canvas   the marker layer
+ * @param {HTMLCanvasElement} o.overlay  near-the-playhead + hovered markers
+ * @param {(kill: object) => number} o.killTime
+ */
+export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events }) {
+  fillOutOfFlow(canvas);
+  fillOutOfFlow(overlay);
+  if (!scrubber.style.position) scrubber.style.setProperty('position', 'relative');
+  const ctx = canvas.getContext('2d');
+  const octx = overlay.getContext('2d');
+  let w = 0; // CSS px
+  let h = 0;
+  let dpr = 1;
+  let duration = 0;
+  let colours = null;
+  // The window drawn, [v0, v1] seconds (v1 <= v0: the whole recording).
+  let v0 = 0;
+  let v1 = 0;
+
+  // Kills, in time order: { t, k, x }. Columns: { x, first, count } in order (first = index in kills).
+  let kills = [];
+  let killCols = [];
+  // Events other than kills (events(): those a viewer may see), one slot per kind and CSS px
+  // column: key `${kind}:${col}` -> { x, e, kind, count }; byCol: col -> slots (for hit-testing).
+  let slots = new Map();
+  let byCol = new Map();
+  let kindCounts = new Map(); // kind -> slots drawn
+
+  let near = []; // kill indices near the playhead
+  let hovered = null; // { row: 'kill' | 'event', ... }
+  let pendingFull = 0;
+
+  const viewFrom = () => (v1 > v0 ? v0 : 0);
+  const viewLen = () => (v1 > v0 ? v1 - v0 : duration);
+  /** x (CSS px) of time t in the window; outside [0, w] when t is outside it. */
+  const xOf = (t) => (duration > 0 ? ((Math.min(duration, Math.max(0, t)) - viewFrom()) / viewLen()) * w : 0);
+  const inView = (x) => x >= 0 && x <= w;
+  const eventRowTop = () => h - EVENT_BOTTOM - EVENT_H;
+
+  function readColours() {
+    // At the scrubber (custom properties inherit): a player in a shadow root is themed there.
+    const cs = getComputedStyle(scrubber);
+    colours = {};
+    for (const [k, v] of Object.entries(FALLBACK_COLOURS)) colours[k] = cs.getPropertyValue(`--ev-${k}`).trim() || v;
+    colours.killNear = cs.getPropertyValue('--ev-kill-near').trim() || '#ffd0c8';
+  }
+
+  /** Matches the canvases' backing stores to the scrubber's size × devicePixelRatio. */
+  function measure() {
+    const nw = scrubber.clientWidth;
+    const nh = scrubber.clientHeight;
+    const nd = window.devicePixelRatio || 1;
+    if (nw === w && nh === h && nd === dpr) return false;
+    w = nw;
+    h = nh;
+    dpr = nd;
+    for (const c of [canvas, overlay]) {
+      c.width = Math.max(1, Math.round(w * dpr));
+      c.height = Math.max(1, Math.round(h * dpr));
+    }
+    return true;
+  }
+
+  /** Kill bins of the window: bin b holds the kills at x in [b·BIN_PX − 0.5, b·BIN_PX + 2.5) and
+   *  draws its bar over [b·BIN_PX, b·BIN_PX + 2): each kill within 0.5 px of its bar. */
+  let maxCount = 1;
+  function buildKillColumns() {
+    killCols = [];
+    maxCount = 1;
+    let last = null;
+    for (let i = 0; i < kills.length; i++) {
+      const m = kills[i];
+      m.x = xOf(m.t);
+      if (!inView(m.x)) continue;
+      const bin = Math.floor((m.x + 0.5) / BIN_PX);
+      if (last && last.bin === bin) {
+        last.count++;
+        if (last.count > maxCount) maxCount = last.count;
+      } else {
+        last = { bin, x: bin * BIN_PX + 1, first: i, count: 1 };
+        killCols.push(last);
+      }
+    }
+  }
+
+  /** The bar's height (CSS px) of a bin of `count` kills: by log of the count against the
+   *  fullest bin, full height when no bin holds more than one. */
+  const barH = (count) =>
+    maxCount <= 1 ? KILL_H : KILL_H * (MIN_BAR + ((1 - MIN_BAR) * Math.log2(count)) / Math.log2(maxCount));
+
+  /** A bin's bar (centre x), bottom-aligned, `width` CSS px (wider for the highlights). */
+  function drawKillBar(c, x, colour, width = 2, count = 1) {
+    c.fillStyle = colour;
+    const left = Math.round((x - width / 2) * dpr) / dpr;
+    const bottom = KILL_TOP + KILL_H;
+    const top = Math.round((bottom - barH(count)) * dpr) / dpr;
+    c.fillRect(left, top, width, bottom - top);
+  }
+
+  function addSlots(events) {
+    const fresh = [];
+    if (!(duration > 0) || w <= 0) return fresh;
+    for (const e of events) {
+      if (e.kind === 'kill') continue;
+      const kind = eventKindKey(e);
+      const x = xOf(e.t);
+      if (!inView(x)) continue;
+      const col = Math.round(x);
+      const key = `${kind}:${col}`;
+      const s = slots.get(key);
+      if (s) {
+        s.count++;
+        continue;
+      }
+      const slot = { x: col, e, kind, count: 1 };
+      slots.set(key, slot);
+      let list = byCol.get(col);
+      if (!list) {
+        list = [];
+        byCol.set(col, list);
+      }
+      list.push(slot);
+      kindCounts.set(kind, (kindCounts.get(kind) ?? 0) + 1);
+      fresh.push(slot);
+    }
+    return fresh;
+  }
+
+  function drawSlots(list) {
+    const y0 = eventRowTop();
+    ctx.globalAlpha = 0.85;
+    for (const s of list) (SHAPES[s.kind] ?? SHAPES.other)(ctx, s.x, y0, colours[s.kind] ?? colours.other);
+    ctx.globalAlpha = 1;
+  }
+
+  /** Everything again (markers changed, resize, DPR). */
+  function drawAll() {
+    pendingFull = 0;
+    measure();
+    if (!colours) readColours();
+    ctx.setTransform(1, 0, 0, 1, 0, 0);
+    ctx.clearRect(0, 0, canvas.width, canvas.height);
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    buildKillColumns();
+    slots = new Map();
+    byCol = new Map();
+    kindCounts = new Map();
+    if (w <= 0 || !(duration > 0)) {
+      drawOverlay();
+      return;
+    }
+    const fresh = addSlots(duration > 0 ? events() : []);
+    drawSlots(fresh);
+    for (const c of killCols) drawKillBar(ctx, c.x, colours.kill, 2, c.count);
+    drawOverlay();
+  }
+
+  function scheduleFull() {
+    if (!pendingFull) pendingFull = requestAnimationFrame(drawAll);
+  }
+
+  function drawOverlay() {
+    octx.setTransform(1, 0, 0, 1, 0, 0);
+    octx.clearRect(0, 0, overlay.width, overlay.height);
+    if (w <= 0 || !(duration > 0)) return;
+    octx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    if (near.length) {
+      octx.shadowColor = colours.kill;
+      octx.shadowBlur = 6 * dpr;
+      const seen = new Set();
+      for (const i of near) {
+        const m = kills[i];
+        if (!m || !inView(m.x)) continue;
+        const bin = Math.floor((m.x + 0.5) / BIN_PX);
+        if (seen.has(bin)) continue;
+        seen.add(bin);
+        const c = killCols[lowerBound(killCols, bin * BIN_PX + 1, byX)];
+        drawKillBar(octx, bin * BIN_PX + 1, colours.killNear, 3, c?.bin === bin ? c.count : 1);
+      }
+      octx.shadowBlur = 0;
+    }
+    if (hovered?.row === 'kill') drawKillBar(octx, hovered.col.x, '#fff', 3, hovered.col.count);
+    else if (hovered?.row === 'event') {
+      const s = hovered.slot;
+      octx.save();
+      octx.translate(s.x, eventRowTop() + 4);
+      octx.scale(1.6, 1.6);
+      (SHAPES[s.kind] ?? SHAPES.other)(octx, 0, -4, colours[s.kind] ?? colours.other);
+      octx.restore();
+    }
+  }
+
+  /** The marker under (x, y) (CSS px relative to the scrubber), or null. */
+  function hitTest(x, y) {
+    if (w <= 0 || !(duration > 0)) return null;
+    if (y < KILL_BAND) {
+      // killCols is in x order: binary search the first column at >= x - HIT_PX.
+      let best = null;
+      for (let i = lowerBound(killCols, x - HIT_PX, byX); i < killCols.length && killCols[i].x <= x + HIT_PX; i++) {
+        const c = killCols[i];
+        if (!best || Math.abs(c.x - x) < Math.abs(best.x - x)) best = c;
+      }
+      if (!best) return null;
+      const items = kills.slice(best.first, best.first + best.count);
+      return { row: 'kill', col: best, kill: items[0].k, t: items[0].t, count: best.count };
+    }
+    if (y >= eventRowTop() - 2) {
+      let best = null;
+      for (let c = Math.round(x) - HIT_PX; c <= Math.round(x) + HIT_PX; c++) {
+        for (const s of byCol.get(c) ?? []) if (!best || Math.abs(s.x - x) < Math.abs(best.x - x)) best = s;
+      }
+      return best ? { row: 'event', slot: best, event: best.e, t: best.e.t, count: best.count } : null;
+    }
+    return null;
+  }
+
+  function setHovered(hit) {
+    const same = hit?.row === hovered?.row && (hit?.col ?? hit?.slot) === (hovered?.col ?? hovered?.slot);
+    hovered = hit;
+    if (!same) drawOverlay();
+  }
+
+  /** Kills within `window` s of `t` are drawn highlighted (only redrawn when that set changes). */
+  let nearKey = '';
+  function setNear(t, window = 1) {
+    const next = [];
+    for (let i = lowerBound(kills, t - window, byT); i < kills.length && kills[i].t <= t + window; i++) next.push(i);
+    const key = next.join(',');
+    if (key === nearKey) return;
+    nearKey = key;
+    near = next;
+    drawOverlay();
+  }
+
+  function setKills(list, d) {
+    duration = d;
+    kills = list.map((k) => ({ t: killTime(k), k, x: 0 }));
+    kills.sort((a, b) => a.t - b.t);
+    near = [];
+    nearKey = '';
+    hovered = null;
+    scheduleFull();
+  }
+  /** Every event again (events()), over `d` seconds. */
+  function setEvents(d) {
+    duration = d;
+    scheduleFull();
+  }
+  /** New events (a chunk's): drawn at once, without a full redraw. */
+  function addEvents(fresh) {
+    if (pendingFull) return; // the full redraw reads events() anyway
+    if (!colours) readColours();
+    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+    drawSlots(addSlots(fresh));
+  }
+  /** Draws the window [from, to] seconds (to <= from: the whole recording). */
+  function setView(from, to) {
+    if (from === v0 && to === v1) return;
+    v0 = from;
+    v1 = to;
+    hovered = null;
+    scheduleFull();
+  }
+  function clear() {
+    v0 = 0;
+    v1 = 0;
+    kills = [];
+    killCols = [];
+    duration = 0;
+    near = [];
+    nearKey = '';
+    hovered = null;
+    scheduleFull();
+  }
+
+  const remeasure = () => {
+    if (measure()) drawAll();
+  };
+  const ro = new ResizeObserver(remeasure);
+  ro.observe(scrubber);
+  // Every listener goes with dispose() (an embedded player's timeline is removed with it).
+  const gone = new AbortController();
+  const { signal } = gone;
+  // A devicePixelRatio change (zoom, a move to another screen) without a size change.
+  const watchDpr = () => {
+    const mq = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
+    mq.addEventListener(
+      'change',
+      () => {
+        remeasure();
+        watchDpr();
+      },
+      { once: true, signal },
+    );
+  };
+  watchDpr();
+  window.addEventListener('resize', remeasure, { signal });
+
+  /** Stops listening and drawing (the canvases stay; the caller removes them). */
+  function dispose() {
+    ro.disconnect();
+    gone.abort();
+    cancelAnimationFrame(pendingFull);
+    pendingFull = 0;
+  }
+
+  /** Test / inspection hook: kill markers (one per kill) and event slots, x/y in CSS px. */
+  function inspect() {
+    if (pendingFull) drawAll();
+    return {
+      width: w,
+      height: h,
+      dpr,
+      kills: kills.map((m) => ({ x: m.x, y: KILL_TOP + KILL_H / 2, t: m.t, tick: m.k.tick })),
+      killColumns: killCols.length,
+      bins: killCols.map((c) => ({ x0: c.bin * BIN_PX, x1: c.bin * BIN_PX + 2, count: c.count, h: barH(c.count) })),
+      view: { from: viewFrom(), to: viewFrom() + viewLen() },
+      events: [...slots.values()].map((s) => ({
+        x: s.x,
+        y: eventRowTop() + 4,
+        t: s.e.t,
+        kind: s.kind,
+        count: s.count,
+      })),
+      eventKinds: Object.fromEntries(kindCounts),
+      near: near.length,
+    };
+  }
+
+  return {
+    setKills,
+    setEvents,
+    addEvents,
+    setView,
+    clear,
+    setNear,
+    hitTest,
+    setHovered,
+    inspect,
+    redraw: drawAll,
+    dispose,
+  };
+}

@@ -1,0 +1,79 @@
+// @ts-nocheck
+// The compare worker: two recordings compared tick by tick (the determinism gate in the page:
+// docs/playback.md "Comparing two recordings"; protocol: docs/worker-protocol.md "The compare
+// worker"). Started by the page on the first Compare (features/compare/view.ts), it loads the decoder_spark
+// wasm (it reads .flrep and SparkEngine .replay; its CompareSession is crate/src/web/decoder/
+// compare.rs) and serves the comparison's byte ranges from the two files with Blob.slice, one
+// range at a time: memory is two sessions and one decoded chunk of each, never a whole file.
+// Self-contained: it imports nothing of the first load (the decoder glue by a computed path).
+//
+//   page → worker  {type: 'compare', id, a: File, b: File}
+//   worker → page  {type: 'progress', id, fraction, ticks}
+//                  {type: 'result', id, outcome, info: [infoA, infoB], ms, reads, bytes}
+//                  {type: 'error', id, message}
+// A new comparison is a new worker (the page ends the old one): there is no cancel message.
+import { loadWasm } from '../../lib/wasm.ts';
+
+const BUILD = 'decoder_spark';
+/** At most one progress message per this many ms. */
+const PROGRESS_MS = 100;
+
+let wasm = null;
+function load() {
+  wasm ??= (async () => {
+    return (await loadWasm(BUILD)).mod;
+  })().catch((e) => {
+    wasm = null;
+    throw new Error(`the comparison could not be loaded: ${e?.message ?? e}`);
+  });
+  return wasm;
+}
+
+/** The comparison's fraction done: chunks decoded of both files over their chunks. */
+function fractionOf(p) {
+  const total = p.chunks[0] + p.chunks[1];
+  return total > 0 ? (p.chunksDone[0] + p.chunksDone[1]) / total : 0;
+}
+
+async function compare({ id, a, b }) {
+  const t0 = performance.now();
+  const mod = await load();
+  const files = [a, b];
+  const cmp = new mod.CompareSession(a.size, b.size);
+  let reads = 0;
+  let bytes = 0;
+  let shown = 0;
+  try {
+    for (let want = cmp.want(); want; want = cmp.want()) {
+      const [side, offset, len] = want;
+      const file = files[side];
+      const buf = new Uint8Array(await file.slice(offset, offset + len).arrayBuffer());
+      reads++;
+      bytes += buf.length;
+      try {
+        cmp.feed(buf);
+      } catch (e) {
+        // The reader's words, with the file's name for its side ("A: …").
+        const m = String(e?.message ?? e);
+        throw new Error(`${file.name || (side ? 'B' : 'A')}: ${m.replace(/^[AB]: /, '')}`);
+      }
+      const now = performance.now();
+      if (now - shown >= PROGRESS_MS) {
+        shown = now;
+        const p = cmp.progress();
+        postMessage({ type: 'progress', id, fraction: fractionOf(p), ticks: p.ticks });
+      }
+    }
+    const outcome = cmp.outcome();
+    const info = [cmp.info(0), cmp.info(1)];
+    postMessage({ type: 'result', id, outcome, info, ms: performance.now() - t0, reads, bytes });
+  } finally {
+    cmp.free();
+  }
+}
+
+self.onmessage = (e) => {
+  const m = e.data;
+  if (m?.type !== 'compare') return;
+  compare(m).catch((err) => postMessage({ type: 'error', id: m.id, message: String(err?.message ?? err) }));
+};

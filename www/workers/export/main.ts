@@ -1,0 +1,351 @@
+// @ts-nocheck
+// The export worker (docs/export.md "In the player"; protocol: docs/worker-protocol.md "The export
+// worker"): an ACMI export or a replay clip of a tick range, with the decoder_export wasm (its
+// ExportSession is crate/src/web/decoder/export.rs: the CLI's writers, sans-IO). Started by the page
+// on each export (www/features/export/open.ts); it reads the file as the decoder worker does (workers/decode/sources.ts:
+// Blob.slice, or HTTP Range requests of only the ranges asked for), opens it, then reads the
+// range's chunks one at a time, and posts the output of each as soon as it is written: neither
+// the input nor the output is ever held whole. Cancel is the page ending this worker (and with it
+// its helper).
+//
+// The ACMI of a large local file is written by two workers (docs/export.md "In the player"): this
+// one writes the first SPLIT of the range's chunks while a helper (this script again) follows them
+// and writes the rest; the helper's parts wait here as Blobs and are handed on after this worker's
+// own, so the page gets the bytes of one worker, in order (zipped: the helper's deflate stream
+// follows this one's, flushed to a byte boundary, in the one entry). A helper that fails before
+// it wrote anything leaves the rest to this worker.
+//
+//   page → worker  {type: 'export', kind: 'acmi'|'clip', src: Blob|URL, from, to, zip, workers}
+//                  (seconds or null; zip: the ACMI text as a .zip.acmi whose one entry is `zip`, a
+//                  file name; workers: how many may write, 1 or 2)
+//   worker → page  {type: 'begin', format, chunks, fromTick, toTick}
+//                  {type: 'part', bytes: Uint8Array | blob: Blob, done, of}  (one per chunk)
+//                  {type: 'done', bytes, patches: [[offset, Uint8Array]], reads, bytesRead, ms, workers}
+//                  {type: 'error', message}
+//   worker → helper {type: 'load', module: WebAssembly.Module}, then
+//                  {type: 'export-part', src: Blob, from, to, writeFrom, zip: boolean}
+//   helper → worker {type: 'part', bytes} (each chunk from writeFrom on; zip: deflated, a stream of
+//                  its own), {type: 'done', bytes, reads, bytesRead, crc, len} (crc, len: its text's),
+//                  {type: 'error', message}
+import { BlobSource, UrlSource } from '../decode/sources.ts';
+import { shippedUrl } from '../../lib/shipped.ts';
+import { loadWasm } from '../../lib/wasm.ts';
+
+const BUILD = 'decoder_export';
+
+let wasm = null;
+/** The exporter's compiled module: a helper is handed it, and compiles nothing (V8 shares the
+ *  code, tiered up, between the two). */
+let compiled = null;
+
+/** Compiles the exporter (streamed where it is served as application/wasm). */
+async function compile() {
+  const res = await fetch(shippedUrl(`./pkg/${BUILD}/${BUILD}_bg.wasm`));
+  if (!res.ok) throw new Error(`${res.status} ${res.statusText} fetching the exporter`);
+  if (res.headers.get('Content-Type') === 'application/wasm') return WebAssembly.compileStreaming(res);
+  return WebAssembly.compile(await res.arrayBuffer());
+}
+
+/** Loads the exporter once: from `module` (a helper's, handed over), else fetched and compiled. */
+function load(module) {
+  wasm ??= (async () => {
+    compiled = module instanceof WebAssembly.Module ? module : await compile();
+    return (await loadWasm(BUILD, compiled)).mod;
+  })().catch((e) => {
+    wasm = null;
+    throw new Error(`the exporter could not be loaded: ${e?.message ?? e}`);
+  });
+  return wasm;
+}
+
+/** The byte arrays one after the other, in a new one. */
+function concat(...parts) {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
+/** The output as it comes (`bytes` of each chunk, then the end), deflated into a .zip with one
+ *  entry `name` (www/workers/export/zip-stream.ts, fetched with the first zipped export), or passed on as it is.
+ *  With a helper: `flush()` after this worker's part, then `append(deflated)` of the helper's
+ *  (a deflate stream of its own); `end(bytes, crc, size)` is given the whole text's CRC-32 and
+ *  size. */
+async function outputOf(name) {
+  if (typeof name !== 'string' || !name) {
+    const none = new Uint8Array(0);
+    return { zipped: false, chunk: (b) => b, flush: () => none, append: (b) => b, end: (b) => b, patches: (p) => p };
+  }
+  const { zipStream } = await import('./zip-stream.ts');
+  let pieces = [];
+  const z = zipStream(name.slice(0, 255), (b) => pieces.push(b));
+  const take = () => {
+    const out = concat(...pieces);
+    pieces = [];
+    return out;
+  };
+  return {
+    zipped: true,
+    chunk: (b) => {
+      z.push(b);
+      return take();
+    },
+    flush: () => {
+      z.flush();
+      return take();
+    },
+    append: (b) => {
+      z.append(b);
+      return take();
+    },
+    end: (b, crc, size) => {
+      z.push(b);
+      z.end(crc, size);
+      return take();
+    },
+    // (Only a SparkEngine clip has patches, and a clip is never zipped.)
+    patches: () => [],
+  };
+}
+
+/** The share of the range's chunks the first of two workers writes: the helper also follows
+ *  the chunks before its part (at about half the cost of writing them), so it writes fewer.
+ *  Zipped, writing costs several times more (the deflate) and following the same, so the split
+ *  is nearer the middle. Measured: tests/bench/export-split.mjs, export-browser.mjs
+ *  (docs/performance.md "Exports"; the runs: docs/performance-history.md). */
+const SPLIT = 0.7;
+const SPLIT_ZIPPED = 0.55;
+/** Below this many bytes of chunks a second worker costs more than it saves. */
+const SPLIT_MIN_BYTES = 1 << 20;
+
+/** Whether an export may be split (`splitAt` then decides by the range): asked before the open,
+ *  so that a helper starts loading meanwhile. */
+const mayHelp = ({ kind, src, workers }) =>
+  kind === 'acmi' && workers >= 2 && src instanceof Blob && src.size >= SPLIT_MIN_BYTES;
+
+/** The first chunk a helper writes, or 0 for one worker: the ACMI (text or zipped) of a local
+ *  file (`mayHelp`), when the range has at least 1 MiB in 3 chunks. */
+function splitAt(x, job, first, end) {
+  if (!mayHelp(job) || end - first < 3) return 0;
+  let bytes = 0;
+  for (let i = first; i < end; i++) bytes += x.chunkRange(i)[1];
+  if (bytes < SPLIT_MIN_BYTES) return 0;
+  const share = job.zip ? SPLIT_ZIPPED : SPLIT;
+  return first + Math.min(end - first - 1, Math.max(1, Math.round((end - first) * share)));
+}
+
+/** A helper (this script again), loading the exporter from this worker's compiled module;
+ *  `start(job)` has it write the chunks from `job.writeFrom` on. Its messages wait in order until
+ *  taken (`next()`), its parts as Blobs. `null` where no worker can be started here. */
+function startHelper() {
+  let w;
+  try {
+    w = new Worker(shippedUrl('./export-worker.js'), { type: 'module', name: 'replay-export-part' });
+    w.postMessage({ type: 'load', module: compiled });
+  } catch {
+    w?.terminate();
+    return null;
+  }
+  const queue = [];
+  let wake = null;
+  const push = (m) => {
+    queue.push(m);
+    wake?.();
+    wake = null;
+  };
+  w.onmessage = ({ data: m }) => {
+    if (m?.type === 'part' || m?.type === 'done') {
+      // Kept as a Blob (which may live on disk) until this worker's own part is handed on.
+      push({ ...m, bytes: undefined, blob: new Blob([m.bytes ?? new Uint8Array(0)]) });
+    } else if (m?.type === 'error') push({ type: 'error', message: String(m.message) });
+  };
+  w.onerror = (e) => {
+    e.preventDefault?.();
+    push({ type: 'error', message: e.message || 'the export helper failed' });
+  };
+  w.onmessageerror = () => push({ type: 'error', message: 'a message of the export helper could not be read' });
+  return {
+    start: (job) => w.postMessage({ type: 'export-part', ...job }),
+    next: async () => {
+      while (!queue.length) await new Promise((resolve) => (wake = resolve));
+      return queue.shift();
+    },
+    end: () => w.terminate(),
+  };
+}
+
+/** `source`'s reads, counted (`done` reports them). */
+function counted(source) {
+  const io = {
+    reads: 0,
+    bytesRead: 0,
+    read: async (offset, len) => {
+      const b = await source.read(offset, len);
+      io.reads++;
+      io.bytesRead += b.length;
+      return b;
+    },
+  };
+  return io;
+}
+
+/** Opens `x` (an `ExportSession`) with the ranges it asks for. */
+async function open(x, read) {
+  for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
+}
+
+async function run(job) {
+  const { kind, src, from, to, zip } = job;
+  const t0 = performance.now();
+  const mod = await load();
+  const output = await outputOf(kind === 'acmi' ? zip : null);
+  const source = typeof Blob !== 'undefined' && src instanceof Blob ? new BlobSource(src) : await UrlSource.open(src);
+  const x = new mod.ExportSession(source.length);
+  const io = counted(source);
+  // Started before the open, so that it loads meanwhile; ended if the range is too small.
+  let helper = mayHelp(job) ? startHelper() : null;
+  try {
+    await open(x, io.read);
+    const [first, end, fromTick, toTick] = x.begin(kind, from ?? undefined, to ?? undefined);
+    // The zip entry's CRC-32, counted in the wasm.
+    if (output.zipped) x.keepTextCrc();
+    postMessage({ type: 'begin', format: x.format(), chunks: end - first, fromTick, toTick });
+    const of = end - first;
+    const k = helper ? splitAt(x, job, first, end) : 0;
+    if (k) helper.start({ src, from, to, writeFrom: k, zip: output.zipped });
+    else {
+      helper?.end();
+      helper = null;
+    }
+    let i = first;
+    const writeUntil = async (stop) => {
+      for (; i < stop; i++) {
+        const [offset, len] = x.chunkRange(i);
+        const bytes = output.chunk(x.chunk(i, await io.read(offset, len)));
+        postMessage({ type: 'part', bytes, done: i + 1 - first, of }, [bytes.buffer]);
+      }
+    };
+    await writeUntil(helper ? k : end);
+    let last = null;
+    if (helper) {
+      // The helper's parts, in order, after this worker's. One that failed before it wrote
+      // anything leaves the rest here; after, its error is the export's (this worker would meet
+      // the same chunk). Zipped, this worker's deflate stream is flushed to a byte boundary and
+      // the helper's (a stream of its own) follows it in the entry.
+      let done = k - first;
+      let flushed = false;
+      const handOn = async (blob) => {
+        if (!output.zipped) return { blob };
+        const bytes = flushed ? new Uint8Array(0) : output.flush();
+        flushed = true;
+        const more = output.append(new Uint8Array(await blob.arrayBuffer()));
+        return { bytes: concat(bytes, more) };
+      };
+      for (let m = await helper.next(); ; m = await helper.next()) {
+        if (m.type === 'error') {
+          if (done > k - first) throw new Error(m.message);
+          helper.end();
+          helper = null;
+          break;
+        }
+        if (m.type === 'done') {
+          io.reads += m.reads;
+          io.bytesRead += m.bytesRead;
+          last = { ...m, ...(await handOn(m.blob)) };
+          break;
+        }
+        done++;
+        const part = await handOn(m.blob);
+        postMessage({ type: 'part', ...part, done, of }, part.bytes ? [part.bytes.buffer] : []);
+      }
+      if (!helper) await writeUntil(end);
+    }
+    if (last) {
+      const ms = () => performance.now() - t0;
+      if (!output.zipped) {
+        postMessage({
+          type: 'done',
+          blob: last.blob,
+          patches: [],
+          reads: io.reads,
+          bytesRead: io.bytesRead,
+          ms: ms(),
+          workers: 2,
+        });
+        return;
+      }
+      // The entry's CRC-32 and size: this worker's text's, then the helper's.
+      const [crc, size] = x.textCrc();
+      const tail = output.end(new Uint8Array(0), mod.crc32Combine(crc, last.crc, last.len), size + last.len);
+      const bytes = concat(last.bytes, tail);
+      postMessage(
+        { type: 'done', bytes, patches: [], reads: io.reads, bytesRead: io.bytesRead, ms: ms(), workers: 2 },
+        [bytes.buffer],
+      );
+      return;
+    }
+    const rest = x.finish();
+    const [crc, size] = output.zipped ? x.textCrc() : [0, 0];
+    const bytes = output.end(rest, crc, size);
+    const patches = output.patches(x.patches());
+    const ms = performance.now() - t0;
+    postMessage({ type: 'done', bytes, patches, reads: io.reads, bytesRead: io.bytesRead, ms, workers: 1 }, [
+      bytes.buffer,
+    ]);
+  } finally {
+    helper?.end();
+    x.free();
+    source.close();
+  }
+}
+
+/** The helper's part: chunks `writeFrom..` of the ACMI export of `src`, the ones before followed;
+ *  `zip`: deflated, as a deflate stream of its own. */
+async function runPart({ src, from, to, writeFrom, zip }) {
+  const mod = await load(compiled);
+  let pieces = [];
+  const z = zip ? (await import('./zip-stream.ts')).deflateStream((b) => pieces.push(b)) : null;
+  const out = (text, last) => {
+    if (!z) return text;
+    z.push(text);
+    if (last) z.end();
+    const bytes = concat(...pieces);
+    pieces = [];
+    return bytes;
+  };
+  const source = new BlobSource(src);
+  const x = new mod.ExportSession(source.length);
+  const io = counted(source);
+  try {
+    await open(x, io.read);
+    const [first, end] = x.begin('acmi', from ?? undefined, to ?? undefined);
+    x.writeFrom(writeFrom);
+    if (z) x.keepTextCrc();
+    for (let i = first; i < end; i++) {
+      const [offset, len] = x.chunkRange(i);
+      const text = x.chunk(i, await io.read(offset, len));
+      if (i < writeFrom) continue;
+      const bytes = out(text, false);
+      postMessage({ type: 'part', bytes }, [bytes.buffer]);
+    }
+    const bytes = out(x.finish(), true);
+    // The CRC-32 and size of its text, for the zip entry's.
+    const [crc, len] = z ? x.textCrc() : [0, 0];
+    postMessage({ type: 'done', bytes, reads: io.reads, bytesRead: io.bytesRead, crc, len }, [bytes.buffer]);
+  } finally {
+    x.free();
+    source.close();
+  }
+}
+
+self.onmessage = (e) => {
+  const m = e.data;
+  const fail = (err) => postMessage({ type: 'error', message: String(err?.message ?? err) });
+  if (m?.type === 'export') run(m).catch(fail);
+  // A helper: the module first (loaded at once), then its part.
+  else if (m?.type === 'load') load(m.module).catch(() => {});
+  else if (m?.type === 'export-part' && m.src instanceof Blob) runPart(m).catch(fail);
+};

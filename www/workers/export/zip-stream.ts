@@ -1,0 +1,86 @@
+// @ts-nocheck
+// A .zip of one entry, written as its bytes come (docs/export.md "In the player": Export → ACMI,
+// zipped): fflate's streaming Zip and Deflate, in the export worker, imported there on the first
+// zipped export only (nothing of it in the first load). Never holds the whole input or output:
+// each push() deflates what it is given and hands on what the deflater wrote.
+//
+// The entry is fflate's `ZipInputFile` interface filled in here rather than a `ZipDeflate`, so that
+// its deflate stream can end with another one: a helper worker deflates the later part of an
+// export on its own (`deflateStream`), this stream is flushed to a byte boundary (`flush`), and
+// the helper's is appended whole (`append`). The entry's CRC-32 and size are given at the end
+// (`end`): the wasm counts them (`ExportSession.textCrc`, `crc32Combine`).
+import { Deflate, Zip } from 'fflate';
+
+/** The deflate level of both parts (fflate's default; the CLI's `zip` crate's is 6 too). */
+const LEVEL = 6;
+
+/**
+ * @param {string} name  the entry's name
+ * @param {(bytes: Uint8Array) => void} out  called with each piece of the .zip, in order
+ * @returns {{push: (bytes: Uint8Array) => void, flush: () => void, append: (deflated: Uint8Array) => void,
+ *   end: (crc: number, size: number) => void}}
+ */
+export function zipStream(name, out) {
+  let failed = null;
+  const zip = new Zip((err, data) => {
+    if (err) failed = err;
+    else if (data?.length) out(data);
+  });
+  /** @type {import('fflate').ZipInputFile} */
+  const entry = { filename: name, size: 0, crc: 0, compression: 8, flag: 0 };
+  zip.add(entry);
+  let flushed = false;
+  const deflate = new Deflate({ level: LEVEL }, (dat, final) => entry.ondata?.(null, dat, final));
+  const check = () => {
+    if (failed) throw new Error(`zip: ${failed.message ?? failed}`);
+  };
+  return {
+    /** Deflates `bytes` of the entry. */
+    push(bytes) {
+      if (!bytes?.length) return;
+      if (flushed) throw new Error('zip: push() after flush()');
+      deflate.push(bytes, false);
+      check();
+    },
+    /** Ends this stream's part at a byte boundary, not as the last block: another deflate
+     *  stream follows (`append`). */
+    flush() {
+      deflate.flush(true);
+      flushed = true;
+      check();
+    },
+    /** Appends bytes of a deflate stream of its own (after `flush`). */
+    append(deflated) {
+      if (!flushed) throw new Error('zip: append() before flush()');
+      if (deflated?.length) entry.ondata?.(null, deflated, false);
+      check();
+    },
+    /** Ends the entry, whose text had CRC-32 `crc` and `size` bytes, and the zip. */
+    end(crc, size) {
+      entry.crc = crc >>> 0;
+      entry.size = size;
+      if (flushed) entry.ondata?.(null, new Uint8Array(0), true);
+      else deflate.push(new Uint8Array(0), true);
+      zip.end();
+      check();
+    },
+  };
+}
+
+/**
+ * A deflate stream of its own (a helper's part of a zipped export, appended to the entry's
+ * stream by `zipStream(...).append`).
+ * @param {(bytes: Uint8Array) => void} out  called with each piece of the stream, in order
+ * @returns {{push: (bytes: Uint8Array) => void, end: () => void}}
+ */
+export function deflateStream(out) {
+  const deflate = new Deflate({ level: LEVEL }, (dat) => {
+    if (dat?.length) out(dat);
+  });
+  return {
+    push: (bytes) => {
+      if (bytes?.length) deflate.push(bytes, false);
+    },
+    end: () => deflate.push(new Uint8Array(0), true),
+  };
+}
