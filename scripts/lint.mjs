@@ -3,6 +3,7 @@
 // - cargo fmt --check (the workspace and crate/fuzz; style in rustfmt.toml)
 // - Biome: format + lint of www/, scripts/, tests/ (biome.jsonc)
 // - tsc over the package's declarations (types/, scripts/check-types.mjs)
+// - no import cycle among the shell's modules (madge over www/)
 // - cargo clippy -D warnings for every feature set that ships: the native default (all targets:
 //   lib, CLI, tests, examples), the fuzz harness, and each wasm build of scripts/build.mjs
 //   (decoders, renderers). The crate-wide lints (no unwrap/expect/panic/unchecked indexing,
@@ -14,15 +15,19 @@ import { WASM_TARGET } from './setup.mjs';
 
 const FUZZ_MANIFEST = path.join('crate', 'fuzz', 'Cargo.toml');
 
-export async function lint() {
+/** `quick`: the native clippy only (npm test -- --quick): the fuzz harness and the wasm builds are
+ *  left to the full run. */
+export async function lint({ quick = false } = {}) {
   const t0 = performance.now();
   await run('cargo', ['fmt', '--all', '--check']);
   await run('cargo', ['fmt', '--all', '--check', '--manifest-path', FUZZ_MANIFEST]);
   await run(path.join(ROOT, 'node_modules', '.bin', 'biome'), ['ci', '--colors=off', '--error-on-warnings', '.']);
   // The package's TypeScript declarations, a site's use of them, and the exports' types conditions.
   await run(process.execPath, [path.join('scripts', 'check-types.mjs'), '--require']);
+  await cycles();
   const deny = ['--', '-D', 'warnings'];
   await run('cargo', ['clippy', '--workspace', '--all-targets', ...deny]);
+  if (quick) return log(`gates (quick) passed in ${since(t0)}`);
   await run('cargo', ['clippy', '--manifest-path', FUZZ_MANIFEST, ...deny]);
   // One check per distinct feature set (the decoders share the release profile, the renderers
   // wasm-size; clippy checks features, not profiles).
@@ -41,6 +46,22 @@ export async function lint() {
     ]);
   }
   log(`gates passed in ${since(t0)}`);
+}
+
+/** The shell's import graph has no cycle, dynamic imports included (madge, over www/'s .ts). */
+export async function cycles() {
+  const madge = (await import('madge')).default;
+  const graph = await madge(path.join(ROOT, 'www'), {
+    fileExtensions: ['ts'],
+    tsConfig: path.join(ROOT, 'www', 'tsconfig.json'),
+    excludeRegExp: [/^pkg\//, /^demo\//],
+  });
+  const found = graph.circular();
+  if (found.length)
+    throw new Error(`import cycles in www/ (madge):\n${found.map((c) => `  ${c.join(' > ')}`).join('\n')}`);
+  const n = Object.keys(graph.obj()).length;
+  if (n < 50) throw new Error(`madge read only ${n} modules of www/`);
+  log(`ok: no import cycle among ${n} modules of www/`);
 }
 
 if (isMain(import.meta.url)) {

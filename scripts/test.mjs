@@ -7,6 +7,10 @@
 //   npm test -- --no-build     with --e2e-only: use the existing www/pkg (dist/ is still refreshed)
 //   npm test -- --no-fuzz      skip the fuzz smoke pass (5 s per cargo-fuzz target)
 //   npm test -- --no-lint      skip the gates (scripts/lint.mjs: cargo fmt, Biome, clippy per build)
+//   npm test -- --quick        the tier for changing code (a few minutes on a warm machine): the
+//                              gates with the native clippy only, tsc, cargo test without the slow
+//                              targets (SLOW_CARGO_TESTS), the unit tests, the build and a smoke set
+//                              of browser tests (QUICK_E2E). CI runs everything.
 // The JS unit tests (tests/unit/*.test.mjs, plain node:test, no browser) run before the browser tests.
 // The skip gate (scripts/skips.mjs): a step fails when a test in it was skipped (node:test skip or
 // todo, cargo "ignored") that is not on the short, commented list there.
@@ -28,6 +32,12 @@ const e2eOnly = args.has('--e2e-only');
 const noBuild = args.has('--no-build');
 const noFuzz = args.has('--no-fuzz');
 const noLint = args.has('--no-lint');
+const quick = args.has('--quick');
+
+/** crate/tests/ targets --quick leaves out: load tests, the S3 server, the byte-by-byte sweeps. */
+const SLOW_CARGO_TESTS = ['host_load', 'live_load', 'host_s3', 'sweeps'];
+/** The browser tests --quick runs: the page opens and plays files, the controls, an embed on a host page. */
+const QUICK_E2E = ['open', 'controls', 'host-page'];
 
 /** `node --test ARGS` (the usual output), then the skip gate over what it reported. */
 async function nodeTest(step, testArgs) {
@@ -97,6 +107,11 @@ async function main() {
   };
 
   await step('setup', () => setup({ browser: !rustOnly }));
+  if (quick) {
+    await quickTier(step);
+    log(`quick tier passed in ${since(t0)} (${timings.join(', ')}); CI runs everything (npm test)`);
+    return;
+  }
   // The gates first: they are quick and fail the run before the long steps.
   if (!noLint && !e2eOnly) await step('gates', () => lint());
   if (!e2eOnly) {
@@ -157,6 +172,33 @@ async function main() {
   }
   assertTreeUnchanged(treeBefore);
   log(`all passed in ${since(t0)} (${timings.join(', ')})`);
+}
+
+/** npm test -- --quick: what a change is checked with before the full suite. */
+async function quickTier(step) {
+  await step('gates (quick)', () => lint({ quick: true }));
+  await step('cargo test (quick)', async () => {
+    const targets = fs
+      .readdirSync(path.join(ROOT, 'crate', 'tests'))
+      .filter((f) => f.endsWith('.rs'))
+      .map((f) => f.slice(0, -3))
+      .filter((t) => !SLOW_CARGO_TESTS.includes(t))
+      .flatMap((t) => ['--test', t]);
+    const out = await runKeepingStdout('cargo', ['test', '--workspace', '--lib', '--bins', ...targets]);
+    log(assertSkipsAllowed('cargo test', cargoIgnored(out)));
+  });
+  await step('build', () => build({ skipSetup: true }));
+  await step('tsc www/', () =>
+    run(process.execPath, [path.join('scripts', 'check-types.mjs'), '--shell', '--require']),
+  );
+  const units = fs
+    .readdirSync(path.join(ROOT, 'tests', 'unit'))
+    .filter((f) => f.endsWith('.test.mjs'))
+    .sort()
+    .map((f) => path.join('tests', 'unit', f));
+  await step('js unit tests', () => nodeTest('js unit tests', units));
+  const smoke = QUICK_E2E.map((f) => path.join('tests', 'e2e', `${f}.test.mjs`));
+  await step('browser tests (smoke)', () => nodeTest('browser tests', ['--test-concurrency=1', ...smoke]));
 }
 
 main().catch((e) => {
