@@ -49,6 +49,8 @@ export const EMBED_ENTRIES = ['player.js', 'embed.js', 'element.js'];
  * the two share, and the first load would pay for its lost gzip context.
  */
 export const APART_ENTRIES = ['export-worker.js'];
+/** Files of www/ that never ship: the TypeScript configs and each folder's README (its rule). */
+const SOURCE_ONLY = /(^|\/)(tsconfig\.json|README\.md)$/;
 /** Chunks esbuild writes beside the entries. */
 const CHUNK = /^chunk-[A-Z0-9]+\.js$/;
 const SW = 'sw.js';
@@ -116,7 +118,7 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const stampFile = path.join(out, '.dist-stamp');
   const stamp = `esbuild ${esbuild.version}`;
   const fresh = !(fs.existsSync(stampFile) && fs.readFileSync(stampFile, 'utf8') === stamp);
-  const all = walk(src);
+  const all = walk(src).filter((r) => !SOURCE_ONLY.test(r));
   const modules = all.filter(isModule);
   // Every output sits at dist/'s root, so a module's `import.meta.url` is dist/'s root wherever its
   // code lands; one module reads it (lib/shipped.ts), the rest ask it, so a move cannot break a URL.
