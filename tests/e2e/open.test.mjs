@@ -180,12 +180,17 @@ test('?url= on a server that ignores Range reads the whole body (and a 404 is re
   }
 });
 
-test("a bad file shows the reader's message on the page; a good file afterwards plays", {
+test("a bad file shows the reader's message on the page; a good file afterwards plays; the handle's status follows", {
   timeout: 120_000,
 }, async () => {
   const { page, log } = await openPage();
   try {
     await waitReady(page);
+    assert.equal(await page.evaluate(() => window.__player.status), 'ready');
+    await page.evaluate(() => {
+      window.__statuses = [];
+      window.__player.on('statuschange', (s) => window.__statuses.push(s));
+    });
     const junk = path.join(OUT, 'not-a-replay.flrep');
     fs.writeFileSync(junk, 'this is not a replay file at all\n');
     await page.setInputFiles('#file-input', junk);
@@ -204,6 +209,23 @@ test("a bad file shows the reader's message on the page; a good file afterwards 
     await page.setInputFiles('#file-input', t10);
     await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
     assert.equal(await page.locator('#error').isHidden(), true);
+    // Each load: 'loading', then 'failed' (the two bad files) or 'ready'; disposed last, once.
+    assert.deepEqual(await page.evaluate(() => window.__statuses), [
+      'loading',
+      'failed',
+      'loading',
+      'failed',
+      'loading',
+      'ready',
+    ]);
+    assert.deepEqual(
+      await page.evaluate(() => {
+        window.__player.dispose();
+        window.__player.dispose();
+        return [window.__player.status, window.__statuses.slice(-2)];
+      }),
+      ['disposed', ['ready', 'disposed']],
+    );
     log.assertClean();
   } finally {
     await page.close();

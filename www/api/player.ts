@@ -7,6 +7,7 @@
 // first load.
 //
 // Events (`on(name, fn)`; fn gets the payload):
+//   statuschange (status: 'idle' | 'loading' | 'ready' | 'failed' | 'disposed', the handle's `status`)
 //   loadstart {name, src} · progress {phase, loaded, total} · info (the open's answer) · ready (the same,
 //   once the first frame can be drawn) · foldback {src, name, info} (a .foldback file: the divergence
 //   view takes it) · backend (name) · error {message}
@@ -79,17 +80,37 @@ export class Player {
   #ui;
   // Counts load() calls: the last one wins, even when an earlier one still reads its options.
   #loads = 0;
+  #status = 'idle';
 
   /** `ui(handle)`: mounts the player's own UI (create()) and returns it; null: none. */
   constructor(element, opts, ui = null) {
     this.#c = new Core(element, opts, () => this.play());
+    // The lifecycle, from the inside's events (listened to first: `statuschange` comes before them).
+    this.#c.on('loadstart', () => this.#setStatus('loading'));
+    this.#c.on('ready', () => this.#setStatus('ready'));
+    this.#c.on('error', () => this.#setStatus('failed'));
     /** The address of the replay open, or '' (a file from the disk, bytes). */
     this.#url = '';
     /** The player's own UI (embed/mount.ts); disposed with the player. */
     this.#ui = ui?.(this) ?? null;
   }
 
-  // ------------------------------------------------------------ events, loading
+  // ------------------------------------------------------------ lifecycle, events, loading
+
+  /**
+   * Where the player is: 'idle' (nothing loaded yet), 'loading' (a load began: its first frame is
+   * not drawable yet), 'ready' (the first frame can be drawn), 'failed' (opening, decoding or
+   * drawing failed, or a worker crashed: the next load() starts afresh) or 'disposed' (dead).
+   * Each change is a `statuschange` event.
+   */
+  get status() {
+    return this.#status;
+  }
+  #setStatus(s) {
+    if (this.#status === s || this.#status === 'disposed') return;
+    this.#status = s;
+    this.#c.emit('statuschange', s);
+  }
 
   /** Listens to event `ev` (the list above); returns the function that stops listening. */
   on(ev, fn) {
@@ -164,8 +185,10 @@ export class Player {
   }
   /** Stops everything and removes the canvas; the handle is dead afterwards. */
   dispose() {
+    if (this.#status === 'disposed') return;
     this.#ui?.dispose();
     this.#ui = null;
+    this.#setStatus('disposed');
     this.#c.dispose();
   }
 
