@@ -260,8 +260,16 @@ export interface FlyKeys {
   fast?: boolean;
 }
 
+/**
+ * Where a player is: nothing loaded yet · a load began · its first frame can be drawn · opening,
+ * decoding or drawing failed (the next `load()` starts afresh) · disposed.
+ */
+export type PlayerStatus = 'idle' | 'loading' | 'ready' | 'failed' | 'disposed';
+
 /** Every event of the handle and its payload (`on(name, fn)`: fn gets the payload). */
 export interface PlayerEventMap {
+  /** `status` changed (before the event that changed it: `loadstart`, `ready`, `error`). */
+  statuschange: PlayerStatus;
   /** `load()` began; `src` is what it was given. */
   loadstart: { name: string; src: ReplaySource };
   /** While opening (docs/worker-protocol.md `progress`). */
@@ -330,6 +338,8 @@ export interface Player {
   off<K extends PlayerEventName>(event: K, fn: (payload: PlayerEventMap[K]) => void): void;
   /** Opens a replay (the previous one is closed); resolves when the open is answered (failures arrive as `error`). */
   load(src: ReplaySource, options?: LoadOptions): Promise<void>;
+  /** Where the player is; each change is a `statuschange` event. */
+  readonly status: PlayerStatus;
   /** The sentences of the last load's `notice` events so far. */
   readonly notices: string[];
   /** The replay's address (absolute), or '' for a file or bytes. */
