@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Links to a moment: the query string of www/api/options.ts's vocabulary, written back (the Share
 // dialog's links and embed snippets: www/features/share/links.ts).
 //
@@ -9,11 +8,16 @@
 // (tests/unit/options.test.mjs). A module apart from api/options.ts so that the first load, which only
 // reads a link, does not carry the writer.
 
+import type { LinkTime, Options } from './options.ts';
+
+/** What a link says: the options' vocabulary (`follow` a callsign or an id). */
+export type LinkOptions = Omit<Options, 'follow'> & { follow?: string | number | null };
+
 /** Writes a time the way links carry it: seconds with at most 3 decimals, or `tick:N`. */
-export function formatTime(t) {
-  if (t && Number.isSafeInteger(t.tick) && t.tick >= 0) return `tick:${t.tick}`;
+export function formatTime(t: Partial<LinkTime> | null | undefined): string {
+  if (t?.tick !== undefined && Number.isSafeInteger(t.tick) && t.tick >= 0) return `tick:${t.tick}`;
   const s = t?.seconds;
-  if (!Number.isFinite(s) || s < 0) return '0';
+  if (s === undefined || !Number.isFinite(s) || s < 0) return '0';
   return String(Math.round(s * 1000) / 1000);
 }
 
@@ -21,7 +25,7 @@ export function formatTime(t) {
  * The query string of a link to a moment: `?url=…&t=…` plus what is given (`end`, `loop`, `follow`,
  * `camera`, `view`, `speed`, `spoilers`…), in a fixed order. Values are encoded by URLSearchParams.
  */
-export function linkQuery(o) {
+export function linkQuery(o: LinkOptions): string {
   const q = new URLSearchParams();
   if (o.url) q.set('url', o.url);
   if (o.t) q.set('t', formatTime(o.t));

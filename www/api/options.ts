@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The player's options, one vocabulary for every way in: share-link / embed.html URL parameters,
 // create(src, el, options) and <replay-player> attributes (docs/embedding.md "Options").
 //
@@ -15,9 +14,33 @@
 import { SPEEDS } from '../core/speeds.ts';
 
 /** Camera modes a link may ask for (the renderer's names, docs/renderer.md "Cameras"). */
-export const CAMERA_MODES = Object.freeze(['orbit', 'free', 'follow', 'first', 'kill']);
+export const CAMERA_MODES = Object.freeze(['orbit', 'free', 'follow', 'first', 'kill'] as const);
+export type CameraMode = (typeof CAMERA_MODES)[number];
 /** Side panels embed.html can show (`panels=`). */
-export const PANELS = Object.freeze(['recording', 'roster', 'kills']);
+export const PANELS = Object.freeze(['recording', 'roster', 'kills'] as const);
+export type PanelName = (typeof PANELS)[number];
+
+/** A time as a link gives it. */
+export type LinkTime = { seconds: number; tick?: undefined } | { tick: number; seconds?: undefined };
+
+/** The options read (docs/embedding.md "Options"): each present only when its value was read. */
+export interface Options {
+  url?: string;
+  t?: LinkTime;
+  end?: LinkTime;
+  loop?: boolean;
+  follow?: string;
+  camera?: CameraMode;
+  view?: number[];
+  speed?: number;
+  autoplay?: boolean;
+  spoilers?: boolean;
+  controls?: boolean;
+  panels?: PanelName[];
+  poster?: LinkTime;
+  origin?: string[];
+  aspect?: number;
+}
 /** Longest text value read (a callsign, a URL); longer values are refused, not cut. */
 export const MAX_VALUE_LENGTH = 2048;
 /** Most numbers in a camera pose (`view=`). */
@@ -30,7 +53,7 @@ const TIME_HELP = 'use seconds (95.2), m:ss (1:35.2), h:mm:ss or tick:5712';
  * `1m35.2s` / `2h` (YouTube's), or `tick:5712` (a tick number). Returns `{ seconds }` or
  * `{ tick }`, or null when it is none of these. Negative times are not times.
  */
-export function parseTime(value) {
+export function parseTime(value: unknown): LinkTime | null {
   if (typeof value === 'number') return Number.isFinite(value) && value >= 0 ? { seconds: value } : null;
   if (typeof value !== 'string') return null;
   const s = value.trim();
@@ -51,7 +74,7 @@ export function parseTime(value) {
   return null;
 }
 
-function parseBool(value) {
+function parseBool(value: unknown): boolean | null {
   if (typeof value === 'boolean') return value;
   if (typeof value === 'number') return value === 1 ? true : value === 0 ? false : null;
   if (typeof value !== 'string') return null;
@@ -62,42 +85,43 @@ function parseBool(value) {
   return null;
 }
 
-function parseText(value) {
+function parseText(value: unknown): string | null {
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   if (typeof value !== 'string') return null;
   const s = value.trim();
   return s.length > 0 && s.length <= MAX_VALUE_LENGTH ? s : null;
 }
 
-function parseSpeed(value) {
+function parseSpeed(value: unknown): number | null {
   const n = typeof value === 'number' ? value : typeof value === 'string' ? Number(value.trim()) : NaN;
-  return SPEEDS.includes(n) ? n : null;
+  return (SPEEDS as readonly number[]).includes(n) ? n : null;
 }
 
-function parseCamera(value) {
+function parseCamera(value: unknown): CameraMode | null {
   const s = typeof value === 'string' ? value.trim().toLowerCase() : '';
-  return CAMERA_MODES.includes(s) ? s : null;
+  return CAMERA_MODES.find((m) => m === s) ?? null;
 }
 
 /** `panels=roster,kills` (or an array): the known names, in the order given, without repeats. */
-function parsePanels(value) {
-  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
+function parsePanels(value: unknown): PanelName[] | null {
+  const list: unknown[] | null = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
   if (!list || list.length > PANELS.length * 2) return null;
-  const out = [];
+  const out: PanelName[] = [];
   for (const v of list) {
     const s = typeof v === 'string' ? v.trim().toLowerCase() : '';
     if (s === '' || s === 'none') continue;
-    if (!PANELS.includes(s)) return null;
-    if (!out.includes(s)) out.push(s);
+    const panel = PANELS.find((p) => p === s);
+    if (!panel) return null;
+    if (!out.includes(panel)) out.push(panel);
   }
   return out;
 }
 
 /** A camera pose: up to MAX_VIEW_NUMBERS finite numbers, comma-separated (or an array). */
-function parseView(value) {
-  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
+function parseView(value: unknown): number[] | null {
+  const list: unknown[] | null = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : null;
   if (!list || list.length === 0 || list.length > MAX_VIEW_NUMBERS) return null;
-  const out = [];
+  const out: number[] = [];
   for (const v of list) {
     const n = typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN;
     if (!Number.isFinite(n)) return null;
@@ -107,10 +131,14 @@ function parseView(value) {
 }
 
 /** `origin=https://a.example,https://b.example`: exact origins (scheme://host[:port]). */
-function parseOrigins(value) {
-  const list = Array.isArray(value) ? value : typeof value === 'string' ? value.split(/[\s,]+/) : null;
+function parseOrigins(value: unknown): string[] | null {
+  const list: unknown[] | null = Array.isArray(value)
+    ? value
+    : typeof value === 'string'
+      ? value.split(/[\s,]+/)
+      : null;
   if (!list || list.length > 16) return null;
-  const out = [];
+  const out: string[] = [];
   for (const v of list) {
     if (typeof v !== 'string' || v === '') continue;
     let u;
@@ -126,7 +154,7 @@ function parseOrigins(value) {
 }
 
 /** `aspect=16:9`, `4/3` or a number (width / height), between 0.2 and 5. */
-function parseAspect(value) {
+function parseAspect(value: unknown): number | null {
   let n = typeof value === 'number' ? value : NaN;
   if (typeof value === 'string') {
     const m = /^\s*(\d+(?:\.\d+)?)\s*(?:[:/]\s*(\d+(?:\.\d+)?))?\s*$/.exec(value);
@@ -139,7 +167,7 @@ function parseAspect(value) {
  * Every option: its reader, and the notice when the value cannot be read. `url` and `src` are one
  * option (`src` for create() and the element's attribute).
  */
-const READERS = {
+const READERS: { [K in keyof Options]-?: [(value: unknown) => Options[K] | null, string] } = {
   url: [parseText, 'not a replay address'],
   t: [parseTime, TIME_HELP],
   end: [parseTime, TIME_HELP],
@@ -156,12 +184,14 @@ const READERS = {
   origin: [parseOrigins, 'use origins such as https://example.com, separated by commas'],
   aspect: [parseAspect, 'use a ratio such as 16:9'],
 };
-const ALIASES = { src: 'url', start: 't' };
+/** Whether `name` is an option's own name. */
+const isOption = (name: string): name is keyof Options => Object.hasOwn(READERS, name);
+const ALIASES: Record<string, keyof Options> = { src: 'url', start: 't' };
 /** Parameters the full page reads for itself (not options of the player; never noticed). */
 const PAGE_PARAMS = new Set(['renderer', 'render', 'live']);
 
 /** Shows a value in a notice: short, one line (a notice is text, but a link can be long). */
-function shown(v) {
+function shown(v: unknown): string {
   const s = typeof v === 'string' ? v : Array.isArray(v) ? v.join(',') : String(v);
   const one = s.replace(/\p{Cc}/gu, ' ');
   return one.length > 40 ? `${one.slice(0, 39)}…` : one;
@@ -173,19 +203,19 @@ function shown(v) {
  * (times as `{ seconds }` / `{ tick }`, booleans, numbers, arrays), `notices` one sentence for each
  * value ignored. Option names are case-sensitive, as URL parameters are.
  */
-export function readOptions(source) {
-  const options = {};
-  const notices = [];
-  const entries =
+export function readOptions(source: unknown): { options: Options; notices: string[] } {
+  const options: Options = {};
+  const notices: string[] = [];
+  const entries: [string, unknown][] =
     source instanceof URLSearchParams
       ? [...source.entries()]
       : source && typeof source === 'object'
-        ? Object.keys(source).map((k) => [k, source[k]])
+        ? Object.entries(source)
         : [];
   for (const [rawName, value] of entries) {
     if (typeof rawName !== 'string' || PAGE_PARAMS.has(rawName)) continue;
-    const name = Object.hasOwn(ALIASES, rawName) ? ALIASES[rawName] : rawName;
-    if (!Object.hasOwn(READERS, name)) {
+    const name = Object.hasOwn(ALIASES, rawName) ? ALIASES[rawName] : isOption(rawName) ? rawName : null;
+    if (name === null) {
       // create()'s object may carry the page's own settings (forceWebgl, renderInPage…): only a
       // URL parameter or an attribute is a stranger's word worth a notice.
       if (source instanceof URLSearchParams) notices.push(`Ignored the unknown parameter "${shown(rawName)}".`);
@@ -195,7 +225,7 @@ export function readOptions(source) {
     const [read, help] = READERS[name];
     const v = read(value);
     if (v === null) notices.push(`Ignored ${rawName}=${shown(value)}: ${help}.`);
-    else options[name] = v;
+    else (options as Record<keyof Options, unknown>)[name] = v;
   }
   return { options, notices };
 }
