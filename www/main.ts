@@ -1,3 +1,2 @@
-// @ts-nocheck
 // The full page's entry (index.html): app/main.ts.
 import './app/main.ts';

@@ -1,19 +1,25 @@
-// @ts-nocheck
 // The first-person instruments (docs/playback.md "First person"): a horizon line that rolls and
 // pitches with the entity ridden, a fixed reticle, and heading, speed and altitude as text, over the
 // stage while the camera is in first-person mode. Imported on first use (main.js), so it imports
 // nothing of the first load but widgets/format.ts; the entity's state comes from the handle
 // (`entityState`: the same numbers the inspector shows).
 import { fmtAltitude, fmtHeading, fmtSpeed } from '../widgets/format.ts';
+import type { Player } from '../api/player.ts';
 
 /** Degrees of pitch per CSS px of the horizon's travel: the ladder spans ±30° over ±(h/2). */
 const PITCH_SPAN_DEG = 30;
 
+/** The instruments: `show(on)` while first person; `element` is their box on the stage. */
+export interface Hud {
+  show(v: boolean): void;
+  element: HTMLDivElement;
+}
+
 /**
- * @param {object} player  the handle (entityState, followed, selected, on, cameraMode)
- * @param {HTMLElement} stage  the positioned box over the canvas
+ * `player`: the handle (entityState, followed, selected, on, cameraMode); `stage`: the positioned
+ * box over the canvas.
  */
-export function createHud(player, stage) {
+export function createHud(player: Player, stage: HTMLElement): Hud {
   const root = document.createElement('div');
   root.className = 'hud';
   root.hidden = true;
@@ -24,7 +30,7 @@ export function createHud(player, stage) {
   canvas.setAttribute('aria-hidden', 'true');
   const read = document.createElement('div');
   read.className = 'hud-read';
-  const cell = (name, label) => {
+  const cell = (name: string, label: string) => {
     const d = document.createElement('div');
     d.className = `hud-cell hud-${name}`;
     const l = document.createElement('span');
@@ -46,7 +52,7 @@ export function createHud(player, stage) {
   let on = false;
   let raf = 0;
   const shown = { hdg: '', spd: '', alt: '', key: '' };
-  const set = (node, k, text) => {
+  const set = (node: HTMLElement, k: keyof typeof shown, text: string) => {
     if (shown[k] !== text) {
       shown[k] = text;
       node.textContent = text;
@@ -61,7 +67,7 @@ export function createHud(player, stage) {
     if (on && !raf) raf = requestAnimationFrame(draw);
   };
   // Redrawn when what it shows can change (the page's loop rests while nothing does).
-  for (const ev of ['timeupdate', 'seeked', 'selection', 'cameramode', 'killcam']) player.on(ev, schedule);
+  for (const ev of ['timeupdate', 'seeked', 'selection', 'cameramode', 'killcam'] as const) player.on(ev, schedule);
   window.addEventListener('resize', schedule);
 
   function draw() {
@@ -85,7 +91,7 @@ export function createHud(player, stage) {
     horizon(st.pitch, st.roll);
   }
 
-  function horizon(pitch, roll) {
+  function horizon(pitch: number, roll: number) {
     const w = stage.clientWidth;
     const h = stage.clientHeight;
     const dpr = window.devicePixelRatio || 1;
@@ -152,7 +158,7 @@ export function createHud(player, stage) {
   }
 
   /** Shows the instruments (first person) or hides them. */
-  function show(v) {
+  function show(v: boolean) {
     if (v === on) return;
     on = v;
     root.hidden = !v;

@@ -1,11 +1,10 @@
-// @ts-nocheck
 // The keyboard shortcuts as the help overlay (?) lists them; www/widgets/keyboard.ts binds them (keep
 // the two in step) and docs/playback.md "Keys" lists them too. main.js imports this module when the
 // overlay first opens: the first load does not carry the table.
 import { el } from '../widgets/format.ts';
 
 /** [keys, what] for the help overlay, in groups. */
-export const KEYS = [
+export const KEYS: [group: string, rows: [keys: string, what: string][]][] = [
   [
     'Playback',
     [
@@ -47,7 +46,7 @@ export const KEYS = [
 ];
 
 /** Fills `root` (the overlay's #help-keys) with KEYS, as text. */
-export function renderKeys(root) {
+export function renderKeys(root: HTMLElement): void {
   for (const [group, rows] of KEYS) {
     const sec = el('section', 'help-group');
     sec.append(el('h3', '', group));

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Page boot: creates the player on the stage, wires the UI, opens ?url=, a picked or dropped file,
 // or the bundled demo. Exposes the facade as window.__player (test hook).
 import { createPlayer, SEEK_STEP_S, factionColour, NO_ENTITY } from '../api/player.ts';
@@ -9,20 +8,72 @@ import { createPanels } from './panels.ts';
 import { bindKeyboard } from '../widgets/keyboard.ts';
 import { el } from '../widgets/format.ts';
 import { shippedUrl } from '../lib/shipped.ts';
+import type { Player } from '../api/player.ts';
+import type { CameraMode, PlayerEventMap } from '../../types/player.d.ts';
+import type { Timeline } from './timeline.ts';
+import type { Panels } from './panels.ts';
+import type { Hud } from './hud.ts';
+import type { Menus } from './menus.ts';
+import type { RecordingBanner } from './recording-banner.ts';
+import type { createShare } from '../features/share/dialog.ts';
+import type * as VideoExport from '../features/export/video.ts';
+import type { createAnalysis } from '../features/analysis/panel.ts';
+import type { createFoldbackView } from '../features/foldback/view.ts';
+import type { createCompare } from '../features/compare/view.ts';
+import type { createLiveView } from '../features/live/view.ts';
 
-const $ = (id) => document.getElementById(id);
+/** The page's UI (window.__ui: test / inspection hooks): each lazily loaded part once it exists. */
+export interface AppUi {
+  timeline: Timeline;
+  panels: Panels;
+  banner?: RecordingBanner;
+  hud?: Hud;
+  menus?: Menus;
+  live?: ReturnType<typeof createLiveView>;
+}
+
+type Share = ReturnType<typeof createShare>;
+type Analysis = ReturnType<typeof createAnalysis>;
+type FoldbackView = ReturnType<typeof createFoldbackView>;
+type Compare = ReturnType<typeof createCompare>;
+
+/** An installed app's launch queue (the manifest's file_handlers; not in TypeScript's DOM library). */
+interface LaunchQueue {
+  setConsumer(consumer: (params: { files?: readonly FileSystemFileHandle[] }) => void): void;
+}
+
+declare global {
+  interface Window {
+    /** The page's player (test hook). */
+    __player: Player;
+    /** The page's UI (test / inspection hooks). */
+    __ui: AppUi;
+    /** The lazily loaded views, once each exists (test hooks). */
+    __share?: Share;
+    __video?: typeof VideoExport;
+    __analysis?: Analysis;
+    __foldbackView?: FoldbackView;
+    __compare?: Compare;
+    launchQueue?: LaunchQueue;
+  }
+}
+
+// (The page's elements: index.html has each one asked for.)
+const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const params = new URLSearchParams(location.search);
 // A replay host's page /r/{id} names its replay in <meta name="replay-src"> (no inline script under
 // its CSP); the link's own parameters (t, follow…) are in the address as on any share link
 // (docs/hosting.md "The pages").
-const hostSrc = document.querySelector('meta[name="replay-src"]')?.content;
+const hostSrc = document.querySelector<HTMLMetaElement>('meta[name="replay-src"]')?.content;
 if (hostSrc) params.set('url', hostSrc);
 /** The host page's own replay: its title (from the file, escaped by the host) names it, not its id. */
-const hosted = hostSrc && {
-  url: new URL(hostSrc, location.href).href,
-  name: document.querySelector('meta[property="og:title"]')?.content || '',
-  title: document.title,
-};
+const hosted = hostSrc
+  ? {
+      url: new URL(hostSrc, location.href).href,
+      name: document.querySelector<HTMLMetaElement>('meta[property="og:title"]')?.content || '',
+      title: document.title,
+    }
+  : undefined;
 const DEMO = 'demo/demo.flrep';
 
 const stage = $('stage');
@@ -41,7 +92,7 @@ window.__ui = {
 
 // What only some recordings need, imported on first use: the note over the stage about a file cut
 // short (and its kill scan), the hatching of the parts skipped on the timeline (damaged chunks).
-player.on('info', function cutOnce(open) {
+player.on('info', function cutOnce(open: PlayerEventMap['info']) {
   if (open.markersComplete && !open.info.warnings.length) return;
   player.off('info', cutOnce);
   import('./recording-banner.ts').then(({ createRecordingBanner }) => {
@@ -68,33 +119,33 @@ const errorText = $('error-text');
 const fileName = $('file-name');
 const badge = $('backend-badge');
 const cameraModes = $('camera-modes');
-const cameraButtons = [...cameraModes.querySelectorAll('button[data-mode]')];
-const resetCamera = $('reset-camera');
-const shareBtn = $('share-open');
-const analysisBtn = $('analysis-open');
-const exportBtn = $('export-open');
+const cameraButtons = [...cameraModes.querySelectorAll<HTMLButtonElement>('button[data-mode]')];
+const resetCamera = $<HTMLButtonElement>('reset-camera');
+const shareBtn = $<HTMLButtonElement>('share-open');
+const analysisBtn = $<HTMLButtonElement>('analysis-open');
+const exportBtn = $<HTMLButtonElement>('export-open');
 
-const PHASES = {
+const PHASES: Record<string, [text: string, fraction: number]> = {
   wasm: ['Starting the decoder…', 0.05],
   connect: ['Connecting…', 0.1],
   download: ['Downloading…', 0.1],
   open: ['Reading the file index…', 0.3],
 };
 
-function showProgress(text, fraction) {
+function showProgress(text: string, fraction: number) {
   progress.hidden = false;
   progressText.textContent = text;
   progressBar.style.width = `${Math.round(Math.min(1, Math.max(0, fraction)) * 100)}%`;
 }
 
-function showError(message) {
+function showError(message: unknown) {
   progress.hidden = true;
   const m = String(message);
   errorText.textContent = m.charAt(0).toUpperCase() + m.slice(1);
   errorBox.hidden = false;
 }
 
-player.on('loadstart', ({ name: fileName_, src }) => {
+player.on('loadstart', ({ name: fileName_, src }: PlayerEventMap['loadstart']) => {
   errorBox.hidden = true;
   const own = hosted?.name && typeof src === 'string' && new URL(src, location.href).href === hosted.url;
   const name = own ? hosted.name : fileName_;
@@ -108,7 +159,7 @@ player.on('loadstart', ({ name: fileName_, src }) => {
   showProgress('Opening…', 0.02);
 });
 
-player.on('progress', (m) => {
+player.on('progress', (m: PlayerEventMap['progress']) => {
   const [text, base] = PHASES[m.phase] ?? ['Opening…', 0.2];
   let f = base;
   if (m.phase === 'download' && m.total > 0) f = 0.1 + 0.6 * (m.loaded / m.total);
@@ -128,19 +179,19 @@ player.on('ready', () => {
   if (player.clip) share(() => {});
 });
 
-player.on('error', ({ message }) => showError(message));
+player.on('error', ({ message }: PlayerEventMap['error']) => showError(message));
 $('error-dismiss').addEventListener('click', () => {
   errorBox.hidden = true;
 });
 
-player.on('backend', (b) => {
+player.on('backend', (b: PlayerEventMap['backend']) => {
   badge.textContent = b === 'webgl2' ? 'WebGL2' : b === 'webgpu' ? 'WebGPU' : b;
   badge.title = `Graphics backend: ${badge.textContent}`;
 });
 
 // ---------------------------------------------------------------- camera modes
 
-function showCameraMode(mode) {
+function showCameraMode(mode: string) {
   for (const b of cameraButtons) {
     const on = b.dataset.mode === mode;
     b.setAttribute('aria-checked', String(on));
@@ -149,7 +200,7 @@ function showCameraMode(mode) {
 }
 for (const b of cameraButtons) {
   b.addEventListener('click', () => {
-    player.setCameraMode(b.dataset.mode);
+    player.setCameraMode(b.dataset.mode as CameraMode);
     showCameraMode(player.cameraMode());
   });
 }
@@ -159,8 +210,8 @@ resetCamera.addEventListener('click', () => {
 });
 player.on('cameramode', showCameraMode);
 // The first-person instruments (app/hud.ts), imported the first time the camera rides an entity.
-let hud = null;
-player.on('cameramode', (mode) => {
+let hud: Promise<Hud> | null = null;
+player.on('cameramode', (mode: PlayerEventMap['cameramode']) => {
   if (mode !== 'first' && !hud) return;
   hud ??= import('./hud.ts').then((m) => (window.__ui.hud = m.createHud(player, $('stage'))));
   hud.then((h) => h.show(player.cameraMode() === 'first'));
@@ -171,12 +222,12 @@ player.on('selection', () => showCameraMode(player.cameraMode()));
 
 // The ☰ menu (at most 1240 px wide) and the Details drawer (narrow landscape): app/menus.ts, loaded
 // when one is first opened. window.__ui.menus once it exists.
-let menusReady = null;
-const menus = (fn) => {
+let menusReady: Promise<Menus> | null = null;
+const menus = (fn: (m: Menus) => void) => {
   menusReady ??= import('./menus.ts').then(
     (m) =>
       (window.__ui.menus = m.createMenus({
-        topbar: document.querySelector('.topbar'),
+        topbar: document.querySelector('.topbar') as Element,
         menuBtn: $('menu-toggle'),
         menu: $('top-actions'),
         sideBtn: $('side-toggle'),
@@ -194,7 +245,7 @@ $('side-toggle').addEventListener('click', () => menus((m) => m.toggleDrawer()))
 
 const killBadge = $('killcam-badge');
 const killSub = $('killcam-sub');
-player.on('killcam', ({ active, holding, kill }) => {
+player.on('killcam', ({ active, holding, kill }: PlayerEventMap['killcam']) => {
   killBadge.hidden = !active;
   killBadge.classList.toggle('holding', !!holding);
   stage.classList.toggle('killcam-on', !!active);
@@ -204,16 +255,16 @@ player.on('killcam', ({ active, holding, kill }) => {
 
 const toasts = $('toasts');
 /** A toast (text only); a notice about the link stays long enough to be read. */
-function toast(kind, text, ms = 2200) {
+function toast(kind: string, text: string, ms = 2200) {
   const t = el('div', `toast toast-${kind}`, text);
   toasts.append(t);
-  while (toasts.childElementCount > 4) toasts.firstElementChild.remove();
+  while (toasts.childElementCount > 4) toasts.firstElementChild?.remove();
   setTimeout(() => t.classList.add('out'), ms);
   setTimeout(() => t.remove(), ms + 500);
 }
-player.on('toast', ({ kind, text }) => toast(kind === 'pickup' ? 'pickup' : 'info', text));
+player.on('toast', ({ kind, text }: PlayerEventMap['toast']) => toast(kind === 'pickup' ? 'pickup' : 'info', text));
 // Options of the link the page could not use (a malformed t, a follow that names nobody).
-player.on('notice', ({ text }) => toast('notice', text, 8000));
+player.on('notice', ({ text }: PlayerEventMap['notice']) => toast('notice', text, 8000));
 player.on('loadstart', () => {
   toasts.replaceChildren();
   killBadge.hidden = true;
@@ -223,7 +274,7 @@ player.on('loadstart', () => {
 
 // The overlay's table of keys (app/keys.ts) is loaded when it first opens.
 const help = $('help');
-let helpReady = null;
+let helpReady: Promise<void> | null = null;
 function toggleHelp(show = help.hidden) {
   if (!show) {
     help.hidden = true;
@@ -247,8 +298,8 @@ help.addEventListener('click', (e) => {
 });
 bindKeyboard(player, document, {
   onHelp: () => toggleHelp(),
-  onClip: (point, t = player.currentTime) => share((s) => s.mark(point, t)),
-  onMatch: (dir) =>
+  onClip: (point: 'in' | 'out', t = player.currentTime) => share((s) => s.mark(point, t)),
+  onMatch: (dir: 1 | -1) =>
     analysis((a) => {
       a.show(true);
       a.step(dir);
@@ -266,7 +317,7 @@ bindKeyboard(player, document, {
 // use: the Share button, I / O, or a link with a clip. window.__share is set once it exists.
 // Export → Video, from the Export dialog or the Share dialog's clip (features/export/video.ts on first
 // use; window.__video: it).
-const video = (opener = shareBtn) =>
+const video = (opener: HTMLElement = shareBtn) =>
   import('../features/export/video.ts').then(
     (m) => {
       window.__video = m;
@@ -274,8 +325,8 @@ const video = (opener = shareBtn) =>
     },
     (e) => toast('notice', `Video export could not be loaded: ${e?.message ?? e}`),
   );
-let shareReady = null;
-function share(fn) {
+let shareReady: Promise<Share> | null = null;
+function share(fn: (s: Share) => void) {
   shareReady ??= import('../features/share/dialog.ts').then(
     (m) =>
       (window.__share = m.createShare(player, {
@@ -293,8 +344,8 @@ function share(fn) {
 shareBtn.addEventListener('click', () => share((s) => s.open()));
 
 // Export (www/features/export/open.ts: the dialog, ACMI and clips in the export worker) is loaded on first use.
-let exportSrc;
-player.on('loadstart', (e) => (exportSrc = e.src));
+let exportSrc: PlayerEventMap['loadstart']['src'] | undefined;
+player.on('loadstart', (e: PlayerEventMap['loadstart']) => (exportSrc = e.src));
 exportBtn.addEventListener('click', () =>
   import('../features/export/open.ts').then(
     (m) => m.openExport(player, exportSrc, exportBtn, { video: () => video(exportBtn) }),
@@ -307,8 +358,8 @@ exportBtn.addEventListener('click', () =>
 // features/analysis/panel.ts (the scoreboard, the filter of the feed and the markers with N / Shift+N, the
 // search, range and bearing, the inspector's units, the kill announcer) is loaded when the panel
 // first opens (the Analysis button, or N / Shift+N). window.__analysis is set once it exists.
-let analysisReady = null;
-function analysis(fn) {
+let analysisReady: Promise<Analysis> | null = null;
+function analysis(fn: (a: Analysis) => void) {
   analysisReady ??= import('../features/analysis/panel.ts').then(
     (m) =>
       (window.__analysis = m.createAnalysis(player, {
@@ -328,22 +379,23 @@ function analysis(fn) {
 analysisBtn.addEventListener('click', () => analysis((a) => a.toggle()));
 // Shift+click on the view or in the roster measures range and bearing to that entity: the first
 // one loads the panel (which listens itself from then on).
-player.on('pick', ({ id, shiftKey }) => {
+player.on('pick', ({ id, shiftKey }: PlayerEventMap['pick']) => {
   if (shiftKey && id >= 0 && !analysisReady) analysis((a) => a.shiftPick(id));
 });
 window.__ui.panels.onShiftPick = (id) => analysis((a) => a.shiftPick(id));
 
 // ---------------------------------------------------------------- .foldback divergence view
 
-// features/foldback/view.ts (and features/foldback/foldback-live.ts, which it imports) is loaded on first use: a .flrep or SparkEngine
-// session never downloads it. window.__foldbackView is set once it exists (test hook).
-let foldbackReady = null;
-function foldbackView() {
+// features/foldback/view.ts (and features/foldback/foldback-live.ts, which it imports) is loaded on
+// first use: a .flrep or SparkEngine session never downloads it. window.__foldbackView is set once it
+// exists (test hook).
+let foldbackReady: Promise<FoldbackView> | null = null;
+function foldbackView(): Promise<FoldbackView> {
   foldbackReady ??= import('../features/foldback/view.ts').then(({ createFoldbackView }) => {
     const view = createFoldbackView({
       root: $('foldback'),
-      onShow: (on) => stage.classList.toggle('foldback-on', on),
-      newClient: (o) => new WorkerClient(o),
+      onShow: (on: boolean) => stage.classList.toggle('foldback-on', on),
+      newClient: (o: ConstructorParameters<typeof WorkerClient>[0]) => new WorkerClient(o),
     });
     window.__foldbackView = view;
     return view;
@@ -353,7 +405,7 @@ function foldbackView() {
   });
   return foldbackReady;
 }
-const withFoldback = (fn) =>
+const withFoldback = (fn: (v: FoldbackView) => void) =>
   foldbackView().then(fn, (e) => {
     progress.hidden = true;
     showError(`the divergence view could not be loaded: ${e?.message ?? e}`);
@@ -365,7 +417,7 @@ player.on('loadstart', () => {
   opens++;
   window.__foldbackView?.close();
 });
-player.on('foldback', ({ src }) => {
+player.on('foldback', ({ src }: PlayerEventMap['foldback']) => {
   progress.hidden = true;
   const mine = opens;
   withFoldback((v) => {
@@ -377,8 +429,8 @@ $('live-open').addEventListener('click', () => withFoldback((v) => v.showLive())
 
 // features/compare/view.ts (the panel, the timeline's mark) and the compare worker with its wasm are loaded on
 // the first comparison. window.__compare is set once it exists (test hook).
-let compareReady = null;
-function compare(a, b, notice = '') {
+let compareReady: Promise<Compare> | null = null;
+function compare(a: File, b: File, notice = '') {
   compareReady ??= import('../features/compare/view.ts').then(
     (m) =>
       (window.__compare = m.createCompare(player, {
@@ -399,7 +451,7 @@ function compare(a, b, notice = '') {
     },
   );
 }
-const compareInput = $('compare-input');
+const compareInput = $<HTMLInputElement>('compare-input');
 $('compare-open').addEventListener('click', () => compareInput.click());
 compareInput.addEventListener('change', () => {
   const files = [...(compareInput.files ?? [])];
@@ -410,7 +462,7 @@ compareInput.addEventListener('change', () => {
 
 /** Several .foldback files at once are compared (one per peer, or several runs); two recordings
  *  open the comparison of A and B (of more, the first two, and a notice says so). */
-function openFiles(files) {
+function openFiles(files: File[]) {
   const foldback = files.length > 1 && files.every((f) => /\.foldback$/i.test(f.name));
   if (foldback) withFoldback((v) => v.openFiles(files));
   else if (files.length > 1)
@@ -426,7 +478,7 @@ function openFiles(files) {
 
 // ---------------------------------------------------------------- opening files
 
-const input = $('file-input');
+const input = $<HTMLInputElement>('file-input');
 input.addEventListener('change', () => {
   openFiles([...(input.files ?? [])]);
   input.value = '';
@@ -434,7 +486,7 @@ input.addEventListener('change', () => {
 
 const overlay = $('drop-overlay');
 let dragDepth = 0;
-const hasFiles = (e) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
+const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files');
 document.addEventListener('dragenter', (e) => {
   if (!hasFiles(e)) return;
   e.preventDefault();
@@ -444,7 +496,8 @@ document.addEventListener('dragenter', (e) => {
 document.addEventListener('dragover', (e) => {
   if (!hasFiles(e)) return;
   e.preventDefault();
-  e.dataTransfer.dropEffect = 'copy';
+  // (hasFiles: it has a dataTransfer.)
+  e.dataTransfer!.dropEffect = 'copy';
 });
 document.addEventListener('dragleave', (e) => {
   if (!hasFiles(e)) return;
@@ -463,7 +516,7 @@ document.addEventListener('drop', (e) => {
 // An installed player opens .flrep / .replay / .foldback files from the desktop (the manifest's
 // file_handlers) through the launch queue.
 if ('launchQueue' in window) {
-  window.launchQueue.setConsumer(async ({ files }) => {
+  window.launchQueue?.setConsumer(async ({ files }) => {
     const picked = await Promise.all((files ?? []).map((h) => h.getFile()));
     if (picked.length) openFiles(picked);
   });
@@ -474,7 +527,7 @@ if ('launchQueue' in window) {
 player.on('ready', function registerOnce() {
   player.off('ready', registerOnce);
   if (!('serviceWorker' in navigator)) return;
-  const later = window.requestIdleCallback ?? ((fn) => setTimeout(fn, 2000));
+  const later = window.requestIdleCallback ?? ((fn: () => void) => setTimeout(fn, 2000));
   // Beside this script (a host's /r/{id} page is not in the player's folder).
   later(() => navigator.serviceWorker.register(shippedUrl('./sw.js')).catch(() => {}));
 });

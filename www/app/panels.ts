@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Side panels: playback status (Console_GetStatus), recording info (+ reader warnings), roster
 // (callsigns, faction swatches; click to follow; virtualized), kill feed (www/widgets/killfeed.ts: click to seek;
 // "Kill cam" per kill), and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
@@ -8,11 +7,29 @@ import { factionColour, NO_ENTITY, FLAG_NAMES } from '../api/player.ts';
 import { createKillFeed } from '../widgets/killfeed.ts';
 import { createVirtualList } from '../widgets/virtual-list.ts';
 import { idleTask } from '../widgets/idle.ts';
+import type { Player } from '../api/player.ts';
+
+/** The open's answer as the handle holds it (`player.info`, the `info` event's payload). */
+type Open = NonNullable<Player['info']>;
+/** A participant of the recording (the roster's rows). */
+type Participant = Open['info']['participants'][number];
+/** A faction and an entity type as the recording lists them. */
+type Faction = Open['info']['factions'][number];
+type EntityType = Open['info']['entity_types'][number];
+
+/** The panels' hooks (window.__ui.panels). */
+export interface Panels {
+  killfeed: ReturnType<typeof createKillFeed>;
+  roster: { inspect: ReturnType<typeof createVirtualList>['inspect'] };
+  /** `onShiftPick(entity)`: a roster row Shift+clicked (set by the Analysis panel). */
+  onShiftPick: ((entity: number) => void) | null;
+}
 
 const ROSTER_ROW_PX = 28;
 
-export function createPanels(player, root = document) {
-  const $ = (id) => root.getElementById(id);
+export function createPanels(player: Player, root: Document = document): Panels {
+  // (The page's elements: index.html has each of them.)
+  const $ = <T extends HTMLElement = HTMLElement>(id: string) => root.getElementById(id) as T;
   const infoList = $('info-list');
   const warnings = $('warnings');
   const roster = $('roster');
@@ -23,13 +40,13 @@ export function createPanels(player, root = document) {
 
   // ---------------------------------------------------------------- info
 
-  function row(label, value) {
+  function row(label: string, value: string) {
     infoList.append(el('dt', '', label), el('dd', '', value));
   }
 
   // Spoiler-safe: the length (and the chunk count that tells it) show once the end was reached.
   let lengthHidden = false;
-  function renderInfo(open) {
+  function renderInfo(open: Open | null) {
     infoList.replaceChildren();
     warnings.replaceChildren();
     warnings.hidden = true;
@@ -37,9 +54,14 @@ export function createPanels(player, root = document) {
     if (!open) return;
     const i = open.info;
     const formatName =
-      { flrep: 'FLREP', spark_replay: 'SparkEngine replay', spark: 'SparkEngine replay', foldback: 'Foldback' }[
-        i.format
-      ] ?? String(i.format);
+      (
+        {
+          flrep: 'FLREP',
+          spark_replay: 'SparkEngine replay',
+          spark: 'SparkEngine replay',
+          foldback: 'Foldback',
+        } as Record<string, string>
+      )[i.format] ?? String(i.format);
     lengthHidden = player.playbackStatus().duration === null;
     const length = lengthHidden ? '' : ` · ${fmtDuration(open.durationS)}`;
     infoSummary.textContent = `${formatName} ${i.format_major}.${i.format_minor}${length}${i.warnings.length ? ' · ⚠' : ''}`;
@@ -87,11 +109,11 @@ export function createPanels(player, root = document) {
 
   // Virtualized like the kill feed (www/widgets/virtual-list.ts): a 2,000-entity recording's roster is a
   // few dozen elements, so a frame's layout never walks 2,000 rows.
-  let people = []; // participants, by faction then callsign
-  let factionNames = new Map();
-  let rowOf = new Map(); // entity id -> index in people
+  let people: Participant[] = []; // participants, by faction then callsign
+  let factionNames = new Map<number, string>();
+  let rowOf = new Map<number, number>(); // entity id -> index in people
   let selectedId = -1;
-  let alive = new Map(); // entity id -> alive, at the playhead (empty: not known yet)
+  let alive = new Map<number, boolean>(); // entity id -> alive, at the playhead (empty: not known yet)
 
   function makeRosterRow() {
     const li = el('li');
@@ -102,11 +124,12 @@ export function createPanels(player, root = document) {
     return li;
   }
 
-  function fillRoster(li, i) {
+  function fillRoster(li: HTMLElement, i: number) {
     const p = people[i];
     li.dataset.entity = String(p.entity);
-    const b = li.firstChild;
-    const [sw, callsign, faction] = b.children;
+    // (A row of makeRosterRow(): its button, and the button's three spans.)
+    const b = li.firstChild as HTMLButtonElement;
+    const [sw, callsign, faction] = b.children as HTMLCollectionOf<HTMLElement>;
     sw.style.background = factionColour(p.faction);
     callsign.textContent = p.callsign || `#${p.id}`;
     faction.textContent = factionNames.get(p.faction) ?? `Faction ${p.faction}`;
@@ -115,7 +138,7 @@ export function createPanels(player, root = document) {
   }
 
   /** Row state classes: selected, dead (touched only where they change). */
-  function markRoster(li, i) {
+  function markRoster(li: HTMLElement, i: number) {
     const p = people[i];
     const on = p.entity !== NO_ENTITY;
     const sel = on && p.entity === selectedId;
@@ -132,17 +155,17 @@ export function createPanels(player, root = document) {
     fill: fillRoster,
   });
 
-  function renderRoster(open) {
+  function renderRoster(open: Open | null) {
     people = [];
-    rowOf = new Map();
-    alive = new Map();
+    rowOf = new Map<number, number>();
+    alive = new Map<number, boolean>();
     rosterCount.textContent = '';
     if (!open) {
       rosterView.setCount(0);
       return;
     }
     const i = open.info;
-    factionNames = new Map(i.factions.map((f) => [f.index, f.display_name || `Faction ${f.index}`]));
+    factionNames = new Map(i.factions.map((f: Faction) => [f.index, f.display_name || `Faction ${f.index}`]));
     people = [...i.participants].sort((a, b) => a.faction - b.faction || a.callsign.localeCompare(b.callsign));
     people.forEach((p, k) => {
       if (p.entity !== NO_ENTITY && !rowOf.has(p.entity)) rowOf.set(p.entity, k);
@@ -153,15 +176,15 @@ export function createPanels(player, root = document) {
 
   // One listener for every row (rows are reused for other participants as the list scrolls).
   roster.addEventListener('click', (e) => {
-    const li = e.target.closest('li[data-index]');
-    const p = li && e.target.closest('button') ? people[Number(li.dataset.index)] : undefined;
+    const li = (e.target as Element).closest<HTMLElement>('li[data-index]');
+    const p = li && (e.target as Element).closest('button') ? people[Number(li.dataset.index)] : undefined;
     if (!p || p.entity === NO_ENTITY) return;
     // Shift+click: a second entity for the Analysis panel's range line (when it is open).
     if (e.shiftKey && api.onShiftPick) api.onShiftPick(p.entity);
     else player.follow(p.entity);
   });
 
-  function markSelected(id) {
+  function markSelected(id: number) {
     selectedId = id;
     rosterView.forEachRow(markRoster);
     const k = rowOf.get(id);
@@ -182,8 +205,8 @@ export function createPanels(player, root = document) {
 
   // ---------------------------------------------------------------- playback status
 
-  const statusCells = new Map();
-  function statusRow(key, label) {
+  const statusCells = new Map<string, HTMLElement>();
+  function statusRow(key: string, label: string) {
     const dd = el('dd', '', '—');
     dd.dataset.key = key;
     statusList.append(el('dt', '', label), dd);
@@ -200,10 +223,17 @@ export function createPanels(player, root = document) {
     ['killCam', 'Kill cam'],
   ])
     statusRow(k, l);
-  const CAMERA_NAMES = { orbit: 'Orbit', free: 'Free', follow: 'Follow', first: 'First person', kill: 'Kill cam' };
+  const CAMERA_NAMES: Record<string, string> = {
+    orbit: 'Orbit',
+    free: 'Free',
+    follow: 'Follow',
+    first: 'First person',
+    kill: 'Kill cam',
+  };
 
-  function setCell(key, text) {
-    setText(statusCells.get(key), text);
+  function setCell(key: string, text: string) {
+    // (Every key has its cell: statusRow() above.)
+    setText(statusCells.get(key)!, text);
   }
   function renderStatus() {
     if (!player.info) {
@@ -226,7 +256,7 @@ export function createPanels(player, root = document) {
     setCell('mode', s.mode || '—');
     setCell('camera', CAMERA_NAMES[s.camera] ?? s.camera);
     setCell('killCam', s.killCam ? 'ON' : 'OFF');
-    statusCells.get('killCam').classList.toggle('on', s.killCam);
+    statusCells.get('killCam')?.classList.toggle('on', s.killCam);
     statusList.title = s.text;
   }
 
@@ -241,7 +271,7 @@ export function createPanels(player, root = document) {
   const inspHealth = $('insp-health-text');
   const inspList = $('insp-list');
   const inspFlags = $('insp-flags');
-  const inspCells = new Map();
+  const inspCells = new Map<string, HTMLElement>();
   for (const [k, l] of [
     ['pos', 'Position'],
     ['alt', 'Altitude'],
@@ -298,8 +328,8 @@ export function createPanels(player, root = document) {
     insp.classList.remove('absent');
     insp.classList.toggle('dead', !st.alive);
     const typeName = player.typeName(st.type) || `type ${st.type}`;
-    const category = i.entity_types.find((t) => t.index === st.type)?.category ?? 'other';
-    const faction = i.factions.find((f) => f.index === st.faction)?.display_name || `Faction ${st.faction}`;
+    const category = i.entity_types.find((t: EntityType) => t.index === st.type)?.category ?? 'other';
+    const faction = i.factions.find((f: Faction) => f.index === st.faction)?.display_name || `Faction ${st.faction}`;
     setText(inspSub, `${typeName} · ${category} · ${faction}`);
     inspSwatch.style.background = factionColour(st.faction);
     const hp = Math.max(0, Math.min(100, st.health));
@@ -307,17 +337,18 @@ export function createPanels(player, root = document) {
     inspFill.className = `insp-health-fill${hp < 30 ? ' low' : hp < 65 ? ' mid' : ''}`;
     setText(inspHealth, `${st.health.toFixed(st.health % 1 ? 1 : 0)} HP`);
     const big = st.pos.some((v) => Math.abs(v) >= 100000);
+    // (inspCells holds a cell for each of these keys: made above.)
     setText(
-      inspCells.get('pos'),
+      inspCells.get('pos')!,
       big
         ? `${st.pos.map((v) => (v / 1000).toFixed(2)).join(', ')} km`
         : `${st.pos.map((v) => v.toFixed(1)).join(', ')} m`,
     );
-    setText(inspCells.get('alt'), fmtAltitude(st));
-    setText(inspCells.get('hdg'), `${fmtHeading(st.heading)}°`);
-    setText(inspCells.get('speed'), fmtSpeed(st.speed));
-    setText(inspCells.get('anim'), String(st.anim));
-    setText(inspCells.get('tick'), String(st.tick));
+    setText(inspCells.get('alt')!, fmtAltitude(st));
+    setText(inspCells.get('hdg')!, `${fmtHeading(st.heading)}°`);
+    setText(inspCells.get('speed')!, fmtSpeed(st.speed));
+    setText(inspCells.get('anim')!, String(st.anim));
+    setText(inspCells.get('tick')!, String(st.tick));
     for (const [bit, c] of chips.entries()) c.classList.toggle('on', ((st.flags >>> bit) & 1) === 1);
     insp.dataset.flags = st.flagNames.join(',');
   }
@@ -349,7 +380,7 @@ export function createPanels(player, root = document) {
     renderStatus();
     renderInspector();
   }, 150);
-  player.on('info', (open) => {
+  player.on('info', (open: Open) => {
     renderInfo(open);
     renderRoster(open);
   });
@@ -364,6 +395,6 @@ export function createPanels(player, root = document) {
   player.on('seeked', idleTask(refreshAlive));
   player.on('ready', refreshAlive);
   /** `onShiftPick(entity)`: a roster row Shift+clicked (set by the Analysis panel). */
-  const api = { killfeed, roster: { inspect: rosterView.inspect }, onShiftPick: null };
+  const api: Panels = { killfeed, roster: { inspect: rosterView.inspect }, onShiftPick: null };
   return api;
 }

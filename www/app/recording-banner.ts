@@ -1,16 +1,30 @@
-// @ts-nocheck
 // A line over the stage about the recording itself, where a viewer sees it: a file cut short
 // (no index trailer: "the recording was cut short") and, while the worker scans such a file for
 // its kills in the background (docs/worker-protocol.md `scan`), how far it got and how many it
 // found. Text only (a warning is the reader's, a file's name is the file's).
 import { el, fmtTime } from '../widgets/format.ts';
+import type { Player } from '../api/player.ts';
 
 /** A reader's warning that says the file was cut (crate/src/format/flrep/open.rs). */
 const CUT = /cut short|no index trailer/i;
 
+/** What the banner reads of an open's answer (the `info` event's payload): the reader's warnings. */
+interface OpenWarnings {
+  info?: { warnings?: readonly string[] };
+}
+
+/** The banner's test / inspection hook (window.__ui.banner). */
+export interface RecordingBanner {
+  inspect(): { hidden: boolean; text: string | null };
+}
+
 /** The note for `player`'s recordings on `stage`; `open`: the open's answer it is made for (later
  *  ones arrive as `info` events). */
-export function createRecordingBanner(player, stage, open = null) {
+export function createRecordingBanner(
+  player: Player,
+  stage: HTMLElement,
+  open: OpenWarnings | null = null,
+): RecordingBanner {
   const box = el('div', 'rec-banner');
   box.setAttribute('role', 'status');
   box.hidden = true;
@@ -46,7 +60,7 @@ export function createRecordingBanner(player, stage, open = null) {
     dismissed = false;
     render();
   });
-  function opened(o) {
+  function opened(o: OpenWarnings | null) {
     const warnings = o?.info?.warnings ?? [];
     cut = warnings.some((w) => CUT.test(w))
       ? `This recording was cut short: it ends at ${fmtTime(player.duration)}, and it has no index.`

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The timeline's zoom (docs/playback.md "Timeline zoom"), imported on the first wheel or touch on
 // the scrubber (www/app/timeline.ts holds the window and maps everything onto it): the wheel's and
 // the pinch's math around the pointer, the minimap of the whole recording with the window (a click
@@ -7,12 +6,30 @@
 /** The window's scale per 300 px of wheel. */
 const WHEEL_STEP = 2;
 
-/**
- * @param {HTMLElement} scrubber
- * @param {{ span: () => number, view: () => ({from: number, to: number}|null),
- *   set: (from: number|null, to?: number) => void }} ctl  the timeline's window
- */
-export function createZoom(scrubber, ctl) {
+/** A zoomed window of the timeline, in seconds. */
+export interface ZoomView {
+  from: number;
+  to: number;
+}
+
+/** The timeline's window as the zoom sees it: the span, the window (null: the whole), and setting it
+ *  (`set(null)`: the whole). */
+export interface ZoomControl {
+  span: () => number;
+  view: () => ZoomView | null;
+  set: (from: number | null, to?: number) => void;
+}
+
+/** The zoom the timeline drives (www/app/timeline.ts). */
+export interface Zoom {
+  wheel(deltaY: number, px: number): void;
+  pinchStart(touches: number[]): void;
+  pinchMove(touches: number[], left: number): void;
+  show: ZoomUi['show'];
+}
+
+/** The zoom of the timeline on `scrubber`; `ctl`: the timeline's window. */
+export function createZoom(scrubber: HTMLElement, ctl: ZoomControl): Zoom {
   const ui = createZoomUi(scrubber);
   const from = () => ctl.view()?.from ?? 0;
   const len = () => {
@@ -20,7 +37,7 @@ export function createZoom(scrubber, ctl) {
     return v ? v.to - v.from : ctl.span();
   };
   /** Scales the window by `k` (< 1 zooms in) around the time under CSS x `px` of the scrubber. */
-  function around(k, px) {
+  function around(k: number, px: number) {
     const w = scrubber.clientWidth;
     const span = ctl.span();
     if (!(span > 0) || w <= 0) return;
@@ -35,7 +52,7 @@ export function createZoom(scrubber, ctl) {
     const l = len();
     ctl.set(frac * ctl.span() - l / 2, frac * ctl.span() + l / 2);
   };
-  let pinch = null;
+  let pinch: { dist: number; len: number } | null = null;
   return {
     /** A wheel's `deltaY` (px) at CSS x `px`. */
     wheel: (deltaY, px) => around(WHEEL_STEP ** (deltaY / 300), px),
@@ -52,11 +69,18 @@ export function createZoom(scrubber, ctl) {
   };
 }
 
+/** The zoom's elements: what a press on them asks for, and `show` (the window over the density). */
+interface ZoomUi {
+  onWhole: () => void;
+  onCentre: (frac: number) => void;
+  show<K>(view: ZoomView | null, span: number, kills: readonly K[], timeOf: (kill: K) => number): void;
+}
+
 /**
  * The zoom's own elements in the scrubber: the minimap (the whole recording's kill density and
  * the window, shown while zoomed; a click centres the window there) and the "Whole" button.
  */
-function createZoomUi(scrubber) {
+function createZoomUi(scrubber: HTMLElement): ZoomUi {
   const doc = scrubber.ownerDocument;
   const box = doc.createElement('div');
   box.className = 'tl-minimap';
@@ -75,7 +99,7 @@ function createZoomUi(scrubber) {
   whole.title = 'Show the whole recording (Escape)';
   whole.hidden = true;
   scrubber.append(box, whole);
-  const ui = { onWhole: () => {}, onCentre: () => {}, show };
+  const ui: ZoomUi = { onWhole: () => {}, onCentre: () => {}, show };
   // The zoom's controls are not the scrubber: a press on them neither scrubs nor seeks.
   for (const n of [box, whole]) n.addEventListener('pointerdown', (e) => e.stopPropagation());
   whole.addEventListener('click', () => ui.onWhole());
@@ -83,10 +107,10 @@ function createZoomUi(scrubber) {
     const r = box.getBoundingClientRect();
     if (r.width > 0) ui.onCentre(Math.min(1, Math.max(0, (e.clientX - r.left) / r.width)));
   });
-  let drawnFor = null;
+  let drawnFor: unknown = null;
   /** Shows the window `view` of `span` seconds (null: hidden) over the density of `kills`
    *  (`timeOf(kill)`: its seconds). */
-  function show(view, span, kills, timeOf) {
+  function show<K>(view: ZoomView | null, span: number, kills: readonly K[], timeOf: (kill: K) => number) {
     box.hidden = !view;
     whole.hidden = !view;
     if (!view || !(span > 0)) return;

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The timeline bar: transport (rewind / play-pause / stop / fast forward), clock, scrubber
 // (pointer events; follows the pointer), kill markers on the scrubber's top row, every other event
 // kind as a smaller shape on its bottom row (drawn on a canvas: www/widgets/marker-layer.ts; hover shows
@@ -10,38 +9,78 @@ import { nextSpeed } from '../core/clock.ts';
 import { KILL_LEAD_S } from '../api/player.ts';
 import { eventKindKey, eventKindLabel, eventText } from '../widgets/events.ts';
 import { createMarkerLayer } from '../widgets/marker-layer.ts';
+import type { Player } from '../api/player.ts';
+import type { createZoom, Zoom, ZoomView } from './timeline-zoom.ts';
+import type { GapLayer } from './gap-layer.ts';
+
+/** A kill as the handle lists it (`player.kills`). */
+type Kill = Player['kills'][number];
+/** An event of any kind as the handle lists it (`player.events`). */
+type ReplayEvent = Player['events'][number];
+
+/** A filter of the markers (the Analysis panel's): whether the marker of `event` shows. */
+export type MarkerFilter = (event: Kill | ReplayEvent) => boolean;
+
+/** What the marker layer's hitTest finds (www/widgets/marker-layer.ts) and what the tooltip shows:
+ *  a kill marker's column, an event marker's slot, or a gap under the pointer. */
+interface KillHit {
+  row: 'kill';
+  col: { x: number };
+  kill: Kill;
+  t: number;
+  count: number;
+}
+interface EventHit {
+  row: 'event';
+  slot: { x: number };
+  event: ReplayEvent;
+  t: number;
+  count: number;
+}
+interface GapHit {
+  row: 'gap';
+  text: string;
+  x: number;
+}
+type TipHit = KillHit | EventHit | GapHit;
+
+/** createTimeline()'s options. */
+export interface TimelineOptions {
+  loadZoom?: (() => Promise<{ createZoom: typeof createZoom }>) | null;
+}
 
 /** The shortest window the timeline zooms to (s). */
 const MIN_VIEW_S = 1;
 
 /** `opts.loadZoom()`: imports www/app/timeline-zoom.ts (no zoom without it: the embeds' timeline). */
-export function createTimeline(player, root = document, { loadZoom = null } = {}) {
-  const $ = (id) => root.getElementById(id);
-  const playBtn = $('play');
+export function createTimeline(player: Player, root: Document = document, { loadZoom = null }: TimelineOptions = {}) {
+  // (The page's elements: index.html has each of them.)
+  const $ = <T extends HTMLElement = HTMLElement>(id: string) => root.getElementById(id) as T;
+  const playBtn = $<HTMLButtonElement>('play');
   const timeEl = $('time');
   const tickEl = $('tick');
   const durEl = $('duration');
   const scrubber = $('scrubber');
   const fill = $('scrub-fill');
   const thumbRail = $('scrub-thumb-rail');
-  const markersEl = $('scrub-markers');
-  const nearEl = $('scrub-near');
+  const markersEl = $<HTMLCanvasElement>('scrub-markers');
+  const nearEl = $<HTMLCanvasElement>('scrub-near');
   const tip = $('scrub-tip');
   const hover = $('scrub-hover');
-  const speed = $('speed');
-  const rewindBtn = $('rewind');
-  const stopBtn = $('stop');
-  const ffBtn = $('ffwd');
+  const speed = $<HTMLSelectElement>('speed');
+  const rewindBtn = $<HTMLButtonElement>('rewind');
+  const stopBtn = $<HTMLButtonElement>('stop');
+  const ffBtn = $<HTMLButtonElement>('ffwd');
   const legend = $('legend');
 
   // The zoom: the window [view.from, view.to] seconds the scrubber spans, null for the whole. Its
   // gestures' math, the minimap and "Whole" are www/app/timeline-zoom.ts, loaded (`loadZoom`, from
   // main.js) on the first wheel or touch on the scrubber.
-  let view = null;
-  let zoom = null;
-  let zoomLoading = null;
-  const killT = (k) => player.killTime(k);
-  const withZoom = (fn) => {
+  let view: ZoomView | null = null;
+  let zoom: Zoom | null = null;
+  let zoomLoading: Promise<Zoom> | null = null;
+  const killT = (k: Kill): number => player.killTime(k);
+  const withZoom = (fn: (z: Zoom) => void) => {
     if (zoom) return fn(zoom);
     if (!loadZoom) return;
     zoomLoading ??= loadZoom().then((m) => {
@@ -57,7 +96,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
 
   let scrubbing = false;
   let wasPlaying = false;
-  let pendingX = null;
+  let pendingX: number | null = null;
   let rafScrub = 0;
 
   // The seconds the bar spans: the recording's length, or while spoiler-safe hides it
@@ -90,10 +129,11 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
 
   /** Zooms to [from, to] seconds (clamped to the span, at least MIN_VIEW_S long); null or the
    *  whole span: no zoom. */
-  function setView(from, to) {
-    let next = null;
+  function setView(from: number | null, to?: number) {
+    let next: ZoomView | null = null;
     if (from !== null && span > 0) {
-      const len = Math.min(span, Math.max(MIN_VIEW_S, to - from));
+      // (A window's `from` always comes with its `to`: only the whole, null, comes alone.)
+      const len = Math.min(span, Math.max(MIN_VIEW_S, to! - from));
       const a = Math.min(span - len, Math.max(0, from));
       next = len >= span ? null : { from: a, to: a + len };
     }
@@ -117,7 +157,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
     { passive: false },
   );
   // Pinch: two touches on the scrubber scale the window (timeline-zoom.js does the math).
-  const touches = new Map();
+  const touches = new Map<number, number>();
   let pinching = false;
 
   // What update() last wrote: text and attributes are set only when they change (setting the same
@@ -154,19 +194,19 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
     }
   }
 
-  function setPlaying(p) {
+  function setPlaying(p: boolean) {
     playBtn.classList.toggle('playing', p);
     playBtn.setAttribute('aria-label', p ? 'Pause' : 'Play');
     playBtn.title = p ? 'Pause (Space)' : 'Play (Space)';
   }
 
-  function timeAtX(clientX) {
+  function timeAtX(clientX: number) {
     const r = scrubber.getBoundingClientRect();
     const f = r.width > 0 ? Math.min(1, Math.max(0, (clientX - r.left) / r.width)) : 0;
     return vFrom() + f * vLen(); // (a seek clamps it to the recording)
   }
 
-  function scrubTo(clientX) {
+  function scrubTo(clientX: number) {
     pendingX = clientX;
     if (rafScrub) return;
     rafScrub = requestAnimationFrame(() => {
@@ -176,12 +216,12 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
     });
   }
 
-  const local = (e) => {
+  const local = (e: PointerEvent) => {
     const r = scrubber.getBoundingClientRect();
     return { x: e.clientX - r.left, y: e.clientY - r.top, r };
   };
   // A press on a kill marker is a click on it (seek on release over the same marker), not a scrub.
-  let pressed = null;
+  let pressed: (KillHit & { downX: number }) | null = null;
 
   scrubber.addEventListener('pointerdown', (e) => {
     if (e.pointerType === 'touch') {
@@ -220,7 +260,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
   scrubber.addEventListener('pointermove', (e) => {
     if (touches.has(e.pointerId)) touches.set(e.pointerId, e.clientX);
     if (pinching && touches.size === 2) {
-      zoom.pinchMove([...touches.values()], scrubber.getBoundingClientRect().left);
+      zoom?.pinchMove([...touches.values()], scrubber.getBoundingClientRect().left);
       return;
     }
     // A press on a kill marker that moves on (a thumb on a crowded timeline) scrubs after all.
@@ -252,7 +292,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
     hover.hidden = true;
     hideTip();
   });
-  const endScrub = (e) => {
+  const endScrub = (e: PointerEvent) => {
     touches.delete(e.pointerId);
     if (pinching) {
       if (touches.size < 2) pinching = false;
@@ -312,29 +352,29 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
 
   // The parts skipped (damaged, not sent): hatched under the markers by www/app/gap-layer.ts, which
   // main.js loads on the first gap and hands over (showGaps).
-  let gaps = { textAt: () => null, inspect: () => [] };
+  let gaps: GapLayer = { textAt: () => null, inspect: () => [] };
   // Markers: one canvas layer (www/widgets/marker-layer.ts), not one element per kill / event.
   const layer = createMarkerLayer({
     scrubber,
     canvas: markersEl,
     overlay: nearEl,
-    killTime: (k) => player.killTime(k),
+    killTime: (k: Kill) => player.killTime(k),
     events: () => (keep ? player.events.filter(keep) : player.events),
   });
   // A filter of the markers (the Analysis panel's, www/features/analysis/panel.ts): `keep(event)`, or null.
-  let keep = null;
+  let keep: MarkerFilter | null = null;
   const shownKills = () => (keep ? player.kills.filter(keep) : player.kills);
 
-  function markerText(hit) {
+  function markerText(hit: TipHit) {
     if (hit.row === 'gap') return hit.text;
     const more = hit.count > 1 ? ` (+${hit.count - 1} more)` : '';
     if (hit.row === 'kill') return `${player.killText(hit.kill)}${more}`;
     return `${fmtTime(hit.event.t)} ${eventText(player, hit.event)}${more}`;
   }
 
-  function showTip(hit, r) {
+  function showTip(hit: TipHit, r: DOMRect) {
     tip.textContent = markerText(hit);
-    const x = hit.row === 'kill' ? hit.col.x : (hit.slot?.x ?? hit.x);
+    const x = hit.row === 'kill' ? hit.col.x : hit.row === 'event' ? hit.slot.x : hit.x;
     tip.style.left = `${Math.min(r.width, Math.max(0, x))}px`;
     tip.dataset.row = hit.row;
     tip.hidden = false;
@@ -346,8 +386,8 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
   }
 
   // Legend: every kind seen (kills first), with counts.
-  let kindCounts = new Map();
-  function countEvents(events) {
+  let kindCounts = new Map<string, number>();
+  function countEvents(events: readonly ReplayEvent[]) {
     for (const e of events) {
       const key = eventKindKey(e);
       kindCounts.set(key, (kindCounts.get(key) ?? 0) + 1);
@@ -355,7 +395,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
   }
   /** kind → its count element, while the legend shows the same kinds (events arrive with every
    *  piece: only the counts that changed are written then, the items are not rebuilt). */
-  let legendCounts = new Map();
+  let legendCounts = new Map<string, HTMLSpanElement>();
   function renderLegend() {
     const keys = [...kindCounts.keys()].sort((a, b) => (a === 'kill' ? -1 : b === 'kill' ? 1 : a.localeCompare(b)));
     if (!keys.includes('kill')) keys.unshift('kill');
@@ -366,7 +406,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
       }
     } else {
       legend.replaceChildren();
-      legendCounts = new Map();
+      legendCounts = new Map<string, HTMLSpanElement>();
       for (const key of keys) {
         const item = el('span', 'legend-item');
         item.dataset.kind = key;
@@ -387,7 +427,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
   player.on('loadstart', () => {
     layer.clear();
     hideTip();
-    kindCounts = new Map();
+    kindCounts = new Map<string, number>();
     renderLegend();
     for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = true;
     setPlaying(false);
@@ -398,7 +438,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
   });
   player.on('info', () => {
     rescale();
-    kindCounts = new Map();
+    kindCounts = new Map<string, number>();
     countEvents(player.events);
     renderLegend();
     markNear();
@@ -407,14 +447,14 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
   player.on('ready', () => {
     for (const b of [playBtn, rewindBtn, stopBtn, ffBtn]) b.disabled = false;
   });
-  player.on('markers', (kills) => {
+  player.on('markers', (kills: readonly Kill[]) => {
     if (!(span > 0) || !legend.childElementCount) return; // before 'info'
     const ks = keep ? kills.filter(keep) : kills;
     layer.setKills(ks, span);
     if (view) zoom?.show(view, span, ks, killT);
     markNear();
   });
-  player.on('events', (fresh) => {
+  player.on('events', (fresh: readonly ReplayEvent[]) => {
     if (!(player.duration > 0) || !legend.childElementCount) return; // before 'info'
     layer.addEvents(keep ? fresh.filter(keep) : fresh);
     countEvents(fresh);
@@ -463,7 +503,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
   player.on('play', () => setPlaying(true));
   player.on('pause', () => setPlaying(false));
   player.on('statechange', setTransport);
-  player.on('ratechange', (v) => {
+  player.on('ratechange', (v: number) => {
     if (Number(speed.value) !== v) {
       const opt = [...speed.options].find((o) => Number(o.value) === v);
       if (opt) speed.value = opt.value;
@@ -476,7 +516,7 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
     span: () => span,
     /** The zoomed window {from, to} in seconds, or null (the whole). */
     view: () => (view ? { ...view } : null),
-    zoom: (from, to) => withZoom(() => setView(from, to)),
+    zoom: (from: number, to: number) => withZoom(() => setView(from, to)),
     /** Back to the whole recording; false when it was not zoomed (Escape goes on elsewhere). */
     unzoom: () => {
       if (!view) return false;
@@ -484,11 +524,11 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
       return true;
     },
     gaps: () => gaps.inspect(),
-    showGaps: (g) => {
+    showGaps: (g: GapLayer) => {
       gaps = g;
     },
     /** Shows only the markers of the events `pred(event)` keeps (null: every one). */
-    setFilter: (pred) => {
+    setFilter: (pred: MarkerFilter | null) => {
       keep = pred;
       if (!(span > 0)) return;
       layer.setKills(shownKills(), span);
@@ -497,3 +537,6 @@ export function createTimeline(player, root = document, { loadZoom = null } = {}
     },
   };
 }
+
+/** The timeline (window.__ui.timeline; the Share, Analysis and Compare views draw on it). */
+export type Timeline = ReturnType<typeof createTimeline>;
