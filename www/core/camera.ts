@@ -1,48 +1,68 @@
-// @ts-nocheck
 // What the view looks at: the selected and followed entities, the renderer's camera modes, the free
 // camera's flight and the kill cam (docs/playback.md, "Kill cam" and "Camera modes"). The clock's
 // side of the kill cam is core/clock.ts's; this drives the renderer's.
+import type { CameraMode, FlyKeys, KillEvent } from '../../types/player.d.ts';
 import { KILLCAM_REWIND } from './clock.ts';
+import type { KillCam } from './clock.ts';
+import type { Core } from './core.ts';
 import { NO_ENTITY } from './entities.ts';
 
-export class Camera {
-  #p;
-  #fly;
+/** What a kill cam keeps to restore when it ends: the camera mode, the followed and selected entity. */
+export interface KillCamRestore {
+  mode: string;
+  follow: number;
+  selected: number;
+}
 
-  /** @param {import('./core.ts').Core} player */
-  constructor(player) {
+/** The free camera's held keys (−1, 0, 1 each way) and whether it flies fast. */
+interface FlyState {
+  forward: number;
+  right: number;
+  up: number;
+  fast: boolean;
+}
+
+export class Camera {
+  #p: Core;
+  #fly: FlyState;
+  /** The selected entity (the inspector's), or -1. */
+  selected: number;
+  /** The followed entity, or -1. */
+  followId: number;
+  /** The kill the kill cam is on, or null. */
+  killCamKill: KillEvent | null;
+  /** Seconds a kill cam starts before its kill. */
+  killCamRewind: number;
+
+  constructor(player: Core) {
     this.#p = player;
-    /** The selected entity (the inspector's), or -1. */
     this.selected = -1;
-    /** The followed entity, or -1. */
     this.followId = -1;
-    /** The kill the kill cam is on, or null. */
     this.killCamKill = null;
-    /** Seconds a kill cam starts before its kill. */
     this.killCamRewind = KILLCAM_REWIND;
     /** Free camera keys held (keyboard.js). */
     this.#fly = { forward: 0, right: 0, up: 0, fast: false };
   }
 
   /** A new replay: nothing selected or followed. */
-  reset() {
+  reset(): void {
     this.selected = -1;
     this.followId = -1;
   }
 
   /** Whether a free-camera key is held (the loop does not rest while one is). */
-  get flying() {
+  get flying(): boolean {
     const k = this.#fly;
     return !!(k.forward || k.right || k.up);
   }
 
   /** The renderer's camera mode ('orbit' before there is a renderer). */
-  mode() {
+  mode(): string {
     const r = this.#p.renderer;
     return r ? r.cameraMode() : 'orbit';
   }
 
-  select(id, { follow = false } = {}) {
+  select(id: number, { follow = false }: { follow?: boolean } = {}): void {
     const p = this.#p;
     this.selected = id >= 0 ? id : -1;
     if (p.renderer) {
@@ -61,7 +81,7 @@ export class Camera {
    * nearest kill; another mode during a kill cam ends it (playback goes on at 1×).
    * "follow"/"first" with nothing followed follow the selected entity or the first participant.
    */
-  setMode(mode) {
+  setMode(mode: CameraMode): void {
     const p = this.#p;
     if (!p.renderer) return;
     if (mode === 'kill') {
@@ -91,7 +111,7 @@ export class Camera {
   }
 
   /** Back to the orbit camera's fitted view, following nothing (ends a kill cam). */
-  resetView() {
+  resetView(): void {
     const p = this.#p;
     if (!p.renderer) return;
     if (p.pb.killCam) this.setMode('orbit');
@@ -107,11 +127,14 @@ export class Camera {
    * victim), pauses exactly on the kill's tick, holds there briefly, then restores the camera mode
    * it started from at 1×. Returns the kill, or null when there is none.
    */
-  startKillCam(kill = this.#p.nearestKill(), { rewind = this.killCamRewind } = {}) {
+  startKillCam(
+    kill: KillEvent | null = this.#p.nearestKill(),
+    { rewind = this.killCamRewind }: { rewind?: number } = {},
+  ): KillEvent | null {
     const p = this.#p;
     if (!p.info || !kill) return null;
     const r = p.renderer;
-    const restore = p.pb.killCam?.data ?? {
+    const restore: KillCamRestore = p.pb.killCam?.data ?? {
       mode: this.mode() === 'kill' ? 'orbit' : this.mode(),
       follow: this.followId,
       selected: this.selected,
@@ -134,9 +157,9 @@ export class Camera {
   }
 
   /** The clock ended kill cam `kc`: the camera it started from comes back. */
-  killCamEnded(kc) {
+  killCamEnded(kc: KillCam<KillCamRestore>): void {
     const p = this.#p;
-    const d = kc.data ?? {};
+    const d: Partial<KillCamRestore> = kc.data ?? {};
     const r = p.renderer;
     this.killCamKill = null;
     if (r) {
@@ -153,13 +176,13 @@ export class Camera {
   }
 
   /** Free camera: WASD/QE held keys (set by the keyboard module) fly it, scaled by dt and the scene. */
-  setFlyKeys(k) {
+  setFlyKeys(k: FlyKeys): void {
     this.#fly = { ...this.#fly, ...k };
     this.#p.loop.wake();
   }
 
   /** One frame of free-camera flight (`dt` seconds). */
-  flyStep(dt) {
+  flyStep(dt: number): void {
     const k = this.#fly;
     const r = this.#p.renderer;
     if (!dt || !(k.forward || k.right || k.up) || !r) return;

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The playback state machine (SparkEngine's ReplaySystem playback half, for every format): a pure
 // module — no DOM, no worker, no renderer. The shell (player.js) owns one `Playback`, feeds it the
 // wall-clock delta each animation frame (`update(dt)`) and draws whatever `time` says.
@@ -19,6 +18,8 @@ export const State = Object.freeze({
   Rewinding: 'Rewinding',
   FastForward: 'FastForward',
 });
+/** The clock's states ('Stopped', 'Playing', 'Paused', 'Rewinding', 'FastForward'). */
+export type PlaybackState = (typeof State)[keyof typeof State];
 
 export { SPEEDS };
 export const MIN_SPEED = SPEEDS[0];
@@ -40,12 +41,19 @@ export const KILLCAM_HOLD = 1.2;
  * is compared (default: the element itself). With `stride`, `arr` is a flat array of records of
  * that many words and record i is `arr[i * stride]` (the index returned counts records).
  */
-export function bisect(arr, x, after = false, key = null, stride = 1) {
+export function bisect<T>(
+  arr: ArrayLike<T>,
+  x: number,
+  after = false,
+  key: ((v: T) => number) | null = null,
+  stride = 1,
+): number {
   let lo = 0;
   let hi = stride === 1 ? arr.length : Math.floor(arr.length / stride);
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    const v = key ? key(arr[mid * stride]) : arr[mid * stride];
+    // (Without a key the elements are the numbers compared.)
+    const v = key ? key(arr[mid * stride]) : (arr[mid * stride] as number);
     if (after ? v <= x : v < x) lo = mid + 1;
     else hi = mid;
   }
@@ -53,58 +61,93 @@ export function bisect(arr, x, after = false, key = null, stride = 1) {
 }
 
 /** First index i with key(arr[i]) >= x (arr ascending); arr.length when none. */
-export function lowerBound(arr, x, key = null) {
+export function lowerBound<T>(arr: ArrayLike<T>, x: number, key: ((v: T) => number) | null = null): number {
   return bisect(arr, x, false, key);
 }
 
 /** First index i with key(arr[i]) > x (arr ascending); arr.length when none. */
-export function upperBound(arr, x, key = null) {
+export function upperBound<T>(arr: ArrayLike<T>, x: number, key: ((v: T) => number) | null = null): number {
   return bisect(arr, x, true, key);
 }
 
 /** Index of the frame nearest to `t` in ascending `times` (SeekTo's lower_bound rule: the first
  *  frame at or after t; the last frame past the end); -1 when there are no frames. */
-export function frameIndexAt(times, t) {
+export function frameIndexAt(times: ArrayLike<number>, t: number): number {
   if (!times.length) return -1;
   return Math.min(times.length - 1, lowerBound(times, t));
 }
 
 /** The next/previous speed in SPEEDS (clamped at the ends). */
-export function nextSpeed(s, dir = 1) {
+export function nextSpeed(s: number, dir = 1): number {
   if (dir > 0) return SPEEDS.find((v) => v > s + 1e-9) ?? MAX_SPEED;
   for (let i = SPEEDS.length - 1; i >= 0; i--) if (SPEEDS[i] < s - 1e-9) return SPEEDS[i];
   return MIN_SPEED;
 }
 
-function fmtSpeed(s) {
+function fmtSpeed(s: number): string {
   return `${Number(s.toFixed(2))}x`;
 }
 
-export class Playback {
+/** Anything with a time `t` in seconds: what the clock keeps in time order. */
+export interface Timed {
+  t: number;
+}
+
+/** The kill cam in progress: from when it plays, until the kill's time, the hold there, and `data`,
+ *  the shell's (the camera to restore). */
+export interface KillCam<D = unknown> {
+  from: number;
+  until: number;
+  hold: number;
+  held: number;
+  phase: 'play' | 'hold';
+  prevSpeed: number;
+  data: D | null;
+}
+
+/** What one step of the clock signals (update()). */
+export type ClockSignal = 'buffering' | 'ended' | 'start' | 'killcam-hold' | 'killcam-end';
+
+/** The numbers status() prints (statusFields()); a spoiler-safe view nulls the duration and frames. */
+export interface StatusFields {
+  state: PlaybackState;
+  time: number;
+  duration: number | null;
+  speed: number;
+  frames: number | null;
+  events: number;
+  map: string;
+  mode: string;
+  camera: string;
+  killCam: boolean;
+}
+
+/** The clock of events `E` (each with its time `t`), whose kill cams carry the shell's data `D`. */
+export class Playback<E extends Timed = Timed, D = unknown> {
+  duration = 0;
+  time = 0;
+  state: PlaybackState = State.Stopped;
+  speed = 1;
+  /** Direction a resume() continues in (+1 forward, -1 backward). */
+  resumeDir = 1;
+  events: E[] = [];
+  eventTimes: number[] = [];
+  killCam: KillCam<D> | null = null;
+  // Status readout fields the shell fills in (Console_GetStatus).
+  frames = 0;
+  map = '';
+  mode = '';
+  camera = '';
+
   /**
-   * @param {{duration?: number, events?: Array<{t: number}>}} [opts]
-   *   events: anything with a time `t` in seconds (the shell passes model events with `t` added).
+   * `events`: anything with a time `t` in seconds (the shell passes model events with `t` added).
    */
-  constructor({ duration = 0, events = [] } = {}) {
-    this.duration = 0;
-    this.time = 0;
-    this.state = State.Stopped;
-    this.speed = 1;
-    /** Direction a resume() continues in (+1 forward, -1 backward). */
-    this.resumeDir = 1;
-    this.events = [];
-    this.eventTimes = [];
-    this.killCam = null;
-    // Status readout fields the shell fills in (Console_GetStatus).
-    this.frames = 0;
-    this.map = '';
-    this.mode = '';
-    this.camera = '';
+  constructor({ duration = 0, events = [] }: { duration?: number; events?: readonly E[] } = {}) {
     this.load(duration, events);
   }
 
   /** A new recording: Stopped at 0, speed kept. */
-  load(duration, events = []) {
+  load(duration: number, events: readonly E[] = []): void {
     this.duration = Number.isFinite(duration) && duration > 0 ? duration : 0;
     this.time = 0;
     this.state = State.Stopped;
@@ -114,13 +157,13 @@ export class Playback {
   }
 
   /** Replaces the event list (sorted by time here, stable). */
-  setEvents(events) {
+  setEvents(events: readonly E[]): void {
     this.events = [...events].filter((e) => Number.isFinite(e?.t)).sort((a, b) => a.t - b.t);
     this.eventTimes = this.events.map((e) => e.t);
   }
 
   /** Adds events (kept sorted: binary-search insertion). */
-  addEvents(events) {
+  addEvents(events: Iterable<E>): void {
     for (const e of events) {
       if (!Number.isFinite(e?.t)) continue;
       const i = upperBound(this.eventTimes, e.t);
@@ -132,24 +175,24 @@ export class Playback {
   // ---------------------------------------------------------------- queries
 
   /** Playing, FastForward or Rewinding: the clock moves. */
-  get moving() {
+  get moving(): boolean {
     return this.state === State.Playing || this.state === State.FastForward || this.state === State.Rewinding;
   }
   /** +1 forward, -1 backward, 0 still. */
-  get direction() {
+  get direction(): number {
     if (this.state === State.Rewinding) return -1;
     return this.moving ? 1 : 0;
   }
   /** Stopped at the end of the recording. */
-  get ended() {
+  get ended(): boolean {
     return this.state === State.Stopped && this.duration > 0 && this.time >= this.duration;
   }
-  get killCamActive() {
+  get killCamActive(): boolean {
     return this.killCam !== null;
   }
 
   /** GetEventsNearTime: events with t in [time - window, time + window]. */
-  eventsNear(window = DEFAULT_EVENT_WINDOW, time = this.time) {
+  eventsNear(window = DEFAULT_EVENT_WINDOW, time = this.time): E[] {
     const w = Math.max(0, Number(window) || 0);
     const a = lowerBound(this.eventTimes, time - w);
     const b = upperBound(this.eventTimes, time + w);
@@ -157,7 +200,7 @@ export class Playback {
   }
 
   /** Events with t in (t0, t1] (t0 < t1): what a forward step from t0 to t1 crossed. */
-  eventsBetween(t0, t1) {
+  eventsBetween(t0: number, t1: number): E[] {
     if (!(t1 > t0)) return [];
     return this.events.slice(upperBound(this.eventTimes, t0), upperBound(this.eventTimes, t1));
   }
@@ -165,14 +208,14 @@ export class Playback {
   // ---------------------------------------------------------------- transitions
 
   /** StartPlayback: Playing from time 0 (from any state). */
-  start() {
+  start(): void {
     this.endKillCam();
     this.time = 0;
     this.forward();
   }
 
   /** Plays forward from the current time (from the start when Stopped). */
-  play() {
+  play(): void {
     if (this.state === State.Stopped) {
       this.start();
       return;
@@ -181,14 +224,14 @@ export class Playback {
   }
 
   /** PausePlayback: a moving state → Paused (remembers the direction for resume()). */
-  pause() {
+  pause(): void {
     if (!this.moving) return;
     this.resumeDir = this.direction;
     this.state = State.Paused;
   }
 
   /** ResumePlayback: Paused → the direction it was paused in. Stopped → start(). */
-  resume() {
+  resume(): void {
     if (this.state === State.Stopped) {
       this.start();
       return;
@@ -198,13 +241,13 @@ export class Playback {
     else this.forward();
   }
 
-  toggle() {
+  toggle(): void {
     if (this.moving) this.pause();
     else this.resume();
   }
 
   /** StopPlayback: Stopped at time 0. */
-  stop() {
+  stop(): void {
     this.endKillCam();
     this.time = 0;
     this.state = State.Stopped;
@@ -212,7 +255,7 @@ export class Playback {
   }
 
   /** Rewinding: plays backwards at the current speed; at time 0 it is Paused at 0. */
-  rewind() {
+  rewind(): void {
     this.endKillCam();
     if (this.time <= 0) {
       this.time = 0;
@@ -224,7 +267,7 @@ export class Playback {
   }
 
   /** FastForward: forward at a speed > 1 (2× when the speed was ≤ 1, else unchanged). */
-  fastForward(speed) {
+  fastForward(speed?: number): void {
     const s = speed === undefined ? Math.max(2, this.speed) : Number(speed);
     if (!(s > 1)) throw new RangeError(`fast forward needs a speed above 1 (got ${speed})`);
     this.speed = Math.min(MAX_SPEED, s);
@@ -233,7 +276,7 @@ export class Playback {
   }
 
   /** SetPlaybackSpeed: a positive multiplier (negative is refused: use rewind()). Ends a kill cam. */
-  setSpeed(s) {
+  setSpeed(s: number): void {
     const v = Number(s);
     if (!(v > 0) || !Number.isFinite(v))
       throw new RangeError(`playback speed must be positive (got ${s}); use rewind() to play backwards`);
@@ -245,7 +288,7 @@ export class Playback {
 
   /** SeekTo: clamps to [0, duration]. A seek while Stopped leaves it Paused there. A seek ends a
    *  kill cam (the viewer took over). */
-  seek(t) {
+  seek(t: number): number {
     this.endKillCam();
     const v = Number.isFinite(t) ? t : 0;
     this.time = Math.min(this.duration, Math.max(0, v));
@@ -256,7 +299,7 @@ export class Playback {
     return this.time;
   }
 
-  forward() {
+  forward(): void {
     if (this.killCam?.phase === 'hold') this.endKillCam();
     this.state = this.speed > 1 ? State.FastForward : State.Playing;
     this.resumeDir = 1;
@@ -270,7 +313,15 @@ export class Playback {
    * (0.5×), and pauses exactly at killTime; after `hold` seconds of wall time there it ends
    * (speed back to 1×, state Paused at killTime). `data` is kept for the shell (camera to restore).
    */
-  startKillCam(killTime, { rewind = KILLCAM_REWIND, speed = KILLCAM_SPEED, hold = KILLCAM_HOLD, data = null } = {}) {
+  startKillCam(
+    killTime: number,
+    {
+      rewind = KILLCAM_REWIND,
+      speed = KILLCAM_SPEED,
+      hold = KILLCAM_HOLD,
+      data = null,
+    }: { rewind?: number; speed?: number; hold?: number; data?: D | null } = {},
+  ): KillCam<D> {
     const until = Math.min(this.duration, Math.max(0, Number(killTime) || 0));
     const from = Math.max(0, until - Math.max(0, Number(rewind) || 0));
     const prevSpeed = this.killCam ? this.killCam.prevSpeed : this.speed;
@@ -283,13 +334,13 @@ export class Playback {
   }
 
   /** StopKillCam: speed back to 1×, Paused where it is. Returns the kill cam that ended, or null. */
-  stopKillCam() {
+  stopKillCam(): KillCam<D> | null {
     const k = this.endKillCam();
     if (k && this.moving) this.pause();
     return k;
   }
 
-  endKillCam() {
+  endKillCam(): KillCam<D> | null {
     const k = this.killCam;
     if (!k) return null;
     this.killCam = null;
@@ -306,8 +357,8 @@ export class Playback {
    * 'start' (rewinding reached 0 → Paused), 'killcam-hold' (paused on the kill),
    * 'killcam-end' (the kill cam is over).
    */
-  update(dt, canReach = null) {
-    const out = [];
+  update(dt: number, canReach: ((t: number) => boolean) | null = null): ClockSignal[] {
+    const out: ClockSignal[] = [];
     const d = Math.max(0, Number(dt) || 0);
     const k = this.killCam;
     if (k && k.phase === 'hold') {
@@ -359,7 +410,7 @@ export class Playback {
   // ---------------------------------------------------------------- Console_GetStatus
 
   /** A snapshot of the numbers status() prints. */
-  statusFields() {
+  statusFields(): StatusFields {
     return {
       state: this.state,
       time: this.time,
@@ -378,7 +429,7 @@ export class Playback {
    * Console_GetStatus (docs/playback.md "Status readout"; a player has no recorder: "Recording: NO")
    * of `f` (statusFields(); a spoiler-safe view passes null for the duration and the frames).
    */
-  status(f = this.statusFields()) {
+  status(f: StatusFields = this.statusFields()): string {
     const lines = [
       '=== Replay System ===',
       'Recording: NO',

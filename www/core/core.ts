@@ -1,109 +1,331 @@
-// @ts-nocheck
 // The player's inside: one replay on one canvas. It owns the clock (core/clock.ts), the worker's
 // session (bridge/decoder.ts), the canvas and its renderer (stage.js) and the other parts in this
 // folder, and turns what happens (pieces, frames, commands) into events. `www/player.ts` is its
 // public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
 // Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
+import type {
+  EntityState,
+  Gap,
+  KillEvent,
+  KillScan,
+  LiveSource,
+  LiveUpdate,
+  OpenInfo,
+  PlayerEventMap,
+  ReplayEvent,
+} from '../../types/player.d.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
 import { Playback, upperBound } from './clock.ts';
+import type { KillCam, PlaybackState, StatusFields } from './clock.ts';
 import { Entities, STRIDE, entityState, frameExtent, aliveIn } from './entities.ts';
+import type { Attitude } from './entities.ts';
 import { Timebase, HeldPieces } from './pieces.ts';
+import type { PieceMessage } from './pieces.ts';
 import { EventLedger } from './ledger.ts';
+import type { TimedEvent, TimedKill } from './ledger.ts';
 import { Labels } from '../view/labels.ts';
 import { FrameLoop } from './loop.ts';
+import type { LoopPerf, RendererTimings } from './loop.ts';
 import { Hints } from './hints.ts';
 import { Camera } from './camera.ts';
+import type { KillCamRestore } from './camera.ts';
 import { Stage } from '../view/stage.ts';
 import { Moment } from './moment.ts';
 import { Gaps } from './gaps.ts';
 import { Ghosts } from './ghosts.ts';
+import type { GhostSource } from './ghosts.ts';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
 /** Entities that killed or died this many seconds before the playhead are labelled first. */
 const RECENT_S = 3;
 
+/** How a worker starts (bridge/decoder.ts `spawn`; the embed forms': bridge/spawn.ts). */
+export type Spawn = (url: URL, options: WorkerOptions) => Worker;
+
+/** What was thrown (an Error, or anything): its `message` and whether a worker's death was `fatal`. */
+export type Thrown = { message?: string; fatal?: boolean } | null | undefined;
+
+/** The renderer as the player's inside calls it (the render worker's proxy, bridge/render.ts, or
+ *  the in-page wasm Renderer, bridge/renderer.ts): a narrow view until view/ and bridge/ type it. */
+export interface CoreRenderer extends RendererTimings {
+  cameraMode(): string;
+  setCameraMode(mode: string): void;
+  setSelected(id: number): void;
+  follow(id: number): void;
+  killCam(killer: number, victim: number): void;
+  fly(forward: number, right: number, up: number): void;
+  setCameraPose(pose: Float64Array): unknown;
+  setFrames(a: Int32Array, ta: number, b: Int32Array, tb: number): void;
+  pushFrame(b: Int32Array, tb: number): void;
+  setGhostFrames(a: Int32Array, ta: number, b: Int32Array, tb: number): void;
+  setTime(t: number): void;
+  /** Whether the frame was drawn (the proxy: the last one answered); `capture`: Export → Video's. */
+  render(capture?: boolean): boolean;
+  /** The proxy only: nothing queued or unanswered, the last frame drawn. */
+  quiet?(): boolean;
+  /** The proxy only: whether the last frame answered had entity frames in it. */
+  contentDrawn?(): boolean;
+  /** `[id, x, y, visible]` of entity `id` in the last frame drawn (empty when not). */
+  labelOf(id: number): ArrayLike<number>;
+  flash(id: number): void;
+  flashAt(x: number, y: number, z: number): void;
+  wasmBytes(): number;
+  /** The proxy only: frames posted, drawn, skipped and idle. */
+  stats?: RenderStats;
+}
+
+/** The render worker proxy's frame counts (bridge/render.ts). */
+export interface RenderStats {
+  posted: number;
+  drawn: number;
+  skipped: number;
+  idle: number;
+}
+
+/** The fields of view/stage.ts's Stage that Core and its readers use (its class declares them once
+ *  its owner has typed it). */
+interface StageFields {
+  renderer: CoreRenderer | null;
+  backend: string;
+  build: string;
+  inWorker: boolean;
+  dead: boolean;
+  canvas: HTMLCanvasElement;
+  /** Export → Video holds the stage: only its own calls draw (features/export/video-frames.ts). */
+  held?: boolean;
+}
+/** The stage (view/stage.ts) with its fields. */
+export type CoreStage = Stage & StageFields;
+
+/** The fields of bridge/decoder.ts's WorkerClient that Core and its readers use (as above). */
+interface DecoderClientFields {
+  spawn: Spawn;
+  restarts: number;
+}
+/** The decoder worker's client (bridge/decoder.ts) with its fields. */
+export type DecoderClient = WorkerClient & DecoderClientFields;
+
+/** What a player opens: a File/Blob, a URL, or a live source ({live: url}: docs/live.md). */
+export type CoreSource = (Blob & { name?: string }) | string | URL | LiveSource;
+
+/** Core's options: how the workers start, when decoding and drawing start, how it draws. */
+export interface CoreOptions {
+  spawn?: Spawn;
+  whenInView?: (element: HTMLElement, fn: () => void) => () => void;
+  forceWebgl?: boolean;
+  renderInPage?: boolean;
+}
+
+/** A `gap` message (docs/worker-protocol.md): ticks [fromTick, toTick) skipped, and why. */
+interface GapMessage {
+  type: 'gap';
+  session: number;
+  chunk: number;
+  fromTick: number;
+  toTick: number;
+  cause: Gap['cause'];
+  reason: string;
+}
+/** A `scan` message: a batch of the background kill scan. */
+interface ScanMessage {
+  type: 'scan';
+  session: number;
+  done: number;
+  total: number;
+  kills: ReplayEvent[];
+  complete: boolean;
+}
+/** An `error` message (a `fatal` one never reaches Core: bridge/decoder.ts replaces the worker). */
+interface ErrorMessage {
+  type: 'error';
+  session?: number;
+  message: string;
+  fatal?: boolean;
+}
+/** What the decoder worker pushes to the page (docs/worker-protocol.md), as Core reads it. */
+export type DecoderPush =
+  | PlayerEventMap['progress']
+  | GapMessage
+  | ScanMessage
+  | LiveUpdate
+  | ErrorMessage
+  | PieceMessage;
+
+/** The clock as Core runs it: its events are the ledger's; a kill cam keeps the camera to restore. */
+export type CorePlayback = Playback<TimedEvent, KillCamRestore>;
+
+/** What afterChange() compares (snap()). */
+export interface Snap {
+  state: PlaybackState;
+  moving: boolean;
+  speed: number;
+  kc: KillCam<KillCamRestore> | null;
+}
+
+/** Console_GetStatus for the status panel (playbackStatus()). */
+export type CoreStatus = StatusFields & { text: string };
+
+/** Every event Core emits and its payload (the handle's, docs/player-api.md; types/player.d.ts). */
+export interface CoreEvents {
+  loadstart: { name: string; src: CoreSource };
+  progress: PlayerEventMap['progress'];
+  info: OpenInfo;
+  ready: OpenInfo;
+  foldback: { src: CoreSource; name: string; info: OpenInfo };
+  backend: string;
+  error: { message: string };
+  notice: { text: string };
+  gap: Gap;
+  scan: KillScan;
+  live: LiveUpdate;
+  play: undefined;
+  pause: undefined;
+  ratechange: number;
+  statechange: CoreStatus;
+  seeking: number;
+  seeked: number;
+  timeupdate: number;
+  ended: undefined;
+  events: TimedEvent[];
+  markers: TimedKill[];
+  event: TimedEvent;
+  kill: TimedKill;
+  toast: { kind: string; text: string };
+  killcam: { active: boolean; holding: boolean; kill: KillEvent | null };
+  cameramode: string;
+  selection: number;
+  pick: { id: number; shiftKey: boolean };
+}
+export type CoreEventName = keyof CoreEvents;
+type Listener = (detail: unknown) => void;
+
+/** The frame at the playhead: its key, tick and entity words. */
+export interface CurrentFrame {
+  key: string;
+  tick: number;
+  frame: Int32Array;
+}
+
+/** perf()'s answer: the loop's timings with the renderer's side. */
+export interface CorePerf extends LoopPerf {
+  rendererWasmBytes: number;
+  renderInWorker: boolean;
+  renderStats: RenderStats | null;
+}
+
 export class Core {
-  #listeners;
-  #renderFailures;
-  #lastA;
-  #lastB;
-  #fitPending;
-  #extentKey;
-  #extent;
-  #firstFrameMarked;
-  #firstChunkMarked;
-  #autoplay;
-  #withheld;
-  #unwatch;
-  #recent = { tick: -1, ids: null };
+  #listeners: Map<CoreEventName, Set<Listener>>;
+  #renderFailures: number;
+  #lastA: string | null;
+  #lastB: string | null;
+  #fitPending: boolean;
+  #extentKey: string | null;
+  #extent: number;
+  #firstFrameMarked: boolean;
+  #firstChunkMarked: boolean;
+  #autoplay: (() => void) | undefined;
+  #withheld: TimedEvent[];
+  #unwatch: (() => void) | null;
+  #recent: { tick: number; ids: Set<number> | null } = { tick: -1, ids: null };
+  disposed: boolean;
+  stage: CoreStage;
+  labels: Labels;
+  /** Called after every frame drawn (handle.onFrame): page overlays that follow the picture. */
+  frameHooks: Set<() => void>;
+  client: DecoderClient;
+  /** Compare's ghosts: a second recording drawn over this one (ghosts.js), once asked for. */
+  ghosts: Ghosts | null;
+  /** The open session (the worker tags what it sends with it; a new load makes the old stale). */
+  sessionId: number;
+  sourceName: string;
+  tb: Timebase;
+  /** The parts of the recording the player skips (gaps.js: damaged or unsent chunks). */
+  gaps: Gaps<Gap>;
+  pieces: HeldPieces;
+  /** The background kill scan of a recording without an index ({done, total, kills}), or null. */
+  scan: KillScan | null;
+  ledger: EventLedger;
+  entities: Entities;
+  /** The clock: the playback state machine (its time is the playhead, its events every event known). */
+  pb: CorePlayback;
+  camera: Camera;
+  hints: Hints;
+  /** Where a link or an embed opens the recording, its clip and spoiler-safety (moment.js). */
+  moment: Moment;
+  /** The open's answer (docs/worker-protocol.md `open`), once it came. */
+  info: OpenInfo | null;
+  /** The clock waits for frames not decoded yet. */
+  buffering: boolean;
+  /** Resolves the pending seek's promise once its frame is held, or null. */
+  pendingSeek: ((time: number) => void) | null;
+  /** When the pending seek (the first of a run of unanswered ones) began (performance.now()). */
+  seekStartedAt: number;
+  /** The longest the page's own changes for a seek wait for its frame (ms; `pageWaitsForSeek`). */
+  seekShowMs: number;
+  /** The frame at the playhead ({key, tick, frame}), or null. */
+  cur: CurrentFrame | null;
+  loaded: boolean;
+  error: string | null;
+  readyEmitted: boolean;
+  firstFrameShown: boolean;
+  loop: FrameLoop;
+  /** The element has been in view (viewport.js): before, nothing is decoded and no renderer runs. */
+  inView: boolean;
 
   /** `play`: what plays once the first frame can be drawn, when the recording's options say
    *  autoplay (moment.js). `opts.spawn`: how the workers start (bridge/decoder.ts);
    *  `opts.whenInView(element, fn)`: when to start decoding and drawing (viewport.js; default at
    *  once). */
-  constructor(element, opts, play) {
+  constructor(element: HTMLElement, opts: CoreOptions, play?: () => void) {
     this.#autoplay = play;
     this.#listeners = new Map();
     this.disposed = false;
 
     this.stage = new Stage(element, opts, {
       started: () => this.#rendererStarted(),
-      died: (message) => this.#fail(`Drawing failed: ${message}`),
-      failed: (e) => this.#fail(`This browser cannot draw the replay: ${e?.message ?? e}`),
-      activity: (kind) => this.loop.wake(kind === 'call'),
+      died: (message: string) => this.#fail(`Drawing failed: ${message}`),
+      failed: (e: unknown) => this.#fail(`This browser cannot draw the replay: ${(e as Thrown)?.message ?? e}`),
+      activity: (kind: string) => this.loop.wake(kind === 'call'),
       // A Shift+click leaves the selection as it is: the page may use it (a second entity, 'pick').
-      picked: (id, shift) => {
+      picked: (id: number, shift: boolean) => {
         if (!shift) this.camera.select(id, { follow: id >= 0 });
         this.emit('pick', { id, shiftKey: shift });
       },
-    });
+    }) as CoreStage;
     this.labels = new Labels(element);
-    /** Called after every frame drawn (handle.onFrame): page overlays that follow the picture. */
     this.frameHooks = new Set();
 
     this.client = new WorkerClient({
-      onPush: (m) => this.#onPush(m),
-      onFatal: (message) => this.#onWorkerCrash(message),
+      onPush: (m: unknown) => this.#onPush(m as DecoderPush),
+      onFatal: (message: string) => this.#onWorkerCrash(message),
       spawn: opts.spawn,
-    });
-    /** Compare's ghosts: a second recording drawn over this one (ghosts.js), once asked for. */
+    }) as DecoderClient;
     this.ghosts = null;
 
     /** Frames whose drawing threw since the renderer started (the first is reported). */
     this.#renderFailures = 0;
 
-    /** The open session (the worker tags what it sends with it; a new load makes the old stale). */
     this.sessionId = 0;
     this.sourceName = '';
     this.tb = new Timebase();
-    /** The parts of the recording the player skips (gaps.js: damaged or unsent chunks). */
     this.gaps = new Gaps();
     this.pieces = new HeldPieces(this.tb, this.gaps);
-    /** The background kill scan of a recording without an index ({done, total, kills}), or null. */
     this.scan = null;
     this.ledger = new EventLedger(this.tb);
     this.entities = new Entities();
-    /** The clock: the playback state machine (its time is the playhead, its events every event known). */
     this.pb = new Playback();
     this.camera = new Camera(this);
     this.hints = new Hints(this);
-    /** Where a link or an embed opens the recording, its clip and spoiler-safety (moment.js). */
     this.moment = new Moment(this);
     /** Spoiler-safe: events known but not reached yet (shown as the playhead reaches them). */
     this.#withheld = [];
     // The session's state (#resetSession() starts it again for each file).
-    /** The open's answer (docs/worker-protocol.md `open`), once it came. */
     this.info = null;
-    /** The clock waits for frames not decoded yet. */
     this.buffering = false;
-    /** Resolves the pending seek's promise once its frame is held, or null. */
     this.pendingSeek = null;
-    /** When the pending seek (the first of a run of unanswered ones) began (performance.now()). */
     this.seekStartedAt = 0;
-    /** The longest the page's own changes for a seek wait for its frame (ms; `pageWaitsForSeek`). */
     this.seekShowMs = SEEK_SHOW_MS;
-    /** The frame at the playhead ({key, tick, frame}), or null. */
     this.cur = null;
     /** The scene extent of `cur` and the frame it is of. */
     this.#extent = 0;
@@ -121,7 +343,6 @@ export class Core {
     this.#firstChunkMarked = false;
 
     this.loop = new FrameLoop(this);
-    /** The element has been in view (viewport.js): before, nothing is decoded and no renderer runs. */
     this.inView = false;
     this.#unwatch = null;
     if (opts.whenInView) this.#unwatch = opts.whenInView(element, () => this.#cameIntoView());
@@ -138,21 +359,21 @@ export class Core {
   }
 
   /** The renderer (stage.js) once it has started; null before, and after it died. */
-  get renderer() {
+  get renderer(): CoreRenderer | null {
     return this.stage.renderer;
   }
 
   // ------------------------------------------------------------ events
 
-  on(ev, fn) {
+  on<K extends CoreEventName>(ev: K, fn: (detail: CoreEvents[K]) => void): () => void {
     if (!this.#listeners.has(ev)) this.#listeners.set(ev, new Set());
-    this.#listeners.get(ev).add(fn);
+    this.#listeners.get(ev)?.add(fn as Listener);
     return () => this.off(ev, fn);
   }
-  off(ev, fn) {
-    this.#listeners.get(ev)?.delete(fn);
+  off<K extends CoreEventName>(ev: K, fn: (detail: CoreEvents[K]) => void): void {
+    this.#listeners.get(ev)?.delete(fn as Listener);
   }
-  emit(ev, detail) {
+  emit<K extends CoreEventName>(ev: K, detail?: CoreEvents[K]): void {
     // Every change the page can see goes through here: a resting loop wakes for it.
     this.loop.wake();
     for (const fn of this.#listeners.get(ev) ?? []) {
@@ -179,7 +400,7 @@ export class Core {
     try {
       this.stage.setWorld(this.info.info);
     } catch (e) {
-      this.#fail(e?.message ?? String(e));
+      this.#fail((e as Thrown)?.message ?? String(e));
     }
     this.#fitPending = true;
     this.#lastA = null;
@@ -223,7 +444,7 @@ export class Core {
   }
 
   /** Opens a File/Blob, or a URL (string). The previous replay is disposed. */
-  async load(src) {
+  async load(src: CoreSource): Promise<void> {
     if (this.disposed) return;
     const sid = ++this.sessionId;
     if (this.info) this.client.notify('close', {});
@@ -237,22 +458,22 @@ export class Core {
     this.ghosts?.close();
     const isBlob = typeof Blob !== 'undefined' && src instanceof Blob;
     // A live source ({live: url}: docs/live.md "The player").
-    const live = src?.live;
+    const live = (src as Partial<LiveSource> | null)?.live;
     const name = isBlob ? src.name || 'replay' : String(live ?? src);
     this.sourceName = name;
     this.emit('loadstart', { name, src });
     this.emit('timeupdate', 0);
-    let info;
+    let info: OpenInfo;
     try {
       const params = isBlob
         ? { session: sid, blob: src, name }
         : live
           ? { session: sid, live: new URL(live, document.baseURI).href, name }
           : { session: sid, url: new URL(String(src), document.baseURI).href };
-      info = await this.client.call('open', params);
+      info = (await this.client.call('open', params)) as OpenInfo;
     } catch (e) {
-      if (sid !== this.sessionId || e?.fatal) return;
-      this.#fail(e?.message ?? String(e));
+      if (sid !== this.sessionId || (e as Thrown)?.fatal) return;
+      this.#fail((e as Thrown)?.message ?? String(e));
       return;
     }
     if (sid !== this.sessionId || this.disposed) return;
@@ -283,7 +504,7 @@ export class Core {
     this.emit('info', info);
   }
 
-  #onPush(m) {
+  #onPush(m: DecoderPush): void {
     this.loop.wake();
     if (m.type === 'progress') {
       if (m.session === this.sessionId) this.emit('progress', m);
@@ -327,11 +548,11 @@ export class Core {
 
   /** A part the worker could not decode or read (docs/worker-protocol.md `gap`): skipped from now
    *  on; a notice says so in words. A recording with nothing left to show fails. */
-  #addGap({ fromTick, toTick, cause, reason }) {
+  #addGap({ fromTick, toTick, cause, reason }: GapMessage): void {
     const tb = this.tb;
     const from = tb.timeOf(fromTick);
     const to = Math.min(this.duration, tb.timeOf(toTick));
-    const gap = { from, to, cause, reason };
+    const gap: Gap = { from, to, cause, reason };
     if (!this.gaps.add(fromTick, toTick, gap)) return;
     this.emit('gap', gap);
     if (this.gaps.past(tb.first, 1) > tb.last) {
@@ -353,7 +574,7 @@ export class Core {
    * start when the gap reaches there: the clock runs out as it would); paused or seeking, to the
    * gap's end, or before it when the gap is the recording's end. Returns whether it moved.
    */
-  #overGap(runOut = true) {
+  #overGap(runOut = true): boolean {
     const tb = this.tb;
     const tick = this.currentTickInt();
     if (!this.gaps.at(tick)) return false;
@@ -377,8 +598,10 @@ export class Core {
 
   /** A live recording grew or its source changed state (docs/worker-protocol.md `live`): the
    *  clock's end moves to the last tick received, the kills join the markers; emits `live`. */
-  #grow(m) {
-    if (m.lastTick > this.tb.last) {
+  #grow(m: LiveUpdate): void {
+    // (Called with a recording open: `info` is set.)
+    if (!this.info) return;
+    if (m.lastTick !== undefined && m.lastTick > this.tb.last) {
       this.tb.last = this.info.info.last_tick = m.lastTick;
       this.info.durationS = this.pb.duration = this.tb.duration;
       this.pb.frames = m.lastTick - this.tb.first + 1;
@@ -391,14 +614,14 @@ export class Core {
 
   /** A batch of the background kill scan (a recording without an index: docs/worker-protocol.md
    *  `scan`): its kills join the markers and the kill feed; `scan` tells how far it is. */
-  #scanned({ kills, done, total, complete }) {
+  #scanned({ kills, done, total, complete }: ScanMessage): void {
     this.#addEvents(kills);
     this.scan = { done, total, kills: this.ledger.kills.length, complete };
     this.emit('scan', { ...this.scan });
   }
 
   /** Draws `src` as ghosts over this recording (ghosts.js); null: none. */
-  showGhosts(src) {
+  showGhosts(src: GhostSource | null | undefined): Promise<void> {
     if (src == null) {
       this.ghosts?.close();
       return Promise.resolve();
@@ -409,13 +632,18 @@ export class Core {
   }
 
   /** A reader beside the worker's (the plots' whole-recording scan): as a piece's events. */
-  learnEvents(events, from, end, recordedAt) {
+  learnEvents(events: ReplayEvent[], from: number, end: number, recordedAt?: ArrayLike<number> | null): void {
     if (this.info && Array.isArray(events)) this.#addEvents(events, from, end, recordedAt);
   }
 
   /** Events of every kind (the ledger keeps each once): the new ones go to the clock and out as
    *  `events` (and the kill list as `markers` when it grew). */
-  #addEvents(events, from = null, end = null, recordedAt = null) {
+  #addEvents(
+    events: ArrayLike<ReplayEvent>,
+    from: number | null = null,
+    end: number | null = null,
+    recordedAt: ArrayLike<number> | null = null,
+  ): void {
     const got = this.ledger.add(events, from, end, recordedAt, !!this.info?.markersComplete);
     if (!got) return;
     this.pb.addEvents(got.fresh);
@@ -430,14 +658,14 @@ export class Core {
   }
 
   /** The events a viewer may see: every event, or (spoiler-safe) those the playhead reached. */
-  visibleEvents() {
+  visibleEvents(): TimedEvent[] {
     const pb = this.pb;
     if (!this.moment.spoilerSafe) return pb.events;
     return pb.events.slice(0, upperBound(pb.eventTimes, this.moment.revealedUntil));
   }
 
   /** Spoiler-safe: what the playhead has just reached shows (kills as `markers`, the rest as `events`). */
-  #reveal() {
+  #reveal(): void {
     const m = this.moment;
     if (!m.spoilerSafe || !this.info) return;
     if (this.ledger.reveal(this.tb.tickOf(m.revealedUntil))) this.emit('markers', this.ledger.visible);
@@ -452,7 +680,7 @@ export class Core {
     );
   }
 
-  #onWorkerCrash(message) {
+  #onWorkerCrash(message: string): void {
     const sid = this.sessionId;
     this.loaded = false;
     this.pb.stop();
@@ -460,7 +688,7 @@ export class Core {
     this.sessionId = sid + 1; // ignore anything still in flight for the dead worker
   }
 
-  #fail(message) {
+  #fail(message: string): void {
     this.error = message;
     this.emit('error', { message });
   }
@@ -468,17 +696,17 @@ export class Core {
   // ------------------------------------------------------------ pieces and frames
 
   /** The tick the playhead shows (0 before a recording is open). */
-  currentTickInt() {
+  currentTickInt(): number {
     return this.info ? this.tb.tickOf(this.pb.time) : 0;
   }
 
   /** Ticks [lo, hi) whose pieces are kept (pieces.js). */
-  keepRange() {
+  keepRange(): [number, number] {
     return this.pieces.keepRange(this.currentTickInt(), this.pb);
   }
 
   /** Tells the worker the ticks the window needs, when that changed (or `force`). */
-  updateWant(force = false) {
+  updateWant(force = false): void {
     if (!this.info || !this.inView) return;
     const w = this.pieces.want(this.currentTickInt(), this.pb, force);
     if (w)
@@ -492,11 +720,11 @@ export class Core {
       });
   }
 
-  #frameAvailable(time) {
+  #frameAvailable(time: number): boolean {
     return !!this.info && !!this.pieces.at(this.tb.tickAt(time));
   }
 
-  #checkSeeked() {
+  #checkSeeked(): void {
     if (!this.info) return;
     if (!this.readyEmitted && this.renderer && this.#frameAvailable(this.pb.time)) {
       this.readyEmitted = true;
@@ -521,7 +749,7 @@ export class Core {
    * in-page renderer is not told about its input (it has no proxy). Out of view (nothing started
    * yet), always.
    */
-  mayRest() {
+  mayRest(): boolean {
     if (!this.inView) return true;
     if (!this.stage.inWorker || !this.renderer?.quiet?.()) return false;
     if (!this.info) return true;
@@ -537,14 +765,14 @@ export class Core {
   }
 
   /** Whether this frame's timings count for perf() (from the first frame with entities on). */
-  frameTimed() {
+  frameTimed(): this is { readonly renderer: CoreRenderer } {
     return this.firstFrameShown && !!this.renderer;
   }
 
   /** One animation frame, `dt` seconds after the last: the clock, the frames, the picture, the labels.
    *  While Export → Video holds the stage (`stage.held`), only its own calls draw (`by`:
    *  `{capture}`, www/features/export/video-frames.ts). */
-  drawFrame(dt, by) {
+  drawFrame(dt: number, by?: { capture?: boolean }): void {
     if (this.stage.held && !by) return;
     if (this.info && (this.pb.moving || this.pb.killCam)) this.#advance(dt);
     const r = this.renderer;
@@ -598,12 +826,12 @@ export class Core {
       }
     } catch (e) {
       this.#renderFailures++;
-      if (this.#renderFailures === 1) this.#fail(`Drawing failed: ${e?.message ?? e}`);
+      if (this.#renderFailures === 1) this.#fail(`Drawing failed: ${(e as Thrown)?.message ?? e}`);
     }
   }
 
   /** The callsign labels over the last frame the renderer drew. */
-  placeLabels() {
+  placeLabels(): void {
     const c = this.camera;
     this.labels.place(
       this.renderer,
@@ -618,7 +846,7 @@ export class Core {
 
   /** Entity ids that killed or died in the RECENT_S seconds before the playhead (labels place
    *  them first after the selected and followed ones); computed again when the tick changes. */
-  #recentIds() {
+  #recentIds(): Set<number> | null {
     const tick = this.cur?.tick;
     if (tick === undefined) return null;
     if (this.#recent.tick !== tick)
@@ -627,11 +855,11 @@ export class Core {
   }
 
   /** One step of the clock (the state machine), then the frame window and the crossed events. */
-  #advance(dt) {
+  #advance(dt: number): void {
     const pb = this.pb;
     const before = this.snap();
     const prev = pb.time;
-    const canReach = (t) => this.#frameAvailable(t) || !!this.gaps.at(this.tb.tickAt(t));
+    const canReach = (t: number) => this.#frameAvailable(t) || !!this.gaps.at(this.tb.tickAt(t));
     let sig = pb.update(dt, canReach);
     // A step longer than the pieces held reach (high speed and slow frames: 16× at 4 fps is 4 s a
     // frame): go as far as they reach instead of waiting for frames never asked for (the page asks
@@ -665,8 +893,10 @@ export class Core {
   }
 
   /** The clip's end, crossed playing forward: back to its start (loop), or paused on it (`ended`). */
-  #clipStep(act) {
+  #clipStep(act: 'loop' | 'stop'): void {
     const c = this.moment.clip;
+    // (advanced() answers only with a clip.)
+    if (!c) return;
     if (act === 'loop') {
       this.cmd((pb) => {
         pb.seek(c.start);
@@ -677,14 +907,15 @@ export class Core {
     }
     this.cmd((pb) => {
       pb.pause();
-      pb.seek(c.end);
+      // (A clip that stops has an end; without one, seek(null) went to 0, as this does.)
+      pb.seek(c.end ?? 0);
     });
     this.jumped();
     this.emit('ended');
   }
 
   /** What event `e` shows in the picture: a kill's flash, an explosion (also Export → Video's). */
-  effect(e) {
+  effect(e: TimedEvent): void {
     const r = this.renderer;
     try {
       if (e.kind === 'kill') r?.flash(e.victim);
@@ -696,7 +927,7 @@ export class Core {
   }
 
   /** Effects of the events a forward step crossed: kill flashes, explosions, pickups (toasts). */
-  #fireEvents(prev, now) {
+  #fireEvents(prev: number, now: number): void {
     if (now <= prev || now - prev > 2) return;
     for (const e of this.pb.eventsBetween(prev, now)) {
       this.effect(e);
@@ -715,12 +946,12 @@ export class Core {
   // ------------------------------------------------------------ the frame at the playhead
 
   /** Entities in the frame at the playhead. */
-  get entityCount() {
+  get entityCount(): number {
     return this.cur ? Math.floor(this.cur.frame.length / STRIDE) : 0;
   }
 
   /** Diagonal of the current frame's bounding box in metres (free-camera speed), once per tick. */
-  get sceneExtentM() {
+  get sceneExtentM(): number {
     const c = this.cur;
     if (!c) return 0;
     if (this.#extentKey !== c.key) {
@@ -731,38 +962,39 @@ export class Core {
   }
 
   /** The entity `id` in the frame at the playhead, in display units, or null. */
-  entityState(id) {
+  entityState(id: number): (EntityState & Attitude) | null {
     const c = this.cur;
-    if (!c || id < 0) return null;
+    // (A frame at the playhead comes with a recording open: `info` is set.)
+    if (!c || id < 0 || !this.info) return null;
     return entityState(c.frame, id, c.tick, this.info.info);
   }
 
   /** Where entity `id` was drawn in the last frame: `{x, y, visible}` (CSS px in the element), or
    *  null (not drawn, or not asked for before: the next frame answers). */
-  screenPosition(id) {
+  screenPosition(id: number): { x: number; y: number; visible: boolean } | null {
     const p = this.renderer?.labelOf(id);
     return p?.length === 4 ? { x: p[1], y: p[2], visible: p[3] === 1 } : null;
   }
 
   /** Alive flag (flags bit 0) of each entity in the current frame. */
-  aliveNow() {
+  aliveNow(): Map<number, boolean> {
     const a = this.info ? this.pieces.frameAt(this.currentTickInt()) : null;
     return a ? aliveIn(a.frame) : new Map();
   }
 
   // ------------------------------------------------------------ the clock (its commands: player.js)
 
-  get duration() {
+  get duration(): number {
     return this.info ? this.tb.duration : 0;
   }
 
-  snap() {
+  snap(): Snap {
     return { state: this.pb.state, moving: this.pb.moving, speed: this.pb.speed, kc: this.pb.killCam };
   }
 
   /** Emits what a transition changed (play/pause, ratechange, statechange) and ends a kill cam's
    *  camera when the state machine ended the kill cam. */
-  afterChange(before) {
+  afterChange(before: Snap): void {
     const pb = this.pb;
     if (before.kc && pb.killCam !== before.kc && !pb.killCam) this.camera.killCamEnded(before.kc);
     if (before.moving !== pb.moving) this.emit(pb.moving ? 'play' : 'pause');
@@ -771,10 +1003,10 @@ export class Core {
   }
 
   /** Runs `fn(clock)` and emits what it changed (nothing before a recording is open). */
-  cmd(fn) {
+  cmd<T>(fn: (pb: CorePlayback) => T): T | undefined {
     if (!this.info) return undefined;
     const before = this.snap();
-    let out;
+    let out: T;
     try {
       out = fn(this.pb);
     } finally {
@@ -789,12 +1021,12 @@ export class Core {
    * the piece's message behind it. At most `seekShowMs` from the seek (a remote file's seek shows
    * its time then); docs/playback.md, "A seek's page changes wait for its frame".
    */
-  get pageWaitsForSeek() {
+  get pageWaitsForSeek(): boolean {
     return !!this.pendingSeek && performance.now() - this.seekStartedAt < this.seekShowMs;
   }
 
   /** Bookkeeping after the clock jumped (seek, stop, kill cam start): pieces, events, promise. */
-  jumped() {
+  jumped(): Promise<number> {
     // A seek into a gap lands past it.
     this.#overGap(false);
     const target = this.pb.time;
@@ -803,8 +1035,8 @@ export class Core {
     const prev = this.pendingSeek;
     // A seek still unanswered keeps its start: the page waits at most seekShowMs from there.
     if (!prev) this.seekStartedAt = performance.now();
-    const p = new Promise((resolve) => {
-      this.pendingSeek = (v) => {
+    const p = new Promise<number>((resolve) => {
+      this.pendingSeek = (v: number) => {
         prev?.(v);
         resolve(v);
       };
@@ -823,11 +1055,11 @@ export class Core {
   }
 
   /** The kill nearest to `tick` (default: the playhead's; ties: the upcoming one), or null. */
-  nearestKill(tick = this.currentTickInt()) {
+  nearestKill(tick = this.currentTickInt()): TimedKill | null {
     return this.ledger.nearestKill(tick);
   }
   /** Console_GetStatus for the status panel: the state machine's readout with the camera. */
-  playbackStatus() {
+  playbackStatus(): CoreStatus {
     this.pb.camera = this.camera.mode();
     const f = this.pb.statusFields();
     if (this.moment.lengthHidden) {
@@ -839,7 +1071,7 @@ export class Core {
   }
 
   /** The worker's counters (docs/worker-protocol.md `stats`). */
-  workerStats() {
+  workerStats(): Promise<unknown> {
     return this.client.call('stats', {});
   }
 
@@ -847,7 +1079,7 @@ export class Core {
    * Measurement hook (tests/bench/): the loop's timings (loop.js perf()) with the renderer's side,
    * its wasm memory and its frame counts. `reset` empties the buffers after reading them.
    */
-  perf({ reset = false } = {}) {
+  perf({ reset = false }: { reset?: boolean } = {}): CorePerf {
     const r = this.renderer;
     const out = {
       ...this.loop.perf(reset),
@@ -859,7 +1091,7 @@ export class Core {
     return out;
   }
 
-  dispose() {
+  dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
     this.#unwatch?.();

@@ -1,8 +1,9 @@
-// @ts-nocheck
 // Entities as the page knows them: the packed frame's words (16 i32 per entity, sorted by id, in
 // the file's quantized units: docs/worker-protocol.md `piece`), their readouts in display units,
 // and who is who (callsigns, types, factions from the info and the pieces' spawns). No DOM.
+import type { EntityState, EntityType, KillEvent, Participant, RecordingInfo } from '../../types/player.d.ts';
 import { bisect } from './clock.ts';
+import type { PieceMessage } from './pieces.ts';
 
 export const STRIDE = 16;
 export const F_ID = 0;
@@ -19,11 +20,22 @@ export const NO_WEAPON = 65535;
 /** Entity flag bits (model::flags, SparkEngine's bitmask), in bit order. */
 export const FLAG_NAMES = ['alive', 'visible', 'firing', 'crouching', 'sprinting', 'reloading', 'in vehicle', 'scoped'];
 
-const u32 = (v) => v >>> 0;
+/** Three numbers (x, y, z); a quaternion [x, y, z, w]. */
+type Vec3 = [number, number, number];
+type Quat = [number, number, number, number];
+
+/** Heading, pitch and roll, degrees (attitude()). */
+export interface Attitude {
+  heading: number;
+  pitch: number;
+  roll: number;
+}
+
+const u32 = (v: number) => v >>> 0;
 
 /** Word offset of entity `id` in a packed frame (sorted by id), or -1. Falls back to a scan when
  *  the frame is not sorted (hostile input: never wrong, only slower). */
-export function findEntity(f, id) {
+export function findEntity(f: Int32Array, id: number): number {
   const i = bisect(f, id, false, u32, STRIDE) * STRIDE;
   if (i + STRIDE <= f.length && f[i + F_ID] >>> 0 === id) return i;
   for (let k = 0; k + STRIDE <= f.length; k += STRIDE) if (f[k + F_ID] >>> 0 === id) return k;
@@ -32,15 +44,20 @@ export function findEntity(f, id) {
 
 /** Entity `id` of frame `f` (the frame of `tick`) in display units (metres, m/s, 0–1), or null.
  *  `info`: the recording's info (quanta, world). */
-export function entityState(f, id, tick, info) {
+export function entityState(
+  f: Int32Array,
+  id: number,
+  tick: number,
+  info: Pick<RecordingInfo, 'position_quantum_m' | 'velocity_quantum_mps' | 'world'>,
+): (EntityState & Attitude) | null {
   const k = findEntity(f, id);
   if (k < 0) return null;
   const q = info.position_quantum_m;
   const vq = info.velocity_quantum_mps;
-  const pos = [f[k + F_POS] * q, f[k + F_POS + 1] * q, f[k + F_POS + 2] * q];
-  const vel = [f[k + F_VEL] * vq, f[k + F_VEL + 1] * vq, f[k + F_VEL + 2] * vq];
+  const pos: Vec3 = [f[k + F_POS] * q, f[k + F_POS + 1] * q, f[k + F_POS + 2] * q];
+  const vel: Vec3 = [f[k + F_VEL] * vq, f[k + F_VEL + 1] * vq, f[k + F_VEL + 2] * vq];
   const flags = f[k + F_FLAGS] >>> 0;
-  const out = {
+  const out: EntityState = {
     id,
     tick,
     type: f[k + F_TYPE],
@@ -48,7 +65,9 @@ export function entityState(f, id, tick, info) {
     pos,
     vel,
     speed: Math.hypot(vel[0], vel[1], vel[2]),
-    orient: [f[k + F_ORIENT], f[k + F_ORIENT + 1], f[k + F_ORIENT + 2], f[k + F_ORIENT + 3]].map((v) => v / 32767),
+    orient: [f[k + F_ORIENT], f[k + F_ORIENT + 1], f[k + F_ORIENT + 2], f[k + F_ORIENT + 3]].map(
+      (v) => v / 32767,
+    ) as Quat,
     health: f[k + F_HEALTH] / 100,
     flags,
     flagNames: FLAG_NAMES.filter((_, b) => (flags >>> b) & 1),
@@ -56,8 +75,7 @@ export function entityState(f, id, tick, info) {
     alive: (flags & 1) === 1,
   };
   if (info.world?.kind === 'planet') out.altitude = Math.hypot(pos[0], pos[1], pos[2]) - info.world.radius_m;
-  Object.assign(out, attitude(out.orient, pos, info.world?.kind === 'planet'));
-  return out;
+  return Object.assign(out, attitude(out.orient, pos, info.world?.kind === 'planet'));
 }
 
 /**
@@ -66,7 +84,7 @@ export function entityState(f, id, tick, info) {
  * position `pos`, in the local east / north / up frame there (a planet's at the point, a flat
  * world's its axes: as the renderer's `local_frame`).
  */
-export function attitude(q, pos, planet) {
+export function attitude(q: Quat, pos: Vec3, planet: boolean): Attitude {
   const [x, y, z, w] = q;
   const n = Math.hypot(x, y, z, w) || 1;
   const [a, b, c, d] = [x / n, y / n, z / n, w / n];
@@ -87,7 +105,7 @@ export function attitude(q, pos, planet) {
       N = [U[1] * E[2] - U[2] * E[1], U[2] * E[0] - U[0] * E[2], U[0] * E[1] - U[1] * E[0]];
     }
   }
-  const dot = (p, q2) => p[0] * q2[0] + p[1] * q2[1] + p[2] * q2[2];
+  const dot = (p: number[], q2: number[]) => p[0] * q2[0] + p[1] * q2[1] + p[2] * q2[2];
   const deg = 180 / Math.PI;
   const heading = (Math.atan2(dot(fwd, E), dot(fwd, N)) * deg + 360) % 360;
   const pitch = Math.asin(Math.max(-1, Math.min(1, dot(fwd, U)))) * deg;
@@ -96,7 +114,7 @@ export function attitude(q, pos, planet) {
 }
 
 /** Diagonal of the bounding box of frame `f` in metres (position quantum `q`); 0 when empty. */
-export function frameExtent(f, q) {
+export function frameExtent(f: Int32Array, q: number): number {
   const min = [Infinity, Infinity, Infinity];
   const max = [-Infinity, -Infinity, -Infinity];
   for (let k = 0; k + STRIDE <= f.length; k += STRIDE) {
@@ -110,35 +128,30 @@ export function frameExtent(f, q) {
 }
 
 /** Alive flag (flags bit 0) of each entity of frame `f`, by id. */
-export function aliveIn(f) {
-  const out = new Map();
+export function aliveIn(f: Int32Array): Map<number, boolean> {
+  const out = new Map<number, boolean>();
   for (let k = 0; k + STRIDE <= f.length; k += STRIDE) out.set(f[k + F_ID] >>> 0, (f[k + F_FLAGS] & 1) === 1);
   return out;
 }
 
 /** Names, types and factions of the recording's entities and participants. */
 export class Entities {
-  #types;
-  #factions;
-  #participants;
-  #typeList;
-
-  constructor() {
-    /** Callsign by entity id (participants' entities, and spawns). */
-    this.names = new Map();
-    /** Type index by entity id (from the first frame a piece shows it in). */
-    this.#types = new Map();
-    this.#factions = new Map();
-    this.#participants = new Map();
-    /** The recording's entity types (info.entity_types). */
-    this.#typeList = [];
-  }
+  /** Callsign by entity id (participants' entities, and spawns). */
+  names = new Map<number, string>();
+  /** Type index by entity id (from the first frame a piece shows it in). */
+  #types = new Map<number, number>();
+  #factions = new Map<number, number>();
+  #participants = new Map<number, Participant>();
+  /** The recording's entity types (info.entity_types). */
+  #typeList: EntityType[] = [];
+  /** Whether the file records kill weapons: a SparkEngine replay does not (its events have no
+   *  data field on disk: docs/format/spark-replay.md), so its kills without one name none.
+   *  (Undefined before an info is learned.) */
+  weaponsRecorded: boolean | undefined;
 
   /** The participants and types of a recording's info (`info.info`). */
-  learnInfo(i) {
+  learnInfo(i: Pick<RecordingInfo, 'entity_types' | 'format' | 'participants'>): void {
     this.#typeList = i.entity_types;
-    /** Whether the file records kill weapons: a SparkEngine replay does not (its events have no
-     *  data field on disk: docs/format/spark-replay.md), so its kills without one name none. */
     this.weaponsRecorded = i.format !== 'spark_replay';
     for (const p of i.participants) {
       this.#participants.set(p.id, p);
@@ -151,7 +164,7 @@ export class Entities {
 
   /** What piece `c` tells: its spawns' callsigns, and the types of the entities of its first frame
    *  (for names of entities without callsigns). */
-  learnPiece(c) {
+  learnPiece(c: Pick<PieceMessage, 'events' | 'offsets' | 'entities'>): void {
     for (const e of c.events) {
       if (e.kind !== 'spawn') continue;
       const p = this.#participants.get(e.participant);
@@ -171,7 +184,7 @@ export class Entities {
    * The entity a link or a command names: a callsign (exact, else ignoring case), or an entity id
    * (`12` or `#12`) the recording knows of. -1 when it names nobody.
    */
-  find(who) {
+  find(who: unknown): number {
     if (typeof who === 'number') return Number.isSafeInteger(who) && who >= 0 && who < NO_ENTITY ? who : -1;
     const s = String(who ?? '').trim();
     if (!s) return -1;
@@ -191,18 +204,18 @@ export class Entities {
   }
 
   /** How a link names entity `id`: its callsign when find() gives it back, else `#id`. */
-  ref(id) {
+  ref(id: number): string {
     const n = this.names.get(id);
     return n && this.find(n) === id ? n : `#${id}`;
   }
 
   /** The participant with id `id` (info.participants), or undefined. */
-  participant(id) {
+  participant(id: number): Participant | undefined {
     return this.#participants.get(id);
   }
 
   /** Entity `id`'s callsign, else its type and id ("Tank #12"), else "#12". */
-  name(id) {
+  name(id: number): string {
     const n = this.names.get(id);
     if (n) return n;
     const t = this.#types.get(id);
@@ -214,26 +227,27 @@ export class Entities {
   }
 
   /** Display name of entity type `index`, or ''. */
-  typeName(index) {
+  typeName(index: number): string {
     const t = this.#typeList.find((e) => e.index === index);
-    return t ? t.display_name || t.id : '';
+    // (`id` is the model's String: types/player.d.ts declares a number.)
+    return t ? t.display_name || String(t.id) : '';
   }
 
   /** A kill's weapon: its entity type's name, "unknown weapon", or '' where the file records
    *  none (`weaponsRecorded`). */
-  weaponName(index) {
+  weaponName(index: number): string {
     if (index === NO_WEAPON) return this.weaponsRecorded === false ? '' : 'unknown weapon';
     return this.typeName(index) || `weapon ${index}`;
   }
 
   /** "killer → victim (weapon)", or "killer → victim" when no weapon is named. */
-  killText(k) {
+  killText(k: Pick<KillEvent, 'killer' | 'victim' | 'weapon_type'>): string {
     const w = this.weaponName(k.weapon_type);
     return `${this.name(k.killer)} → ${this.name(k.victim)}${w ? ` (${w})` : ''}`;
   }
 
   /** Faction of entity `id`, or undefined. */
-  factionOf(id) {
+  factionOf(id: number): number | undefined {
     return this.#factions.get(id);
   }
 }

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Compare's ghosts (docs/playback.md "Comparing two recordings"): a second recording, B, drawn
 // translucent over the player's own, A, so that where they drift apart shows. B is decoded by a
 // worker of its own (the same worker.js and protocol: docs/worker-protocol.md `open`, `want`,
@@ -6,39 +5,48 @@
 // frame, B's frames at A's two ticks go to the renderer (`setGhostFrames`, docs/renderer.md) and
 // are interpolated at A's time. B's tick T is drawn at A's tick T's time: recordings of one
 // session share their tick numbers. Memory: B's window, the size of A's.
+import type { OpenInfo } from '../../types/player.d.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
+import type { Core, CoreRenderer, DecoderClient, DecoderPush, Spawn, Thrown } from './core.ts';
 import { Timebase, HeldPieces } from './pieces.ts';
+import type { HeldFrame } from './pieces.ts';
 
 /** A ghost frame this far (seconds) from the playhead is stale (a seek B has not caught up with). */
 const STALE_S = 0.5;
 const NONE = new Int32Array(0);
 
+/** What ghosts are drawn from: a File/Blob, or a URL. */
+export type GhostSource = (Blob & { name?: string }) | string | URL;
+
 export class Ghosts {
-  #core;
-  #client;
+  #core: Core;
+  #client: DecoderClient;
   #tb = new Timebase();
   #pieces = new HeldPieces(this.#tb);
   #session = 0;
   #open = false;
   /** The keys of the frames the renderer holds as ghosts ('' none, null: unknown, send again). */
-  #sent = '';
+  #sent: string | null = '';
   /** The tick of the ghost frame sent last. */
   #sentTick = 0;
 
-  /** @param {import('./core.ts').Core} core  @param {(url: URL, o: object) => Worker} [spawn] */
-  constructor(core, spawn) {
+  /** The recording drawn as ghosts (its name), or ''. */
+  name: string;
+
+  /** `spawn`: how its worker starts (as the player's: bridge/decoder.ts). */
+  constructor(core: Core, spawn?: Spawn) {
     this.#core = core;
+    // (bridge/decoder.ts declares the client's fields once its owner has typed it.)
     this.#client = new WorkerClient({
-      onPush: (m) => this.#onPush(m),
-      onFatal: (message) => this.#failed(message),
+      onPush: (m: unknown) => this.#onPush(m as DecoderPush),
+      onFatal: (message: string) => this.#failed(message),
       spawn,
-    });
-    /** The recording drawn as ghosts (its name), or ''. */
+    }) as DecoderClient;
     this.name = '';
   }
 
   /** Draws `src` (a File/Blob or a URL) as ghosts; resolves once it is open, or rejects. */
-  async open(src) {
+  async open(src: GhostSource): Promise<void> {
     this.close();
     const session = ++this.#session;
     const isBlob = typeof Blob !== 'undefined' && src instanceof Blob;
@@ -46,11 +54,11 @@ export class Ghosts {
     const params = isBlob
       ? { session, blob: src, name: this.name }
       : { session, url: new URL(String(src), document.baseURI).href };
-    let info;
+    let info: OpenInfo;
     try {
-      info = await this.#client.call('open', params);
+      info = (await this.#client.call('open', params)) as OpenInfo;
     } catch (e) {
-      if (session === this.#session) this.#failed(e?.message ?? String(e));
+      if (session === this.#session) this.#failed((e as Thrown)?.message ?? String(e));
       throw e;
     }
     if (session !== this.#session) return;
@@ -62,7 +70,7 @@ export class Ghosts {
   }
 
   /** No more ghosts: the worker ends, the renderer drops them at the next frame. */
-  close() {
+  close(): void {
     this.#session++;
     if (this.#open || this.name) this.#client.terminate();
     this.#open = false;
@@ -74,24 +82,24 @@ export class Ghosts {
   }
 
   /** Whether B's frames are drawn, and the tick of the first of them (-1: none). Test hooks. */
-  get shown() {
+  get shown(): boolean {
     return !!this.#sent;
   }
-  get tick() {
+  get tick(): number {
     return this.#sent ? this.#sentTick : -1;
   }
 
   /** The renderer lost what it held (a new world, a new renderer): send the ghosts again. */
-  forget() {
+  forget(): void {
     if (this.#sent) this.#sent = null;
   }
 
-  #failed(message) {
+  #failed(message: string): void {
     this.#open = false;
     this.#core.emit('notice', { text: `The second recording cannot be drawn over this one: ${message}` });
   }
 
-  #onPush(m) {
+  #onPush(m: DecoderPush): void {
     if (m.session !== this.#session) return;
     if (m.type === 'error') {
       this.#failed(m.message);
@@ -105,7 +113,7 @@ export class Ghosts {
 
   /** One frame: asks B's worker for what A's clock needs and hands the renderer B's frames at the
    *  ticks of A's pair (`a`, and the frame after it). */
-  frame(r, a) {
+  frame(r: CoreRenderer, a: HeldFrame | null): void {
     const core = this.#core;
     if (!this.#open) {
       if (this.#sent !== '') this.#set(r, '', NONE, 0, NONE, 0);
@@ -129,7 +137,7 @@ export class Ghosts {
     this.#set(r, key, ga.frame, core.tb.timeOf(ga.tick), gb.frame, core.tb.timeOf(gb.tick));
   }
 
-  #set(r, key, fa, ta, fb, tb) {
+  #set(r: CoreRenderer, key: string, fa: Int32Array, ta: number, fb: Int32Array, tb: number): void {
     try {
       r.setGhostFrames(fa, ta, fb, tb);
       this.#sent = key;

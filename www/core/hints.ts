@@ -1,8 +1,8 @@
-// @ts-nocheck
 // Prefetch hints: the page tells the worker where the next seek most likely goes (the pointer
 // resting on the timeline or a kill row, a seek's landing, a key's next step), so that the seek
 // neither reads nor decompresses (docs/worker-protocol.md `prefetch`). Nothing here waits in front
 // of the picture: a hint is a notification, sent after HINT_DELAY_MS.
+import type { Core } from './core.ts';
 
 /** How long the pointer stays on a moment before the worker is told. */
 const HINT_DELAY_MS = 60;
@@ -10,42 +10,45 @@ const HINT_DELAY_MS = 60;
 export const SEEK_STEP_S = 5;
 
 export class Hints {
-  #p;
-  #timer;
+  #p: Core;
+  #timer: number;
+  /** The tick of the last hint sent (-1: none since the last seek or open). */
+  prefetched: number;
+  /** Hints sent for this file (diagnostics: the worker's stats count those it got). */
+  sent: number;
+  /** Which way the last seek went (−1 back, 1 on): which likely next seek a hint reads first. */
+  lastSeekDir: number;
 
-  /** @param {import('./core.ts').Core} player  the player the hints are for. */
-  constructor(player) {
+  /** `player`: the player the hints are for. */
+  constructor(player: Core) {
     this.#p = player;
-    /** The tick of the last hint sent (-1: none since the last seek or open). */
     this.prefetched = -1;
     this.#timer = 0;
-    /** Hints sent for this file (diagnostics: the worker's stats count those it got). */
     this.sent = 0;
-    /** Which way the last seek went (−1 back, 1 on): which likely next seek a hint reads first. */
     this.lastSeekDir = 1;
   }
 
   /** A new file: nothing sent for it yet. */
-  reset() {
+  reset(): void {
     this.prefetched = -1;
     this.sent = 0;
   }
 
   /** A hint is waiting for its delay (tests: with the worker's stats, whether hints are done). */
-  get waiting() {
+  get waiting(): boolean {
     return this.#timer !== 0;
   }
 
   /** Forgets the hint waiting, if any, and what was prefetched (the clock jumped: the worker's
    *  decoder moved, and a hint for where the page was is stale). */
-  cancel() {
+  cancel(): void {
     this.prefetched = -1;
     clearTimeout(this.#timer);
     this.#timer = 0;
   }
 
   /** Stops the hint waiting, for good (dispose). */
-  stop() {
+  stop(): void {
     clearTimeout(this.#timer);
   }
 
@@ -56,7 +59,7 @@ export class Hints {
    * it is done with `t`'s. `keep`: the worker must not move the decoder the page plays from for it
    * (only a spare one, or none).
    */
-  hint(t, { keep = false } = {}) {
+  hint(t: number, { keep = false }: { keep?: boolean } = {}): void {
     const p = this.#p;
     const tick = p.tb.tickAt(t);
     const sid = p.sessionId;
@@ -89,7 +92,7 @@ export class Hints {
    * likeliest next step, resumes there without decompressing again. A key's own hint
    * (keyboard.js: where the same key goes next) replaces this one.
    */
-  landing() {
+  landing(): void {
     const p = this.#p;
     if (!p.info || p.pb.moving || p.pb.killCam) return;
     const now = p.pb.time;
@@ -99,12 +102,12 @@ export class Hints {
   }
 
   /** From the playhead, paused: ← / → and [ / ]'s targets (ticks), most likely first. */
-  #likelyTicks() {
+  #likelyTicks(): number[] {
     const p = this.#p;
     const t = p.pb.time;
     const d = this.lastSeekDir;
     const duration = p.tb.duration;
-    const out = [];
+    const out: number[] = [];
     for (const x of [t + d * SEEK_STEP_S, t - d * SEEK_STEP_S, p.ledger.killStart(d, t), p.ledger.killStart(-d, t)]) {
       if (x === null || !(x >= 0) || x > duration) continue;
       const k = p.tb.tickAt(x);

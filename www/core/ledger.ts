@@ -1,37 +1,40 @@
-// @ts-nocheck
 // The events the page knows of: the open's markers (the index trailer's kills) and every event of
 // the pieces it has seen, each once, and the kills among them in tick order (the timeline's
 // markers, the kill feed, [ / ] and the kill cam). No DOM: the player adds what arrives and hands
 // the fresh events to the clock (core/clock.ts keeps them in time order; tests/unit/ledger.test.mjs).
+import type { KillEvent, ReplayEvent } from '../../types/player.d.ts';
 import { upperBound } from './clock.ts';
+import type { Timebase } from './pieces.ts';
 
 /** A kill is watched from this long before it ([ / ], a kill marker's or row's click). */
 export const KILL_LEAD_S = 2;
 
-const byTick = (k) => k.tick;
-const rangeEnd = (r) => r[1];
+/** An event the page knows, with `t`, its playback seconds. */
+export type TimedEvent = ReplayEvent & { t: number };
+/** A kill the page knows, with `t`, its playback seconds. */
+export type TimedKill = KillEvent & { t: number };
+/** Ticks [from, end). */
+type Range = [number, number];
+
+const byTick = (k: { tick: number }) => k.tick;
+const rangeEnd = (r: Range) => r[1];
 
 export class EventLedger {
-  #visibleTick;
-  #visible;
-  #tb;
-  #killKeys;
-  #ranges;
+  /** Spoiler-safe views show kills up to this tick only (Infinity: every kill). */
+  #visibleTick = Infinity;
+  /** `visible`'s cache: the kills up to #visibleTick, or null when it must be computed again. */
+  #visible: TimedKill[] | null = null;
+  #tb: Timebase;
+  /** (tick, killer, victim) of the kills known, while the open's markers may not hold them all. */
+  #killKeys = new Set<string>();
+  /** Tick ranges [from, end) whose events the page has from pieces (sorted, disjoint): a piece's
+   *  events are every event of its ticks, so an event in a range already learned is a duplicate. */
+  #ranges: Range[] = [];
+  /** Kills in tick order (each with `t`, its playback seconds). */
+  kills: TimedKill[] = [];
 
-  /** @param {import('./pieces.ts').Timebase} tb */
-  constructor(tb) {
+  constructor(tb: Timebase) {
     this.#tb = tb;
-    /** Kills in tick order (each with `t`, its playback seconds). */
-    this.kills = [];
-    /** Spoiler-safe views show kills up to this tick only (Infinity: every kill). */
-    this.#visibleTick = Infinity;
-    /** `visible`'s cache: the kills up to #visibleTick, or null when it must be computed again. */
-    this.#visible = null;
-    /** (tick, killer, victim) of the kills known, while the open's markers may not hold them all. */
-    this.#killKeys = new Set();
-    /** Tick ranges [from, end) whose events the page has from pieces (sorted, disjoint): a piece's
-     *  events are every event of its ticks, so an event in a range already learned is a duplicate. */
-    this.#ranges = [];
   }
 
   /**
@@ -42,10 +45,16 @@ export class EventLedger {
    * the open's markers hold every kill (`complete`). Returns the new events (each with `t`) and
    * whether kills were among them, or null when nothing was new.
    */
-  add(events, from, end, recordedAt, complete) {
+  add(
+    events: ArrayLike<ReplayEvent>,
+    from: number | null,
+    end: number | null,
+    recordedAt: ArrayLike<number> | null,
+    complete: boolean,
+  ): { fresh: TimedEvent[]; killAdded: boolean } | null {
     const ranged = from !== null && end !== null && end > from;
     let killAdded = false;
-    const fresh = [];
+    const fresh: TimedEvent[] = [];
     for (let k = 0; k < events.length; k++) {
       const e = events[k];
       if (!e || typeof e.tick !== 'number') continue;
@@ -60,9 +69,9 @@ export class EventLedger {
           this.#killKeys.add(key);
         }
       }
-      const ev = { ...e, t: this.#tb.timeOf(e.tick) };
+      const ev: TimedEvent = { ...e, t: this.#tb.timeOf(e.tick) };
       fresh.push(ev);
-      if (e.kind === 'kill') {
+      if (ev.kind === 'kill') {
         this.kills.push(ev);
         killAdded = true;
       }
@@ -80,16 +89,16 @@ export class EventLedger {
    * The kills a viewer may see: every kill, or in a spoiler-safe view those up to the tick the
    * playhead has reached (`reveal()`). The timeline, the kill feed, [ / ] and the kill cam use these.
    */
-  get visible() {
+  get visible(): TimedKill[] {
     if (this.#visibleTick === Infinity) return this.kills;
     this.#visible ??= this.kills.slice(0, upperBound(this.kills, this.#visibleTick, byTick));
     return this.#visible;
   }
 
   /** The entity ids of the killers and victims of the visible kills in ticks [from, to]. */
-  actorsIn(from, to) {
+  actorsIn(from: number, to: number): Set<number> {
     const kills = this.visible;
-    const ids = new Set();
+    const ids = new Set<number>();
     for (let i = upperBound(kills, to, byTick) - 1; i >= 0 && kills[i].tick >= from; i--) {
       ids.add(kills[i].killer);
       ids.add(kills[i].victim);
@@ -99,9 +108,9 @@ export class EventLedger {
 
   /** Spoiler-safe: kills after `tick` stay hidden (Infinity shows them all). Returns whether the
    *  visible kills changed. */
-  reveal(tick) {
+  reveal(tick: number): boolean {
     if (tick === this.#visibleTick) return false;
-    const upTo = (t) => (t === Infinity ? this.kills.length : upperBound(this.kills, t, byTick));
+    const upTo = (t: number) => (t === Infinity ? this.kills.length : upperBound(this.kills, t, byTick));
     const before = upTo(this.#visibleTick);
     const after = upTo(tick);
     this.#visibleTick = tick;
@@ -111,15 +120,15 @@ export class EventLedger {
   }
 
   /** Whether the events of `tick` came with a piece already. */
-  learned(tick) {
+  learned(tick: number): boolean {
     const r = this.#ranges;
     const i = upperBound(r, tick, rangeEnd);
     return i < r.length && r[i][0] <= tick;
   }
 
   /** Marks the events of ticks [from, end) as learned (merging touching ranges). */
-  #learn(from, end) {
-    const out = [];
+  #learn(from: number, end: number): void {
+    const out: Range[] = [];
     let a = from;
     let b = end;
     let placed = false;
@@ -141,7 +150,7 @@ export class EventLedger {
   }
 
   /** The kill nearest to `tick` (ties: the upcoming one), or null. */
-  nearestKill(tick) {
+  nearestKill(tick: number): TimedKill | null {
     const kills = this.visible;
     if (!kills.length) return null;
     const i = upperBound(kills, tick, byTick) - 1;
@@ -153,7 +162,7 @@ export class EventLedger {
   }
 
   /** Playback seconds of kill `k`. */
-  killTime(k) {
+  killTime(k: Pick<KillEvent, 'tick'>): number {
     return this.#tb.timeOf(k.tick);
   }
 
@@ -163,7 +172,7 @@ export class EventLedger {
    * point after `now`; [ to the last one more than half a second before it (so that [ pressed just
    * after ] goes back a kill, not to the start of the one being watched).
    */
-  killStart(dir, now) {
+  killStart(dir: number, now: number): number | null {
     const kills = this.visible;
     if (dir > 0) {
       for (const k of kills) {

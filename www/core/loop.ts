@@ -1,7 +1,7 @@
-// @ts-nocheck
 // The page's animation-frame loop: one frame of the player per requestAnimationFrame while anything
 // can change, none while nothing can (docs/renderer.md, "Resting"), and the timings the benchmarks
 // read (perf(): tests/bench/).
+import type { PieceMessage, PieceTiming } from './pieces.ts';
 
 /** Quiet animation frames in a row, and for how long, before the loop rests. */
 const REST_AFTER_FRAMES = 3;
@@ -14,6 +14,42 @@ const PERF_FRAMES = 1024;
 /** Piece arrival timings kept for perf(). */
 const PERF_CHUNKS = 512;
 
+/** What the loop drives (core.ts's Core): one frame, whether it may rest, whether it is timed. */
+export interface LoopHost {
+  drawFrame(dt: number): void;
+  mayRest(): boolean;
+  /** Whether this frame's timings count; when they do, there is a renderer to give them. */
+  frameTimed(): this is { readonly renderer: RendererTimings };
+  readonly renderer: RendererTimings | null;
+}
+
+/** The renderer's timings of its last frame (ms). */
+export interface RendererTimings {
+  frameMs(): number;
+  timeMs(): number;
+  buildMs(): number;
+}
+
+/** A piece's timings as perf() gives them (ms; the worker's, its transit and the page's). */
+export interface ChunkTiming extends Partial<PieceTiming> {
+  index: number;
+  from: number;
+  transit: number;
+  page: number;
+  /** When the worker began the piece, on the page's clock. */
+  started?: number;
+}
+
+/** perf()'s answer. */
+export interface LoopPerf {
+  frames: number;
+  totalMs: number[];
+  renderMs: number[];
+  timeMs: number[];
+  buildMs: number[];
+  chunks: ChunkTiming[];
+}
+
 /**
  * Runs `host.drawFrame(dt)` every animation frame (dt: seconds since the last one, at most 0.25; 0
  * on the first after a rest or `restartClock()`), rests once `host.mayRest()` has held for
@@ -21,31 +57,37 @@ const PERF_CHUNKS = 512;
  * `host.frameTimed()` says whether the frame's timings count (perf()); `host.renderer` gives them.
  */
 export class FrameLoop {
-  #host;
-  #onFrame;
-  #raf;
-  #lastTs;
-  #quietFrames;
-  #quietSince;
-  #restAfterMs;
-  #restTimer;
-  #stopped;
-  #total;
-  #render;
-  #time;
-  #build;
+  #host: LoopHost;
+  #onFrame: FrameRequestCallback;
+  #raf: number;
+  #lastTs: number;
+  #quietFrames: number;
+  #quietSince: number;
+  #restAfterMs: number;
+  #restTimer: number;
+  #stopped: boolean;
+  #total: Float64Array;
+  #render: Float64Array;
+  #time: Float64Array;
+  #build: Float64Array;
+  /** The loop rests (no animation frames) while nothing can change. */
+  resting: boolean;
+  /** Quiet frames before resting (Infinity: never rest; benchmarks compare). */
+  restAfterFrames: number;
+  /** Frames timed since the start or the last perf({reset: true}). */
+  perfN: number;
+  /** The timings of the last PERF_CHUNKS pieces received. */
+  perfChunks: ChunkTiming[];
 
-  constructor(host) {
+  constructor(host: LoopHost) {
     this.#host = host;
     this.#onFrame = (ts) => this.#frame(ts);
     this.#lastTs = 0;
-    /** The loop rests (no animation frames) while nothing can change. */
     this.resting = false;
     this.#quietFrames = 0;
     this.#quietSince = 0;
     this.#restAfterMs = REST_AFTER_MS;
     this.#restTimer = 0;
-    /** Quiet frames before resting (Infinity: never rest; benchmarks compare). */
     this.restAfterFrames = REST_AFTER_FRAMES;
     this.#stopped = false;
     // perf(): main-thread ms per frame, renderer CPU ms, and the pieces' timings.
@@ -53,14 +95,12 @@ export class FrameLoop {
     this.#render = new Float64Array(PERF_FRAMES);
     this.#time = new Float64Array(PERF_FRAMES);
     this.#build = new Float64Array(PERF_FRAMES);
-    /** Frames timed since the start or the last perf({reset: true}). */
     this.perfN = 0;
-    /** The timings of the last PERF_CHUNKS pieces received. */
     this.perfChunks = [];
     this.#raf = requestAnimationFrame(this.#onFrame);
   }
 
-  #frame(ts) {
+  #frame(ts: number): void {
     if (this.#stopped) return;
     this.#raf = requestAnimationFrame(this.#onFrame);
     const t0 = performance.now();
@@ -83,13 +123,13 @@ export class FrameLoop {
   }
 
   /** The next frame steps the clock by nothing (a command restarted it: no jump for the time before). */
-  restartClock() {
+  restartClock(): void {
     this.#lastTs = 0;
   }
 
   /** Stops the animation-frame loop until `wake()`: an untouched, paused player costs no frames.
    *  A timer wakes it once a second, so the render worker's idle redraw still notices a lost device. */
-  #rest() {
+  #rest(): void {
     cancelAnimationFrame(this.#raf);
     this.#raf = 0;
     this.resting = true;
@@ -101,7 +141,7 @@ export class FrameLoop {
   }
 
   /** Restarts the quiet count: the loop keeps running for at least REST_AFTER_MS more. */
-  stayAwake() {
+  stayAwake(): void {
     this.#quietFrames = 0;
     this.#quietSince = 0;
   }
@@ -111,7 +151,7 @@ export class FrameLoop {
    * `active`: something happened (not just a reply or the once-a-second redraw): the loop then
    * stays up REST_AFTER_MS once quiet again, as a user still at work may go on.
    */
-  wake(active = true) {
+  wake(active = true): void {
     if (active) this.#restAfterMs = REST_AFTER_MS;
     if (!this.resting || this.#stopped) return;
     this.resting = false;
@@ -123,8 +163,8 @@ export class FrameLoop {
   }
 
   /** Keeps the timing of a piece that arrived at `received` (performance.now()) for perf(). */
-  pieceTimed(m, received) {
-    const t = {
+  pieceTimed(m: Pick<PieceMessage, 'chunk' | 'from'> & { timing: PieceTiming }, received: number): void {
+    const t: ChunkTiming = {
       index: m.chunk,
       from: m.from,
       ...m.timing,
@@ -146,13 +186,13 @@ export class FrameLoop {
    * or the last reset; `chunks`: timings of the pieces received (worker read/decode/extract/copy,
    * transit, page handling, ms). `reset` empties the buffers after reading them.
    */
-  perf(reset) {
+  perf(reset?: boolean): LoopPerf {
     const n = Math.min(this.perfN, PERF_FRAMES);
     const start = this.perfN - n;
-    const totalMs = [];
-    const renderMs = [];
-    const timeMs = [];
-    const buildMs = [];
+    const totalMs: number[] = [];
+    const renderMs: number[] = [];
+    const timeMs: number[] = [];
+    const buildMs: number[] = [];
     for (let j = start; j < this.perfN; j++) {
       totalMs.push(this.#total[j % PERF_FRAMES]);
       renderMs.push(this.#render[j % PERF_FRAMES]);
@@ -168,7 +208,7 @@ export class FrameLoop {
   }
 
   /** Stops for good (dispose). */
-  stop() {
+  stop(): void {
     this.#stopped = true;
     cancelAnimationFrame(this.#raf);
     clearTimeout(this.#restTimer);

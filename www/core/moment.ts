@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The moment and the view a share link or an embed opens a replay at (docs/embedding.md "Options"):
 // where it starts (`t`, or the `poster` still), what it follows and how the camera looks (`follow`,
 // `camera`, `view`), how fast it plays and whether it starts by itself (`speed`, `autoplay`), a
@@ -11,39 +10,65 @@
 // something the recording does not have (a callsign nobody has, a tick past the end) becomes a
 // notice, not an error.
 
+import type { CameraMode, Clip } from '../../types/player.d.ts';
+import type { Core } from './core.ts';
+
 /** How many numbers a camera pose of each mode has (docs/renderer.md "Camera pose"). */
-const POSE_LENGTH = { orbit: 6, free: 5, follow: 3, first: 2, kill: 3 };
+const POSE_LENGTH: Partial<Record<string, number>> = { orbit: 6, free: 5, follow: 3, first: 2, kill: 3 };
+
+/** A time as api/options.ts reads it: seconds, or a tick. */
+export type LinkTime = { seconds: number; tick?: undefined } | { tick: number; seconds?: undefined };
+
+/** The options Moment applies (api/options.ts readOptions()'s `options`, the ones it reads). */
+export interface MomentOptions {
+  t?: LinkTime;
+  end?: LinkTime;
+  poster?: LinkTime;
+  loop?: boolean;
+  follow?: string;
+  camera?: CameraMode;
+  view?: number[];
+  speed?: number;
+  autoplay?: boolean;
+  spoilers?: boolean;
+}
 
 export class Moment {
-  #p;
-  #opts;
-  #applied;
+  #p: Core;
+  #opts: MomentOptions;
+  #applied: boolean;
+  /** What the options could not use (one sentence each), as `notice` events said it. */
+  notices: string[];
+  /** The clip: `{ start, end, loop }` in seconds (end may be null: to the end), or null. */
+  clip: Clip | null;
+  /** Spoiler-safe: kills, totals and the remaining time show only once the playhead reached them. */
+  spoilerSafe: boolean;
+  /** The furthest time the playhead has been at (what spoiler-safe views may show). */
+  revealedUntil: number;
+  /** Play once the first frame can be drawn. */
+  autoplay: boolean;
+  /** Where playing starts (`t`, else 0), and whether the poster still is shown instead. */
+  start: number;
+  posterPending: boolean;
 
-  /** @param {import('./core.ts').Core} player */
-  constructor(player) {
+  constructor(player: Core) {
     this.#p = player;
     /** The options of the recording being opened (readOptions()'s `options`), or {}. */
     this.#opts = {};
-    /** What the options could not use (one sentence each), as `notice` events said it. */
     this.notices = [];
     /** The view options were applied to this recording's first frame. */
     this.#applied = false;
-    /** The clip: `{ start, end, loop }` in seconds (end may be null: to the end), or null. */
     this.clip = null;
-    /** Spoiler-safe: kills, totals and the remaining time show only once the playhead reached them. */
     this.spoilerSafe = false;
-    /** The furthest time the playhead has been at (what spoiler-safe views may show). */
     this.revealedUntil = 0;
-    /** Play once the first frame can be drawn. */
     this.autoplay = false;
-    /** Where playing starts (`t`, else 0), and whether the poster still is shown instead. */
     this.start = 0;
     this.posterPending = false;
   }
 
   /** Options for the next recording opened (a new load forgets the last one's), and the notices
    *  reading them gave (the ones opening gives are added). */
-  set(options, notices = []) {
+  set(options: MomentOptions | null | undefined, notices: readonly string[] = []): void {
     this.#opts = options ?? {};
     this.notices = [...notices];
     this.#applied = false;
@@ -56,7 +81,7 @@ export class Moment {
   }
 
   /** Seconds of a link's time (`{seconds}` or `{tick}`), clamped to the recording, or null. */
-  #seconds(t) {
+  #seconds(t: LinkTime | undefined): number | null {
     if (!t) return null;
     const p = this.#p;
     const s = t.tick !== undefined ? p.tb.timeOf(t.tick) : t.seconds;
@@ -71,7 +96,7 @@ export class Moment {
     return Math.max(0, s);
   }
 
-  #notice(text) {
+  #notice(text: string): void {
     this.notices.push(text);
     this.#p.emit('notice', { text });
   }
@@ -80,7 +105,7 @@ export class Moment {
    * The recording is open, nothing is asked of the worker yet: the clock starts at `t` (or at the
    * poster's time), so that the first chunk decoded is that moment's. Speed and the clip are set.
    */
-  opened() {
+  opened(): void {
     const p = this.#p;
     const o = this.#opts;
     const start = this.#seconds(o.t);
@@ -110,7 +135,7 @@ export class Moment {
    * The first frame was drawn (and the camera fitted to the scene): the link's view goes on top,
    * in order: what is followed, the camera mode, its pose.
    */
-  firstFrame() {
+  firstFrame(): void {
     if (this.#applied) return;
     this.#applied = true;
     const p = this.#p;
@@ -142,7 +167,7 @@ export class Moment {
 
   /** The clock moved from `prev` to `now` playing forward: the clip's end stops or loops it (a
    *  loop without an end loops at the recording's end). */
-  advanced(prev, now) {
+  advanced(prev: number, now: number): 'loop' | 'stop' | null {
     if (now > this.revealedUntil) this.revealedUntil = now;
     const c = this.clip;
     const end = c?.end ?? this.#p.duration;
@@ -151,24 +176,24 @@ export class Moment {
   }
 
   /** Spoiler-safe and the end not reached yet: the recording's length is not shown. */
-  get lengthHidden() {
+  get lengthHidden(): boolean {
     return this.spoilerSafe && this.revealedUntil < this.#p.duration;
   }
 
   /** The playhead rests where the clip stopped it (play again starts the clip again). */
-  atClipEnd(t) {
+  atClipEnd(t: number): boolean {
     const e = this.clip?.end;
     return e !== null && e !== undefined && Math.abs(t - e) < 1e-6;
   }
 
   /** Any jump of the clock (a seek): what it passed is revealed only by playing or landing there. */
-  jumped(t) {
+  jumped(t: number): void {
     if (t > this.revealedUntil) this.revealedUntil = t;
     this.posterPending = false;
   }
 
   /** In and out points chosen on the page (the Share control): a clip of this recording. */
-  setClip(clip) {
+  setClip(clip: { start?: number; end?: number | null; loop?: boolean } | null): Clip | null {
     const p = this.#p;
     if (!clip) {
       this.clip = null;

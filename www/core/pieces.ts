@@ -1,10 +1,12 @@
-// @ts-nocheck
 // The decoded pieces the page holds and the ticks it asks the worker for (docs/worker-protocol.md,
 // `want` and `piece`): the frames at and ahead of the playhead, and nothing else. No DOM, no
 // worker: the player hands it the pieces that arrive and sends the `want`s it computes
 // (tests/unit/pieces.test.mjs).
+import type { RecordingInfo, ReplayEvent } from '../../types/player.d.ts';
 import { upperBound } from './clock.ts';
+import type { Playback } from './clock.ts';
 import { STRIDE } from './entities.ts';
+import type { Gaps, TickGap } from './gaps.ts';
 
 /** Frames held ahead of the playhead while moving: this much wall-clock time at the current speed.
  *  Paused, only the frame at the playhead and the next one. */
@@ -17,38 +19,93 @@ const KEEP_S = 0.5;
 const THIN_FROM = 4;
 const MAX_THIN = 8;
 
+/** The worker's timings of a piece (diagnostics, ms; `startedAt` / `postedAt`: wall-clock ms). */
+export interface PieceTiming {
+  resumed: boolean;
+  cached: boolean;
+  read: number;
+  decode: number;
+  extract: number;
+  copy: number;
+  startedAt: number;
+  postedAt: number;
+}
+
+/** A `piece` message (docs/worker-protocol.md): the frames of ticks [from, end) at `stride`, and the
+ *  worker's timings (null: none). */
+export type PieceMessage = PieceFrames & ({ timing: PieceTiming } | { timing: null });
+
+/** A `piece` message's frames and events. */
+export interface PieceFrames {
+  type: 'piece';
+  session: number;
+  gen: number;
+  chunk: number;
+  from: number;
+  end: number;
+  stride: number;
+  ticks: Float64Array;
+  offsets: Uint32Array;
+  entities: Int32Array;
+  events: ReplayEvent[];
+  eventTicks: Float64Array;
+  skippedEvents?: number;
+}
+
+/** A piece held: the message, with the id `add()` gave it. */
+export type Piece = PieceMessage & { id: number };
+
+/** A frame held: its tick and time, its entity words, a key naming it, and where it lies. */
+export interface HeldFrame {
+  tick: number;
+  t: number;
+  frame: Int32Array;
+  key: string;
+  piece: Piece;
+  i: number;
+}
+
+/** A `want` (docs/worker-protocol.md): ticks [from, to) at `stride`, in direction `dir`. */
+export interface Want {
+  from: number;
+  to: number;
+  stride: number;
+  dir: number;
+}
+
+/** What the window reads of the clock (core/clock.ts's Playback). */
+export type ClockView = Pick<Playback, 'moving' | 'speed' | 'direction'>;
+
 /** The recording's clock in ticks: first and last tick and the tick rate (Hz). One per player,
  *  shared by everything that turns ticks into seconds and back. */
 export class Timebase {
-  constructor() {
-    this.first = 0;
-    this.last = 0;
-    this.rate = 1;
-  }
+  first = 0;
+  last = 0;
+  rate = 1;
 
   /** A new recording (its `info.info`). */
-  set(i) {
+  set(i: Pick<RecordingInfo, 'tick_rate_hz' | 'first_tick' | 'last_tick'>): void {
     this.rate = i.tick_rate_hz || 1;
     this.first = i.first_tick;
     this.last = i.last_tick;
   }
 
-  get duration() {
+  get duration(): number {
     return Math.max(0, (this.last - this.first) / this.rate);
   }
 
   /** Playback seconds of `tick`. */
-  timeOf(tick) {
+  timeOf(tick: number): number {
     return (tick - this.first) / this.rate;
   }
 
   /** The tick the playhead at `t` seconds shows (t ≥ 0): at most the last one. */
-  tickOf(t) {
+  tickOf(t: number): number {
     return Math.min(this.last, Math.floor(this.first + t * this.rate + 1e-6));
   }
 
   /** The tick at `t` seconds, clamped to the recording. */
-  tickAt(t) {
+  tickAt(t: number): number {
     return Math.min(this.last, Math.max(this.first, Math.floor(this.first + Math.max(0, t) * this.rate + 1e-6)));
   }
 }
@@ -58,7 +115,7 @@ export class Timebase {
  *  request [tick, tick + ahead) also brings the first frame at or past its end (the worker's pieces
  *  always do), so paused, 1 tick asks for the frame at the playhead and the next one, however far
  *  apart they are. */
-export function wantWindow(pb, rate) {
+export function wantWindow(pb: ClockView, rate: number): { stride: number; ahead: number; dir: number } {
   const moving = pb.moving;
   const speed = moving ? Math.max(0, pb.speed) : 0;
   const stride = speed >= THIN_FROM ? Math.min(MAX_THIN, Math.floor(speed / 2)) : 1;
@@ -67,28 +124,27 @@ export function wantWindow(pb, rate) {
 }
 
 export class HeldPieces {
-  #tb;
-  #ids;
-  #sent;
+  #tb: Timebase;
+  /** Ids given to pieces as they arrive (a frame's key names its piece). */
+  #ids = 0;
+  /** The last `want` sent ({from, to, stride, dir}), or null. */
+  #sent: Want | null = null;
+  /** The recording's gaps (gaps.js): no frame is asked for in them, as if they were held. */
+  gaps: Gaps | null;
+  /** The pieces held, sorted by `from`; each covers ticks [from, end). */
+  list: Piece[] = [];
+  /** The generation of the last `want` (a piece answers one). */
+  gen = 0;
 
-  /** @param {Timebase} tb  @param {import('./gaps.ts').Gaps|null} gaps the ticks never asked for */
-  constructor(tb, gaps = null) {
+  /** `gaps`: the ticks never asked for. */
+  constructor(tb: Timebase, gaps: Gaps | null = null) {
     this.#tb = tb;
-    /** The recording's gaps (gaps.js): no frame is asked for in them, as if they were held. */
     this.gaps = gaps;
-    /** The pieces held, sorted by `from`; each covers ticks [from, end). */
-    this.list = [];
-    /** Ids given to pieces as they arrive (a frame's key names its piece). */
-    this.#ids = 0;
-    /** The last `want` sent ({from, to, stride, dir}), or null. */
-    this.#sent = null;
-    /** The generation of the last `want` (a piece answers one). */
-    this.gen = 0;
   }
 
   /** Ticks [lo, hi) whose pieces are kept: the playhead's (`tick`) and the window of clock `pb` in
    *  the playing direction. */
-  keepRange(tick, pb) {
+  keepRange(tick: number, pb: ClockView): [number, number] {
     const { ahead, dir } = wantWindow(pb, this.#tb.rate);
     const span = Math.max(ahead, Math.ceil(this.#tb.rate * KEEP_S));
     return dir < 0 ? [tick - span, tick + 2] : [tick, tick + span + 1];
@@ -96,8 +152,8 @@ export class HeldPieces {
 
   /** The piece covering integer tick `tick`, the finest one where pieces overlap; with `stride`,
    *  only pieces at most that coarse. */
-  at(tick, stride = Infinity) {
-    let best = null;
+  at(tick: number, stride = Infinity): Piece | null {
+    let best: Piece | null = null;
     for (const p of this.list) {
       if (p.from <= tick && tick < p.end && p.stride <= stride && (!best || p.stride < best.stride)) best = p;
     }
@@ -105,13 +161,14 @@ export class HeldPieces {
   }
 
   /** What covers `tick` as far as asking goes: the finest piece at most `stride` coarse, or a gap. */
-  #span(tick, stride) {
+  #span(tick: number, stride: number): Piece | TickGap | null {
     return this.at(tick, stride) ?? this.gaps?.at(tick) ?? null;
   }
 
   /** Takes piece `m` (a `piece` message): it makes the ones it covers at the same or a coarser stride
    *  redundant. */
-  add(m) {
+  add(msg: PieceMessage): void {
+    const m = msg as Piece;
     m.id = ++this.#ids;
     this.list = this.list.filter((q) => !(q.stride >= m.stride && m.from <= q.from && q.end <= m.end));
     this.list.push(m);
@@ -119,7 +176,7 @@ export class HeldPieces {
   }
 
   /** Drops the pieces outside keepRange(tick, pb). */
-  prune(tick, pb) {
+  prune(tick: number, pb: ClockView): void {
     const [lo, hi] = this.keepRange(tick, pb);
     if (this.list.some((p) => p.end <= lo || p.from >= hi))
       this.list = this.list.filter((p) => p.end > lo && p.from < hi);
@@ -133,16 +190,16 @@ export class HeldPieces {
    * less than half the window. Computed every frame; a new one only when what is needed changes.
    * An empty request ({from: -1, to: -1}) clears whatever the worker still had queued.
    */
-  want(tick, pb, force = false) {
+  want(tick: number, pb: ClockView, force = false): Want | null {
     const tb = this.#tb;
     const { stride, ahead, dir } = wantWindow(pb, tb.rate);
     const end = tb.last + 1;
-    let from;
-    let to;
+    let from: number;
+    let to: number;
     if (dir > 0) {
       from = tick;
       for (let p = this.#span(from, stride), k = 0; p && k < 10000; p = this.#span(from, stride), k++)
-        from = p.end ?? p.to;
+        from = 'end' in p ? p.end : p.to;
       to = Math.min(end, tick + ahead);
     } else {
       // The start of the covered run that holds the playhead's frames (tick + 1 back).
@@ -177,14 +234,14 @@ export class HeldPieces {
   }
 
   /** Frame at or before integer tick: {tick, t, frame, key, piece, i}, or null when not decoded yet. */
-  frameAt(tick) {
+  frameAt(tick: number): HeldFrame | null {
     const p = this.at(tick);
     if (!p) return null;
     return this.frameOf(p, Math.max(0, upperBound(p.ticks, tick) - 1));
   }
 
   /** Frame `i` of piece `p`. */
-  frameOf(p, i) {
+  frameOf(p: Piece, i: number): HeldFrame {
     const a = p.offsets[i] * STRIDE;
     const b = p.offsets[i + 1] * STRIDE;
     const tick = p.ticks[i];
@@ -199,7 +256,7 @@ export class HeldPieces {
   }
 
   /** The frame after `f`: in its piece, else the first later one in the piece that follows. */
-  nextFrame(f) {
+  nextFrame(f: HeldFrame): HeldFrame | null {
     const p = f.piece;
     if (f.i + 1 < p.ticks.length) return this.frameOf(p, f.i + 1);
     const q = this.at(p.end);
@@ -211,7 +268,7 @@ export class HeldPieces {
   }
 
   /** Bytes of decoded frames held (the typed arrays of the pieces). */
-  heldBytes() {
+  heldBytes(): number {
     return this.list.reduce((a, p) => a + p.entities.byteLength + p.ticks.byteLength + p.offsets.byteLength, 0);
   }
 }
