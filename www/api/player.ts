@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The player's handle: one replay on one canvas (docs/player-api.md, the whole surface), and
 // createPlayer(), the handle alone for a page served with the player that draws its own UI (the
 // full page, index.html). www/player.ts, the entry a site imports, adds create(): the embed forms'
@@ -23,7 +22,19 @@
 // (Stopped/Playing/Paused/Rewinding/FastForward). This handle is the whole public surface: the
 // player's inside (www/player/) stays private, and tests and benchmarks reach it through `debug`.
 import { Core, SEEK_SHOW_MS } from '../core/core.ts';
+import type { CoreEventName, CoreEvents, CoreOptions, CoreSource } from '../core/core.ts';
 import { State } from '../core/clock.ts';
+import type { Options } from './options.ts';
+import { messageOf } from '../lib/errors.ts';
+import type {
+  CameraMode,
+  Clip,
+  FlyKeys,
+  KillEvent,
+  LiveSource,
+  PlayerStatus,
+  ReplayEvent,
+} from '../../types/player.d.ts';
 
 export { SEEK_SHOW_MS };
 export { SPEEDS, State } from '../core/clock.ts';
@@ -33,7 +44,7 @@ export { SEEK_STEP_S } from '../core/hints.ts';
 export { MAX_LABELS } from '../view/labels.ts';
 
 /** Camera modes the shell offers (renderer names). */
-export const CAMERA_MODES = ['orbit', 'free', 'follow', 'first', 'kill'];
+export const CAMERA_MODES: readonly CameraMode[] = ['orbit', 'free', 'follow', 'first', 'kill'];
 
 /** Faction colours, the renderer's palette (Okabe–Ito, then Tol's muted: crate/src/render/scene.rs); index modulo 14. */
 export const FACTION_COLOURS = [
@@ -52,38 +63,56 @@ export const FACTION_COLOURS = [
   '#DDCC77',
   '#44AA99',
 ];
-export function factionColour(i) {
+export function factionColour(i: number): string {
   const n = FACTION_COLOURS.length;
-  return FACTION_COLOURS[((i % n) + n) % n];
+  return FACTION_COLOURS[((i % n) + n) % n] ?? FACTION_COLOURS[0];
 }
 
 /** create()'s settings of the page, not options of a recording (api/options.ts does not read them). */
 const SETTINGS = new Set(['forceWebgl', 'renderInPage', 'lazy', 'ui', 'spawn', 'whenInView']);
 
 /** Whether `options` (URLSearchParams or an object) holds anything api/options.ts should read. */
-function hasOptions(options) {
+function hasOptions(options: unknown): boolean {
   if (options instanceof URLSearchParams) return options.size > 0;
   return !!options && typeof options === 'object' && Object.keys(options).some((k) => !SETTINGS.has(k));
 }
 
+/** Whether `mode` is one of the camera modes. */
+const isCameraMode = (mode: string): mode is CameraMode => (CAMERA_MODES as readonly string[]).includes(mode);
+
+/** A recording drawn as ghosts: what load() takes but a live source. */
+export type GhostInput = Exclude<ReplaySource, LiveSource>;
+
 /** A replay given as bytes (an ArrayBuffer or a view of one) opens as a Blob. */
-function asSource(src) {
+function asSource(src: ReplaySource): CoreSource {
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src]);
   return src;
 }
 
 /** The handle (docs/player-api.md); create() and createPlayer() make one. */
+/** What load() opens: a File/Blob, bytes, a URL, or a live source ({live: url}). */
+export type ReplaySource = Blob | ArrayBuffer | ArrayBufferView | string | URL | LiveSource;
+
+/** The UI create() mounts on the handle (embed/mount.ts); disposed with it. */
+export interface MountedUi {
+  dispose(): void;
+}
+
+/** create()'s settings and a load's options: the options' vocabulary, as given (read by api/options.ts). */
+export type PlayerOptions = CoreOptions & { [option: string]: unknown };
+
+/** The handle (docs/player-api.md); create() and createPlayer() make one. */
 export class Player {
-  #c;
-  #url;
-  #file = null;
-  #ui;
+  #c: Core;
+  #url: string;
+  #file: Blob | null = null;
+  #ui: MountedUi | null;
   // Counts load() calls: the last one wins, even when an earlier one still reads its options.
   #loads = 0;
-  #status = 'idle';
+  #status: PlayerStatus = 'idle';
 
   /** `ui(handle)`: mounts the player's own UI (create()) and returns it; null: none. */
-  constructor(element, opts, ui = null) {
+  constructor(element: HTMLElement, opts: PlayerOptions, ui: ((p: Player) => MountedUi) | null = null) {
     this.#c = new Core(element, opts, () => this.play());
     // The lifecycle, from the inside's events (listened to first: `statuschange` comes before them).
     this.#c.on('loadstart', () => this.#setStatus('loading'));
@@ -103,20 +132,20 @@ export class Player {
    * drawing failed, or a worker crashed: the next load() starts afresh) or 'disposed' (dead).
    * Each change is a `statuschange` event.
    */
-  get status() {
+  get status(): PlayerStatus {
     return this.#status;
   }
-  #setStatus(s) {
+  #setStatus(s: PlayerStatus) {
     if (this.#status === s || this.#status === 'disposed') return;
     this.#status = s;
     this.#c.emit('statuschange', s);
   }
 
   /** Listens to event `ev` (the list above); returns the function that stops listening. */
-  on(ev, fn) {
+  on<K extends CoreEventName>(ev: K, fn: (detail: CoreEvents[K]) => void): () => void {
     return this.#c.on(ev, fn);
   }
-  off(ev, fn) {
+  off<K extends CoreEventName>(ev: K, fn: (detail: CoreEvents[K]) => void): void {
     this.#c.off(ev, fn);
   }
   /**
@@ -124,7 +153,7 @@ export class Player {
    * `options`: where and how it opens (docs/embedding.md "Options": t, end, loop, follow, camera,
    * view, speed, autoplay, spoilers, poster); values that cannot be used arrive as `notice` events.
    */
-  load(src, options = {}) {
+  load(src: ReplaySource, options: unknown = {}): Promise<void> {
     // The options are read by api/options.ts, fetched only when there are any (a share link, an
     // embed): the full page opening the demo or a file does not download it.
     const mine = ++this.#loads;
@@ -135,7 +164,7 @@ export class Player {
       return this.#open(src, o, notices);
     });
   }
-  #open(src, o, notices) {
+  #open(src: ReplaySource, o: Options, notices: string[]): Promise<void> {
     const c = this.#c;
     c.moment.set(o, notices);
     const source = asSource(src);
@@ -150,7 +179,7 @@ export class Player {
   }
   /** Says `text` as a `notice` event (where the page or the embed shows the player's notices);
    *  for the page's own modules that act on the player (the live view). Text only. */
-  notice(text) {
+  notice(text: unknown): void {
     this.#c.emit('notice', { text: String(text) });
   }
   /** The sentences of the last load's `notice` events so far (options it could not use). */
@@ -171,7 +200,7 @@ export class Player {
    * "Comparing two recordings"). `null` removes it; so does opening another recording. Resolves
    * once it is open; rejects (and a `notice` says why) when it cannot be read.
    */
-  showGhosts(src) {
+  showGhosts(src: GhostInput | null | undefined): Promise<void> {
     return this.#c.showGhosts(src == null ? null : asSource(src));
   }
   /** The name of the recording drawn as ghosts, or '' (none). */
@@ -180,7 +209,7 @@ export class Player {
   }
   /** Events of ticks [from, end) read elsewhere from this recording (every event of those ticks,
    *  `recordedAt[k]` the tick event k was recorded in): each joins `events` once. */
-  learnEvents(events, from, end, recordedAt) {
+  learnEvents(events: ReplayEvent[], from: number, end: number, recordedAt?: ArrayLike<number>): void {
     this.#c.learnEvents(events, from, end, recordedAt);
   }
   /** Stops everything and removes the canvas; the handle is dead afterwards. */
@@ -258,7 +287,7 @@ export class Player {
     c.updateWant(true);
   }
   /** Forward at `speed` (> 1; default max(2, current)). */
-  fastForward(speed) {
+  fastForward(speed?: number): void {
     const c = this.#c;
     if (!c.info) return;
     if (c.pb.state === State.Stopped || c.pb.time >= c.duration) this.seek(0);
@@ -266,13 +295,13 @@ export class Player {
     try {
       c.cmd((pb) => pb.fastForward(speed));
     } catch (e) {
-      console.warn(e.message);
+      console.warn(messageOf(e));
     }
     c.updateWant(true);
   }
   /** Seeks to `t` seconds (clamped to [0, duration]); resolves (with the time) when the frame
    *  there is decoded. */
-  seek(t) {
+  seek(t: number): Promise<number> {
     const c = this.#c;
     if (!c.info) return Promise.resolve(0);
     c.hints.lastSeekDir = Number(t) < c.pb.time ? -1 : 1;
@@ -280,20 +309,20 @@ export class Player {
     return c.jumped();
   }
   /** Seeks to tick `tick` of the recording. */
-  seekTick(tick) {
+  seekTick(tick: number): Promise<number> {
     const c = this.#c;
     if (!c.info) return Promise.resolve(0);
     return this.seek(c.tb.timeOf(tick));
   }
   /** Steps `n` ticks from the current tick (pauses). */
-  step(n) {
+  step(n: number): Promise<number> {
     const c = this.#c;
     if (!c.info) return Promise.resolve(0);
     this.pause();
     return this.seekTick(Math.min(c.tb.last, Math.max(c.tb.first, c.currentTickInt() + n)));
   }
   /** A positive multiplier (0.25–16); anything else is ignored. Ends a kill cam. */
-  setSpeed(s) {
+  setSpeed(s: unknown): void {
     const c = this.#c;
     const v = Number(s);
     if (!(v > 0) || !Number.isFinite(v)) return;
@@ -310,7 +339,7 @@ export class Player {
    * the worker readies that moment, so that the seek neither reads nor decompresses
    * (docs/worker-protocol.md `prefetch`); nothing when the frames there are already held.
    */
-  prefetch(t) {
+  prefetch(t: number): void {
     const c = this.#c;
     if (!c.info || !Number.isFinite(t)) return;
     // The pointer is over the timeline: a click may follow. A resting page's first frame runs at
@@ -322,7 +351,7 @@ export class Player {
   get currentTime() {
     return this.#c.pb.time;
   }
-  set currentTime(t) {
+  set currentTime(t: number) {
     this.seek(t);
   }
   get duration() {
@@ -392,34 +421,34 @@ export class Player {
   }
   /** Events within `window` seconds of the playhead (GetEventsNearTime; default 0.1; spoiler-safe:
    *  none beyond `revealedUntil`). */
-  eventsNear(window) {
+  eventsNear(window?: number) {
     const m = this.#c.moment;
     const near = this.#c.pb.eventsNear(window);
     return m.spoilerSafe ? near.filter((e) => e.t <= m.revealedUntil) : near;
   }
   /** The kill nearest to `tick` (default: the playhead's; ties: the upcoming one), or null. */
-  nearestKill(tick) {
+  nearestKill(tick?: number) {
     return this.#c.nearestKill(tick);
   }
   /** Playback seconds of kill `k`. */
-  killTime(k) {
+  killTime(k: KillEvent): number {
     return this.#c.ledger.killTime(k);
   }
   /** Where [ (`dir` −1) or ] (1) seeks from `now` (default: the playhead): the previous / next
    *  kill's viewing point, or null. */
-  killStart(dir, now = this.currentTime) {
+  killStart(dir: -1 | 1, now: number = this.currentTime) {
     return this.#c.ledger.killStart(dir, now);
   }
 
   // ------------------------------------------------------------ entities
 
-  entityName(id) {
+  entityName(id: number) {
     return this.#c.entities.name(id);
   }
-  typeName(index) {
+  typeName(index: number) {
     return this.#c.entities.typeName(index);
   }
-  weaponName(index) {
+  weaponName(index: number) {
     return this.#c.entities.weaponName(index);
   }
   /** Whether the recording names kill weapons (a SparkEngine replay holds none). */
@@ -427,18 +456,18 @@ export class Player {
     return this.#c.entities.weaponsRecorded !== false;
   }
   /** "killer → victim (weapon)". */
-  killText(k) {
+  killText(k: KillEvent) {
     return this.#c.entities.killText(k);
   }
-  entityFactionOf(id) {
+  entityFactionOf(id: number) {
     return this.#c.entities.factionOf(id);
   }
   /** The participant with id `id` (info.participants' shape), or undefined. */
-  participant(id) {
+  participant(id: number) {
     return this.#c.entities.participant(id);
   }
   /** Entity `id` in the frame at the playhead, in display units, or null. */
-  entityState(id) {
+  entityState(id: number) {
     return this.#c.entityState(id);
   }
   /** Alive or not, by entity id, in the frame at the playhead. */
@@ -447,7 +476,7 @@ export class Player {
   }
   /** Where entity `id` was drawn in the last frame, `{x, y, visible}` in CSS px of the player's
    *  element, or null (not drawn; the first ask is answered by the next frame). */
-  screenPosition(id) {
+  screenPosition(id: number) {
     return this.#c.screenPosition(id);
   }
   /**
@@ -455,7 +484,7 @@ export class Player {
    * function that stops it. For overlays that follow the picture: keep `fn` cheap, it runs in the
    * frame. It does not wake the loop.
    */
-  onFrame(fn) {
+  onFrame(fn: () => void): () => void {
     const hooks = this.#c.frameHooks;
     hooks.add(fn);
     return () => hooks.delete(fn);
@@ -472,14 +501,14 @@ export class Player {
     return this.#c.camera.followId;
   }
   /** Selects entity `id` (-1: none); `follow`: the camera follows it too. */
-  select(id, opts) {
+  select(id: number, opts?: { follow?: boolean }) {
     this.#c.camera.select(id, opts);
   }
   /**
    * Follows an entity: its id, or (from a link or a command) a callsign or `#id`; null or -1 follows
    * nothing. Throws when the name is nobody's in this recording.
    */
-  follow(entity) {
+  follow(entity: number | string | null): void {
     const c = this.#c;
     if (entity === null || entity === -1) {
       c.camera.select(-1, { follow: true });
@@ -490,25 +519,25 @@ export class Player {
     c.camera.select(id, { follow: true });
   }
   /** 'orbit', 'free', 'follow', 'first' or 'kill' (the kill cam on the nearest kill). */
-  setCameraMode(mode) {
+  setCameraMode(mode: CameraMode) {
     this.#c.camera.setMode(mode);
   }
   cameraMode() {
     return this.#c.camera.mode();
   }
   /** The same as setCameraMode (the embed API's name); throws on an unknown mode. */
-  setCamera(mode) {
-    if (!CAMERA_MODES.includes(mode)) throw new Error(`unknown camera mode "${String(mode).slice(0, 32)}"`);
+  setCamera(mode: string) {
+    if (!isCameraMode(mode)) throw new Error(`unknown camera mode "${String(mode).slice(0, 32)}"`);
     this.setCameraMode(mode);
   }
   /** The current mode's camera as numbers (docs/renderer.md "Camera pose") → Promise<number[]>. */
-  async cameraPose() {
+  async cameraPose(): Promise<number[]> {
     const r = this.#c.renderer;
     if (!r) return [];
     return Array.from(await r.request('cameraPose'));
   }
   /** Applies a pose of the current mode (a share link's `view`); a pose that is not one is ignored. */
-  setCameraPose(pose) {
+  setCameraPose(pose: unknown): void {
     const r = this.#c.renderer;
     if (!r || !Array.isArray(pose)) return;
     r.setCameraPose(new Float64Array(pose.map(Number)));
@@ -518,12 +547,12 @@ export class Player {
     this.#c.camera.resetView();
   }
   /** Free camera keys held: {forward, right, up} (−1, 0, 1) and `fast`. */
-  setFlyKeys(k) {
+  setFlyKeys(k: FlyKeys) {
     this.#c.camera.setFlyKeys(k);
   }
   /** Kill cam on `kill` (default: the nearest) from `rewind` seconds before it; returns the kill
    *  or null (docs/playback.md, "Kill cam"). */
-  startKillCam(kill, opts) {
+  startKillCam(kill?: KillEvent | null, opts?: { rewind?: number }) {
     return this.#c.camera.startKillCam(kill, opts);
   }
   /** Ends the kill cam now (Paused where it is, 1×, camera restored). */
@@ -551,7 +580,7 @@ export class Player {
     return c ? { ...c } : null;
   }
   /** Sets the clip (the page's in / out points); null clears it. Returns the clip kept. */
-  setClip(clip) {
+  setClip(clip: Clip | null) {
     return this.#c.moment.setClip(clip);
   }
   /** Spoiler-safe (`spoilers: false`): show kills, totals and the remaining time only up to `revealedUntil`. */
@@ -563,7 +592,7 @@ export class Player {
     return this.#c.moment.revealedUntil;
   }
   /** A kill as a viewer reads it: names and the weapon's name (file strings: show them as text). */
-  describeKill(k) {
+  describeKill(k: KillEvent) {
     const e = this.#c.entities;
     return {
       killer: e.name(k.killer),
@@ -670,12 +699,12 @@ export class Player {
  * @param {object} [opts]
  * @returns {Player}
  */
-export function createPlayer(src, element, opts = {}) {
+export function createPlayer(src: ReplaySource | null, element: HTMLElement, opts: PlayerOptions = {}): Player {
   return open(new Player(element, opts), src, opts);
 }
 
 /** Starts loading `src` (when given) with `opts` on a new player `p`; returns it. */
-export function open(p, src, opts) {
+export function open(p: Player, src: ReplaySource | null | undefined, opts: unknown): Player {
   if (src) p.load(src, opts);
   return p;
 }

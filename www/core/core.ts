@@ -196,6 +196,8 @@ export interface CoreEvents {
   cameramode: string;
   selection: number;
   pick: { id: number; shiftKey: boolean };
+  /** The handle's lifecycle (api/player.ts `status`). */
+  statuschange: PlayerEventMap['statuschange'];
 }
 export type CoreEventName = keyof CoreEvents;
 type Listener = (detail: unknown) => void;
