@@ -207,7 +207,7 @@ export class SeriesSource {
 
   #onMessage(m: SeriesReply | undefined) {
     if (m?.id !== undefined && this.pending.has(m.id)) {
-      const p = this.pending.get(m.id); // (has() just said so)
+      const p = this.pending.get(m.id);
       this.pending.delete(m.id);
       if (m.error) p?.reject(new Error(m.error.message ?? 'the telemetry decoder failed'));
       else p?.resolve(m.result);
