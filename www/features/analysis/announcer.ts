@@ -1,16 +1,34 @@
-// @ts-nocheck
 // Kills announced to screen readers (the Analysis panel's "Announce kills" toggle; off by default):
 // an aria-live region that says each kill the playhead crosses, at most one announcement every
 // MIN_GAP_MS (kills in between are said together: "Iceman → Viper (AIM-9), and 2 more kills").
 // Text only (textContent).
 
+import type { Kill } from './event-filter.ts';
+
 export const MIN_GAP_MS = 2000;
 
+/** What the announcer reads of the handle: its `kill` event, `killText`. */
+export interface AnnouncerPlayer {
+  on(event: 'kill', fn: (k: Kill) => void): () => void;
+  killText(k: Kill): string;
+}
+
+/** createAnnouncer()'s answer. */
+export interface Announcer {
+  readonly enabled: boolean;
+  setEnabled(v: unknown): void;
+  said: string[];
+  dispose(): void;
+}
+
 /**
- * @param {object} player  the handle (its `kill` event, `killText`)
- * @param {HTMLElement} parent  where the (visually hidden) live region goes
+ * Announces the kills of `player` (the handle) in a live region put in `parent` (visually hidden).
  */
-export function createAnnouncer(player, parent, now = () => performance.now()) {
+export function createAnnouncer(
+  player: AnnouncerPlayer,
+  parent: HTMLElement,
+  now = () => performance.now(),
+): Announcer {
   const region = document.createElement('div');
   region.className = 'sr-only';
   region.id = 'kill-announcer';
@@ -20,10 +38,10 @@ export function createAnnouncer(player, parent, now = () => performance.now()) {
 
   let on = false;
   let lastAt = -Infinity;
-  let pending = []; // kill texts waiting for the gap
+  let pending: string[] = []; // kill texts waiting for the gap
   let timer = 0;
   /** Everything said (tests read it). */
-  const said = [];
+  const said: string[] = [];
 
   function say() {
     timer = 0;
@@ -50,7 +68,7 @@ export function createAnnouncer(player, parent, now = () => performance.now()) {
       return on;
     },
     /** Turns the announcements on or off (off drops what was waiting). */
-    setEnabled(v) {
+    setEnabled(v: unknown) {
       on = !!v;
       if (!on) {
         clearTimeout(timer);

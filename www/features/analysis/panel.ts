@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The Analysis panel of the full page (the top bar's Analysis button; docs/playback.md
 // "Analysis"): the scoreboard (www/features/analysis/scoreboard.ts) counted up to the playhead or over the whole
 // recording; a filter of the kill feed and the timeline's markers with N / Shift+N through what it
@@ -13,14 +12,82 @@
 // roster's Shift+click, constants of the first load). Strings from files only as textContent.
 import { el, fmtTime, setText } from '../../widgets/format.ts';
 import { tally, sortRows } from './scoreboard.ts';
+import type { Row, Tally } from './scoreboard.ts';
 import { FILTER_KINDS, makeFilter, stepMatch, searchText } from './event-filter.ts';
+import type { Filter, Kill, ReplayEvent } from './event-filter.ts';
 import { scanEventsText } from './whole-scan.ts';
 import { createRangeLine } from './range-line.ts';
+import type { RangeLinePlayer } from './range-line.ts';
 import { createAnnouncer } from './announcer.ts';
+import type { AnnouncerPlayer } from './announcer.ts';
 import { motion, fmtAlt, fmtSpeed, fmtVs, fmtHeading, fmtLatLon, UNITS } from './geo.ts';
+import type { Moving, Range, Units, World } from './geo.ts';
 import { attachPlots } from './telemetry.ts';
+import type { PlotsPlayer } from './plots.ts';
 
-const KIND_LABELS = {
+/** What the panel itself reads of the handle (docs/player-api.md). */
+export interface PanelPlayer {
+  readonly info: {
+    info: {
+      world: World;
+      factions: { index: number; display_name: string }[];
+      participants: { entity: number; faction: number; callsign: string }[];
+    };
+  } | null;
+  /** The replay's address, or '' for a file or bytes. */
+  readonly url: string;
+  /** The File/Blob open, or null (a URL). */
+  readonly file: Blob | null;
+  readonly spoilerSafe: boolean;
+  /** Every kill known, in tick order. */
+  readonly kills: Kill[];
+  /** Every event known, in time order (`t`: seconds of playback). */
+  readonly events: ReplayEvent[];
+  readonly tick: number;
+  readonly currentTime: number;
+  readonly selected: number;
+  readonly pageWaitsForSeek: boolean;
+  entityState(id: number): (Moving & { tick: number; anim: number }) | null;
+  entityFactionOf(id: number): number | undefined;
+  entityName(id: number): string;
+  weaponName(index: number): string;
+  killText(k: Kill): string;
+  participant(id: number): { entity: number; faction: number; callsign: string } | undefined;
+  follow(entity: number): void;
+  seekTick(tick: number): Promise<number>;
+  learnEvents(events: ReplayEvent[], from: number, end: number, recordedAt?: ArrayLike<number>): void;
+  on(event: 'loadstart' | 'info' | 'markers' | 'events' | 'seeked', fn: () => void): () => void;
+  on(event: 'pick', fn: (p: { id: number; shiftKey: boolean }) => void): () => void;
+}
+
+/** The handle as the panel and its parts read it. */
+export type AnalysisPlayer = PanelPlayer & PlotsPlayer & RangeLinePlayer & AnnouncerPlayer;
+
+/** An event predicate (null: keeps everything), as the timeline and the kill feed take it. */
+type Keep = ((e: ReplayEvent) => boolean) | null;
+
+/** What main.js hands in. */
+export interface AnalysisOptions {
+  /** The panel's (empty) section. */
+  root: HTMLElement;
+  /** The button that opens and closes it. */
+  opener: HTMLElement;
+  /** The player's element (the range line goes over it). */
+  stage: HTMLElement;
+  /** main.js's timeline. */
+  timeline: { setFilter(pred: Keep): void };
+  /** main.js's panels. */
+  panels: { killfeed: { setFilter(pred: Keep): void }; onShiftPick: ((id: number) => void) | null };
+  /** Constants and helpers of the first load. */
+  lib: {
+    factionColour: (index: number) => string;
+    NO_ENTITY: number;
+    eventKindKey: (e: ReplayEvent) => string;
+    eventText: (player: AnalysisPlayer, e: ReplayEvent) => string;
+  };
+}
+
+const KIND_LABELS: Record<string, string> = {
   kill: 'Kills',
   spawn: 'Spawns',
   despawn: 'Despawns',
@@ -30,7 +97,7 @@ const KIND_LABELS = {
   other: 'Other',
 };
 /** [key, header, what it counts (the header's title and accessible name)]. */
-const COLUMNS = [
+const COLUMNS: [keyof Row | 'name', string, string][] = [
   ['name', 'Name', 'Name'],
   ['kills', 'Kills', 'Kills'],
   ['deaths', 'Deaths', 'Deaths'],
@@ -41,31 +108,28 @@ const COLUMNS = [
 const REFRESH_MS = 250;
 const UNITS_KEY = 'replay-player.units';
 
-/**
- * @param {object} player  the handle
- * @param {object} o
- * @param {HTMLElement} o.root  the panel's (empty) section
- * @param {HTMLElement} o.opener  the button that opens and closes it
- * @param {HTMLElement} o.stage  the player's element (the range line goes over it)
- * @param {{setFilter(pred): void}} o.timeline  main.js's timeline
- * @param {{killfeed: {setFilter(pred): void}, onShiftPick: Function|null}} o.panels  main.js's panels
- * @param {{factionColour: Function, NO_ENTITY: number, eventKindKey: Function, eventText: Function}} o.lib
- */
-export function createAnalysis(player, { root, opener, stage, timeline, panels, lib }) {
+/** The Analysis panel of `player` (the handle) in `o.root` (AnalysisOptions). */
+export function createAnalysis(
+  player: AnalysisPlayer,
+  { root, opener, stage, timeline, panels, lib }: AnalysisOptions,
+) {
   const { factionColour, NO_ENTITY, eventKindKey, eventText } = lib;
-  const id = (s) => `an-${s}`;
-  let units = UNITS.includes(localStorage.getItem(UNITS_KEY)) ? localStorage.getItem(UNITS_KEY) : 'imperial';
+  const id = (s: string) => `an-${s}`;
+  // (What was stored is checked against UNITS: then it is one of them.)
+  let units: Units = (UNITS as readonly (string | null)[]).includes(localStorage.getItem(UNITS_KEY))
+    ? (localStorage.getItem(UNITS_KEY) as Units)
+    : 'imperial';
 
   // ---------------------------------------------------------------- building blocks
 
-  function button(text, cls, onClick, title) {
+  function button(text: string, cls: string, onClick: () => void, title?: string): HTMLButtonElement {
     const b = el('button', cls ? `btn ${cls}` : 'btn', text);
     b.type = 'button';
     if (title) b.title = title;
     b.addEventListener('click', onClick);
     return b;
   }
-  function select(name, label, onChange) {
+  function select(name: string, label: string, onChange: () => void): [HTMLLabelElement, HTMLSelectElement] {
     const wrap = el('label', 'an-field');
     wrap.append(el('span', 'an-field-label', label));
     const s = el('select');
@@ -74,12 +138,17 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     wrap.append(s);
     return [wrap, s];
   }
-  function option(s, value, text) {
+  function option(s: HTMLSelectElement, value: number | string, text: string) {
     const o = el('option', '', text);
     o.value = String(value);
     s.append(o);
   }
-  function checkbox(name, text, checked, onChange) {
+  function checkbox(
+    name: string,
+    text: string,
+    checked: boolean,
+    onChange: () => void,
+  ): [HTMLLabelElement, HTMLInputElement] {
     const label = el('label', 'an-check');
     const box = el('input');
     box.type = 'checkbox';
@@ -89,7 +158,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     label.append(box, document.createTextNode(` ${text}`));
     return [label, box];
   }
-  function section(name, title, open = true) {
+  function section(name: string, title: string, open = true): HTMLDetailsElement {
     const d = el('details', 'an-section');
     d.id = id(name);
     d.open = open;
@@ -122,9 +191,9 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   const cap = el('caption', 'sr-only', 'Kills, deaths, kills of their own faction and the weapon used most');
   const thead = el('thead');
   const headRow = el('tr');
-  let sortKey = 'kills';
+  let sortKey: keyof Row | 'name' = 'kills';
   let sortDir = -1;
-  const sortButtons = new Map();
+  const sortButtons = new Map<keyof Row | 'name', HTMLTableCellElement>();
   for (const [key, text, what] of COLUMNS) {
     const th = el('th');
     th.scope = 'col';
@@ -166,8 +235,8 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   /** What the scoreboard last showed (the count and the rule), so that a refresh that counts the
    *  same kills writes nothing. */
   let scoreKey = '';
-  let score = { rows: [], factions: [], counted: 0, upTo: 0 };
-  const factionName = (f) =>
+  let score: Tally & { upTo: number } = { rows: [], factions: [], counted: 0, upTo: 0 };
+  const factionName = (f: number) =>
     player.info?.info.factions.find((x) => x.index === f)?.display_name || (f >= 0 ? `Faction ${f}` : 'No faction');
 
   function renderScore(force = false) {
@@ -245,9 +314,10 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     }
   }
   // A row's click follows its entity (the name's button is the keyboard's way to it).
-  tbody.addEventListener('click', (e) => {
-    const tr = e.target.closest('tr[data-entity]');
-    if (tr && !e.target.closest('button')) player.follow(Number(tr.dataset.entity));
+  tbody.addEventListener('click', (e: MouseEvent) => {
+    const target = e.target as Element; // a click in the body: on one of its elements
+    const tr = target.closest<HTMLTableRowElement>('tr[data-entity]');
+    if (tr && !target.closest('button')) player.follow(Number(tr.dataset.entity));
   });
 
   // ---------------------------------------------------------------- filter, N / Shift+N, search
@@ -262,7 +332,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   const [weaponWrap, weaponSel] = select('weapon', 'Weapon', applyFilter);
   const kinds = el('fieldset', 'an-kinds');
   kinds.append(el('legend', '', 'Events'));
-  const kindBoxes = new Map();
+  const kindBoxes = new Map<string, HTMLInputElement>();
   for (const k of FILTER_KINDS) {
     const [label, box] = checkbox(`kind-${k}`, KIND_LABELS[k], true, applyFilter);
     box.dataset.kind = k;
@@ -315,11 +385,11 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   filterSec.append(whoWrap, roleWrap, factionWrap, weaponWrap, kinds, stepRow, searchWrap, scanRow);
   root.append(filterSec);
 
-  let keep = null;
-  function currentFilter() {
+  let keep: Keep = null;
+  function currentFilter(): Filter {
     return {
       who: Number(whoSel.value),
-      role: roleSel.value,
+      role: roleSel.value as Filter['role'], // one of its options
       faction: Number(factionSel.value),
       weapon: Number(weaponSel.value),
       kinds: new Set([...kindBoxes].filter(([, b]) => b.checked).map(([k]) => k)),
@@ -345,13 +415,14 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     setText(matchNote, `${n} matching event${n === 1 ? '' : 's'}`);
   }
   /** N (1) / Shift+N (−1): the next / previous event the filter keeps; the playhead goes to its tick. */
-  function step(dir) {
+  function step(dir: number) {
     const e = stepMatch(player.events, player.tick, dir, keep);
     if (!e) {
       setText(matchNote, dir > 0 ? 'No matching event after the playhead' : 'No matching event before the playhead');
       return null;
     }
-    setText(matchNote, `${fmtTime(e.t)} ${eventText(player, e)}`);
+    // (The player's events carry their time; fmtTime reads none as 0 all the same.)
+    setText(matchNote, `${fmtTime(e.t ?? 0)} ${eventText(player, e)}`);
     return player.seekTick(e.tick);
   }
 
@@ -360,7 +431,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     const found = searchText(player.events, search.value);
     for (const e of found) {
       const li = el('li');
-      const b = button(`${fmtTime(e.t)} ${eventText(player, e)}`, 'an-result', () => player.seekTick(e.tick));
+      const b = button(`${fmtTime(e.t ?? 0)} ${eventText(player, e)}`, 'an-result', () => player.seekTick(e.tick));
       b.dataset.tick = String(e.tick);
       li.append(b);
       results.append(li);
@@ -369,7 +440,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     return found;
   }
   search.addEventListener('input', runSearch);
-  search.addEventListener('keydown', (e) => {
+  search.addEventListener('keydown', (e: KeyboardEvent) => {
     if (e.key !== 'Enter') return;
     e.preventDefault();
     const found = runSearch();
@@ -389,13 +460,13 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   );
   const rangeList = el('dl', 'an-readout');
   rangeList.id = id('range');
-  const rangeCells = new Map();
+  const rangeCells = new Map<keyof Range, HTMLElement>();
   for (const [k, l] of [
     ['distance', 'Distance'],
     ['bearing', 'Bearing'],
     ['closure', 'Closure'],
     ['altDiff', 'Altitude difference'],
-  ]) {
+  ] satisfies [keyof Range, string][]) {
     const dd = el('dd', '', '—');
     dd.dataset.key = k;
     rangeList.append(el('dt', '', l), dd);
@@ -408,7 +479,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   const line = createRangeLine(player, stage, () => units);
   let rangeA = -1;
   let rangeB = -1;
-  function setRange(a, b) {
+  function setRange(a: number, b: number) {
     rangeA = Number.isFinite(a) ? a : -1;
     rangeB = Number.isFinite(b) ? b : -1;
     aSel.value = String(rangeA);
@@ -438,9 +509,10 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
       );
     }
   }
-  const fmtDistText = (m) => (units === 'metric' ? `${(m / 1000).toFixed(3)} km` : `${(m / 1852).toFixed(3)} NM`);
+  const fmtDistText = (m: number) =>
+    units === 'metric' ? `${(m / 1000).toFixed(3)} km` : `${(m / 1852).toFixed(3)} NM`;
   // A Shift+click on the view or in the roster measures from the selection (or the last "From") to it.
-  function shiftPick(id) {
+  function shiftPick(id: number) {
     if (!(id >= 0)) return;
     const from = rangeA >= 0 && rangeA !== id ? rangeA : player.selected;
     if (from >= 0 && from !== id) setRange(from, id);
@@ -477,11 +549,11 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   const setSec = section('settings', 'Units and announcements');
   const unitsSet = el('fieldset', 'an-units');
   unitsSet.append(el('legend', '', 'Units'));
-  const unitRadios = new Map();
+  const unitRadios = new Map<string, HTMLInputElement>();
   for (const [u, text] of [
     ['imperial', 'Pilot (ft, kt, NM)'],
     ['metric', 'Metric (m, km/h, km)'],
-  ]) {
+  ] satisfies [Units, string][]) {
     const label = el('label', 'an-check');
     const r = el('input');
     r.type = 'radio';
@@ -519,7 +591,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   const baseList = document.getElementById('insp-list');
   const pilot = el('dl', 'insp-list insp-pilot');
   pilot.id = 'insp-pilot';
-  const pilotCells = new Map();
+  const pilotCells = new Map<string, [HTMLElement, HTMLElement]>();
   const pilotRows = [
     ['lat', 'Latitude'],
     ['lon', 'Longitude'],
@@ -558,16 +630,29 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     }
     const m = motion(st, player.info?.info.world);
     const flat = m.lat === null;
-    const put = (k, text, value, label) => {
-      const [dt, dd] = pilotCells.get(k);
+    const put = (k: string, text: string, value: number | null | undefined, label?: string) => {
+      const cell = pilotCells.get(k);
+      if (!cell) return; // (every key of pilotRows has one)
+      const [dt, dd] = cell;
       if (label) setText(dt, label);
       setText(dd, text);
       if (value === null || value === undefined) delete dd.dataset.value;
       else dd.dataset.value = String(value);
     };
-    const metres = (v) => (units === 'metric' ? `${v.toFixed(1)} m` : `${Math.round(v * 3.28084)} ft`);
-    put('lat', flat ? metres(m.north) : fmtLatLon(m.lat, true), flat ? m.north : m.lat, flat ? 'North' : 'Latitude');
-    put('lon', flat ? metres(m.east) : fmtLatLon(m.lon, false), flat ? m.east : m.lon, flat ? 'East' : 'Longitude');
+    const metres = (v: number) => (units === 'metric' ? `${v.toFixed(1)} m` : `${Math.round(v * 3.28084)} ft`);
+    // (A flat world's motion has `north` and `east`: motion() sets them where it sets no latitude.)
+    put(
+      'lat',
+      flat ? metres(m.north ?? 0) : fmtLatLon(m.lat, true),
+      flat ? m.north : m.lat,
+      flat ? 'North' : 'Latitude',
+    );
+    put(
+      'lon',
+      flat ? metres(m.east ?? 0) : fmtLatLon(m.lon, false),
+      flat ? m.east : m.lon,
+      flat ? 'East' : 'Longitude',
+    );
     put('alt', fmtAlt(m.alt, units), m.alt);
     put('heading', fmtHeading(m.heading), m.heading);
     put('track', fmtHeading(m.track), m.track);
@@ -583,8 +668,8 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
   function people() {
     const info = player.info?.info;
     if (!info) return [];
-    const seen = new Set();
-    const out = [];
+    const seen = new Set<number>();
+    const out: { entity: number; faction: number; name: string }[] = [];
     for (const p of info.participants) {
       if (p.entity === NO_ENTITY || seen.has(p.entity)) continue;
       seen.add(p.entity);
@@ -600,7 +685,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
       [whoSel, 'Anyone'],
       [aSel, '—'],
       [bSel, '—'],
-    ]) {
+    ] satisfies [HTMLSelectElement, string][]) {
       const v = s.value;
       s.replaceChildren();
       option(s, -1, none);
@@ -704,7 +789,7 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     get units() {
       return units;
     },
-    setUnits(u) {
+    setUnits(u: string) {
       const r = unitRadios.get(u);
       if (!r) return;
       r.checked = true;
@@ -731,3 +816,6 @@ export function createAnalysis(player, { root, opener, stage, timeline, panels, 
     },
   };
 }
+
+/** The Analysis panel (createAnalysis()'s answer). */
+export type Analysis = ReturnType<typeof createAnalysis>;

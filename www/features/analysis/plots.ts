@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The Plots section of the Analysis panel (www/features/analysis/panel.ts; docs/playback.md "Analysis"): the
 // selected entity's altitude (above the recording's planet radius: www/features/analysis/geo.ts), ground speed,
 // vertical speed and health, and its distance to the range's "To" entity, over ±60 s around the
@@ -13,8 +12,11 @@
 import uPlot from 'uplot';
 import uPlotCss from 'uplot/dist/uPlot.min.css';
 import { SeriesSource } from './telemetry-series.ts';
+import type { SeriesKey } from './telemetry-series.ts';
 import { WholeScan } from './whole-scan.ts';
+import type { ScanHooks, ScanState } from './whole-scan.ts';
 import { FT_PER_M, KT_PER_MPS, M_PER_NM } from './geo.ts';
+import type { Units } from './geo.ts';
 import { el, setText } from '../../widgets/format.ts';
 
 /** Seconds either side of the window's middle. */
@@ -32,7 +34,9 @@ const CSS = `.pl-plot{position:relative;margin:2px 0 6px}.pl-plot .u-over{cursor
 .pl-scan{display:flex;flex-wrap:wrap;gap:4px 8px;align-items:center;font-size:11.5px;margin:2px 0}.pl-title{display:flex;justify-content:space-between;font-size:11.5px;opacity:.9}.pl-note{font-size:11.5px;opacity:.8;margin:2px 0}`;
 
 /** [key, title, unit text and the factor from SI, per units; its colour]. */
-function seriesDefs(units) {
+type SeriesDef = [SeriesKey, string, [string, number], string];
+
+function seriesDefs(units: Units | ''): SeriesDef[] {
   const imp = units !== 'metric';
   return [
     ['alt', 'Altitude', imp ? ['ft', FT_PER_M] : ['m', 1], '#4ea1ff'],
@@ -43,19 +47,70 @@ function seriesDefs(units) {
   ];
 }
 
-/**
- * @param {object} player  the handle
- * @param {HTMLElement} root  the section's body
- * @param {object} o
- * @param {() => (string|Blob|null)} o.source  the player's source (a URL or a file), null: none to reopen
- * @param {() => Worker} o.spawn  a decoder worker (www/features/analysis/telemetry.ts)
- * @param {() => number} o.other  the range's "To" entity (−1: none)
- * @param {() => string} o.units  'imperial' or 'metric'
- * @param {(events: object[], from: number, end: number, recordedAt: Int32Array) => void} o.onEvents
- *   the whole-recording scan's events (the player's ledger learns them)
- * @param {(state: object) => void} o.onScan  told how the whole-recording scan goes (scanState())
- */
-export function createPlots(player, root, { source, spawn, other, units, onEvents, onScan }) {
+/** What the plots read of the handle. */
+export interface PlotsPlayer {
+  /** The open's answer (only whether there is one is read here), or null. */
+  readonly info: object | null;
+  readonly selected: number;
+  readonly duration: number;
+  readonly currentTime: number;
+  readonly tick: number;
+  readonly playing: boolean;
+  readonly pageWaitsForSeek: boolean;
+  entityName(id: number): string;
+  seek(t: number): unknown;
+  onFrame(fn: () => void): () => void;
+  on(event: 'seeked' | 'selection' | 'loadstart', fn: () => void): () => void;
+}
+
+/** createPlots()'s options. */
+export interface PlotsOptions {
+  /** The player's source (a URL or a file), null: none to reopen. */
+  source: () => string | Blob | null;
+  /** A decoder worker (www/features/analysis/telemetry.ts). */
+  spawn: () => Worker;
+  /** The range's "To" entity (−1: none). */
+  other: () => number;
+  /** 'imperial' or 'metric'. */
+  units: () => Units;
+  /** The whole-recording scan's events (the player's ledger learns them). */
+  onEvents?: ScanHooks['onEvents'];
+  /** Told how the whole-recording scan goes (scanState()). */
+  onScan?: (state: PlotsScanState) => void;
+}
+
+/** The scan's state for the page (scanState()). */
+export interface PlotsScanState {
+  state: ScanState | 'asking' | 'none';
+  progress: number;
+  entity: number;
+  other: number;
+  pieces: number;
+  spans: number;
+  ms: number;
+  error: string;
+  remote: boolean;
+  asking: boolean;
+  whole: boolean;
+}
+
+/** A plot: its series, the factor from SI, its uPlot and its elements. */
+interface Chart {
+  key: SeriesKey;
+  k: number;
+  unit: string;
+  u: uPlot;
+  wrap: HTMLDivElement;
+  value: HTMLSpanElement;
+  headLine: HTMLDivElement;
+}
+
+/** The plots of `root` (the section's body) for `player` (the handle); `o`: PlotsOptions. */
+export function createPlots(
+  player: PlotsPlayer,
+  root: HTMLElement,
+  { source, spawn, other, units, onEvents, onScan }: PlotsOptions,
+) {
   if (!document.getElementById('pl-style')) {
     const style = el('style');
     style.id = 'pl-style';
@@ -71,7 +126,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
   scanRow.id = 'an-plots-scan';
   const scanText = el('span', 'pl-scan-text');
   scanText.setAttribute('role', 'status');
-  const mk = (text, cls, fn) => {
+  const mk = (text: string, cls: string, fn: () => void) => {
     const b = el('button', `btn ${cls}`, text);
     b.type = 'button';
     b.addEventListener('click', fn);
@@ -90,20 +145,20 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
   root.append(scanRow, note, box);
 
   const src = new SeriesSource(spawn, () => schedule());
-  let openedFor = null;
-  let opening = null;
+  let openedFor: string | Blob | null = null;
+  let opening: Promise<boolean> | null = null;
   let centre = NaN;
   let entity = -1;
   let open = false;
-  let charts = [];
-  let chartUnits = '';
+  let charts: Chart[] = [];
+  let chartUnits: Units | '' = '';
   let drawTimer = 0;
-  let lastHeadPx = [];
+  let lastHeadPx: number[] = [];
   /** A drag on a plot: the window stays put under the pointer until it ends. */
   let dragging = false;
   /** The whole-recording scan (null: none yet), whether its envelope is drawn, whether a remote
    *  file's download is being asked about. */
-  let scan = null;
+  let scan: WholeScan | null = null;
   let whole = false;
   let asking = false;
 
@@ -112,7 +167,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
     box.replaceChildren();
     chartUnits = units();
     const width = Math.max(160, Math.floor(root.clientWidth || 280));
-    charts = seriesDefs(chartUnits).map(([key, title, [unit, k], colour]) => {
+    charts = seriesDefs(chartUnits).map(([key, title, [unit, k], colour]): Chart => {
       const wrap = el('div', 'pl-plot');
       wrap.dataset.key = key;
       const head = el('div', 'pl-title');
@@ -147,7 +202,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
     draw();
   }
 
-  const xRange = () =>
+  const xRange = (): [number, number] =>
     whole && scan?.envelope
       ? [0, Math.max(1, player.duration)]
       : Number.isFinite(centre)
@@ -162,7 +217,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
   };
 
   /** The scan's state for the page: {state, progress, entity, events, remote, asking}. */
-  function scanState() {
+  function scanState(): PlotsScanState {
     return {
       state: scan?.state ?? (asking ? 'asking' : 'none'),
       progress: scan?.progress ?? 0,
@@ -194,7 +249,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
         : running
           ? `Scanning the whole recording… ${pct}`
           : st.state === 'done'
-            ? scanFits() || scan.a < 0
+            ? scanFits() || (scan?.a ?? -1) < 0 // (a state 'done' is the scan's)
               ? `Whole recording scanned (${(st.ms / 1000).toFixed(1)} s)`
               : 'Whole recording scanned for another selection: press again to scan this one'
             : st.state === 'cancelled'
@@ -247,7 +302,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
     return me.done;
   }
 
-  function setWhole(on) {
+  function setWhole(on: boolean) {
     whole = on;
     lastHeadPx = charts.map(() => NaN);
     showScan();
@@ -255,10 +310,10 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
   }
 
   /** A press seeks to the time under the pointer; a drag keeps seeking (each seek supersedes). */
-  function seekOnPointer(u) {
+  function seekOnPointer(u: uPlot) {
     const over = u.over;
     let down = false;
-    const at = (e) => {
+    const at = (e: PointerEvent) => {
       const r = over.getBoundingClientRect();
       const t = u.posToVal(Math.min(r.width, Math.max(0, e.clientX - r.left)), 'x');
       return Math.min(player.duration, Math.max(0, t));
@@ -272,7 +327,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
     over.addEventListener('pointermove', (e) => {
       if (down) player.seek(at(e));
     });
-    const up = (e) => {
+    const up = (e: PointerEvent) => {
       down = dragging = false;
       over.releasePointerCapture?.(e.pointerId);
     };
@@ -291,13 +346,16 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
     if (chartUnits !== units()) return build();
     if (whole && !scanFits()) whole = false;
     const s = src.samples;
-    const env = whole ? scan.envelope : null;
+    const env = whole ? (scan?.envelope ?? null) : null; // whole only while scanFits(): the scan is there
     const xs = s.map((x) => x.t);
     for (const c of charts) {
       const [wx, wy] = env ? env.points(c.key) : [xs, null];
       const ys = wy
         ? wy.map((v) => (v === null ? null : v * c.k))
-        : s.map((x) => (x[c.key] === null ? null : x[c.key] * c.k));
+        : s.map((x) => {
+            const v = x[c.key];
+            return v === null ? null : v * c.k;
+          });
       c.u.batch(() => {
         c.u.setData([wx, ys], false);
         c.u.setScale('x', { min: xRange()[0], max: xRange()[1] });
@@ -319,7 +377,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
   }
 
   /** The sample at or before `tick` and the one after: the value at the playhead, interpolated. */
-  function valueAt(key, tick) {
+  function valueAt(key: SeriesKey, tick: number): number | null {
     const s = src.samples;
     let lo = 0;
     let hi = s.length;
@@ -370,7 +428,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
 
   /** Opens the player's source in the plots' worker once per recording; resolves with whether
    *  it is open. */
-  function ensureOpen() {
+  function ensureOpen(): Promise<boolean> {
     if (!player.info) return Promise.resolve(false);
     const s = source();
     if (!s) {
@@ -404,7 +462,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
   }
 
   /** Keeps the window around `t` for the selection (the source opened first). */
-  function want(t) {
+  function want(t: number) {
     ensureOpen();
     if (opening || !src.info) return;
     const sel = player.selected;
@@ -449,7 +507,7 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
 
   return {
     /** The section opened or closed: only an open one samples and draws. */
-    setOpen(on) {
+    setOpen(on: boolean) {
       open = on;
       if (on) {
         if (!charts.length || chartUnits !== units()) build();
@@ -481,8 +539,8 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
       plots: charts.map((c) => ({ key: c.key, hidden: c.wrap.hidden, value: c.value.dataset.value ?? null })),
     }),
     /** The time under CSS pixel `x` of the over-layer of plot `key` (tests click there). */
-    posToTime: (key, x) => charts.find((c) => c.key === key)?.u.posToVal(x, 'x') ?? null,
-    timeToPos: (key, t) => charts.find((c) => c.key === key)?.u.valToPos(t, 'x') ?? null,
+    posToTime: (key: string, x: number) => charts.find((c) => c.key === key)?.u.posToVal(x, 'x') ?? null,
+    timeToPos: (key: string, t: number) => charts.find((c) => c.key === key)?.u.valToPos(t, 'x') ?? null,
     dispose() {
       offFrame();
       for (const off of offs) off();
@@ -495,3 +553,6 @@ export function createPlots(player, root, { source, spawn, other, units, onEvent
     },
   };
 }
+
+/** The plots (createPlots()'s answer). */
+export type Plots = ReturnType<typeof createPlots>;

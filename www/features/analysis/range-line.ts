@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The range line of the Analysis panel (www/features/analysis/panel.ts): a line over the view between two
 // entities, labelled with the distance, the bearing from the first to the second, the closure rate
 // and the altitude difference (www/features/analysis/geo.ts rangeBearing), following the picture every frame.
@@ -7,15 +6,29 @@
 // renderer draws nothing new. Per frame: two projections, two entity states, and DOM writes only
 // where a number changed (docs/performance-history.md "Analysis panel").
 import { fmtDist, fmtHeading, fmtSpeed, fmtAlt, rangeBearing } from './geo.ts';
+import type { Moving, Range, Units, World } from './geo.ts';
 
 const SVG = 'http://www.w3.org/2000/svg';
 
+/** What the range line reads of the handle. */
+export interface RangeLinePlayer {
+  entityState(id: number): (Moving & { tick: number }) | null;
+  screenPosition(id: number): { x: number; y: number; visible: boolean } | null;
+  readonly info: { info: { world: World } } | null;
+  onFrame(fn: () => void): () => void;
+}
+
+/** The figures of a frame: rangeBearing's (metres, degrees, m/s) and the tick. */
+export type RangeFigures = Range & { tick: number };
+
+/** The ends of the line (CSS px). */
+type Ends = { x1: number; y1: number; x2: number; y2: number };
+
 /**
- * @param {object} player  the handle
- * @param {HTMLElement} stage  the player's element (the overlay fills it)
- * @param {() => string} units  'imperial' or 'metric'
+ * The range line of `player` (the handle) over `stage` (the player's element: the overlay fills
+ * it), its label in `units()` ('imperial' or 'metric').
  */
-export function createRangeLine(player, stage, units) {
+export function createRangeLine(player: RangeLinePlayer, stage: HTMLElement, units: () => Units) {
   const svg = document.createElementNS(SVG, 'svg');
   svg.setAttribute('class', 'range-line');
   svg.setAttribute('aria-hidden', 'true');
@@ -24,21 +37,23 @@ export function createRangeLine(player, stage, units) {
   const label = document.createElement('div');
   label.className = 'range-label';
   label.setAttribute('aria-hidden', 'true');
-  svg.hidden = true;
+  // An SVG element has no `hidden` property (HTMLElement's): the attribute, which style.css's
+  // `.range-line[hidden]` reads.
+  svg.toggleAttribute('hidden', true);
   label.hidden = true;
   stage.append(svg, label);
 
   let a = -1;
   let b = -1;
-  let off = null;
+  let off: (() => void) | null = null;
   /** What was last written (numbers and text), so that an unchanged frame writes nothing. */
   const shown = { x1: NaN, y1: NaN, x2: NaN, y2: NaN, text: '', lx: NaN, ly: NaN, visible: false };
   /** The last figures, in metres, degrees and m/s (tests and the panel's readout read them). */
-  let last = null;
+  let last: RangeFigures | null = null;
 
   function hide() {
     if (shown.visible) {
-      svg.hidden = true;
+      svg.toggleAttribute('hidden', true);
       label.hidden = true;
       shown.visible = false;
     }
@@ -59,10 +74,10 @@ export function createRangeLine(player, stage, units) {
       hide();
       return;
     }
-    const r = (v) => Math.round(v * 2) / 2;
+    const r = (v: number) => Math.round(v * 2) / 2;
     const [x1, y1, x2, y2] = [r(pa.x), r(pa.y), r(pb.x), r(pb.y)];
-    const ends = { x1, y1, x2, y2 };
-    for (const k in ends) {
+    const ends: Ends = { x1, y1, x2, y2 };
+    for (const k of Object.keys(ends) as (keyof Ends)[]) {
       if (ends[k] === shown[k]) continue;
       shown[k] = ends[k];
       line.setAttribute(k, String(ends[k]));
@@ -81,14 +96,14 @@ export function createRangeLine(player, stage, units) {
       label.style.transform = `translate(${lx}px, ${ly}px) translate(-50%, -130%)`;
     }
     if (!shown.visible) {
-      svg.hidden = false;
+      svg.toggleAttribute('hidden', false);
       label.hidden = false;
       shown.visible = true;
     }
   }
 
   /** Measures from entity `from` to entity `to` (−1: none; the line goes away). */
-  function set(from, to) {
+  function set(from: number, to: number) {
     a = from;
     b = to;
     const on = a >= 0 && b >= 0 && a !== b;
@@ -104,7 +119,7 @@ export function createRangeLine(player, stage, units) {
   return {
     set,
     /** The figures of the last frame (metres, degrees, m/s; `tick`), or null. */
-    get figures() {
+    get figures(): RangeFigures | null {
       return last;
     },
     /** Test / inspection hook: where the line and its label are. */

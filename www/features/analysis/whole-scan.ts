@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The whole-recording scan of the Analysis panel (docs/playback.md "Analysis"): the plots' second
 // decoder worker (www/features/analysis/telemetry-series.ts) is asked for the recording from its first tick to its
 // last, a span of SPAN_S seconds at a time (the next span once the last one's pieces are in), thinned
@@ -11,6 +10,8 @@
 // player waits for a seek, and while it plays the scan takes short spans and rests between them
 // (PLAYING_REST). Cancellable between pieces. No DOM.
 import { stateIn, sampleOf, idsOf, SERIES, SAMPLES_PER_S } from './telemetry-series.ts';
+import type { Piece, Sample, SeriesInfo, SeriesKey } from './telemetry-series.ts';
+import type { ReplayEvent } from './event-filter.ts';
 
 /** Buckets of the envelope over the whole recording (two points each: min and max). */
 export const BUCKETS = 600;
@@ -26,20 +27,40 @@ const EVENTS_STRIDE = 64;
 /** How often a scan waiting for the window or a seek looks again (ms). */
 const WAIT_MS = 50;
 
+/** A series' extremes per bucket, with the tick of each. */
+interface Extremes {
+  min: Float64Array;
+  max: Float64Array;
+  minTick: Float64Array;
+  maxTick: Float64Array;
+}
+
+/** A bucket of Envelope.inspect(): its ticks [from, to), its samples, each series' extremes (null: none). */
+export type EnvelopeBucket = { from: number; to: number; count: number } & {
+  [K in SeriesKey]?: { min: number; max: number; minTick: number; maxTick: number } | null;
+};
+
 /**
  * Min / max per bucket of ticks [first, end) for each series, with the tick of each extreme.
  * `add(sample)` folds a sample in; `points(key)` → [xs (seconds), ys] for a plot (two points a
  * bucket, in time order; null where the bucket has no sample).
  */
 export class Envelope {
-  constructor(first, end, rate, stride, n = BUCKETS) {
+  first: number;
+  rate: number;
+  n: number;
+  width: number;
+  count: Uint32Array;
+  series: Record<SeriesKey, Extremes>;
+
+  constructor(first: number, end: number, rate: number, stride: number, n = BUCKETS) {
     this.first = first;
     this.rate = rate || 1;
     const span = Math.max(1, end - first);
     this.n = Math.max(1, Math.min(n, Math.ceil(span / Math.max(1, stride))));
     this.width = span / this.n;
     this.count = new Uint32Array(this.n);
-    this.series = {};
+    this.series = {} as Record<SeriesKey, Extremes>; // each key set just below
     for (const k of SERIES)
       this.series[k] = {
         min: new Float64Array(this.n).fill(Number.NaN),
@@ -49,11 +70,11 @@ export class Envelope {
       };
   }
 
-  bucketOf(tick) {
+  bucketOf(tick: number): number {
     return Math.min(this.n - 1, Math.max(0, Math.floor((tick - this.first) / this.width)));
   }
 
-  add(s) {
+  add(s: Sample): void {
     const i = this.bucketOf(s.tick);
     this.count[i]++;
     for (const k of SERIES) {
@@ -71,10 +92,10 @@ export class Envelope {
     }
   }
 
-  points(key) {
+  points(key: SeriesKey): [number[], (number | null)[]] {
     const e = this.series[key];
-    const xs = [];
-    const ys = [];
+    const xs: number[] = [];
+    const ys: (number | null)[] = [];
     for (let i = 0; i < this.n; i++) {
       const t0 = (i * this.width) / this.rate;
       const t1 = ((i + 0.5) * this.width) / this.rate;
@@ -90,10 +111,14 @@ export class Envelope {
   }
 
   /** Plain numbers (the test hook): per bucket [tickFrom, tickTo), count and each series' extremes. */
-  inspect() {
-    const out = [];
+  inspect(): EnvelopeBucket[] {
+    const out: EnvelopeBucket[] = [];
     for (let i = 0; i < this.n; i++) {
-      const b = { from: this.first + i * this.width, to: this.first + (i + 1) * this.width, count: this.count[i] };
+      const b: EnvelopeBucket = {
+        from: this.first + i * this.width,
+        to: this.first + (i + 1) * this.width,
+        count: this.count[i],
+      };
       for (const k of SERIES) {
         const e = this.series[k];
         b[k] = Number.isFinite(e.min[i])
@@ -106,20 +131,66 @@ export class Envelope {
   }
 }
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** What a scan asks of the plots' SeriesSource (www/features/analysis/telemetry-series.ts). */
+export interface ScanSource {
+  readonly info: SeriesInfo | null;
+  windowBusy(): boolean;
+  scanSpan(
+    from: number,
+    to: number,
+    stride: number,
+    sink: (m: Piece) => void,
+    entities?: number[] | null,
+  ): Promise<void>;
+  scanStop(): void;
+}
+
+/** A scan's hooks. */
+export interface ScanHooks {
+  /** Whether the player waits for a seek (no span is asked for then). */
+  waits: () => boolean;
+  /** Whether the player plays (the scan rests between spans then). */
+  playing?: () => boolean;
+  /** A piece's events: ticks [from, end), the tick each was recorded in. */
+  onEvents: (events: ReplayEvent[], from: number, end: number, recordedAt: ArrayLike<number>) => void;
+  /** After each piece and at the end. */
+  onProgress: () => void;
+}
+
+/** A scan's state ('failed' with `error`). */
+export type ScanState = 'running' | 'done' | 'cancelled' | 'failed';
 
 /**
  * One scan of the recording open in `src` (a SeriesSource whose worker is open), sampling entity
- * `a` (−1: events only) and its distance to `b`.
- * @param {object} o
- * @param {() => boolean} o.waits  whether the player waits for a seek (no span is asked for then)
- * @param {() => boolean} o.playing  whether the player plays (the scan rests between spans then)
- * @param {(events: object[], from: number, end: number, recordedAt: Int32Array) => void} o.onEvents
- * @param {() => void} o.onProgress  after each piece and at the end
+ * `a` (−1: events only) and its distance to `b`; `o` (ScanHooks) says how the page is doing and
+ * hears what the scan finds.
  */
 export class WholeScan {
-  constructor(src, a, b, { waits, playing, onEvents, onProgress }) {
-    const info = src.info;
+  src: ScanSource;
+  a: number;
+  b: number;
+  waits: () => boolean;
+  playing: () => boolean;
+  onEvents: ScanHooks['onEvents'];
+  onProgress: () => void;
+  first: number;
+  end: number;
+  rate: number;
+  stride: number;
+  envelope: Envelope | null;
+  next: number;
+  state: ScanState;
+  error: string;
+  pieces: number;
+  spans: number;
+  startedAt: number;
+  endedAt: number;
+  done: Promise<void>;
+
+  constructor(src: ScanSource, a: number, b: number, { waits, playing, onEvents, onProgress }: ScanHooks) {
+    const info = src.info as SeriesInfo; // (the caller opened src: its info is there)
     this.src = src;
     this.a = a;
     this.b = b;
@@ -149,21 +220,21 @@ export class WholeScan {
   }
 
   /** 0–1 of the recording's ticks scanned. */
-  get progress() {
+  get progress(): number {
     return (this.next - this.first) / Math.max(1, this.end - this.first);
   }
 
-  cancel() {
+  cancel(): void {
     if (this.state !== 'running') return;
     this.state = 'cancelled';
     this.src.scanStop();
     this.onProgress();
   }
 
-  async run() {
+  async run(): Promise<void> {
     // (Answers come after the constructor has returned: the caller holds the scan by then.)
     await null;
-    const spanOf = (s) => Math.max(this.stride, Math.round((s * this.rate) / this.stride) * this.stride);
+    const spanOf = (s: number) => Math.max(this.stride, Math.round((s * this.rate) / this.stride) * this.stride);
     const [span, playingSpan] = [spanOf(SPAN_S), spanOf(PLAYING_SPAN_S)];
     try {
       while (this.state === 'running' && this.next < this.end) {
@@ -185,13 +256,13 @@ export class WholeScan {
     } catch (e) {
       if (this.state !== 'running') return;
       this.state = 'failed';
-      this.error = String(e?.message ?? e);
+      this.error = String((e as Error | null)?.message ?? e);
     }
     this.onProgress();
   }
 
   /** A piece of the span: its events, its frames' samples; `next` moves to its end. */
-  #piece(m) {
+  #piece(m: Piece) {
     if (this.state !== 'running') return;
     this.pieces++;
     const from = Math.max(m.from, this.next);
@@ -199,7 +270,7 @@ export class WholeScan {
     if (m.events?.length) this.onEvents(m.events, m.from, m.end, m.eventTicks);
     const env = this.envelope;
     if (env) {
-      const info = this.src.info;
+      const info = this.src.info as SeriesInfo; // (a piece comes only from the open source)
       const { ticks, offsets, entities } = m;
       for (let i = 0; i < ticks.length; i++) {
         const tick = ticks[i];
@@ -216,7 +287,7 @@ export class WholeScan {
 }
 
 /** What the Filter section says of the scan (`state`: the plots' scanState()). */
-export function scanEventsText(st) {
+export function scanEventsText(st: { state: string; progress: number; error: string }): string {
   if (st.state === 'running') return `Reading the whole recording… ${Math.floor(st.progress * 100)} %`;
   if (st.state === 'done') return 'Every event of the recording is searched';
   if (st.state === 'cancelled') return 'The scan was cancelled';
