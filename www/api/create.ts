@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The player a site embeds: one replay on one canvas (docs/player-api.md, the whole surface;
 // docs/embedding.md "Script").
 //
@@ -14,6 +13,7 @@
 // The handle itself and createPlayer() are www/api/player.ts's (re-exported here): its events are listed
 // there and in docs/player-api.md.
 import { Player, open } from './player.ts';
+import type { PlayerOptions, ReplaySource } from './player.ts';
 import { readOptions } from './options.ts';
 import { spawnWorker } from '../bridge/spawn.ts';
 import { whenInView } from '../view/viewport.ts';
@@ -37,6 +37,9 @@ export {
   factionColour,
 } from './player.ts';
 
+/** create()'s options: a load's options and the embed's settings (`ui`, `lazy`, `controls`, `aspect`). */
+export type CreateOptions = PlayerOptions & { ui?: boolean; lazy?: boolean; controls?: unknown; aspect?: unknown };
+
 /**
  * The embed forms' player (docs/embedding.md "Script"): creates a player on `element` (the
  * container the canvas fills) and, when `src` is given (a URL, a File/Blob or an ArrayBuffer),
@@ -46,17 +49,14 @@ export {
  * view (`lazy: false`: at once). Its own UI (embed/mount.ts) is drawn into
  * `element`: the frame, keyboard shortcuts while it has focus and, unless `controls: false`, the
  * compact controls; `ui: false` draws none (embed.js and element.js mount it themselves).
- * @param {File|Blob|ArrayBuffer|string|null} src
- * @param {HTMLElement} element
- * @param {object} [opts] also forceWebgl, renderInPage (draw on the page instead of in a render worker)
- * @returns {Player}
+ * `opts` also takes forceWebgl, renderInPage (draw on the page instead of in a render worker).
  */
-export function create(src, element, opts = {}) {
+export function create(src: ReplaySource | null, element: HTMLElement, opts: CreateOptions = {}): Player {
   const { options } = readOptions({ controls: opts.controls, aspect: opts.aspect });
   const ui =
     opts.ui === false
       ? null
-      : (p) => mountUI(p, element, { controls: options.controls !== false, aspect: options.aspect });
+      : (p: Player) => mountUI(p, element, { controls: options.controls !== false, aspect: options.aspect });
   const inside = { ...opts, spawn: spawnWorker, whenInView: opts.lazy === false ? null : whenInView };
   return open(new Player(element, inside, ui), src, opts);
 }

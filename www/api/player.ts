@@ -23,6 +23,7 @@
 // player's inside (www/player/) stays private, and tests and benchmarks reach it through `debug`.
 import { Core, SEEK_SHOW_MS } from '../core/core.ts';
 import type { CoreEventName, CoreEvents, CoreOptions, CoreSource } from '../core/core.ts';
+import type { GhostSource } from '../core/ghosts.ts';
 import { State } from '../core/clock.ts';
 import type { Options } from './options.ts';
 import { messageOf } from '../lib/errors.ts';
@@ -84,8 +85,13 @@ const isCameraMode = (mode: string): mode is CameraMode => (CAMERA_MODES as read
 export type GhostInput = Exclude<ReplaySource, LiveSource>;
 
 /** A replay given as bytes (an ArrayBuffer or a view of one) opens as a Blob. */
+function asSource(src: GhostInput): GhostSource;
+function asSource(src: ReplaySource): CoreSource;
 function asSource(src: ReplaySource): CoreSource {
-  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src]);
+  // (A view over a SharedArrayBuffer is copied by the Blob as any other.)
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src as ArrayBufferView<ArrayBuffer>]);
+  // A URL object opens as its address (the name shown, the link written).
+  if (src instanceof URL) return src.href;
   return src;
 }
 
@@ -169,7 +175,7 @@ export class Player {
     c.moment.set(o, notices);
     const source = asSource(src);
     this.#url = typeof source === 'string' ? new URL(source, document.baseURI).href : '';
-    this.#file = typeof source === 'string' ? null : source;
+    this.#file = source instanceof Blob ? source : null;
     // After the caller has had the chance to listen (create() returns first).
     if (notices.length)
       queueMicrotask(() => {
@@ -646,8 +652,8 @@ export class Player {
       cameraMode: this.cameraMode(),
       followed: c.camera.followId,
       events: pb.events.length,
-      eventKinds: pb.events.reduce((m, e) => {
-        const kind = e.kind === 'custom' ? e.type : e.kind;
+      eventKinds: pb.events.reduce((m: Record<string, number>, e) => {
+        const kind = String(e.kind === 'custom' ? e.type : e.kind);
         m[kind] = (m[kind] ?? 0) + 1;
         return m;
       }, {}),

@@ -71,6 +71,10 @@ export interface CoreRenderer extends RendererTimings {
   flash(id: number): void;
   flashAt(x: number, y: number, z: number): void;
   wasmBytes(): number;
+  clearTrails(): void;
+  /** A read of the renderer (`cameraPose`, `pick`, …): the proxy's request, or the in-page
+   *  renderer's call wrapped the same way (bridge/renderer.ts). */
+  request(name: string, ...args: unknown[]): Promise<ArrayLike<number>>;
   /** The proxy only: frames posted, drawn, skipped and idle. */
   stats?: RenderStats;
 }
@@ -112,7 +116,7 @@ export type CoreSource = (Blob & { name?: string }) | string | URL | LiveSource;
 /** Core's options: how the workers start, when decoding and drawing start, how it draws. */
 export interface CoreOptions {
   spawn?: Spawn;
-  whenInView?: (element: HTMLElement, fn: () => void) => () => void;
+  whenInView?: ((element: HTMLElement, fn: () => void) => () => void) | null;
   forceWebgl?: boolean;
   renderInPage?: boolean;
 }
