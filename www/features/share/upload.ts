@@ -38,10 +38,8 @@ export interface UploadOptions {
   Xhr?: new () => XMLHttpRequest;
 }
 
-/** A JSON body's field, or undefined (`body?.[key]` of any value parsed from JSON). */
-function field(body: unknown, key: string): unknown {
-  return typeof body === 'object' && body !== null ? (body as Record<string, unknown>)[key] : undefined;
-}
+/** A value parsed from the host's JSON, read field by field (each checked where it is read). */
+type JsonFields = { readonly [key: string]: unknown } | null | undefined;
 
 /** The host's API address (absolute, ending in `/`, on the page's own origin), or null. */
 export function hostApi(doc: Document = document): string | null {
@@ -61,7 +59,7 @@ export function hostApi(doc: Document = document): string | null {
  * Rejects with a sentence when the host does not answer.
  */
 export async function hostConfig(api: string, fetchImpl: typeof fetch = fetch): Promise<HostConfig> {
-  let c: unknown;
+  let c: JsonFields;
   try {
     const r = await fetchImpl(`${api}config`, { headers: { accept: 'application/json' } });
     if (!r.ok) throw new Error(`status ${r.status}`);
@@ -69,18 +67,17 @@ export async function hostConfig(api: string, fetchImpl: typeof fetch = fetch): 
   } catch (e) {
     throw new Error(`The host did not say whether it takes uploads (${(e as Error).message}).`);
   }
-  const max = Number(field(c, 'maxUploadBytes'));
+  const max = Number(c?.maxUploadBytes);
   return {
-    uploads: field(c, 'uploads') === true,
+    uploads: c?.uploads === true,
     maxUploadBytes: Number.isFinite(max) && max > 0 ? max : Number.POSITIVE_INFINITY,
-    tokenRequired: field(c, 'tokenRequired') === true,
+    tokenRequired: c?.tokenRequired === true,
   };
 }
 
 /** The sentence for a refused upload: the host's own message where it gave one (422: the reader's). */
-export function uploadError(status: number, body: unknown): string {
-  const error = field(body, 'error');
-  const said = typeof error === 'string' ? error.slice(0, 500) : '';
+export function uploadError(status: number, body: JsonFields): string {
+  const said = typeof body?.error === 'string' ? body.error.slice(0, 500) : '';
   switch (status) {
     case 401:
     case 403:
@@ -99,7 +96,7 @@ export function uploadError(status: number, body: unknown): string {
 }
 
 /** The host's answer to an upload, checked: every address absolute, on http(s). */
-function hostedOf(body: unknown, base: string): Hosted | null {
+function hostedOf(body: JsonFields, base: string): Hosted | null {
   const abs = (v: unknown): string | null => {
     if (typeof v !== 'string' || !v) return null;
     try {
@@ -109,16 +106,14 @@ function hostedOf(body: unknown, base: string): Hosted | null {
       return null;
     }
   };
-  const id = field(body, 'id');
-  const deleteToken = field(body, 'deleteToken');
   const out = {
-    id: typeof id === 'string' ? id : '',
-    page: abs(field(body, 'page')),
-    file: abs(field(body, 'file')),
-    embed: abs(field(body, 'embed')),
-    oembed: abs(field(body, 'oembed')),
-    poster: abs(field(body, 'poster')),
-    deleteToken: typeof deleteToken === 'string' ? deleteToken : '',
+    id: typeof body?.id === 'string' ? body.id : '',
+    page: abs(body?.page),
+    file: abs(body?.file),
+    embed: abs(body?.embed),
+    oembed: abs(body?.oembed),
+    poster: abs(body?.poster),
+    deleteToken: typeof body?.deleteToken === 'string' ? body.deleteToken : '',
   };
   return out.page && out.file && out.embed ? (out as Hosted) : null; // page, file and embed: checked
 }
@@ -144,7 +139,7 @@ export function uploadReplay(
     if (token) x.setRequestHeader('Authorization', `Bearer ${token}`);
     x.upload.onprogress = (e) => onProgress?.(e.loaded, e.lengthComputable ? e.total : file.size);
     x.onload = () => {
-      let body: unknown = null;
+      let body: JsonFields = null;
       try {
         body = JSON.parse(x.responseText);
       } catch {
