@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Compare two recordings (the determinism gate in the page: docs/playback.md "Comparing two
 // recordings"). "Compare…" or two recordings dropped / picked at once: A opens in the player, the
 // compare worker (www/compare-worker.ts, started here through `newWorker`) compares A and B tick by
@@ -7,19 +6,77 @@
 // (or A) ends first, or why the two are not recordings of one session. A mark on the timeline at
 // the divergence seeks there. Loaded on first use (main.js); imports only ./format.js.
 // File strings (names, reasons) reach the DOM only as text.
+import type { Player } from '../../../types/player.d.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
+// The compare worker's messages as this panel reads them (docs/worker-protocol.md, "The compare
+// worker"): narrow local types until www/lib/protocol/compare.ts holds the protocol.
+
+/** An entity that differs at the first divergent tick: in both (its fields that differ) or in one only. */
+interface DivergedEntity {
+  id: number;
+  presence: 'both' | 'onlyA' | 'onlyB';
+  fields: { field: string; a: number; b: number }[];
+}
+
+/** What the comparison found. */
+type CompareOutcome =
+  | { kind: 'identical'; ticks: number; lastTick: number; lastTickB: number }
+  | {
+      kind: 'diverged';
+      identicalTicks: number;
+      tickA: number;
+      tickB: number;
+      hashA: string;
+      hashB: string;
+      entities: DivergedEntity[];
+      entitiesDiffering: number;
+    }
+  | { kind: 'shorter'; ticks: number; lastTick: number | null; ended: 'A' | 'B'; nextTick: number }
+  | { kind: 'mismatched'; reasons: string[] };
+
+/** A file's RecordingInfo as the wasm made it. */
+type CompareInfo = Readonly<Record<string, unknown>>;
+
+/** worker → page. */
+type CompareMessage =
+  | { type: 'progress'; id: number; fraction: number; ticks: number }
+  | {
+      type: 'result';
+      id: number;
+      outcome: CompareOutcome;
+      info: [CompareInfo | null, CompareInfo | null];
+      ms: number;
+    }
+  | { type: 'error'; id: number; message: string };
+
+/** What the Compare panel reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
+export type ComparePlayer = Pick<
+  Player,
+  'ghosts' | 'showGhosts' | 'on' | 'info' | 'duration' | 'pause' | 'seekTick' | 'load' | 'entityName'
+>;
+
+/** createCompare()'s options (below). */
+export interface CompareOptions {
+  root: HTMLElement;
+  newWorker: () => Worker;
+  timeline: { span: () => number };
+  doc?: Document;
+}
+
+/** The Compare panel: createCompare()'s answer (main.js's window.__compare). */
+export type Compare = ReturnType<typeof createCompare>;
+
 /** Fields whose values are lengths in the recording's quanta (shown in metres too). */
-const METRES = { pos: 'position_quantum_m', vel: 'velocity_quantum_mps' };
+const METRES: Record<string, string> = { pos: 'position_quantum_m', vel: 'velocity_quantum_mps' };
 
 /**
- * @param {object} player  the handle (www/api/player.ts)
- * @param {{ root: HTMLElement, newWorker: () => Worker, timeline: { span: () => number },
- *   doc?: Document }} o  root: the panel's element (index.html #compare); newWorker: a new compare
- *   worker (main.js, which knows its URL); timeline.span(): the seconds the bar spans
+ * The Compare panel over `player`. root: the panel's element (index.html #compare); newWorker: a
+ * new compare worker (main.js, which knows its URL); timeline.span(): the seconds the bar spans
  */
-export function createCompare(player, { root, newWorker, timeline, doc = document }) {
-  const scrubber = doc.getElementById('scrubber');
+export function createCompare(player: ComparePlayer, { root, newWorker, timeline, doc = document }: CompareOptions) {
+  // The full page's timeline: always there.
+  const scrubber = doc.getElementById('scrubber') as HTMLElement;
   const mark = el('button', 'compare-mark');
   mark.type = 'button';
   mark.hidden = true;
@@ -45,10 +102,18 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
   ghostLabel.append(ghostBox, el('span', '', ' Draw B over A (translucent)'));
   root.replaceChildren(head, names, ghostLabel, bar, status, detail);
 
-  let worker = null;
+  let worker: Worker | null = null;
   let runs = 0;
   /** The current comparison: {id, a, b, outcome?, info?, ms?, markTick?}. */
-  let cur = null;
+  let cur: {
+    id: number;
+    a: File;
+    b: File;
+    outcome?: CompareOutcome;
+    info?: [CompareInfo | null, CompareInfo | null];
+    ms?: number;
+    markTick?: number | null;
+  } | null = null;
   /** Our own load of A (its loadstart is not another file). */
   let loadingA = false;
 
@@ -72,7 +137,8 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
       if (player.ghosts) player.showGhosts(null);
       return;
     }
-    if (!player.ghosts) player.showGhosts(cur.b).catch(() => {});
+    // on: cur is set (cur!).
+    if (!player.ghosts) player.showGhosts(cur!.b).catch(() => {});
   }
   ghostBox.addEventListener('change', ghosts);
   close.addEventListener('click', hide);
@@ -86,7 +152,7 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
   player.on('timeupdate', () => place());
 
   /** Seconds of A's playback at A's tick `tick`. */
-  function timeOf(tick) {
+  function timeOf(tick: number): number | null {
     const i = player.info?.info;
     if (!i) return null;
     return (tick - i.first_tick) / (i.tick_rate_hz || 1);
@@ -100,11 +166,12 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
     if (key === placed) return;
     placed = key;
     mark.hidden = !key;
-    if (key) mark.style.left = `${Math.min(100, Math.max(0, (t / span) * 100))}%`;
+    // key: t is a number (t!).
+    if (key) mark.style.left = `${Math.min(100, Math.max(0, (t! / span) * 100))}%`;
   }
 
   /** Seeks A to its tick `tick` (the divergence). */
-  function seekTo(tick) {
+  function seekTo(tick: number) {
     if (!player.info) return;
     player.pause();
     player.seekTick(tick);
@@ -116,14 +183,14 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
   // The mark is a button over the scrubber: a press on it is not a scrub.
   mark.addEventListener('pointerdown', (e) => e.stopPropagation());
 
-  function progress(f, text) {
+  function progress(f: number | null, text: string) {
     bar.hidden = f === null;
     if (f !== null) fill.style.width = `${Math.round(Math.min(1, Math.max(0, f)) * 100)}%`;
     status.textContent = text;
   }
 
   /** Compares `a` with `b` (Files): A opens in the player, the worker compares. */
-  function run(a, b) {
+  function run(a: File, b: File) {
     stop();
     const id = ++runs;
     cur = { id, a, b };
@@ -142,7 +209,7 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
     ghostLabel.hidden = false;
     ghosts();
     worker = newWorker();
-    worker.onmessage = (e) => onMessage(e.data);
+    worker.onmessage = (e: MessageEvent<CompareMessage>) => onMessage(e.data);
     worker.onerror = (e) => {
       e.preventDefault?.();
       if (cur?.id === id) fail(e.message || 'the compare worker stopped');
@@ -150,12 +217,12 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
     worker.postMessage({ type: 'compare', id, a, b });
   }
 
-  function fail(message) {
+  function fail(message: string) {
     stop();
     progress(null, `The comparison failed: ${message}`);
   }
 
-  function onMessage(m) {
+  function onMessage(m: CompareMessage | null) {
     if (!cur || m?.id !== cur.id) return;
     if (m.type === 'progress') progress(m.fraction, `Comparing tick by tick… ${m.ticks} ticks identical so far`);
     else if (m.type === 'error') fail(m.message);
@@ -171,7 +238,8 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
     }
   }
 
-  function show(o, info) {
+  function show(o: CompareOutcome, info: [CompareInfo | null, CompareInfo | null]) {
+    if (!cur) return; // onMessage() shows the current comparison's result only
     progress(null, '');
     detail.replaceChildren();
     cur.markTick = null;
@@ -217,7 +285,7 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
     place();
   }
 
-  function goButton(tick) {
+  function goButton(tick: number) {
     const t = timeOf(tick);
     const b = el('button', 'btn cmp-go', `Go to tick ${tick}${t === null ? '' : ` (${fmtTime(t)})`}`);
     b.type = 'button';
@@ -225,12 +293,12 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
     return b;
   }
 
-  function entityTable(entities, infoA) {
+  function entityTable(entities: DivergedEntity[], infoA: CompareInfo | null | undefined) {
     const table = el('table', 'cmp-table');
     const hr = el('tr');
     for (const h of ['Entity', 'Field', 'A', 'B', 'B − A']) hr.append(el('th', '', h));
     table.append(el('thead'), el('tbody'));
-    table.tHead.append(hr);
+    table.tHead?.append(hr);
     for (const e of entities) {
       const name = `${player.entityName(e.id)} (#${e.id})`;
       if (e.presence !== 'both') {
@@ -244,7 +312,7 @@ export function createCompare(player, { root, newWorker, timeline, doc = documen
         const tr = el('tr', 'cmp-row');
         tr.dataset.entity = String(e.id);
         tr.dataset.field = f.field;
-        const q = infoA?.[METRES[f.field.split('.')[0]]];
+        const q = infoA?.[METRES[f.field.split('.')[0]]] as number | undefined;
         const d = f.b - f.a;
         const delta = q
           ? `${d > 0 ? '+' : ''}${d} (${(d * q).toFixed(3)} m${f.field.startsWith('vel') ? '/s' : ''})`

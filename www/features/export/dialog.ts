@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The Export dialog of the full page (the top bar's Export button; docs/export.md "In the player"):
 // the range (the whole recording, or the in / out selection: the player's clip, from I / O, the
 // Share dialog or a link), then one item per way out: ACMI for Tacview, a replay clip, and the
@@ -6,6 +5,7 @@
 // and a Cancel button; what it produces is downloaded under a name from the recording's.
 // Loaded on first use (www/features/export/open.ts, a root module, imports it and hands in the items); it imports
 // nothing of the first load but widgets/format.ts. A modal <dialog> with the Share dialog's styles.
+import type { Player } from '../../../types/player.d.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
 /**
@@ -21,17 +21,46 @@ import { el, fmtTime } from '../../widgets/format.ts';
  * A module that adds a way out (the WebM video) appends its item to the list www/features/export/open.ts passes.
  * An item with `handOff()` in place of `run` has a dialog of its own: the click closes this one
  * and calls it (Video…: www/features/export/video.ts's dialog, its range, rate and size).
- * @typedef {{ id: string, label: string, title?: string, run: (ctx: object) => Promise<void> }} ExportItem
  */
+export interface ExportItem {
+  id: string;
+  label: string;
+  title?: string;
+  run?: (ctx: ExportContext) => Promise<unknown>;
+  handOff?: () => unknown;
+}
 
-/**
- * @param {import('../../api/player.ts').Player} player
- * @param {{ opener?: HTMLElement, items: ExportItem[], root?: Document }} o
- */
-export function createExport(player, { opener, items, root = document }) {
-  let src = null;
-  let running = null; // {ctl: AbortController} while an export runs
-  const last = { status: '', item: '', fileName: '', bytes: 0, detail: null };
+/** What the Export dialog reads of the player (www/api/player.ts's handle: types/player.d.ts). */
+export type ExportPlayer = Pick<Player, 'clip'>;
+
+/** The range of an export: seconds from the start (inclusive; null: that end of the recording). */
+export interface ExportRange {
+  from: number | null;
+  to: number | null;
+}
+
+/** An item's `ctx` (above). */
+export interface ExportContext {
+  player: ExportPlayer;
+  src: unknown;
+  name: string;
+  range: ExportRange;
+  signal: AbortSignal;
+  progress: (fraction: number, text?: string) => void;
+  download: (blob: Blob, fileName: string) => void;
+}
+
+/** The Export dialog: createExport()'s answer (window.__export). */
+export type ExportDialog = ReturnType<typeof createExport>;
+
+/** The Export dialog over `player` with `items`; `opener` gets the focus back on close. */
+export function createExport(
+  player: ExportPlayer,
+  { opener, items, root = document }: { opener?: HTMLElement | null; items: ExportItem[]; root?: Document },
+) {
+  let src: unknown = null;
+  let running: { ctl: AbortController } | null = null; // while an export runs
+  const last = { status: '', item: '', fileName: '', bytes: 0, detail: null as unknown };
 
   const dialog = el('dialog', 'share export');
   dialog.id = 'export';
@@ -46,7 +75,7 @@ export function createExport(player, { opener, items, root = document }) {
   close.addEventListener('click', () => dialog.close());
   head.append(title, close);
 
-  const radio = (value, text) => {
+  const radio = (value: string, text: string): [HTMLLabelElement, HTMLInputElement] => {
     const label = el('label', 'share-check');
     const r = el('input');
     r.type = 'radio';
@@ -105,13 +134,13 @@ export function createExport(player, { opener, items, root = document }) {
   });
   root.body.append(dialog);
 
-  function say(text) {
+  function say(text: string) {
     status.textContent = text;
     last.status = text;
   }
 
   /** The selection's ends in seconds, or null when there is none. */
-  function selection() {
+  function selection(): { from: number; to: number | null } | null {
     const c = player.clip;
     return c ? { from: c.start, to: c.end ?? null } : null;
   }
@@ -129,12 +158,12 @@ export function createExport(player, { opener, items, root = document }) {
   }
 
   function baseName() {
-    const n = src instanceof Blob ? src.name || 'replay' : String(src ?? 'replay');
+    const n = src instanceof Blob ? (src as Blob & { name?: string }).name || 'replay' : String(src ?? 'replay');
     const file = n.slice(n.lastIndexOf('/') + 1).split(/[?#]/)[0] || 'replay';
     return file.replace(/\.(flrep|replay|foldback)$/i, '') || 'replay';
   }
 
-  function download(blob, fileName) {
+  function download(blob: Blob, fileName: string) {
     const url = URL.createObjectURL(blob);
     const a = el('a');
     a.href = url;
@@ -148,7 +177,7 @@ export function createExport(player, { opener, items, root = document }) {
     last.bytes = blob.size;
   }
 
-  async function start(item) {
+  async function start(item: ExportItem) {
     if (running) return;
     if (item.handOff) {
       dialog.close();
@@ -157,7 +186,8 @@ export function createExport(player, { opener, items, root = document }) {
     }
     const ctl = new AbortController();
     running = { ctl };
-    const range = clipped.checked && selection() ? selection() : { from: null, to: null };
+    // selection() twice: the same answer (ExportRange: not null).
+    const range = (clipped.checked && selection() ? selection() : { from: null, to: null }) as ExportRange;
     last.item = item.id;
     last.fileName = '';
     bar.hidden = cancel.hidden = false;
@@ -167,14 +197,15 @@ export function createExport(player, { opener, items, root = document }) {
     try {
       last.detail = null;
       // What the export reports of itself (a worker export: {workers, ms, reads, bytesRead}).
+      // An item without handOff() runs (item.run!).
       last.detail =
-        (await item.run({
+        (await item.run!({
           player,
           src,
           name: baseName(),
           range,
           signal: ctl.signal,
-          progress: (f, text) => {
+          progress: (f: number, text?: string) => {
             bar.value = Math.max(0, Math.min(1, f));
             if (text) say(text);
           },
@@ -183,7 +214,11 @@ export function createExport(player, { opener, items, root = document }) {
       bar.value = 1;
       say(last.fileName ? `Saved ${last.fileName} (${last.bytes.toLocaleString('en')} bytes).` : 'Done.');
     } catch (e) {
-      say(ctl.signal.aborted || e?.name === 'AbortError' ? 'Cancelled.' : `Export failed: ${e?.message ?? e}`);
+      say(
+        ctl.signal.aborted || (e as Error | null)?.name === 'AbortError'
+          ? 'Cancelled.'
+          : `Export failed: ${(e as Error | null)?.message ?? e}`,
+      );
     } finally {
       running = null;
       cancel.hidden = true;
@@ -193,7 +228,7 @@ export function createExport(player, { opener, items, root = document }) {
 
   return {
     /** Opens the dialog for the recording `source` (what the player opened). */
-    open(source) {
+    open(source: unknown) {
       if (source !== src && !running) src = source;
       refresh();
       if (!dialog.open) dialog.showModal();

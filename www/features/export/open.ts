@@ -1,20 +1,53 @@
-// @ts-nocheck
 // Export, as far as it needs URLs of its own (docs/export.md "In the player"): www/ui/ modules may
 // use neither import() nor import.meta (scripts/dist.mjs), so this root module, imported by main.js
 // on the first click on Export, starts the export worker (www/export-worker.ts, with the
 // decoder_export wasm: fetched only now) and hands the dialog (www/features/export/dialog.ts) its items.
 // Nothing of it is in the first load.
-import { createExport } from './dialog.ts';
+import { createExport, type ExportContext, type ExportDialog, type ExportItem, type ExportPlayer } from './dialog.ts';
 import { shippedUrl } from '../../lib/shipped.ts';
+
+// The export worker's messages as this page sends and reads them (docs/worker-protocol.md, "The
+// export worker"): narrow local types until www/lib/protocol/export.ts holds the protocol.
+
+/** Bytes of the output (their buffer transferred). */
+type ExportBytes = Uint8Array<ArrayBuffer>;
+
+/** A part of the output: bytes, or a Blob (one a second worker wrote). */
+interface ExportOutput {
+  bytes?: ExportBytes;
+  blob?: Blob;
+}
+
+/** worker → page. */
+type ExportMessage =
+  | { type: 'begin'; format: string; chunks: number; fromTick: number; toTick: number }
+  | ({ type: 'part'; done: number; of: number } & ExportOutput)
+  | ({
+      type: 'done';
+      patches: [number, ExportBytes][];
+      reads: number;
+      bytesRead: number;
+      ms: number;
+      workers: number;
+    } & ExportOutput)
+  | { type: 'error'; message: string };
+
+/** What a worker export reports of itself (the dialog's `detail`). */
+export interface WorkerExportDetail {
+  workers: number;
+  ms: number;
+  reads: number;
+  bytesRead: number;
+}
 
 /** The export worker: one per export (Cancel ends it, and with it its reads). */
 const spawn = () => new Worker(shippedUrl('./export-worker.js'), { type: 'module', name: 'replay-export' });
 
 /** What the export worker is given for the player's source: a Blob as is, bytes as a Blob, a URL
  *  made absolute. */
-function sourceFor(src) {
+function sourceFor(src: unknown): Blob | string {
   if (src instanceof Blob) return src;
-  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src]);
+  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src as BlobPart]);
   return new URL(String(src), location.href).href;
 }
 
@@ -24,14 +57,17 @@ function sourceFor(src) {
  * whole output in its memory), joined into one Blob at the end, after the patches (a SparkEngine
  * clip's header) are written over the parts they fall in.
  */
-export function workerExport(kind, ctx, { zip = false } = {}) {
+export function workerExport(
+  kind: 'acmi' | 'clip',
+  ctx: ExportContext,
+  { zip = false } = {},
+): Promise<WorkerExportDetail> {
   return new Promise((resolve, reject) => {
     const worker = spawn();
-    /** @type {{at: number, blob: Blob}[]} */
-    const parts = [];
+    const parts: { at: number; blob: Blob }[] = [];
     let at = 0;
     let format = '';
-    const end = (fn, v) => {
+    const end = <T>(fn: (v: T) => void, v: T) => {
       worker.terminate();
       ctx.signal.removeEventListener('abort', abort);
       fn(v);
@@ -40,14 +76,14 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
     if (ctx.signal.aborted) return abort();
     ctx.signal.addEventListener('abort', abort, { once: true });
     // A part comes as bytes, or as a Blob (one a second worker wrote: docs/export.md "In the player").
-    const keep = (bytes, blob) => {
+    const keep = (bytes?: ExportBytes, blob?: Blob) => {
       const b = blob instanceof Blob ? blob : bytes?.length ? new Blob([bytes]) : null;
       if (!b?.size) return;
       parts.push({ at, blob: b });
       at += b.size;
     };
     worker.onerror = (e) => end(reject, new Error(e.message || 'the export worker failed'));
-    worker.onmessage = ({ data: m }) => {
+    worker.onmessage = ({ data: m }: MessageEvent<ExportMessage>) => {
       if (m.type === 'begin') {
         format = m.format;
         ctx.progress(0, `Reading ${m.chunks} chunk${m.chunks === 1 ? '' : 's'} (ticks ${m.fromTick}–${m.toTick})…`);
@@ -86,7 +122,7 @@ export function workerExport(kind, ctx, { zip = false } = {}) {
 }
 
 /** Writes `bytes` at file offset `offset` over the parts it falls in (each a Blob made again). */
-function patch(parts, offset, bytes) {
+function patch(parts: { at: number; blob: Blob }[], offset: number, bytes: ExportBytes) {
   for (const p of parts) {
     const a = Math.max(offset, p.at);
     const b = Math.min(offset + bytes.length, p.at + p.blob.size);
@@ -101,7 +137,7 @@ function patch(parts, offset, bytes) {
  * `{ id: 'video', label: 'Video…', title, run: (ctx) => import('./video.ts').then((m) => m.run(ctx)) }`
  * (the WebM export, issue 20; ctx: www/features/export/dialog.ts).
  */
-export const ITEMS = [
+export const ITEMS: ExportItem[] = [
   {
     id: 'acmi',
     label: 'ACMI (Tacview)',
@@ -122,11 +158,16 @@ export const ITEMS = [
   },
 ];
 
-let dialog = null;
+let dialog: ExportDialog | null = null;
 /** Opens the Export dialog for the player's recording `src` (a File / Blob or a URL); `video()`
  *  (main.js: www/features/export/video.ts on first use) opens the video's own dialog for its Video… item. */
-export function openExport(player, src, opener, { video = null } = {}) {
-  const items = video
+export function openExport(
+  player: ExportPlayer,
+  src: unknown,
+  opener: HTMLElement | null,
+  { video = null }: { video?: (() => unknown) | null } = {},
+): ExportDialog {
+  const items: ExportItem[] = video
     ? [
         ...ITEMS,
         {
@@ -138,7 +179,7 @@ export function openExport(player, src, opener, { video = null } = {}) {
       ]
     : ITEMS;
   dialog ??= createExport(player, { opener, items });
-  window.__export = dialog;
+  (window as Window & { __export?: ExportDialog }).__export = dialog;
   dialog.open(src);
   return dialog;
 }

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The Export → Video dialog (docs/export.md "Video clips"): the range (the in/out selection or the
 // whole recording), the frame rate and the resolution, Export, a progress bar and Cancel; the file
 // is downloaded when the video is done, nothing when it was cancelled. Where the browser has no
@@ -6,15 +5,31 @@
 // classes: no stylesheet of its own in the first load). What it runs is handed in by
 // www/features/export/video.ts (a ui/ module imports nothing of the first load but format.js).
 import { el, fmtTime } from '../../widgets/format.ts';
+import type { VideoExportPlayer, VideoResult, exportRange, exportVideo, hasWebCodecs } from './video.ts';
 
-let dialog = null;
+/** What the dialog runs, handed in by www/features/export/video.ts. */
+export interface VideoDialogApi {
+  exportVideo: typeof exportVideo;
+  exportRange: typeof exportRange;
+  hasWebCodecs: typeof hasWebCodecs;
+  FRAME_RATES: number[];
+  RESOLUTIONS: [number, number][];
+}
+
+/** The dialog's handle: its node, refresh(), start() (tests press Export through the DOM), cancel(). */
+export type VideoDialog = ReturnType<typeof build>;
+
+let dialog: VideoDialog | null = null;
 
 /**
  * Opens the dialog over `player` (built on first use); `opener` gets the focus back on close.
  * `api`: `{exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RESOLUTIONS}` (www/features/export/video.ts).
  * Returns the dialog's handle: `{dialog, start()}` (tests press Export through the DOM).
  */
-export function openVideoDialog(player, { opener, ...api }) {
+export function openVideoDialog(
+  player: VideoExportPlayer,
+  { opener, ...api }: { opener?: HTMLElement | null } & VideoDialogApi,
+): VideoDialog {
   dialog ??= build(player, api);
   dialog.refresh();
   dialog.node.addEventListener('close', () => opener?.focus?.(), { once: true });
@@ -22,7 +37,10 @@ export function openVideoDialog(player, { opener, ...api }) {
   return dialog;
 }
 
-function build(player, { exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RESOLUTIONS }) {
+function build(
+  player: VideoExportPlayer,
+  { exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RESOLUTIONS }: VideoDialogApi,
+) {
   const node = el('dialog', 'share');
   node.id = 'video-export';
   node.setAttribute('aria-labelledby', 'video-title');
@@ -40,7 +58,7 @@ function build(player, { exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RE
   const how = el('p', 'share-note');
   how.id = 'video-how';
 
-  const select = (id, label, options) => {
+  const select = (id: string, label: string, options: string[][]): [HTMLLabelElement, HTMLSelectElement] => {
     const l = el('label', 'share-check', `${label} `);
     const s = el('select');
     s.id = id;
@@ -87,7 +105,7 @@ function build(player, { exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RE
   node.append(box);
   document.body.append(node);
 
-  let job = null;
+  let job: { ctl: AbortController; done: Promise<VideoResult | null> } | null = null;
   const d = {
     node,
     refresh() {
@@ -122,11 +140,12 @@ function build(player, { exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RE
         )
           .then(
             (r) => {
+              // Not drawOnly: a file was made (r.blob!).
               download(
-                r.blob,
-                `${(player.state().name || 'replay').replace(/\.[^.]*$/, '')}-${fmtTime(r.start).replace(/[:.]/g, '')}.webm`,
+                r.blob!,
+                `${((player.state().name as string | undefined) || 'replay').replace(/\.[^.]*$/, '')}-${fmtTime(r.start).replace(/[:.]/g, '')}.webm`,
               );
-              status.textContent = `Done: ${r.frames} frames, ${r.width} × ${r.height} at ${r.fps} fps, ${(r.blob.size / 1048576).toFixed(1)} MiB.`;
+              status.textContent = `Done: ${r.frames} frames, ${r.width} × ${r.height} at ${r.fps} fps, ${(r.blob!.size / 1048576).toFixed(1)} MiB.`;
               return r;
             },
             (e) => {
@@ -157,7 +176,7 @@ function build(player, { exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RE
 }
 
 /** Saves `blob` as `name` (a download of an object URL, revoked once the click has taken it). */
-function download(blob, name) {
+function download(blob: Blob, name: string) {
   const a = el('a');
   a.href = URL.createObjectURL(blob);
   a.download = name;

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Export → Video's frames (docs/export.md "Video clips"): the player's own renderer, held for the
 // export (`stage.held`: the page's animation frames stop drawing, the renderer is sized to the
 // video), steps the playhead frame by frame — a seek to each frame's time, the kills' flashes the
@@ -8,8 +7,69 @@
 // shows is what the canvas shows.
 import { fmtTime } from '../../widgets/format.ts';
 
+/** A callsign label the player placed (view/labels.ts's pool: an element with its rp* fields). */
+interface PlacedLabel {
+  rpText: string;
+  rpX: number;
+  rpY: number;
+  rpSel: boolean;
+  rpDead: boolean;
+  rpHp: number;
+}
+
+/** The renderer of the stage, as the export drives it (bridge/render.ts's RenderProxy in a worker:
+ *  `inFlight`, `replied` and `error` are its). */
+interface VideoRenderer {
+  resize(width: number, height: number, dpr: number): void;
+  clearTrails(): void;
+  inFlight?: boolean;
+  replied?: Promise<{ image?: VideoFrame | null } | null | undefined>;
+  error?: unknown;
+}
+
+/** The player's inside that the export draws with (www/core/core.ts: `player.videoSource()`). */
+export interface VideoCore {
+  stage: {
+    renderer: VideoRenderer | null;
+    held: boolean;
+    inWorker: boolean;
+    canvas: HTMLCanvasElement | OffscreenCanvas;
+    resize(): void;
+  };
+  info: unknown;
+  pb: { eventsBetween(t0: number, t1: number): Iterable<unknown> };
+  effect(e: unknown): void;
+  drawFrame(dt: number, by: { capture: boolean }): void;
+  placeLabels(): void;
+  labels: { shown: Iterable<number>; pool: { get(id: number): PlacedLabel | undefined } };
+  loop: { wake?: () => void };
+}
+
+/** What the export holds of the player (www/api/player.ts's handle and its videoSource()). */
+export interface VideoPlayer {
+  videoSource(): VideoCore;
+  readonly currentTime: number;
+  readonly paused: boolean;
+  pause(): void;
+  play(): void;
+  seek(t: number): Promise<number>;
+}
+
+/** A label over a frame, in video pixels. */
+export interface FrameLabel {
+  text: string;
+  x: number;
+  y: number;
+  sel: boolean;
+  dead: boolean;
+  hp: number;
+}
+
+/** The stage held for an export: holdStage()'s answer. */
+export type HeldStage = ReturnType<typeof holdStage>;
+
 /** The times of the frames of [start, end) at `fps`: frame i at start + i / fps (duration × fps of them). */
-export function frameTimes(start, end, fps) {
+export function frameTimes(start: number, end: number, fps: number): number[] {
   const n = Math.max(1, Math.round((end - start) * fps));
   return Array.from({ length: n }, (_, i) => start + i / fps);
 }
@@ -24,7 +84,7 @@ const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Ubuntu, "Helvetica N
  * renderer draws at the video's size until `release()`, which puts the size and the playhead back.
  * Throws when no recording is shown or another export holds it.
  */
-export function holdStage(player, width, height) {
+export function holdStage(player: VideoPlayer, width: number, height: number) {
   const core = player.videoSource();
   const stage = core.stage;
   const r = stage.renderer;
@@ -36,12 +96,12 @@ export function holdStage(player, width, height) {
   stage.held = true;
   r.resize(width, height, 1);
   r.clearTrails();
-  let last = null;
+  let last: number | null = null;
   return {
     core,
     /** The frame at `t` seconds drawn; `capture`: its picture as a VideoFrame (the caller closes
      *  it); the labels the player placed over it (`{text, x, y, sel, dead, hp}` in video pixels). */
-    async frame(t, capture) {
+    async frame(t: number, capture: boolean): Promise<{ image: VideoFrame | null; labels: FrameLabel[] }> {
       await player.seek(t);
       // Kills and explosions the step crossed flash as they do playing forward.
       if (last !== null && t > last && t - last < 1) for (const e of core.pb.eventsBetween(last, t)) core.effect(e);
@@ -49,7 +109,7 @@ export function holdStage(player, width, height) {
       // A frame the page's loop posted before the hold is answered first (one in flight at most).
       while (stage.inWorker && r.inFlight) await r.replied;
       core.drawFrame(0, { capture });
-      let image = null;
+      let image: VideoFrame | null = null;
       if (stage.inWorker) {
         const reply = await r.replied;
         if (!reply) throw r.error ?? new Error('the renderer did not draw the frame');
@@ -60,7 +120,7 @@ export function holdStage(player, width, height) {
       if (capture && !image) throw new Error(`the renderer drew no picture at ${t.toFixed(3)} s`);
       // The labels over this frame (the reply's positions are this frame's).
       core.placeLabels();
-      const labels = [];
+      const labels: FrameLabel[] = [];
       for (const id of core.labels.shown) {
         const el = core.labels.pool.get(id);
         if (el) labels.push({ text: el.rpText, x: el.rpX, y: el.rpY, sel: el.rpSel, dead: el.rpDead, hp: el.rpHp });
@@ -85,14 +145,18 @@ export function holdStage(player, width, height) {
 
 /** Composes the video's frames on `canvas` (2D): the picture, its labels, the clock. */
 export class Composer {
-  constructor(canvas) {
+  canvas: HTMLCanvasElement | OffscreenCanvas;
+  ctx: CanvasRenderingContext2D | OffscreenCanvasRenderingContext2D;
+
+  constructor(canvas: HTMLCanvasElement | OffscreenCanvas) {
     this.canvas = canvas;
-    this.ctx = canvas.getContext('2d', { alpha: false });
+    // null: thrown just below.
+    this.ctx = canvas.getContext('2d', { alpha: false }) as Composer['ctx'];
     if (!this.ctx) throw new Error('this browser gives no 2D canvas to compose the video on');
   }
 
   /** Draws `image` (a VideoFrame, closed here), `labels` and the clock at `t` seconds. */
-  draw(image, labels, t) {
+  draw(image: VideoFrame, labels: FrameLabel[], t: number) {
     const { ctx, canvas } = this;
     const w = canvas.width;
     const h = canvas.height;
@@ -113,7 +177,7 @@ export class Composer {
     ctx.fillText(text, 2 * pad, h - size - 2 * pad);
   }
 
-  #label({ text, x, y, sel, dead, hp }) {
+  #label({ text, x, y, sel, dead, hp }: FrameLabel) {
     const ctx = this.ctx;
     ctx.font = `${sel ? '600 ' : ''}${LABEL.font} ${FONT}`;
     const x0 = x + LABEL.dx;

@@ -1,16 +1,24 @@
-// @ts-nocheck
 // Export → Video where the browser has no WebCodecs: MediaRecorder on the composing canvas's
 // stream, in real time (the dialog says so). Each frame is pushed to the stream as it is composed
 // (`requestFrame`) and the steps are paced at 1 / fps of the wall clock, since MediaRecorder stamps
 // frames with the time they arrive: the video is as long as the range when the machine draws at
 // least as fast as the video plays, longer frames stretching it where it cannot.
 
+/** Where the composed frames go (this recorder, or webm.ts's encoder): `add(i)` once frame i is
+ *  composed (resolves when the next may be), `finish()` → the video, `cancel()` (nothing kept). */
+export interface VideoSink {
+  codec: string;
+  add(i: number): Promise<void>;
+  finish(): Promise<Blob>;
+  cancel(): Promise<void>;
+}
+
 /** The WebM types tried, best first. */
 const TYPES = ['video/webm;codecs=vp9', 'video/webm;codecs=vp8', 'video/webm'];
 
 /** A real-time WebM recorder of `canvas` (an HTMLCanvasElement) at `fps`: `add(i)` after frame i
  *  is drawn, `finish()` → Blob, `cancel()`. */
-export function realtimeRecorder(canvas, { fps }) {
+export function realtimeRecorder(canvas: HTMLCanvasElement, { fps }: { fps: number }): VideoSink {
   if (typeof MediaRecorder === 'undefined' || !canvas.captureStream)
     throw new Error('this browser has neither WebCodecs nor MediaRecorder: it cannot make a video');
   const type = TYPES.find((t) => MediaRecorder.isTypeSupported(t));
@@ -18,11 +26,11 @@ export function realtimeRecorder(canvas, { fps }) {
   const stream = canvas.captureStream(0);
   const [track] = stream.getVideoTracks();
   const rec = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 8e6 });
-  const parts = [];
+  const parts: Blob[] = [];
   rec.ondataavailable = (e) => {
     if (e.data.size) parts.push(e.data);
   };
-  const stopped = new Promise((resolve) => {
+  const stopped = new Promise<unknown>((resolve) => {
     rec.onstop = resolve;
   });
   rec.start(1000);
@@ -34,8 +42,8 @@ export function realtimeRecorder(canvas, { fps }) {
   };
   return {
     codec: type.includes('vp8') ? 'vp8' : 'vp9',
-    async add(i) {
-      track.requestFrame?.();
+    async add(i: number) {
+      (track as CanvasCaptureMediaStreamTrack).requestFrame?.();
       // The frame is taken when the canvas next paints: not drawn over before then.
       await new Promise((resolve) => requestAnimationFrame(resolve));
       // Frame i + 1 is due at (i + 1) / fps of the wall clock from the start.

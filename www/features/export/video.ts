@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Export → Video (docs/export.md "Video clips"): the in/out selection (the player's clip; the whole
 // recording without one) rendered to a WebM file frame by frame, not recorded off the screen. The
 // player's own renderer draws each frame at the video's size (features/export/video-frames.ts), the frame is
@@ -6,13 +5,51 @@
 // WebM by mediabunny (features/export/webm.ts, a chunk of its own, imported here on the first export): as fast
 // as the machine draws. Without WebCodecs, MediaRecorder records the composing canvas in real time
 // (features/export/video-recorder.ts). A root module, imported by main.js on first use, so that it may import().
-import { Composer, frameTimes, holdStage } from './video-frames.ts';
-import { realtimeRecorder } from './video-recorder.ts';
+import type { Player } from '../../../types/player.d.ts';
+import { Composer, frameTimes, holdStage, type VideoPlayer } from './video-frames.ts';
+import { realtimeRecorder, type VideoSink } from './video-recorder.ts';
 import { openVideoDialog as dialog } from './video-dialog.ts';
+
+/** What Export → Video reads and drives of the player (www/api/player.ts's handle). */
+export type VideoExportPlayer = VideoPlayer & Pick<Player, 'clip' | 'duration' | 'state'>;
+
+/** exportVideo()'s options: start / end in seconds (default: exportRange); `realtime`:
+ *  MediaRecorder even with WebCodecs; `drawOnly` (benchmarks): the frames drawn, not composed or
+ *  encoded (no file). */
+export interface VideoOptions {
+  fps?: number;
+  width?: number;
+  height?: number;
+  start?: number;
+  end?: number;
+  realtime?: boolean;
+  drawOnly?: boolean;
+}
+
+/** exportVideo()'s progress: frames done of all; whether it records in real time. */
+export interface VideoProgress {
+  done: number;
+  total: number;
+  realtime: boolean;
+}
+
+/** exportVideo()'s answer (`blob` null when drawing alone). */
+export interface VideoResult {
+  blob: Blob | null;
+  codec: string | null;
+  frames: number;
+  fps: number;
+  width: number;
+  height: number;
+  start: number;
+  end: number;
+  realtime: boolean;
+  ms: number;
+}
 
 export const FRAME_RATES = [30, 60];
 /** The resolutions offered (width × height); any other even size up to MAX_SIDE may be asked for. */
-export const RESOLUTIONS = [
+export const RESOLUTIONS: [number, number][] = [
   [1920, 1080],
   [1280, 720],
   [854, 480],
@@ -24,12 +61,12 @@ const MAX_SIDE = 3840;
 const IN_FLIGHT = 3;
 
 /** Whether this browser encodes with WebCodecs (else the export records in real time). */
-export function hasWebCodecs() {
+export function hasWebCodecs(): boolean {
   return typeof VideoEncoder === 'function' && typeof VideoFrame === 'function';
 }
 
 /** The range an export covers: the player's in/out selection, or the whole recording. */
-export function exportRange(player) {
+export function exportRange(player: Pick<Player, 'clip' | 'duration'>): { start: number; end: number } {
   const c = player.clip;
   const d = player.duration;
   const start = Math.min(d, Math.max(0, c?.start ?? 0));
@@ -37,27 +74,23 @@ export function exportRange(player) {
   return { start, end };
 }
 
-function checked({ fps = 30, width = 1280, height = 720 }) {
+function checked({ fps = 30, width = 1280, height = 720 }: VideoOptions) {
   if (!FRAME_RATES.includes(fps)) throw new Error(`a video is made at 30 or 60 fps, not ${fps}`);
-  const ok = (v) => Number.isInteger(v) && v >= 16 && v <= MAX_SIDE && v % 2 === 0;
+  const ok = (v: number) => Number.isInteger(v) && v >= 16 && v <= MAX_SIDE && v % 2 === 0;
   if (!ok(width) || !ok(height))
     throw new Error(`a video is 16 to ${MAX_SIDE} even pixels a side, not ${width}×${height}`);
   return { fps, width, height };
 }
 
 /**
- * Renders `player`'s range to a WebM video.
- * @param {object} player  the handle (www/api/player.ts)
- * @param {{fps?: 30|60, width?: number, height?: number, start?: number, end?: number,
- *   realtime?: boolean, drawOnly?: boolean}} opts  start / end in seconds (default: exportRange);
- *   `realtime`: MediaRecorder even with WebCodecs; `drawOnly` (benchmarks): the frames drawn, not
- *   composed or encoded (no file)
- * @param {{onProgress?: (p: {done: number, total: number, realtime: boolean}) => void, signal?: AbortSignal}} how
- * @returns {Promise<{blob: Blob|null, codec: string, frames: number, fps: number, width: number,
- *   height: number, start: number, end: number, realtime: boolean, ms: number}>}  rejects with an
- *   AbortError when `signal` aborts (nothing is kept)
+ * Renders `player`'s range to a WebM video (`opts`: VideoOptions; `how`: progress and
+ * cancelling). Rejects with an AbortError when `signal` aborts (nothing is kept).
  */
-export async function exportVideo(player, opts = {}, { onProgress, signal } = {}) {
+export async function exportVideo(
+  player: VideoExportPlayer,
+  opts: VideoOptions = {},
+  { onProgress, signal }: { onProgress?: (p: VideoProgress) => void; signal?: AbortSignal } = {},
+): Promise<VideoResult> {
   const { fps, width, height } = checked(opts);
   const range = exportRange(player);
   const start = opts.start ?? range.start;
@@ -67,9 +100,9 @@ export async function exportVideo(player, opts = {}, { onProgress, signal } = {}
   const times = frameTimes(start, end, fps);
   const t0 = performance.now();
   const held = holdStage(player, width, height);
-  let sink = null;
+  let sink: VideoSink | null = null;
   try {
-    let composer = null;
+    let composer: Composer | null = null;
     if (!opts.drawOnly) {
       // MediaRecorder needs a page canvas (its stream); the encoder takes an OffscreenCanvas.
       const canvas = realtime ? document.createElement('canvas') : new OffscreenCanvas(width, height);
@@ -77,13 +110,13 @@ export async function exportVideo(player, opts = {}, { onProgress, signal } = {}
       canvas.height = height;
       composer = new Composer(canvas);
       sink = realtime
-        ? realtimeRecorder(canvas, { fps })
+        ? realtimeRecorder(canvas as HTMLCanvasElement, { fps })
         : await (await import('./webm.ts')).webmEncoder(canvas, { fps, width, height });
     }
     // Frames waited for: the GPU draws frame i while frame i + 1 is stepped to and asked for (at
     // most IN_FLIGHT at once: the encoder's backpressure, `add()`'s promise, still holds).
-    const waits = [];
-    const wait = async (max) => {
+    const waits: Promise<unknown>[] = [];
+    const wait = async (max: number) => {
       while (waits.length > max) await waits.shift();
     };
     for (let i = 0; i < times.length; i++) {
@@ -91,17 +124,20 @@ export async function exportVideo(player, opts = {}, { onProgress, signal } = {}
       const { image, labels } = await held.frame(times[i], true);
       if (composer) {
         // The composed canvas is taken as it is when add() is called (mediabunny's VideoSample).
-        composer.draw(image, labels, times[i]);
-        waits.push(sink.add(i));
+        // Composing: both made above; `capture` asked for the picture.
+        composer.draw(image!, labels, times[i]);
+        waits.push(sink!.add(i));
       } else {
         // Drawing alone (the benchmark's reference): the frame finished (the GPU draws after the
         // call returns; a read waits for it), 2 × 2 pixels read, nothing composed or encoded.
         const px = new Uint8Array(16);
         waits.push(
-          image.copyTo(px, { rect: { x: 0, y: 0, width: 2, height: 2 }, format: 'RGBA' }).finally(() => image.close()),
+          image!
+            .copyTo(px, { rect: { x: 0, y: 0, width: 2, height: 2 }, format: 'RGBA' })
+            .finally(() => image!.close()),
         );
       }
-      waits.at(-1).catch(() => {});
+      waits.at(-1)?.catch(() => {});
       // (MediaRecorder takes the canvas when it next paints: one frame at a time.)
       await wait(realtime ? 0 : IN_FLIGHT - 1);
       onProgress?.({ done: i + 1 - waits.length, total: times.length, realtime });
@@ -120,6 +156,6 @@ export async function exportVideo(player, opts = {}, { onProgress, signal } = {}
 }
 
 /** Opens the Export → Video dialog (features/export/video-dialog.ts) over `player`; `opener` gets focus back. */
-export function openVideoDialog(player, { opener } = {}) {
+export function openVideoDialog(player: VideoExportPlayer, { opener }: { opener?: HTMLElement | null } = {}) {
   return dialog(player, { opener, exportVideo, exportRange, hasWebCodecs, FRAME_RATES, RESOLUTIONS });
 }

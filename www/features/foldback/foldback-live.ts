@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Live mode (docs/format/foldback.md "Live mode"): a WebSocket to the game (ws://127.0.0.1:PORT or
 // any ws/wss URL). Text messages (hello / goodbye) and binary frames are forwarded in arrival order
 // to the decoder worker, where every binary message goes through the wasm `parse_frame` (the same
@@ -13,22 +12,46 @@ export const MAX_QUEUE_BYTES = 64 * 1024 * 1024;
 const FLUSH_MS = 100;
 const BACKOFF_MS = [500, 1000, 2000, 4000, 5000];
 
-export function createLive({ client, onStatus, onHello, onData, onWarning }) {
-  let ws = null;
+/** The decoder worker's client (www/bridge/: `new WorkerClient(o)`), as the divergence view calls it (fb* methods). */
+export interface FoldbackClient {
+  call(method: string, params: object): Promise<unknown>;
+  notify(method: string, params: object): void;
+}
+
+/** A control message the decoder read (`fbLiveControl`): the game's hello or goodbye. */
+export interface LiveControl {
+  type: string;
+  reason?: string;
+}
+
+/** createLive()'s options: the client, and what it tells the view. */
+export interface FoldbackLiveOptions {
+  client: FoldbackClient;
+  onStatus?: (text: string, kind: string) => void;
+  onHello?: (hello: LiveControl) => void;
+  onData?: () => void;
+  onWarning?: (message: string) => void;
+}
+
+/** Live mode's connection: createLive()'s answer. */
+export type FoldbackLive = ReturnType<typeof createLive>;
+
+export function createLive({ client, onStatus, onHello, onData, onWarning }: FoldbackLiveOptions) {
+  let ws: WebSocket | null = null;
   let url = '';
   let wanted = false;
   let attempt = 0;
   let retryTimer = 0;
-  let queue = [];
+  let queue: (string | ArrayBuffer)[] = [];
   let queueBytes = 0;
   let flushing = false;
   let dropped = 0;
   let refused = 0;
   let haveHello = false;
 
-  const status = (t, k) => onStatus?.(t, k);
+  const status = (t: string, k: string) => onStatus?.(t, k);
 
-  function connect(u) {
+  function connect(u: string) {
     if (!/^wss?:\/\//i.test(u)) {
       onWarning?.(`not a WebSocket URL: ${u} (use ws://127.0.0.1:PORT)`);
       return;
@@ -45,11 +68,11 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
   function open() {
     clearTimeout(retryTimer);
     status(`connecting to ${url}…`, 'connecting');
-    let sock;
+    let sock: WebSocket;
     try {
       sock = new WebSocket(url);
     } catch (e) {
-      onWarning?.(`cannot connect: ${e.message}`);
+      onWarning?.(`cannot connect: ${(e as Error).message}`);
       wanted = false;
       status('disconnected', 'disconnected');
       return;
@@ -61,7 +84,7 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
       attempt = 0;
       status(`connected to ${url}`, 'connected');
     };
-    sock.onmessage = (ev) => {
+    sock.onmessage = (ev: MessageEvent<string | ArrayBuffer>) => {
       if (sock !== ws) return;
       const size = typeof ev.data === 'string' ? ev.data.length : ev.data.byteLength;
       if (size > MAX_MESSAGE) {
@@ -110,7 +133,7 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
     queueBytes = 0;
     let changed = false;
     try {
-      let bin = [];
+      let bin: ArrayBuffer[] = [];
       const pushBin = async () => {
         if (bin.length === 0) return;
         const lens = new Uint32Array(bin.map((b) => b.byteLength));
@@ -125,7 +148,7 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
           onWarning?.('binary frames arrived before the hello: ignored');
           return;
         }
-        const r = await client.call('fbLivePush', { data, lens });
+        const r = (await client.call('fbLivePush', { data, lens })) as { refused: number; errors: string[] };
         changed = true;
         if (r.refused > 0)
           onWarning?.(`refused ${r.refused} live frame${r.refused === 1 ? '' : 's'}: ${r.errors.join('; ')}`);
@@ -136,11 +159,11 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
           continue;
         }
         await pushBin();
-        let c;
+        let c: LiveControl;
         try {
-          c = await client.call('fbLiveControl', { text: m });
+          c = (await client.call('fbLiveControl', { text: m })) as LiveControl;
         } catch (e) {
-          onWarning?.(`refused a control message: ${e.message}`);
+          onWarning?.(`refused a control message: ${(e as Error).message}`);
           continue;
         }
         if (c.type === 'hello') {
@@ -153,7 +176,7 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
       }
       await pushBin();
     } catch (e) {
-      onWarning?.(e.message);
+      onWarning?.((e as Error).message);
     } finally {
       flushing = false;
     }
@@ -172,7 +195,7 @@ export function createLive({ client, onStatus, onHello, onData, onWarning }) {
   }
 
   async function save() {
-    const bytes = await client.call('fbLiveBytes', {});
+    const bytes = (await client.call('fbLiveBytes', {})) as Uint8Array<ArrayBuffer> | null;
     if (!bytes || bytes.length === 0) {
       onWarning?.('nothing received yet');
       return;

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The .foldback divergence view (docs/format/foldback.md "Browser view"): a per-peer timeline
 // (agree / disagree / no hash), the first divergent tick (D or the button), per tick the entities
 // whose Level-2 hashes differ, per entity the fields whose Level-3 hashes differ with each peer's
@@ -6,18 +5,123 @@
 // warnings. Data comes from the decoder worker on demand (fb* RPC methods over the wasm
 // FoldbackView). Every string from a file reaches the DOM through textContent (el()).
 import { el, fmtBytes } from '../../widgets/format.ts';
-import { createLive } from './foldback-live.ts';
+import { createLive, type FoldbackClient } from './foldback-live.ts';
+
+// The decoder's FoldbackView JSON (crate/src/format/foldback/diverge.rs), as this view reads it:
+// ticks as numbers, hashes as hex strings, entity ids as strings.
+
+/** A tick's, an entity's or a field's state among the peers. */
+export type FbStatus = 'agree' | 'disagree' | 'missing';
+
+/** The overview's summary: its tick range, none before any tick is read. */
+export type FbSummary = FbSummaryOf &
+  ({ first_tick: number; last_tick: number } | { first_tick: null; last_tick: null });
+
+/** The summary but its tick range. */
+interface FbSummaryOf {
+  sources: {
+    source: number;
+    label: string;
+    build_id: string;
+    tick_rate_hz: number;
+    peer_count: number;
+    ended_cleanly: boolean;
+  }[];
+  peers: { peer: number; label: string }[];
+  ticks: number;
+  agree: number;
+  disagree: number;
+  missing: number;
+  first_divergent_tick: number | null;
+  warnings: string[];
+}
+
+/** The overview's extras: each source's metadata and its snapshots' [tick, peer, compressed length]. */
+export interface FbExtras {
+  metadata: [string, string][][];
+  snapshots: [number, number, number][][];
+}
+
+/** `fbOpen` / `fbOverview`. */
+interface FbOverview {
+  summary: FbSummary;
+  extras: FbExtras;
+}
+
+/** A row of `fbTimeline`: a tick and each peer's hash. */
+export interface FbTickRow {
+  tick: number;
+  status: FbStatus;
+  hashes: (string | null)[];
+}
+
+/** `fbTick`: the tick's hashes and entities. */
+export interface FbTickDetail {
+  tick: number;
+  status: FbStatus | null;
+  hashes: (string | null)[];
+  entities: { entity: string; status: FbStatus; fields: number; fields_differing: number }[];
+  entities_differing: number;
+  errors: string[];
+}
+
+/** A peer's value of a field: its hash and its views (hex; i32, u32, … where they apply). */
+interface FbPeerValue {
+  hash: string;
+  value: { hex: string; hex_truncated: boolean; [view: string]: unknown };
+}
+
+/** `fbEntity`: the entity's fields at a tick. */
+export interface FbEntityDetail {
+  tick: number;
+  entity: string;
+  status: FbStatus;
+  fields: { name: string; status: FbStatus; peers: (FbPeerValue | null)[] }[];
+  errors: string[];
+}
+
+/** `fbField`: where a field's history starts to differ. */
+export interface FbFieldHistory {
+  from: number;
+  to: number;
+  first_differing_tick: number | null;
+  last_agreeing_tick: number | null;
+}
+
+/** The view's state (window.__foldback: the tests' hook). */
+export interface FoldbackState {
+  summary: FbSummary | null;
+  extras?: FbExtras;
+  rows: FbTickRow[];
+  selectedTick: number | null;
+  tickDetail: FbTickDetail | null;
+  entity: string | null;
+  entityDetail: FbEntityDetail | null;
+  histories: Record<string, FbFieldHistory>;
+  live: boolean;
+  gen: number;
+}
+
+/** createFoldbackView()'s options: the panel, the page's stage told when it shows, a decoder client. */
+export interface FoldbackViewOptions {
+  root: HTMLElement;
+  onShow?: (on: boolean) => void;
+  newClient: (o: { onFatal: (message: string) => void }) => FoldbackClient;
+}
+
+/** The divergence view: createFoldbackView()'s answer (window.__foldbackView). */
+export type FoldbackView = ReturnType<typeof createFoldbackView>;
 
 /** Okabe–Ito blue / orange / grey: distinguishable with every common colour-vision deficiency. */
 export const FB_COLORS = { agree: '#0072B2', disagree: '#E69F00', missing: '#9a9a9a' };
 const TIMELINE_LIMIT = 20000;
 const HISTORY_SPAN = 2000;
 
-export function createFoldbackView({ root, onShow, newClient } = {}) {
+export function createFoldbackView({ root, onShow, newClient }: FoldbackViewOptions) {
   // The decoder worker's client comes from the page (`new WorkerClient(o)`): this module, loaded on
   // first use, then shares nothing with the first load but widgets/format.ts.
   const client = newClient({ onFatal: (m) => setError(`the decoder stopped: ${m}`) });
-  const state = {
+  const state: FoldbackState = {
     summary: null,
     rows: [],
     selectedTick: null,
@@ -28,7 +132,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     live: false,
     gen: 0,
   };
-  window.__foldback = state;
+  (window as Window & { __foldback?: FoldbackState }).__foldback = state;
   // Counts opens and closes: an open answered after a later one (or a close) is dropped.
   let opening = 0;
 
@@ -75,7 +179,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     ['agree', 'all peers agree'],
     ['disagree', 'hash differs'],
     ['missing', 'no hash'],
-  ]) {
+  ] as const) {
     const sw = el('span', `fb-swatch fb-${k}`);
     sw.style.background = FB_COLORS[k];
     legend.append(sw, el('span', '', label));
@@ -92,7 +196,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
   body.append(tickPane, entityPane, infoPane);
   root.append(head, liveBar, errorBox, warnings, legend, lanes, body);
 
-  function setError(m) {
+  function setError(m: string) {
     errorBox.textContent = m ? String(m) : '';
     errorBox.hidden = !m;
   }
@@ -114,14 +218,14 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
 
   // ---------------------------------------------------------------- overview
 
-  async function loadOverview(ov) {
+  async function loadOverview(ov: FbOverview) {
     state.summary = ov.summary;
     state.extras = ov.extras;
     const s = ov.summary;
     title.textContent = state.live ? 'Divergence — live' : 'Divergence';
     firstText.textContent =
       s.first_divergent_tick != null ? `first divergent tick: ${s.first_divergent_tick}` : 'no divergent tick';
-    firstText.dataset.tick = s.first_divergent_tick ?? '';
+    firstText.dataset.tick = String(s.first_divergent_tick ?? '');
     firstBtn.disabled = s.first_divergent_tick == null;
     warnings.replaceChildren(
       ...s.warnings.map((w) => el('li', w.includes('different build') ? 'fb-build-warning' : '', w)),
@@ -130,16 +234,20 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     state.rows =
       s.first_tick == null
         ? []
-        : await client.call('fbTimeline', { from: s.first_tick, to: s.last_tick, limit: TIMELINE_LIMIT });
+        : ((await client.call('fbTimeline', {
+            from: s.first_tick,
+            to: s.last_tick,
+            limit: TIMELINE_LIMIT,
+          })) as FbTickRow[]);
     drawLanes();
     drawInfo();
   }
 
-  function peerState(row, p) {
+  function peerState(row: FbTickRow, p: number): FbStatus {
     const h = row.hashes[p];
     if (h == null) return 'missing';
     if (row.status !== 'disagree') return 'agree';
-    const counts = new Map();
+    const counts = new Map<string, number>();
     for (const x of row.hashes) if (x != null) counts.set(x, (counts.get(x) ?? 0) + 1);
     const best = Math.max(...counts.values());
     const winners = [...counts.entries()].filter(([, c]) => c === best);
@@ -163,7 +271,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
       c.height = 14;
       c.className = 'fb-lane-canvas';
       c.dataset.peer = String(peer.peer);
-      const g = c.getContext('2d');
+      const g = c.getContext('2d') as CanvasRenderingContext2D; // a new canvas: never null
       // Worst state wins a pixel column: disagree > missing > agree.
       const rank = { agree: 0, missing: 1, disagree: 2 };
       const col = new Array(W).fill(-1);
@@ -171,13 +279,13 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
         const x = Math.min(W - 1, Math.floor(((row.tick - s.first_tick) / span) * W));
         col[x] = Math.max(col[x], rank[peerState(row, peer.peer)]);
       }
-      const names = ['agree', 'missing', 'disagree'];
+      const names = ['agree', 'missing', 'disagree'] as const;
       for (let x = 0; x < W; x++) {
         if (col[x] < 0) continue;
         g.fillStyle = FB_COLORS[names[col[x]]];
         g.fillRect(x, 0, 1, 14);
       }
-      const mark = (t, color) => {
+      const mark = (t: number | null, color: string) => {
         if (t == null) return;
         const x = Math.floor(((t - s.first_tick) / span) * W);
         g.fillStyle = color;
@@ -202,7 +310,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     lanes.append(axis);
   }
 
-  function nearestTick(t) {
+  function nearestTick(t: number): number {
     let best = t;
     let d = Infinity;
     for (const r of state.rows) {
@@ -217,11 +325,12 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
 
   function drawInfo() {
     infoPane.replaceChildren(el('h3', '', 'Recording'));
-    const s = state.summary;
+    // loadOverview() set it just before (state.summary!).
+    const s = state.summary!;
     const x = state.extras ?? { metadata: [], snapshots: [] };
     const t = el('table', 'fb-table fb-meta');
     t.id = 'fb-metadata';
-    const row = (k, v) => {
+    const row = (k: string, v: string) => {
       const tr = el('tr');
       tr.append(el('th', '', k), el('td', '', v));
       t.append(tr);
@@ -252,16 +361,16 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
 
   // ---------------------------------------------------------------- tick / entity / field
 
-  async function selectTick(tick) {
+  async function selectTick(tick: number | null | undefined) {
     if (tick == null || !state.summary) return;
     const gen = ++state.gen;
     state.selectedTick = tick;
     drawLanes();
-    let d;
+    let d: FbTickDetail;
     try {
-      d = await client.call('fbTick', { tick });
+      d = (await client.call('fbTick', { tick })) as FbTickDetail;
     } catch (e) {
-      setError(e.message);
+      setError((e as Error).message);
       return;
     }
     if (gen !== state.gen) return;
@@ -301,7 +410,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     if (differing.length > 0) await selectEntity(d.tick, differing[0].entity);
   }
 
-  function valueCell(pv) {
+  function valueCell(pv: FbPeerValue | null) {
     const td = el('td', 'fb-value');
     if (!pv) {
       td.textContent = '— absent —';
@@ -309,7 +418,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     }
     const v = pv.value;
     const dl = el('dl', 'fb-views');
-    const add = (k, val) => {
+    const add = (k: string, val: unknown) => {
       if (val === undefined || val === null) return;
       dl.append(el('dt', '', k), el('dd', `mono fb-view-${k}`, String(val)));
     };
@@ -320,20 +429,21 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     return td;
   }
 
-  async function selectEntity(tick, entity) {
+  async function selectEntity(tick: number, entity: string) {
     const gen = state.gen;
-    let d;
+    let d: FbEntityDetail;
     try {
-      d = await client.call('fbEntity', { tick, entity });
+      d = (await client.call('fbEntity', { tick, entity })) as FbEntityDetail;
     } catch (e) {
-      setError(e.message);
+      setError((e as Error).message);
       return;
     }
     if (gen !== state.gen) return;
     state.entity = entity;
     state.entityDetail = d;
     state.histories = {};
-    for (const b of tickPane.querySelectorAll('.fb-entity')) b.classList.toggle('on', b.dataset.entity === entity);
+    for (const b of tickPane.querySelectorAll<HTMLElement>('.fb-entity'))
+      b.classList.toggle('on', b.dataset.entity === entity);
     entityPane.replaceChildren();
     const h = el('h3', '', `Entity ${d.entity} at tick ${d.tick} — ${d.status}`);
     h.id = 'fb-entity-title';
@@ -342,9 +452,10 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     const t = el('table', 'fb-table fb-fields');
     t.id = 'fb-fields';
     const hr = el('tr');
+    // A tick was selected first (state.summary!).
     hr.append(
       el('th', '', 'field'),
-      ...state.summary.peers.map((p) => el('th', '', p.label)),
+      ...state.summary!.peers.map((p) => el('th', '', p.label)),
       el('th', '', 'history differs from'),
     );
     t.append(hr);
@@ -356,14 +467,13 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
       const hist = el('td', 'fb-history', '…');
       tr.append(hist);
       t.append(tr);
-      const from = Math.max(state.summary.first_tick ?? 0, tick - HISTORY_SPAN);
-      client
-        .call('fbField', { entity, field: f.name, from, to: tick })
+      const from = Math.max(state.summary!.first_tick ?? 0, tick - HISTORY_SPAN);
+      (client.call('fbField', { entity, field: f.name, from, to: tick }) as Promise<FbFieldHistory>)
         .then((r) => {
           if (gen !== state.gen) return;
           state.histories[f.name] = r;
           hist.textContent = r.first_differing_tick != null ? `tick ${r.first_differing_tick}` : 'no difference seen';
-          hist.dataset.tick = r.first_differing_tick ?? '';
+          hist.dataset.tick = String(r.first_differing_tick ?? '');
           if (r.last_agreeing_tick != null)
             hist.title = `last agreeing tick ${r.last_agreeing_tick} (searched ${r.from}–${r.to})`;
         })
@@ -386,7 +496,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
     'keydown',
     (e) => {
       if (root.hidden || e.ctrlKey || e.metaKey || e.altKey) return;
-      const tag = e.target?.tagName;
+      const tag = (e.target as HTMLElement | null)?.tagName;
       if (tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') return;
       if (e.key === 'd' || e.key === 'D') {
         e.preventDefault();
@@ -399,7 +509,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
 
   // ---------------------------------------------------------------- files
 
-  async function openFiles(files) {
+  async function openFiles(files: (string | (Blob & { name?: string }))[]) {
     const mine = ++opening;
     show();
     setError('');
@@ -412,14 +522,14 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
       typeof f === 'string' ? { url: new URL(f, location.href).href, name: f } : { blob: f, name: f.name || '' },
     );
     try {
-      const ov = await client.call('fbOpen', { files: list });
+      const ov = (await client.call('fbOpen', { files: list })) as FbOverview;
       if (mine !== opening) return;
       await loadOverview(ov);
       tickPane.replaceChildren();
       jumpFirst();
     } catch (e) {
       if (mine !== opening) return;
-      setError(e.message);
+      setError((e as Error).message);
       tickPane.replaceChildren();
     }
   }
@@ -436,10 +546,10 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
       refreshing = true;
       try {
         const hadFirst = state.summary?.first_divergent_tick;
-        await loadOverview(await client.call('fbOverview', {}));
-        if (hadFirst == null && state.summary.first_divergent_tick != null) jumpFirst();
+        await loadOverview((await client.call('fbOverview', {})) as FbOverview);
+        if (hadFirst == null && state.summary?.first_divergent_tick != null) jumpFirst();
       } catch (e) {
-        setError(e.message);
+        setError((e as Error).message);
       } finally {
         refreshing = false;
       }
@@ -471,7 +581,7 @@ export function createFoldbackView({ root, onShow, newClient } = {}) {
       await client.call('fbLiveStart', {});
       live.connect(liveUrl.value.trim());
     } catch (e) {
-      setError(e.message);
+      setError((e as Error).message);
     }
   });
   liveDisconnect.addEventListener('click', () => live.disconnect());

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The page's side of a live `.flrep` (docs/live.md "The player"): the LIVE badge, the source's
 // state, and the playhead kept a fixed delay behind the live edge (a chunk plus a margin) while
 // following: a pause or a seek back leaves the edge (the timeline is a DVR of what was received),
@@ -12,6 +11,61 @@
 // (`load({live})`: the decoder worker reads it, workers/decode/live.ts); the embed forms' UI
 // (embed/mount.ts: create(), `<replay-player live>`, embed.html?live=) calls `attachLiveView` once
 // a live open has answered, whoever asked for it.
+
+/** A live source's state (the decoder's `live` news), and 'failed'. */
+type LiveStatus = 'live' | 'stalled' | 'reconnecting' | 'ended' | 'failed';
+
+/** A live open's answer (the `info` event), as this view reads it: its `live` field (none: not live). */
+export interface LiveOpen {
+  live?: { status: LiveStatus; chunkS?: number; pollMs?: number; file?: string | null; partial?: boolean } | null;
+}
+
+/** A live recording's news (the `live` event): a growth, or a status (a failure's `error`). */
+interface LiveNews {
+  status: LiveStatus;
+  lastTick?: number;
+  error?: string;
+  file?: string | null;
+  partial?: boolean;
+}
+
+/** The player's events this view listens to, and their payloads. */
+interface LiveEvents {
+  info: LiveOpen;
+  ready: unknown;
+  live: LiveNews;
+  pause: unknown;
+  seeking: number;
+  ended: unknown;
+  timeupdate: unknown;
+  error: unknown;
+}
+
+/** What the live view reads and drives of the player (www/api/player.ts's handle). */
+export interface LivePlayer {
+  on<K extends keyof LiveEvents>(event: K, fn: (payload: LiveEvents[K]) => void): () => void;
+  load(
+    src: string | { live: string },
+    options?: { t?: string; speed?: number; autoplay?: boolean; follow?: string },
+  ): unknown;
+  notice(text: string): void;
+  seek(t: number): unknown;
+  play(): void;
+  setSpeed?(speed: number): void;
+  readonly info: unknown;
+  readonly currentTime: number;
+  readonly duration: number;
+  readonly ended: boolean;
+  readonly paused: boolean;
+  readonly playing: boolean;
+  readonly speed: number;
+  readonly tick: number;
+  readonly followed: number;
+  readonly url: string;
+}
+
+/** The live view: attachLiveView()'s answer (window.__ui.live; the embed's `live`). */
+export type LiveView = ReturnType<typeof attachLiveView>;
 
 /** The margin behind the newest chunk's end on top of a chunk (s); the worker's poll interval is
  *  added for segments (a chunk is seen up to one poll after it closes). */
@@ -34,10 +88,10 @@ font:600 13px/1.2 var(--font,system-ui);color:#fff;max-width:min(70%,560px)}
 `;
 
 /** Style sheets adopted, by the document or shadow root they went to. */
-const adopted = new WeakSet();
+const adopted = new WeakSet<Document | ShadowRoot>();
 
 /** The badge's style sheet, once per document or shadow root (the custom element's). */
-function sheet(root) {
+function sheet(root: Document | ShadowRoot) {
   if (adopted.has(root) || !('adoptedStyleSheets' in root)) return;
   try {
     const s = new CSSStyleSheet();
@@ -53,7 +107,7 @@ function sheet(root) {
  * Opens `url` live in `player` (the handle) over `stage` (the element the badge goes on).
  * Returns the view (see attachLiveView; window.__ui.live: the tests' hook).
  */
-export function createLiveView(player, stage, url) {
+export function createLiveView(player: LivePlayer, stage: HTMLElement, url: string): LiveView {
   const view = attachLiveView(player, stage);
   player.load({ live: url });
   return view;
@@ -64,9 +118,10 @@ export function createLiveView(player, stage, url) {
  * open under way or, given `open` (a live open's `info` that already came), that one.
  * Returns {status, following, delay, sessions, goLive(), dispose()}.
  */
-export function attachLiveView(player, stage, open = null) {
+export function attachLiveView(player: LivePlayer, stage: HTMLElement, open: LiveOpen | null = null) {
   const doc = stage.ownerDocument;
-  sheet(stage.getRootNode());
+  // A document or a shadow root (sheet() leaves anything else: a stage not in one).
+  sheet(stage.getRootNode() as Document | ShadowRoot);
   const badge = doc.createElement('div');
   badge.className = 'live-badge';
   badge.setAttribute('role', 'status');
@@ -86,7 +141,7 @@ export function attachLiveView(player, stage, open = null) {
   badge.hidden = true;
   stage.append(badge);
 
-  let status = 'connecting';
+  let status: LiveStatus | 'connecting' = 'connecting';
   let following = true;
   let error = '';
   /** Our own seeks and plays (not the viewer's: those leave the edge). */
@@ -120,7 +175,7 @@ export function attachLiveView(player, stage, open = null) {
   const edge = () => player.duration;
   /** (wall seconds − the edge) when each of the latest chunks came: their least is the source's
    *  clock as seen here (the chunk that came soonest after it closed), what the playhead follows. */
-  let arrivals = [];
+  let arrivals: number[] = [];
   const now = () => performance.now() / 1000;
   /** Where the playhead follows: a chunk and a margin behind the source's clock (not past the
    *  edge less 0.1 s). */
@@ -129,7 +184,7 @@ export function attachLiveView(player, stage, open = null) {
     return Math.max(0, Math.min(source - delay, edge() - 0.1));
   };
 
-  function steer(fn) {
+  function steer(fn: () => void) {
     steering = true;
     try {
       fn();
@@ -165,10 +220,14 @@ export function attachLiveView(player, stage, open = null) {
    * played, following what it followed (docs/live.md "The player"). Once.
    */
   let whole = '';
-  function openWhole(file, partial) {
+  function openWhole(file: unknown, partial: boolean | undefined) {
     if (whole || !file || !partial || typeof file !== 'string') return;
     whole = file;
-    const o = { t: `tick:${player.tick}`, speed: player.speed, autoplay: player.playing };
+    const o: { t: string; speed: number; autoplay: boolean; follow?: string } = {
+      t: `tick:${player.tick}`,
+      speed: player.speed,
+      autoplay: player.playing,
+    };
     if (player.followed >= 0) o.follow = String(player.followed);
     queueMicrotask(() => {
       // (Once it is open: a new recording's loadstart clears the page's notices.)
@@ -179,7 +238,7 @@ export function attachLiveView(player, stage, open = null) {
     });
   }
 
-  function onInfo(open) {
+  function onInfo(open: LiveOpen) {
     session++;
     arrivals = [];
     // Another recording opened since: the live view goes.

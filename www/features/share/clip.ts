@@ -1,24 +1,44 @@
-// @ts-nocheck
 // The clip on the timeline: a band from its in point to its out point, with a handle at each end
 // that the pointer drags (the picture follows it) or ← / → move while it has focus (by the page's
-// step, as ← / → move the playhead; Shift: one tick). I / O set a point at the playhead (www/widgets/keyboard.ts, through the Share dialog's module);
-// the clip itself is the player's (handle.clip / setClip(): playing stops or loops at its out
+// step, as ← / → move the playhead; Shift: one tick). I / O set a point at the playhead
+// (www/widgets/keyboard.ts, through the Share dialog's module); the clip itself is the player's (handle.clip / setClip(): playing stops or loops at its out
 // point), so a clip from a link (t + end) shows here too (main.js loads this module for it; a
 // setClip() from elsewhere shows at the next time update). Loaded with the Share dialog, on first use.
+import type { Clip, Player } from '../../../types/player.d.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
+/** What the clip reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
+export type ClipPlayer = Pick<
+  Player,
+  'duration' | 'info' | 'clip' | 'setClip' | 'currentTime' | 'seek' | 'playing' | 'pause' | 'on'
+>;
+
+/** A point of the clip. */
+export type ClipPoint = 'in' | 'out';
+
+/** createClip()'s options. */
+export interface ClipOptions {
+  timeline: { span: () => number };
+  step: number;
+  onChange?: (clip: Clip | null) => void;
+  root?: Document;
+}
+
+/** The clip on the timeline: createClip()'s answer (the Share dialog's `clip`). */
+export type ClipControl = ReturnType<typeof createClip>;
+
 /**
- * @param {import('../../api/player.ts').Player} player
- * @param {{ timeline: { span: () => number }, step: number, onChange?: (clip: object|null) => void, root?: Document }} o
+ * The clip's band and handles on the page's timeline, and its points set from here.
  *   timeline.span(): the seconds the bar spans (the recording's length, or spoiler-safe's horizon:
  *   app/timeline.ts); step: seconds a focused handle moves with ← / → (the page's SEEK_STEP_S, handed
  *   in so that this lazily loaded module shares nothing but widgets/format.ts with the first load);
  *   onChange: after every change made here
  */
-export function createClip(player, { timeline, step, onChange = () => {}, root = document }) {
-  const scrubber = root.getElementById('scrubber');
+export function createClip(player: ClipPlayer, { timeline, step, onChange = () => {}, root = document }: ClipOptions) {
+  // The full page's timeline: always there where the Share dialog is loaded.
+  const scrubber = root.getElementById('scrubber') as HTMLElement;
   const band = el('div', 'clip-band');
-  const handles = ['in', 'out'].map((point) => {
+  const handles = (['in', 'out'] as const).map((point) => {
     const h = el('div', `clip-handle clip-${point}`);
     h.dataset.point = point;
     h.tabIndex = 0;
@@ -32,7 +52,7 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
 
   const span = () => timeline.span() || player.duration;
   const tickS = () => 1 / (player.info?.info.tick_rate_hz || 60);
-  const endOf = (c) => c.end ?? player.duration;
+  const endOf = (c: Clip) => c.end ?? player.duration;
 
   let drawn = '';
   /** Band and handles where the clip is (touched only when that changed). */
@@ -43,7 +63,7 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
     if (key === drawn) return;
     drawn = key;
     band.hidden = handles[0].hidden = handles[1].hidden = !key;
-    if (!key) return;
+    if (!key || !c) return;
     const a = Math.min(100, (c.start / s) * 100);
     // A clip to the end reaches the bar's end (spoiler-safe: not the recording's, which is hidden).
     const b = c.end === null ? 100 : Math.min(100, (c.end / s) * 100);
@@ -54,14 +74,14 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
     for (const [h, t] of [
       [handles[0], c.start],
       [handles[1], c.end],
-    ]) {
+    ] as [HTMLDivElement, number | null][]) {
       h.setAttribute('aria-valuenow', t === null ? '' : t.toFixed(1));
       h.setAttribute('aria-valuetext', t === null ? 'the end' : fmtTime(t));
     }
   }
 
   /** The player's clip becomes `c` (null: none): drawn, and told. Returns the clip kept. */
-  function set(c) {
+  function set(c: Clip | null): Clip | null {
     const got = player.setClip(c);
     draw();
     onChange(got);
@@ -69,7 +89,7 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
   }
 
   /** Sets one point of the clip to `t` (seconds), keeping the other one a tick away at least. */
-  function setPoint(point, t) {
+  function setPoint(point: ClipPoint, t: number): Clip | null {
     const d = player.duration;
     const c = player.clip ?? { start: 0, end: null, loop: false };
     const v = Math.min(d, Math.max(0, t));
@@ -82,7 +102,7 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
    * point (the clip runs to the end); an out point before the in point moves the in point to the
    * start. `t`: where (default: the playhead). Returns the clip, or null when there is none.
    */
-  function mark(point, t = player.currentTime) {
+  function mark(point: ClipPoint, t: number = player.currentTime): Clip | null {
     if (!player.info) return null;
     const c = player.clip;
     const loop = !!c?.loop;
@@ -95,10 +115,10 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
   }
 
   // Dragging a handle: not a scrub (the scrubber never sees it); the picture shows the point.
-  let dragging = null;
-  let seekTo = null;
+  let dragging: ClipPoint | null = null;
+  let seekTo: number | null = null;
   let raf = 0;
-  function showAt(t) {
+  function showAt(t: number) {
     seekTo = t;
     if (raf) return;
     raf = requestAnimationFrame(() => {
@@ -107,12 +127,12 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
       seekTo = null;
     });
   }
-  function timeAtX(clientX) {
+  function timeAtX(clientX: number) {
     const r = scrubber.getBoundingClientRect();
     return r.width > 0 ? Math.min(1, Math.max(0, (clientX - r.left) / r.width)) * span() : 0;
   }
   for (const h of handles) {
-    const point = h.dataset.point;
+    const point = h.dataset.point as ClipPoint;
     h.addEventListener('pointerdown', (e) => {
       e.stopPropagation();
       if (e.button !== 0 || !player.info) return;
@@ -128,7 +148,7 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
       const c = setPoint(point, timeAtX(e.clientX));
       if (c) showAt(point === 'in' ? c.start : endOf(c));
     });
-    const end = (e) => {
+    const end = (e: PointerEvent) => {
       e.stopPropagation();
       dragging = null;
     };
@@ -154,7 +174,7 @@ export function createClip(player, { timeline, step, onChange = () => {}, root =
 
   /** Test / inspection hook: the band's and the handles' boxes, in CSS px of the page. */
   function inspect() {
-    const box = (e) => {
+    const box = (e: HTMLElement) => {
       const r = e.getBoundingClientRect();
       return { x: r.x, y: r.y, width: r.width, height: r.height, hidden: e.hidden };
     };

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The Share dialog of the full page (the top bar's Share button; docs/playback.md "Share"): a link
 // to this moment (with the view: the followed entity, the camera mode and its pose, the speed), a
 // clip marked with in / out points (I / O, the handles on the timeline: www/features/share/clip.ts) and its
@@ -12,38 +11,89 @@
 // every control, Esc closes it and the focus goes back to the Share button. The links are built by
 // www/features/share/links.ts from www/api/options.ts's vocabulary; every text goes in as a value or
 // textContent.
+import type { Player } from '../../../types/player.d.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
-import { createClip } from './clip.ts';
+import { createClip, type ClipPlayer, type ClipPoint } from './clip.ts';
 import { pageLink, timeParams, embedSnippets } from './links.ts';
 import { linkQuery } from '../../api/links.ts';
-import { hostApi, hostConfig, uploadReplay, hostedPage, hostLink } from './upload.ts';
+import { hostApi, hostConfig, uploadReplay, hostedPage, hostLink, type HostConfig, type Hosted } from './upload.ts';
+import type { LinkOptions } from './links.ts';
+
+/** What the Share dialog reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
+export type SharePlayer = ClipPlayer & Pick<Player, 'spoilerSafe' | 'file' | 'url' | 'getState' | 'cameraPose'>;
+
+/** createShare()'s options. */
+export interface ShareOptions {
+  opener?: HTMLElement | null;
+  timeline: { span: () => number };
+  step: number;
+  video?: (() => unknown) | null;
+  root?: Document;
+}
+
+/** A read-only field of the dialog: one line, or several. */
+type Field = HTMLInputElement | HTMLTextAreaElement;
+
+/** The dialog's parts that refresh() and the host's section write, once built. */
+interface Parts {
+  disk: HTMLParagraphElement;
+  view: HTMLInputElement;
+  spoilers: HTMLInputElement;
+  at: HTMLSpanElement;
+  link: Field;
+  inAt: HTMLSpanElement;
+  outAt: HTMLSpanElement;
+  loop: HTMLInputElement;
+  clearBtn: HTMLButtonElement;
+  clipNote: HTMLParagraphElement;
+  clipRow: HTMLDivElement;
+  clipLink: Field;
+  embedNote: HTMLParagraphElement;
+  snippets: HTMLDivElement;
+  iframe: Field;
+  script: Field;
+  element: Field;
+  status: HTMLParagraphElement;
+  host: HTMLElement;
+  uploadBtn: HTMLButtonElement;
+  progress: HTMLProgressElement;
+  hostNote: HTMLParagraphElement;
+  tokenSec: HTMLDivElement;
+  token: Field;
+  oembedHead: HTMLHeadingElement;
+  oembedRow: HTMLDivElement;
+  oembed: Field;
+}
+
+/** The Share dialog: createShare()'s answer (main.js's window.__share). */
+export type Share = ReturnType<typeof createShare>;
 
 /** How often an open dialog follows the playhead (ms). */
 const REFRESH_MS = 250;
 
-/**
- * @param {import('../../api/player.ts').Player} player
- * @param {{ opener: HTMLElement, timeline: { span: () => number }, root?: Document }} o
- */
-export function createShare(player, { opener, timeline, step, video = null, root = document }) {
+/** The Share dialog of `player`, built on first open; its clip's handles on the timeline at once. */
+export function createShare(
+  player: SharePlayer,
+  { opener, timeline, step, video = null, root = document }: ShareOptions,
+) {
   const clip = createClip(player, { timeline, step, root, onChange: () => dialog?.open && refresh() });
   /** The player's folder: where index.html, embed.html, player.js and element.js are (the page's
    *  own module script's folder: a replay host's `/r/{id}` page lies elsewhere than the player). */
   const base = () => {
-    const main = root.querySelector('script[type="module"][src]')?.src;
+    const main = root.querySelector<HTMLScriptElement>('script[type="module"][src]')?.src;
     return new URL('.', main || location.href).href;
   };
   /** The replay host serving this page, or null (a static host): www/features/share/upload.ts. */
   const api = hostApi(root);
-  let config = null; // the host's answer to GET config, once asked
+  let config: HostConfig | null = null; // the host's answer to GET config, once asked
   /** The open file's upload: { of: the File, hosted: the host's addresses } once uploaded. */
-  let uploaded = null;
-  let uploading = null; // an AbortController while an upload runs
+  let uploaded: { of: Blob; hosted: Hosted } | null = null;
+  let uploading: AbortController | null = null; // an AbortController while an upload runs
 
-  let dialog = null;
-  let f = null; // the dialog's parts, once built
+  let dialog: HTMLDialogElement | null = null;
+  let f: Parts | null = null; // the dialog's parts, once built
 
-  function check(id, text, checked = false) {
+  function check(id: string, text: string, checked = false): [HTMLLabelElement, HTMLInputElement] {
     const label = el('label', 'share-check');
     const box = el('input');
     box.type = 'checkbox';
@@ -54,14 +104,14 @@ export function createShare(player, { opener, timeline, step, video = null, root
   }
 
   /** A read-only field (an input, or a textarea for several lines) and its Copy button. */
-  function copyRow(id, label, lines = 1) {
+  function copyRow(id: string, label: string, lines = 1): [HTMLDivElement, Field] {
     const row = el('div', 'share-row');
     const field = el(lines > 1 ? 'textarea' : 'input', 'share-field');
     field.id = id;
     field.readOnly = true;
     field.spellcheck = false;
-    if (lines > 1) field.rows = lines;
-    else field.type = 'text';
+    if (lines > 1) (field as HTMLTextAreaElement).rows = lines;
+    else (field as HTMLInputElement).type = 'text';
     field.setAttribute('aria-label', label);
     const btn = el('button', 'btn share-copy', 'Copy');
     btn.type = 'button';
@@ -72,7 +122,7 @@ export function createShare(player, { opener, timeline, step, video = null, root
     return [row, field];
   }
 
-  function button(text, title, onClick) {
+  function button(text: string, title: string, onClick: () => void): HTMLButtonElement {
     const b = el('button', 'btn', text);
     b.type = 'button';
     if (title) b.title = title;
@@ -86,9 +136,9 @@ export function createShare(player, { opener, timeline, step, video = null, root
     dialog.setAttribute('aria-labelledby', 'share-title');
     const box = el('div', 'share-box');
     const head = el('div', 'share-head');
-    const close = button('Close', 'Close (Esc)', () => dialog.close());
+    const close = button('Close', 'Close (Esc)', () => dialog?.close());
     head.append(el('h2', '', 'Share'), close);
-    head.firstChild.id = 'share-title';
+    (head.firstChild as HTMLElement).id = 'share-title';
 
     const disk = el('p', 'share-disk');
     disk.id = 'share-disk';
@@ -134,7 +184,7 @@ export function createShare(player, { opener, timeline, step, video = null, root
     // dialog (www/features/export/video.ts) in place of this one.
     if (video) {
       const videoBtn = button('Video…', 'A WebM video of the clip (the whole recording without one)', () => {
-        dialog.close();
+        dialog?.close();
         video();
       });
       videoBtn.id = 'share-video';
@@ -205,7 +255,7 @@ export function createShare(player, { opener, timeline, step, video = null, root
     });
     // A click on the backdrop (the dialog element itself, outside its box) closes it.
     dialog.addEventListener('click', (e) => {
-      if (e.target === dialog) dialog.close();
+      if (e.target === dialog) dialog?.close();
     });
     dialog.addEventListener('close', () => opener?.focus());
     f = {
@@ -248,7 +298,7 @@ export function createShare(player, { opener, timeline, step, video = null, root
   /** Upload and get link: the open file to the host; its links replace the time-only ones. */
   async function upload() {
     const file = player.file;
-    if (!api || !file || uploading) return;
+    if (!api || !file || uploading || !f) return;
     const ctl = new AbortController();
     uploading = ctl;
     f.uploadBtn.disabled = true;
@@ -258,9 +308,10 @@ export function createShare(player, { opener, timeline, step, video = null, root
     try {
       const h = await uploadReplay(api, file, {
         signal: ctl.signal,
+        // f: built (the upload runs from its button).
         onProgress: (sent, total) => {
-          f.progress.value = total > 0 ? sent / total : 0;
-          f.hostNote.textContent =
+          f!.progress.value = total > 0 ? sent / total : 0;
+          f!.hostNote.textContent =
             sent < total ? `Uploading… ${Math.floor((100 * sent) / total)} %` : 'Checking the file on the host…';
         },
       });
@@ -270,7 +321,7 @@ export function createShare(player, { opener, timeline, step, video = null, root
       f.tokenSec.hidden = !h.deleteToken;
       f.token.value = h.deleteToken;
     } catch (e) {
-      f.hostNote.textContent = e.name === 'AbortError' ? 'Upload cancelled.' : e.message;
+      f.hostNote.textContent = (e as Error).name === 'AbortError' ? 'Upload cancelled.' : (e as Error).message;
       f.uploadBtn.disabled = false;
     } finally {
       uploading = null;
@@ -280,9 +331,10 @@ export function createShare(player, { opener, timeline, step, video = null, root
   }
 
   /** Shows Upload and get link when the host takes uploads of this file (asks its config once). */
-  let offeredFor = null; // the file the host section was last written for
-  async function offerUpload(file) {
-    if (f && file !== offeredFor) {
+  let offeredFor: Blob | null = null; // the file the host section was last written for
+  async function offerUpload(file: Blob | null) {
+    if (!f) return; // refresh() calls it once the dialog is built
+    if (file !== offeredFor) {
       offeredFor = file;
       f.hostNote.textContent = '';
       f.tokenSec.hidden = true;
@@ -298,7 +350,7 @@ export function createShare(player, { opener, timeline, step, video = null, root
     } catch (e) {
       f.host.hidden = false;
       f.uploadBtn.hidden = true;
-      f.hostNote.textContent = e.message;
+      f.hostNote.textContent = (e as Error).message;
       return;
     }
     f.host.hidden = !config.uploads;
@@ -312,9 +364,9 @@ export function createShare(player, { opener, timeline, step, video = null, root
   }
 
   /** Seconds for a link: to the millisecond, on the tick the playhead shows. */
-  function linkSeconds(t) {
+  function linkSeconds(t: number): number {
     const rate = player.info?.info.tick_rate_hz || 1;
-    const tick = (s) => Math.floor(s * rate + 1e-6);
+    const tick = (s: number) => Math.floor(s * rate + 1e-6);
     let s = Math.round(t * 1000) / 1000;
     if (tick(s) > tick(t)) s = Math.floor(t * 1000) / 1000;
     else if (tick(s) < tick(t)) s = Math.ceil(t * 1000) / 1000;
@@ -337,16 +389,16 @@ export function createShare(player, { opener, timeline, step, video = null, root
       ...(withView ? { follow: st.follow ?? undefined, camera: st.camera, view: pose, speed: st.speed } : {}),
       spoilers: f.spoilers.checked ? false : undefined,
     };
-    const momentOpts = { ...common, t: { seconds: linkSeconds(player.currentTime) } };
+    const momentOpts: LinkOptions = { ...common, t: { seconds: linkSeconds(player.currentTime) } };
     const c = player.clip;
-    const clipOpts = c && {
+    const clipOpts: LinkOptions | null = c && {
       ...common,
       t: { seconds: linkSeconds(c.start) },
       end: c.end === null ? undefined : { seconds: linkSeconds(c.end) },
       loop: c.loop,
     };
     const b = h ? new URL('.', h.embed).href : base();
-    const link = (o) =>
+    const link = (o: LinkOptions) =>
       h ? hostLink(h.page, linkQuery({ ...o, url: undefined })) : url ? pageLink(b, o) : timeParams(o);
 
     f.disk.hidden = !!url;
@@ -370,14 +422,14 @@ export function createShare(player, { opener, timeline, step, video = null, root
       ? `Plays from ${fmtTime(c.start)} to ${c.end === null ? 'the end' : fmtTime(c.end)}${c.loop ? ', again and again' : ''}; drag its ends on the timeline.`
       : 'No clip yet: press I at its start and O at its end (or use In and Out), then drag its ends on the timeline.';
     f.clipRow.hidden = !c;
-    f.clipLink.value = c ? link(clipOpts) : '';
+    f.clipLink.value = clipOpts ? link(clipOpts) : '';
 
     f.snippets.hidden = !url;
     f.embedNote.textContent = url
       ? `For a web page: the player at ${c ? 'the clip' : 'this moment'}, served from ${b}.`
       : 'An embed needs the replay at a web address too.';
     if (url) {
-      const s = embedSnippets(b, { ...(c ? clipOpts : momentOpts), url });
+      const s = embedSnippets(b, { ...(clipOpts ?? momentOpts), url });
       f.iframe.value = s.iframe;
       f.script.value = s.script;
       f.element.value = s.element;
@@ -385,13 +437,13 @@ export function createShare(player, { opener, timeline, step, video = null, root
     f.oembedHead.hidden = f.oembedRow.hidden = !h?.oembed;
     if (h?.oembed) {
       const o = new URL(h.oembed);
-      o.searchParams.set('url', link(c ? clipOpts : momentOpts));
+      o.searchParams.set('url', link(clipOpts ?? momentOpts));
       f.oembed.value = o.href;
     }
   }
 
   /** Copies a field's text (navigator.clipboard), or selects it for Ctrl+C where the page may not. */
-  async function copy(field, btn) {
+  async function copy(field: Field, btn: HTMLButtonElement) {
     let copied = false;
     try {
       await navigator.clipboard.writeText(field.value);
@@ -400,8 +452,9 @@ export function createShare(player, { opener, timeline, step, video = null, root
       field.focus();
       field.select();
     }
-    const what = btn.getAttribute('aria-label').replace(/^Copy /, '');
-    f.status.textContent = copied ? `Copied ${what}.` : `Selected ${what}: press Ctrl+C (⌘C) to copy it.`;
+    // f: built (the button is in it).
+    const what = btn.getAttribute('aria-label')?.replace(/^Copy /, '');
+    f!.status.textContent = copied ? `Copied ${what}.` : `Selected ${what}: press Ctrl+C (⌘C) to copy it.`;
     btn.textContent = copied ? 'Copied' : 'Selected';
     setTimeout(() => {
       btn.textContent = 'Copy';
@@ -418,25 +471,26 @@ export function createShare(player, { opener, timeline, step, video = null, root
     refresh();
   };
   player.on('timeupdate', follow);
-  for (const ev of ['cameramode', 'selection', 'ratechange', 'seeked']) {
+  for (const ev of ['cameramode', 'selection', 'ratechange', 'seeked'] as const) {
     player.on(ev, () => dialog?.open && refresh());
   }
 
   function open() {
     if (!player.info) return;
     if (!dialog) build();
-    f.status.textContent = '';
+    // build() set both.
+    f!.status.textContent = '';
     refresh();
-    if (!dialog.open) dialog.showModal();
-    f.link.focus();
-    f.link.select();
+    if (!dialog!.open) dialog!.showModal();
+    f!.link.focus();
+    f!.link.select();
   }
 
   return {
     open,
     close: () => dialog?.close(),
     /** I / O: a clip point at the playhead (features/share/clip.ts). */
-    mark: (point, t) => clip.mark(point, t),
+    mark: (point: ClipPoint, t?: number) => clip.mark(point, t),
     clip,
     /** Resolves once the open dialog's texts are written (test hook). */
     refresh,

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // What the Share dialog (www/features/share/dialog.ts) offers, as text: a link to a moment or a clip, the
 // time-only parameters (a file from the disk has no address), and the embed snippets: an iframe of
 // embed.html, a script that imports player.js, and the <replay-player> element (docs/embedding.md).
@@ -13,12 +12,37 @@
 
 import { linkQuery } from '../../api/links.ts';
 
+/** A time as links carry it: seconds, or a tick (api/links.ts's formatTime()). */
+export interface LinkTime {
+  seconds?: number;
+  tick?: number;
+}
+
+/** The options of a link to a moment (api/options.ts's vocabulary, as api/links.ts's linkQuery() writes them). */
+export interface LinkOptions {
+  url?: string;
+  t?: LinkTime;
+  end?: LinkTime;
+  loop?: boolean;
+  follow?: string | number;
+  camera?: string;
+  view?: number[];
+  speed?: number;
+  autoplay?: boolean;
+  spoilers?: boolean;
+  controls?: boolean;
+  panels?: string[];
+}
+
+/** create()'s options as createOptions() writes them: times as numbers or "tick:N". */
+export type CreateOptions = Record<string, string | number | boolean | number[]>;
+
 /**
  * How a link names the replay at `url` (absolute) from the player's folder `base`: relative when
  * it lies under that folder (a shorter link that still works where the folder is copied), else
  * absolute.
  */
-export function linkUrl(url, base) {
+export function linkUrl(url: string, base: string): string {
   if (!url?.startsWith(base)) return url;
   const rest = url.slice(base.length);
   try {
@@ -30,24 +54,24 @@ export function linkUrl(url, base) {
 }
 
 /** The full page at `base` opened at the moment `o` says (o.url relative where it can be). */
-export function pageLink(base, o) {
+export function pageLink(base: string, o: LinkOptions): string {
   const q = linkQuery({ ...o, url: o.url ? linkUrl(o.url, base) : undefined });
   return q ? `${base}?${q}` : base;
 }
 
 /** `?t=…&…` without a replay: for a file from the disk, to add to a link of wherever it is put. */
-export function timeParams(o) {
+export function timeParams(o: LinkOptions): string {
   const q = linkQuery({ ...o, url: undefined });
   return q ? `?${q}` : '';
 }
 
 /** Text as an HTML attribute value (between double quotes). */
-export function escapeAttr(s) {
+export function escapeAttr(s: unknown): string {
   return String(s).replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 /** A value as a JavaScript literal that is safe inside a <script> element (no `</script>`). */
-export function jsValue(v) {
+export function jsValue(v: unknown): string {
   return JSON.stringify(v)
     .replace(/</g, '\\u003c')
     .replace(/\u2028/g, '\\u2028')
@@ -55,8 +79,8 @@ export function jsValue(v) {
 }
 
 /** The options of `o` as create() takes them (names as in links; times as numbers or "tick:N"). */
-export function createOptions(o) {
-  const out = {};
+export function createOptions(o: LinkOptions): CreateOptions {
+  const out: CreateOptions = {};
   for (const [k, v] of new URLSearchParams(linkQuery({ ...o, url: undefined }))) {
     if (k === 'loop' || k === 'autoplay') out[k] = true;
     else if (k === 'spoilers' || k === 'controls') out[k] = false;
@@ -69,7 +93,7 @@ export function createOptions(o) {
 }
 
 /** The attributes of `o` as <replay-player> takes them (booleans bare, spoilers="off"). */
-function attributes(o) {
+function attributes(o: LinkOptions): string {
   let s = '';
   for (const [k, v] of new URLSearchParams(linkQuery({ ...o, url: undefined }))) {
     if (k === 'loop' || k === 'autoplay') s += ` ${k}`;
@@ -84,7 +108,10 @@ function attributes(o) {
  * player's folder `base`: `iframe` (embed.html with the link's parameters), `script` (create()
  * from player.js) and `element` (<replay-player> defined by element.js).
  */
-export function embedSnippets(base, o) {
+export function embedSnippets(
+  base: string,
+  o: LinkOptions & { url: string },
+): { iframe: string; script: string; element: string } {
   const src = `${base}embed.html?${linkQuery({ ...o, url: linkUrl(o.url, base) })}`;
   const entries = Object.entries(createOptions(o)).map(([k, v]) => `${k}: ${jsValue(v)}`);
   const opts = entries.length ? `{ ${entries.join(', ')} }` : '{}';

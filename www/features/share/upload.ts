@@ -1,4 +1,3 @@
-// @ts-nocheck
 // "Upload and get link" (docs/hosting.md "The page"): where the page is served by a replay host
 // (`replay host`), a file opened from the disk is uploaded to it and shared as that host's link.
 //
@@ -13,8 +12,37 @@
 // No DOM of the dialog here (www/features/share/dialog.ts); the host's strings reach the DOM there only as
 // textContent / value.
 
+/** The host's uploads (`GET <api>config`), as hostConfig() reads them. */
+export interface HostConfig {
+  uploads: boolean;
+  maxUploadBytes: number;
+  tokenRequired: boolean;
+}
+
+/** A hosted replay's addresses (absolute, http(s)): the host's answer to an upload, or its own page's. */
+export interface Hosted {
+  id: string;
+  page: string;
+  file: string;
+  embed: string;
+  oembed: string | null;
+  poster: string | null;
+  deleteToken: string;
+}
+
+/** uploadReplay()'s options. */
+export interface UploadOptions {
+  token?: string;
+  onProgress?: (sent: number, total: number) => void;
+  signal?: AbortSignal;
+  Xhr?: new () => XMLHttpRequest;
+}
+
+/** A value parsed from the host's JSON, read field by field (each checked where it is read). */
+type JsonFields = { readonly [key: string]: unknown } | null | undefined;
+
 /** The host's API address (absolute, ending in `/`, on the page's own origin), or null. */
-export function hostApi(doc = document) {
+export function hostApi(doc: Document = document): string | null {
   const v = doc.querySelector('meta[name="replay-host"]')?.getAttribute('content');
   if (!v) return null;
   try {
@@ -30,14 +58,14 @@ export function hostApi(doc = document) {
  * The host's uploads: `{ uploads, maxUploadBytes, tokenRequired }` from `GET <api>config`.
  * Rejects with a sentence when the host does not answer.
  */
-export async function hostConfig(api, fetchImpl = fetch) {
-  let c;
+export async function hostConfig(api: string, fetchImpl: typeof fetch = fetch): Promise<HostConfig> {
+  let c: JsonFields;
   try {
     const r = await fetchImpl(`${api}config`, { headers: { accept: 'application/json' } });
     if (!r.ok) throw new Error(`status ${r.status}`);
     c = await r.json();
   } catch (e) {
-    throw new Error(`The host did not say whether it takes uploads (${e.message}).`);
+    throw new Error(`The host did not say whether it takes uploads (${(e as Error).message}).`);
   }
   const max = Number(c?.maxUploadBytes);
   return {
@@ -48,7 +76,7 @@ export async function hostConfig(api, fetchImpl = fetch) {
 }
 
 /** The sentence for a refused upload: the host's own message where it gave one (422: the reader's). */
-export function uploadError(status, body) {
+export function uploadError(status: number, body: JsonFields): string {
   const said = typeof body?.error === 'string' ? body.error.slice(0, 500) : '';
   switch (status) {
     case 401:
@@ -68,8 +96,8 @@ export function uploadError(status, body) {
 }
 
 /** The host's answer to an upload, checked: every address absolute, on http(s). */
-function hostedOf(body, base) {
-  const abs = (v) => {
+function hostedOf(body: JsonFields, base: string): Hosted | null {
+  const abs = (v: unknown): string | null => {
     if (typeof v !== 'string' || !v) return null;
     try {
       const u = new URL(v, base);
@@ -87,7 +115,7 @@ function hostedOf(body, base) {
     poster: abs(body?.poster),
     deleteToken: typeof body?.deleteToken === 'string' ? body.deleteToken : '',
   };
-  return out.page && out.file && out.embed ? out : null;
+  return out.page && out.file && out.embed ? (out as Hosted) : null; // page, file and embed: checked
 }
 
 /**
@@ -97,7 +125,11 @@ function hostedOf(body, base) {
  * AbortError when `signal` aborts. `onProgress(sent, total)` follows the bytes sent.
  * XMLHttpRequest, not fetch: only it reports an upload's progress.
  */
-export function uploadReplay(api, file, { token = '', onProgress, signal, Xhr = XMLHttpRequest } = {}) {
+export function uploadReplay(
+  api: string,
+  file: Blob & { name?: string },
+  { token = '', onProgress, signal, Xhr = XMLHttpRequest }: UploadOptions = {},
+): Promise<Hosted> {
   return new Promise((resolve, reject) => {
     const x = new Xhr();
     x.open('POST', `${api}replays`);
@@ -107,7 +139,7 @@ export function uploadReplay(api, file, { token = '', onProgress, signal, Xhr = 
     if (token) x.setRequestHeader('Authorization', `Bearer ${token}`);
     x.upload.onprogress = (e) => onProgress?.(e.loaded, e.lengthComputable ? e.total : file.size);
     x.onload = () => {
-      let body = null;
+      let body: JsonFields = null;
       try {
         body = JSON.parse(x.responseText);
       } catch {
@@ -130,12 +162,12 @@ export function uploadReplay(api, file, { token = '', onProgress, signal, Xhr = 
  * `url` is that replay: `{ page, file, embed, oembed }` (embed.html in the player's folder `base`),
  * else null.
  */
-export function hostedPage(url, base, doc = document) {
+export function hostedPage(url: string, base: string, doc: Document = document): Hosted | null {
   const canonical = doc.querySelector('link[rel="canonical"]')?.getAttribute('href');
   const src = doc.querySelector('meta[name="replay-src"]')?.getAttribute('content');
   const oembed = doc.querySelector('link[rel="alternate"][type="application/json+oembed"]')?.getAttribute('href');
   if (!url || !canonical || !src) return null;
-  let file;
+  let file: string;
   try {
     file = new URL(src, doc.baseURI).href;
   } catch {
@@ -149,6 +181,6 @@ export function hostedPage(url, base, doc = document) {
 }
 
 /** A link to the host's page of a replay at the moment `query` (linkQuery() without `url`). */
-export function hostLink(page, query) {
+export function hostLink(page: string, query: string): string {
   return query ? `${page}?${query}` : page;
 }
