@@ -46,8 +46,9 @@ export interface ControlsPlayer {
   /** A mode from the camera select (the player's own names). */
   setCameraMode(mode: string): void;
   cameraMode(): string;
-  /** The diagnostics snapshot: where the player is when the controls are mounted. */
-  state(): { ready: boolean; playing: boolean };
+  /** The diagnostics snapshot (plain data, its fields the code's): where the player is when the
+   *  controls are mounted. */
+  state(): { ready?: unknown; playing?: unknown };
   on<K extends keyof ControlsEvents>(ev: K, fn: (payload: ControlsEvents[K]) => void): () => void;
 }
 
@@ -399,11 +400,12 @@ export function createControls(player: ControlsPlayer, element: HTMLElement): Co
   ];
 
   // Mounted while the player may already be under way (create() imports this on first use).
+  // (Booleans in the snapshot; read as such, whatever else a snapshot may hold.)
   const now = player.state();
-  ready = now.ready;
-  played = now.playing;
+  ready = now.ready === true;
+  played = now.playing === true;
   enable(ready);
-  setPlaying(now.playing);
+  setPlaying(now.playing === true);
   showSpeed(player.speed);
   camera.value = player.cameraMode();
   showBig();

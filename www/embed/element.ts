@@ -15,6 +15,7 @@
 import { create } from '../api/create.ts';
 import { mountUI, type MountedUI, type MountPlayer } from './mount.ts';
 import { readOptions } from '../api/options.ts';
+import type { PlayerEventMap } from '../../types/player.d.ts';
 
 /** A time option as api/options.ts reads it: seconds, or a tick. */
 type TimeOption = { seconds: number; tick?: undefined } | { tick: number; seconds?: undefined };
@@ -47,7 +48,7 @@ interface Clip {
 }
 
 /** What the element asks of the player (the public handle, www/api/player.ts): the UI's needs and its own. */
-type ElementPlayer = MountPlayer & {
+export type ElementPlayer = MountPlayer & {
   readonly clip: Clip | null;
   load(src: LoadSource, options?: object): Promise<unknown>;
   seekTick(tick: number): unknown;
@@ -56,8 +57,8 @@ type ElementPlayer = MountPlayer & {
   setClip(clip: Clip | null): unknown;
   dispose(): void;
   /** Any event of the handle (EVENTS, and the page's own `on`): `fn` gets its payload. */
-  on(ev: string, fn: (payload: never) => void): () => void;
-  off(ev: string, fn: (payload: never) => void): void;
+  on<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): () => void;
+  off<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): void;
 };
 /** The handle seen by name (the methods and getters the element forwards, METHODS and GETTERS). */
 type ByName = { [name: string]: unknown };
@@ -105,7 +106,7 @@ const EVENTS = [
   'cameramode',
   'selection',
   'live',
-];
+] as const;
 /** The handle's methods the element has (called on the handle; nothing before it is connected). */
 const METHODS = [
   'play',
@@ -346,10 +347,12 @@ export class ReplayPlayerElement extends HTMLElement {
     this.#p?.seek(t);
   }
   /** Listens to a handle event with the handle's `(payload) => …` (the DOM events carry `detail`). */
-  on(ev: string, fn: (payload: never) => void): () => void {
+  on<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): () => void;
+  on(ev: keyof PlayerEventMap, fn: (payload: PlayerEventMap[keyof PlayerEventMap]) => void): () => void {
     return this.#p?.on(ev, fn) ?? (() => {});
   }
-  off(ev: string, fn: (payload: never) => void): void {
+  off<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): void;
+  off(ev: keyof PlayerEventMap, fn: (payload: PlayerEventMap[keyof PlayerEventMap]) => void): void {
     this.#p?.off(ev, fn);
   }
 }

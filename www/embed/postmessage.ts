@@ -16,16 +16,7 @@ export const COMMAND_TYPE = 'replay-player:command';
 export const EVENT_TYPE = 'replay-player:event';
 export const COMMANDS = Object.freeze(['play', 'pause', 'seek', 'setSpeed', 'follow', 'setCamera', 'load', 'getState']);
 /** Events the bridge posts (plus `state`, the answer to getState). */
-export const EVENTS = Object.freeze([
-  'ready',
-  'play',
-  'pause',
-  'seeked',
-  'timeupdate',
-  'ended',
-  'kill',
-  'error',
-] as const);
+export const EVENTS = Object.freeze(['ready', 'play', 'pause', 'seeked', 'timeupdate', 'ended', 'kill', 'error']);
 /** At most this many `timeupdate` events a second (the player's own fire every frame). */
 export const TIMEUPDATES_PER_S = 4;
 /** Longest id, callsign or URL a command may carry. */
@@ -59,14 +50,20 @@ export type ParsedCommand =
 /** An `error` event's payload as the handle sends it (read defensively: `message`, or the value). */
 type ErrorPayload = { message?: unknown } | null | undefined;
 
-/** The events the bridge listens to (their payloads are its listeners' parameters). */
-type BridgeEvent = (typeof EVENTS)[number];
+/** The handle's events the bridge listens to (EVENTS), and the payloads it reads. */
+interface BridgeEvents {
+  ready: unknown;
+  play: unknown;
+  pause: unknown;
+  seeked: unknown;
+  ended: unknown;
+  error: ErrorPayload;
+  timeupdate: unknown;
+  kill: Kill;
+}
+type BridgeEvent = keyof BridgeEvents;
 
-/**
- * What the bridge asks of the player (the public handle, www/api/player.ts). Its listeners are
- * registered by name from a table, each with the payload it reads (the handle's own types differ
- * per event): `fn` takes any payload.
- */
+/** What the bridge asks of the player (the public handle, www/api/player.ts). */
 export interface BridgeHandle {
   readonly currentTime: number;
   readonly duration: number;
@@ -79,8 +76,8 @@ export interface BridgeHandle {
   load(src: string): unknown;
   getState(): unknown;
   describeKill(kill: Kill): unknown;
-  on(ev: BridgeEvent, fn: (payload: never) => void): (() => void) | undefined;
-  off(ev: BridgeEvent, fn: (payload: never) => void): void;
+  on<K extends BridgeEvent>(ev: K, fn: (payload: BridgeEvents[K]) => void): (() => void) | undefined;
+  off<K extends BridgeEvent>(ev: K, fn: (payload: BridgeEvents[K]) => void): void;
 }
 
 /** bindBridge()'s window, the origins allowed (none: any parent) and its clock (tests). */
@@ -258,7 +255,7 @@ export function bindBridge(
   win.addEventListener('message', onMessage);
 
   let lastUpdate = -Infinity;
-  const listeners: Record<BridgeEvent, (payload: never) => void> = {
+  const listeners: { [K in BridgeEvent]: (payload: BridgeEvents[K]) => void } = {
     ready: () => post('ready', handle.getState()),
     play: () => post('play', { time: handle.currentTime }),
     pause: () => post('pause', { time: handle.currentTime }),
@@ -273,10 +270,13 @@ export function bindBridge(
     },
     kill: (k: Kill) => post('kill', handle.describeKill(k)),
   };
-  const entries = Object.entries(listeners) as [BridgeEvent, (payload: never) => void][];
-  for (const [ev, fn] of entries) handle.on(ev, fn);
+  // Each event with its own listener (generic in the event: the listener's payload is that event's).
+  const listen = <K extends BridgeEvent>(ev: K) => handle.on(ev, listeners[ev]);
+  const unlisten = <K extends BridgeEvent>(ev: K) => handle.off(ev, listeners[ev]);
+  const names = Object.keys(listeners) as BridgeEvent[];
+  for (const ev of names) listen(ev);
   return () => {
     win.removeEventListener('message', onMessage);
-    for (const [ev, fn] of entries) handle.off(ev, fn);
+    for (const ev of names) unlisten(ev);
   };
 }

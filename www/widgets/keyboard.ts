@@ -11,12 +11,12 @@ import { SEEK_STEP_S } from '../api/player.ts';
 type CameraMode = 'orbit' | 'free' | 'follow' | 'first' | 'kill';
 type Axis = 'forward' | 'right' | 'up';
 
-/** The free camera's held keys, as setFlyKeys() takes them. */
+/** The free camera's held keys, as setFlyKeys() takes them (each axis -1, 0 or 1). */
 export interface FlyKeys {
-  forward: number;
-  right: number;
-  up: number;
-  fast: boolean;
+  forward?: number;
+  right?: number;
+  up?: number;
+  fast?: boolean;
 }
 
 /** What the shortcuts ask of the player (the handle, www/api/player.ts). */
