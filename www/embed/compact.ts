@@ -8,7 +8,7 @@
 import { fmtTime } from '../widgets/format.ts';
 import { SPEEDS } from '../core/clock.ts';
 import { CAMERA_MODES, KILL_LEAD_S } from '../api/player.ts';
-import { createMarkerLayer, type MarkerHit, type MarkerInspection } from '../widgets/marker-layer.ts';
+import { createMarkerLayer, type MarkerEvent, type MarkerHit, type MarkerInspection } from '../widgets/marker-layer.ts';
 import type { Kill } from '../widgets/events.ts';
 
 /** The handle's events the controls listen to, and the payloads they read. */
@@ -175,7 +175,7 @@ export function createControls(player: ControlsPlayer, element: HTMLElement): Co
   big.hidden = true;
   element.append(big, bar);
 
-  const layer = createMarkerLayer({
+  const layer = createMarkerLayer<MarkerEvent, Kill>({
     scrubber: scrub,
     canvas: markers,
     overlay: near,

@@ -14,7 +14,7 @@ import type { Kill } from './events.ts';
 interface KillFeedEvents {
   loadstart: unknown;
   info: unknown;
-  markers: Kill[];
+  markers: readonly Kill[];
   scan: { complete: boolean };
   killcam: unknown;
   seeking: unknown;
@@ -26,7 +26,7 @@ interface KillFeedEvents {
 export interface KillFeedPlayer {
   readonly info: unknown;
   readonly tick: number;
-  readonly kills: Kill[];
+  readonly kills: readonly Kill[];
   readonly weaponsRecorded: boolean;
   readonly spoilerSafe: boolean;
   /** A recording without an index: how far the kill scan got (null: the index gave every kill). */
@@ -71,7 +71,7 @@ export function createKillFeed(player: KillFeedPlayer, root: Document | Document
   note.hidden = true;
   scroller.before(note);
 
-  let kills: Kill[] = []; // in tick order (player.kills)
+  let kills: readonly Kill[] = []; // in tick order (player.kills)
   let times: number[] = [];
   let past = -1; // last kill at or before the playhead
   let near = new Set<number>(); // ticks of kills near the playhead
@@ -140,7 +140,7 @@ export function createKillFeed(player: KillFeedPlayer, root: Document | Document
 
   // A filter of the rows (the Analysis panel's, www/features/analysis/panel.ts): `keep(kill)`, or null.
   let keep: ((kill: Kill) => boolean) | null = null;
-  function setKills(list0: Kill[]) {
+  function setKills(list0: readonly Kill[]) {
     kills = keep ? list0.filter(keep) : list0;
     times = kills.map((k) => player.killTime(k));
     killCount.textContent = kills.length ? String(kills.length) : '';

@@ -214,9 +214,10 @@ function fillOutOfFlow(canvas: HTMLCanvasElement) {
  * The canvases are absolutely positioned over the scrubber (fillOutOfFlow): their size never feeds
  * back into the scrubber's, which is theirs. The scrubber is their containing block: `position:
  * relative` (as style.css and player.css have it) unless its inline style says otherwise.
- * (`K`, `E`: the caller's kills and events, handed back as they are by hitTest().)
+ * (`E`, `K`: the caller's events and kills, handed back as they are by hitTest(); the kills are
+ * those among the events unless said otherwise.)
  */
-export function createMarkerLayer<K extends Kill = Kill, E extends MarkerEvent = MarkerEvent>({
+export function createMarkerLayer<E extends MarkerEvent = MarkerEvent, K extends Kill = Extract<E, Kill>>({
   scrubber,
   canvas,
   overlay,
