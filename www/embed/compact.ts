@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The compact controls of an embedded player (docs/embedding.md "Controls"), over the bottom of
 // the picture: play / pause, the time, a scrubber with the kill markers (drawn by
 // widgets/marker-layer.ts from the handle's `kills`: spoiler-safe, they are only those the playhead has
@@ -9,9 +8,85 @@
 import { fmtTime } from '../widgets/format.ts';
 import { SPEEDS } from '../core/clock.ts';
 import { CAMERA_MODES, KILL_LEAD_S } from '../api/player.ts';
-import { createMarkerLayer } from '../widgets/marker-layer.ts';
+import { createMarkerLayer, type MarkerEvent, type MarkerHit, type MarkerInspection } from '../widgets/marker-layer.ts';
+import type { Kill } from '../widgets/events.ts';
 
-const CAMERA_NAMES = { orbit: 'Orbit', free: 'Free', follow: 'Follow', first: 'First person', kill: 'Kill cam' };
+/** The handle's events the controls listen to, and the payloads they read. */
+interface ControlsEvents {
+  loadstart: unknown;
+  info: unknown;
+  ready: unknown;
+  markers: readonly Kill[];
+  timeupdate: unknown;
+  play: unknown;
+  pause: unknown;
+  ratechange: number;
+  cameramode: unknown;
+}
+
+/** What the compact controls ask of the player (the public handle, www/api/player.ts). */
+export interface ControlsPlayer {
+  readonly info: unknown;
+  readonly currentTime: number;
+  readonly duration: number;
+  readonly playing: boolean;
+  readonly speed: number;
+  readonly spoilerSafe: boolean;
+  /** The furthest time the playhead has been at (seconds). */
+  readonly revealedUntil: number;
+  readonly kills: readonly Kill[];
+  killTime(kill: Kill): number;
+  killText(kill: Kill): string;
+  play(): void;
+  pause(): void;
+  toggle(): void;
+  seek(t: number): unknown;
+  prefetch(t: number): void;
+  setSpeed(speed: number): void;
+  /** A mode from the camera select (the player's own names). */
+  setCameraMode(mode: string): void;
+  cameraMode(): string;
+  /** The diagnostics snapshot (plain data, its fields the code's): where the player is when the
+   *  controls are mounted. */
+  state(): { ready?: unknown; playing?: unknown };
+  on<K extends keyof ControlsEvents>(ev: K, fn: (payload: ControlsEvents[K]) => void): () => void;
+}
+
+/** What createControls() returns. */
+export interface Controls {
+  /** The marker layer's inspection (tests): kills drawn, x / y in CSS px of the scrubber. */
+  markers(): MarkerInspection;
+  dispose(): void;
+}
+
+/** The DOM events the controls listen to. */
+type ControlEvents = Pick<
+  HTMLElementEventMap,
+  | 'pointerdown'
+  | 'pointermove'
+  | 'pointerleave'
+  | 'pointerup'
+  | 'pointercancel'
+  | 'click'
+  | 'change'
+  | 'fullscreenchange'
+>;
+/** An element or the document, as the controls listen to them. */
+interface ControlTarget {
+  addEventListener<K extends keyof ControlEvents>(
+    type: K,
+    fn: (e: ControlEvents[K]) => void,
+    options: AddEventListenerOptions,
+  ): void;
+}
+
+const CAMERA_NAMES: Record<string, string> = {
+  orbit: 'Orbit',
+  free: 'Free',
+  follow: 'Follow',
+  first: 'First person',
+  kill: 'Kill cam',
+};
 /** The scrubber's shortest length when it may not tell the recording's (spoiler-safe), seconds. */
 const SAFE_SPAN_S = 60;
 
@@ -20,27 +95,31 @@ const SAFE_SPAN_S = 60;
  * is not told), the first of 60 s, 120 s, 240 s… that leaves a quarter's room past `reached`, the
  * furthest the playhead has been; the duration once the playhead has been at the end.
  */
-export function scrubSpan(duration, spoilerSafe, reached) {
+export function scrubSpan(duration: number, spoilerSafe: boolean, reached: number): number {
   if (!spoilerSafe || !(duration > 0) || reached >= duration) return duration;
   let s = SAFE_SPAN_S;
   while (s < reached * 1.25) s *= 2;
   return s;
 }
 
-function h(tag, className, attrs = {}) {
+function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  className: string,
+  attrs: Record<string, string> = {},
+): HTMLElementTagNameMap[K] {
   const e = document.createElement(tag);
   e.className = className;
   for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
   return e;
 }
 
-function button(className, label) {
+function button(className: string, label: string): HTMLButtonElement {
   const b = h('button', className, { type: 'button', 'aria-label': label, title: label });
   b.append(h('span', 'rp-icon', { 'aria-hidden': 'true' }));
   return b;
 }
 
-function select(className, label, options) {
+function select(className: string, label: string, options: [string, string][]): HTMLSelectElement {
   const s = h('select', className, { 'aria-label': label, title: label });
   for (const [value, text] of options) {
     const o = document.createElement('option');
@@ -51,13 +130,13 @@ function select(className, label, options) {
   return s;
 }
 
-const clamp01 = (v) => Math.min(1, Math.max(0, v));
+const clamp01 = (v: number) => Math.min(1, Math.max(0, v));
 
 /**
  * Draws the compact controls into `element` (the player's frame, embed/frame.ts) for the player
  * `player` (the handle). Returns `{ dispose, markers }` (markers: the marker layer's inspection).
  */
-export function createControls(player, element) {
+export function createControls(player: ControlsPlayer, element: HTMLElement): Controls {
   const bar = h('div', 'rp-controls', { role: 'group', 'aria-label': 'Playback' });
   const play = button('rp-btn rp-play', 'Play');
   const time = h('span', 'rp-time');
@@ -82,12 +161,12 @@ export function createControls(player, element) {
   const speed = select(
     'rp-select rp-speed',
     'Speed',
-    SPEEDS.map((s) => [String(s), `${s}×`]),
+    SPEEDS.map((s): [string, string] => [String(s), `${s}×`]),
   );
   const camera = select(
     'rp-select rp-camera',
     'Camera',
-    CAMERA_MODES.map((m) => [m, CAMERA_NAMES[m]]),
+    CAMERA_MODES.map((m): [string, string] => [m, CAMERA_NAMES[m]]),
   );
   const full = button('rp-btn rp-full', 'Full screen');
   full.hidden = !document.fullscreenEnabled;
@@ -96,7 +175,7 @@ export function createControls(player, element) {
   big.hidden = true;
   element.append(big, bar);
 
-  const layer = createMarkerLayer({
+  const layer = createMarkerLayer<MarkerEvent, Kill>({
     scrubber: scrub,
     canvas: markers,
     overlay: near,
@@ -105,7 +184,8 @@ export function createControls(player, element) {
     events: () => [],
   });
   const gone = new AbortController();
-  const on = (target, ev, fn) => target.addEventListener(ev, fn, { signal: gone.signal });
+  const on = <K extends keyof ControlEvents>(target: ControlTarget, ev: K, fn: (e: ControlEvents[K]) => void) =>
+    target.addEventListener(ev, fn, { signal: gone.signal });
   let played = false;
   let ready = false;
 
@@ -149,23 +229,25 @@ export function createControls(player, element) {
     }
   }
 
-  const timeAtX = (clientX) => {
+  const timeAtX = (clientX: number) => {
     const r = scrub.getBoundingClientRect();
     return r.width > 0 ? clamp01((clientX - r.left) / r.width) * span : 0;
   };
-  const hitAt = (e) => {
+  const hitAt = (e: PointerEvent) => {
     const r = scrub.getBoundingClientRect();
     return { hit: layer.hitTest(e.clientX - r.left, e.clientY - r.top), x: e.clientX - r.left, w: r.width };
   };
   /** Keys go to the player after a click on its controls (a select or the scrubber keeps none). */
   const refocus = () => {
-    if (!element.contains(element.getRootNode().activeElement)) element.focus({ preventScroll: true });
+    // (A detached element's root is an element: no active element, and the focus goes to it.)
+    if (!element.contains((element.getRootNode() as Document | ShadowRoot).activeElement))
+      element.focus({ preventScroll: true });
   };
 
-  let drag = null;
-  let pressed = null;
+  let drag: { wasPlaying: boolean } | null = null;
+  let pressed: MarkerHit | null = null;
   let raf = 0;
-  let pendingX = null;
+  let pendingX: number | null = null;
   on(scrub, 'pointerdown', (e) => {
     if (e.button !== 0 || !player.info || !(span > 0)) return;
     scrub.setPointerCapture?.(e.pointerId);
@@ -196,7 +278,7 @@ export function createControls(player, element) {
     const t = hit?.row === 'kill' ? Math.max(0, hit.t - KILL_LEAD_S) : timeAtX(e.clientX);
     // Where a click would go: the worker readies that moment.
     player.prefetch(t);
-    const more = hit?.count > 1 ? ` (+${hit.count - 1} more)` : '';
+    const more = hit && hit.count > 1 ? ` (+${hit.count - 1} more)` : '';
     tip.textContent = hit?.row === 'kill' ? `${player.killText(hit.kill)}${more}` : fmtTime(timeAtX(e.clientX));
     tip.style.left = `${Math.min(w, Math.max(0, hit?.row === 'kill' ? hit.col.x : x))}px`;
     tip.classList.toggle('rp-tip-kill', hit?.row === 'kill');
@@ -206,7 +288,7 @@ export function createControls(player, element) {
     tip.hidden = true;
     layer.setHovered(null);
   });
-  const endDrag = (e) => {
+  const endDrag = (e: PointerEvent) => {
     if (pressed) {
       const { hit } = e.type === 'pointerup' ? hitAt(e) : { hit: null };
       if (hit?.row === 'kill' && hit.col === pressed.col) player.seek(Math.max(0, hit.t - KILL_LEAD_S));
@@ -226,7 +308,7 @@ export function createControls(player, element) {
 
   // ---------------------------------------------------------------- buttons and selects
 
-  const setPlaying = (p) => {
+  const setPlaying = (p: boolean) => {
     play.classList.toggle('rp-on', p);
     const label = p ? 'Pause' : 'Play';
     play.setAttribute('aria-label', label);
@@ -246,7 +328,7 @@ export function createControls(player, element) {
     camera.value = player.cameraMode();
     refocus();
   });
-  const fullscreenNow = () => element.getRootNode().fullscreenElement === element;
+  const fullscreenNow = () => (element.getRootNode() as Document | ShadowRoot).fullscreenElement === element;
   on(full, 'click', () => {
     if (fullscreenNow()) document.exitFullscreen?.().catch(() => {});
     else element.requestFullscreen?.().catch(() => {});
@@ -258,14 +340,14 @@ export function createControls(player, element) {
     full.classList.toggle('rp-on', fullscreenNow());
   });
 
-  const enable = (on) => {
+  const enable = (on: boolean) => {
     for (const c of [play, speed, camera]) c.disabled = !on;
     scrub.setAttribute('aria-disabled', String(!on));
   };
   const showBig = () => {
     big.hidden = !ready || played || player.playing;
   };
-  const showSpeed = (v) => {
+  const showSpeed = (v: number) => {
     const o = [...speed.options].find((x) => Number(x.value) === v);
     if (o) speed.value = o.value;
   };
@@ -318,11 +400,12 @@ export function createControls(player, element) {
   ];
 
   // Mounted while the player may already be under way (create() imports this on first use).
+  // (Booleans in the snapshot; read as such, whatever else a snapshot may hold.)
   const now = player.state();
-  ready = now.ready;
-  played = now.playing;
+  ready = now.ready === true;
+  played = now.playing === true;
   enable(ready);
-  setPlaying(now.playing);
+  setPlaying(now.playing === true);
   showSpeed(player.speed);
   camera.value = player.cameraMode();
   showBig();

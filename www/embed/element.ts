@@ -1,4 +1,3 @@
-// @ts-nocheck
 // <replay-player>: the custom element form (docs/embedding.md "Custom element").
 //
 //   <script type="module" src="https://cdn.example/replay-player/element.js"></script>
@@ -14,8 +13,55 @@
 // lives in the element's shadow root with its stylesheet; it starts when the element is connected
 // and is disposed when it is removed from the document (workers ended, GPU released).
 import { create } from '../api/create.ts';
-import { mountUI } from './mount.ts';
+import { mountUI, type MountedUI, type MountPlayer } from './mount.ts';
 import { readOptions } from '../api/options.ts';
+import type { PlayerEventMap } from '../../types/player.d.ts';
+
+/** A time option as api/options.ts reads it: seconds, or a tick. */
+type TimeOption = { seconds: number; tick?: undefined } | { tick: number; seconds?: undefined };
+
+/** The options the element reads from its attributes (api/options.ts readOptions()). */
+interface ElementOptions {
+  t?: TimeOption;
+  end?: TimeOption;
+  loop?: boolean;
+  follow?: string | number;
+  camera?: string;
+  speed?: number;
+  controls?: boolean;
+  aspect?: number;
+}
+/** readOptions()'s answer: the options read, and a sentence for each value it could not use. */
+interface ReadOptions {
+  options: ElementOptions;
+  notices: string[];
+}
+
+/** What load() opens: a URL, a File/Blob, bytes, or a live source ({ live }). */
+type LoadSource = string | URL | Blob | ArrayBuffer | ArrayBufferView | { live: string };
+
+/** The clip as the handle keeps it, and as setClip() takes it. */
+interface Clip {
+  start: number;
+  end: number | null;
+  loop: boolean;
+}
+
+/** What the element asks of the player (the public handle, www/api/player.ts): the UI's needs and its own. */
+export type ElementPlayer = MountPlayer & {
+  readonly clip: Clip | null;
+  load(src: LoadSource, options?: object): Promise<unknown>;
+  seekTick(tick: number): unknown;
+  follow(entity: string | number | null): unknown;
+  setCamera(mode: string): unknown;
+  setClip(clip: Clip | null): unknown;
+  dispose(): void;
+  /** Any event of the handle (EVENTS, and the page's own `on`): `fn` gets its payload. */
+  on<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): () => void;
+  off<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): void;
+};
+/** The handle seen by name (the methods and getters the element forwards, METHODS and GETTERS). */
+type ByName = { [name: string]: unknown };
 
 const ATTRIBUTES = [
   'src',
@@ -60,7 +106,7 @@ const EVENTS = [
   'cameramode',
   'selection',
   'live',
-];
+] as const;
 /** The handle's methods the element has (called on the handle; nothing before it is connected). */
 const METHODS = [
   'play',
@@ -122,7 +168,7 @@ const LIVE = new Set(['t', 'end', 'loop', 'follow', 'camera', 'speed', 'controls
  * of the host's container, not the element's. A constructed sheet is no `<style>`: a strict CSP
  * allows it. (A page's own rules for replay-player win over `:host`.) null where unsupported.
  */
-let hostSheet;
+let hostSheet: CSSStyleSheet | null | undefined;
 function hostRules() {
   if (hostSheet === undefined) {
     try {
@@ -137,11 +183,11 @@ function hostRules() {
 
 export class ReplayPlayerElement extends HTMLElement {
   static observedAttributes = ATTRIBUTES;
-  #box;
-  #p;
-  #ui;
-  #pending;
-  #ready;
+  #box: HTMLDivElement;
+  #p: ElementPlayer | null;
+  #ui: MountedUI | null;
+  #pending: Set<string>;
+  #ready: boolean;
 
   constructor() {
     super();
@@ -159,8 +205,8 @@ export class ReplayPlayerElement extends HTMLElement {
   }
 
   /** The attributes read as options (api/options.ts), with the notices of those it cannot use. */
-  #read() {
-    const raw = {};
+  #read(): ReadOptions {
+    const raw: Record<string, string | null> = {};
     for (const a of ATTRIBUTES) if (this.hasAttribute(a)) raw[a] = this.getAttribute(a);
     return readOptions(raw);
   }
@@ -171,7 +217,7 @@ export class ReplayPlayerElement extends HTMLElement {
     const p = create(null, this.#box, { ui: false });
     this.#p = p;
     this.#ui = mountUI(p, this.#box, { controls: options.controls !== false, aspect: options.aspect });
-    for (const ev of EVENTS) p.on(ev, (detail) => this.dispatchEvent(new CustomEvent(ev, { detail })));
+    for (const ev of EVENTS) p.on(ev, (detail: unknown) => this.dispatchEvent(new CustomEvent(ev, { detail })));
     p.on('loadstart', () => {
       this.#ready = false;
     });
@@ -193,7 +239,7 @@ export class ReplayPlayerElement extends HTMLElement {
     });
   }
 
-  attributeChangedCallback(name, old, value) {
+  attributeChangedCallback(name: string, old: string | null, value: string | null) {
     if (!this.#p || old === value) return;
     if (name === 'live') {
       if (value) this.#p.load({ live: value });
@@ -208,19 +254,21 @@ export class ReplayPlayerElement extends HTMLElement {
     else this.#pending.add(name);
   }
 
-  #load(src, extra = {}) {
-    const raw = {};
+  #load(src: LoadSource, extra: object = {}) {
+    const raw: Record<string, string | null> = {};
     for (const a of ATTRIBUTES) if (a !== 'src' && a !== 'live' && this.hasAttribute(a)) raw[a] = this.getAttribute(a);
     this.#pending.clear();
-    return this.#p.load(src, { ...raw, ...extra });
+    // (Only while connected: connectedCallback, attributeChangedCallback and load() check #p.)
+    return this.#p!.load(src, { ...raw, ...extra });
   }
 
   /** Applies attribute `name` to the open recording; what it cannot use is a `notice`. */
-  #apply(name) {
-    const p = this.#p;
+  #apply(name: string) {
+    // (Only while connected, as #p and #ui are: attributeChangedCallback checks, `ready` is its player's.)
+    const p = this.#p!;
     const value = this.getAttribute(name);
-    const { options, notices } = readOptions(value === null ? {} : { [name]: value });
-    const notice = (text) => this.dispatchEvent(new CustomEvent('notice', { detail: { text } }));
+    const { options, notices }: ReadOptions = readOptions(value === null ? {} : { [name]: value });
+    const notice = (text: string) => this.dispatchEvent(new CustomEvent('notice', { detail: { text } }));
     for (const text of notices) notice(text);
     try {
       switch (name) {
@@ -248,19 +296,19 @@ export class ReplayPlayerElement extends HTMLElement {
           if (options.speed) p.setSpeed(options.speed);
           break;
         case 'controls':
-          this.#ui.setControls(value === null || options.controls !== false);
+          this.#ui!.setControls(value === null || options.controls !== false);
           break;
         case 'aspect':
-          this.#ui.setAspect(options.aspect);
+          this.#ui!.setAspect(options.aspect);
           break;
       }
     } catch (e) {
-      notice(String(e?.message ?? e));
+      notice(String((e as { message?: unknown } | null)?.message ?? e));
     }
   }
 
   /** Opens `src` (a URL, File/Blob or ArrayBuffer) with the attributes' options and `options`. */
-  load(src, options = {}) {
+  load(src: LoadSource, options: object = {}): Promise<unknown> {
     return this.#p ? this.#load(src, options) : Promise.resolve();
   }
 
@@ -282,27 +330,29 @@ export class ReplayPlayerElement extends HTMLElement {
   get src() {
     return this.getAttribute('src') ?? '';
   }
-  set src(v) {
+  set src(v: string) {
     this.setAttribute('src', String(v));
   }
   /** A live recording's address (the `live` attribute); setting it opens that source. */
   get live() {
     return this.getAttribute('live') ?? '';
   }
-  set live(v) {
+  set live(v: string) {
     this.setAttribute('live', String(v));
   }
   get currentTime() {
     return this.#p?.currentTime ?? 0;
   }
-  set currentTime(t) {
+  set currentTime(t: number) {
     this.#p?.seek(t);
   }
   /** Listens to a handle event with the handle's `(payload) => …` (the DOM events carry `detail`). */
-  on(ev, fn) {
+  on<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): () => void;
+  on(ev: keyof PlayerEventMap, fn: (payload: PlayerEventMap[keyof PlayerEventMap]) => void): () => void {
     return this.#p?.on(ev, fn) ?? (() => {});
   }
-  off(ev, fn) {
+  off<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): void;
+  off(ev: keyof PlayerEventMap, fn: (payload: PlayerEventMap[keyof PlayerEventMap]) => void): void {
     this.#p?.off(ev, fn);
   }
 }
@@ -311,16 +361,16 @@ for (const m of METHODS) {
   Object.defineProperty(ReplayPlayerElement.prototype, m, {
     configurable: true,
     writable: true,
-    value(...args) {
-      return this.player?.[m](...args);
+    value(this: ReplayPlayerElement, ...args: unknown[]) {
+      return (this.player as { [name: string]: (...a: unknown[]) => unknown } | null)?.[m](...args);
     },
   });
 }
 for (const g of GETTERS) {
   Object.defineProperty(ReplayPlayerElement.prototype, g, {
     configurable: true,
-    get() {
-      return this.player?.[g];
+    get(this: ReplayPlayerElement) {
+      return (this.player as ByName | null)?.[g];
     },
   });
 }

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The frame of an embedded player (docs/embedding.md "Script", "Custom element"): the container
 // the canvas fills becomes focusable (keyboard shortcuts work only while it has focus; the focus
 // ring shows), takes the aspect ratio (default 16:9; `fill`: its container's size), links the
@@ -6,22 +5,57 @@
 // the picture: opening, an error, and the notices of options it could not use. Text only
 // (textContent): messages carry file strings and a link's values.
 
+/** The handle's events the frame listens to, and the payloads it reads. */
+interface FrameEvents {
+  loadstart: unknown;
+  progress: { phase: string; loaded: number; total: number };
+  ready: unknown;
+  error: { message: string };
+  notice: { text: string };
+  play: unknown;
+  pause: unknown;
+}
+
+/** What the frame asks of the player (the handle, www/api/player.ts). */
+export interface FramePlayer {
+  /** The sentences of the last load's `notice` events so far. */
+  readonly notices: readonly string[];
+  /** The diagnostics snapshot: what the frame shows when mounted after the load began. */
+  state(): { error?: unknown; name?: unknown; ready?: unknown; playing?: unknown };
+  on<K extends keyof FrameEvents>(ev: K, fn: (payload: FrameEvents[K]) => void): () => void;
+}
+
+/** createFrame()'s options: the stylesheet's URL, the aspect ratio, or `fill` the container. */
+export interface FrameOptions {
+  stylesheet: string;
+  aspect?: number | null;
+  fill?: boolean;
+}
+
+/** What createFrame() returns. */
+export interface Frame {
+  setAspect(a?: number | null): void;
+  /** A message over the picture ('' hides it); `error` styles it as one. */
+  message(text: string, error?: boolean): void;
+  dispose(): void;
+}
+
 /** How long a notice stays (ms). */
 const NOTICE_MS = 8000;
 /** Most notices shown at once. */
 const MAX_NOTICES = 3;
 
 /** The stylesheets this module linked: link -> a promise of whether it loaded. */
-const loads = new WeakMap();
+const loads = new WeakMap<HTMLLinkElement, Promise<boolean>>();
 
 /** Whether `link` loaded (true) or failed (false), once it has done either. */
-function whenLoaded(link) {
+function whenLoaded(link: HTMLLinkElement): Promise<boolean> {
   let p = loads.get(link);
   if (!p) {
     // A link already there: `sheet` is set once it has loaded (a failed one is left as it is).
     p = link.sheet
       ? Promise.resolve(true)
-      : new Promise((resolve) => {
+      : new Promise<boolean>((resolve) => {
           link.addEventListener('load', () => resolve(true), { once: true });
           link.addEventListener('error', () => resolve(false), { once: true });
         });
@@ -35,10 +69,12 @@ function whenLoaded(link) {
  * Returns a promise of whether it loaded (true), failed (false), or null when there is nowhere to
  * link it.
  */
-function linkStylesheet(root, href) {
-  const into = root instanceof ShadowRoot ? root : root.head;
+function linkStylesheet(root: Node, href: string): Promise<boolean> | null {
+  // (A detached element's root is an element, whose `head` is undefined: nowhere to link it.)
+  const into = root instanceof ShadowRoot ? root : (root as Document).head;
   if (!into) return null;
-  for (const l of into.querySelectorAll('link[rel="stylesheet"]')) if (l.href === href) return whenLoaded(l);
+  for (const l of into.querySelectorAll<HTMLLinkElement>('link[rel="stylesheet"]'))
+    if (l.href === href) return whenLoaded(l);
   const link = document.createElement('link');
   link.rel = 'stylesheet';
   link.href = href;
@@ -60,25 +96,25 @@ const UNSTYLED = {
   visibility: 'hidden',
 };
 
-function div(className, text) {
+function div(className: string, text?: string): HTMLDivElement {
   const e = document.createElement('div');
   e.className = className;
   if (text !== undefined) e.textContent = text;
   return e;
 }
 
-/**
- * @param {object} player the handle (player.js)
- * @param {HTMLElement} element the container its canvas fills
- * @param {{stylesheet: string, aspect?: number, fill?: boolean}} o
- */
-export function createFrame(player, element, { stylesheet, aspect, fill = false }) {
+/** The frame of `player` (the handle) on `element`, the container its canvas fills. */
+export function createFrame(
+  player: FramePlayer,
+  element: HTMLElement,
+  { stylesheet, aspect, fill = false }: FrameOptions,
+): Frame {
   const sheet = linkStylesheet(element.getRootNode(), stylesheet);
   const added = ['rp-player', ...(fill ? ['rp-fill'] : [])];
   // Until the sheet applies, the box it will have (and not a pixel more: `overflow: hidden` keeps
   // aspect-ratio from growing with the content), hidden; its inline styles of its own are kept.
   const unstyled = { ...UNSTYLED, ...(fill ? { height: '100%' } : { 'aspect-ratio': 'var(--rp-aspect, 16 / 9)' }) };
-  const pending = [];
+  const pending: string[] = [];
   if (sheet)
     for (const [k, v] of Object.entries(unstyled))
       if (!element.style.getPropertyValue(k)) {
@@ -86,7 +122,7 @@ export function createFrame(player, element, { stylesheet, aspect, fill = false 
         pending.push(k);
       }
   let styled = !pending.length;
-  const applied = (ok) => {
+  const applied = (ok: boolean) => {
     if (styled) return;
     styled = true;
     // Loaded: the sheet's rules from now on. Failed: the box stays, its content shows unstyled.
@@ -99,8 +135,8 @@ export function createFrame(player, element, { stylesheet, aspect, fill = false 
   if (!hadTabIndex) element.tabIndex = 0;
   if (!element.hasAttribute('aria-label')) element.setAttribute('aria-label', 'Replay player');
 
-  const setAspect = (a) => {
-    if (Number.isFinite(a) && a > 0) element.style.setProperty('--rp-aspect', String(a));
+  const setAspect = (a?: number | null) => {
+    if (typeof a === 'number' && Number.isFinite(a) && a > 0) element.style.setProperty('--rp-aspect', String(a));
     else element.style.removeProperty('--rp-aspect');
   };
   setAspect(aspect);
@@ -112,17 +148,18 @@ export function createFrame(player, element, { stylesheet, aspect, fill = false 
   notices.setAttribute('aria-live', 'polite');
   element.append(status, notices);
 
-  const timers = new Set();
+  const timers = new Set<ReturnType<typeof setTimeout>>();
   /** A message over the picture ('' hides it); `error` styles it as one. */
-  const message = (text, error = false) => {
+  const message = (text: string, error = false) => {
     status.textContent = text;
     status.classList.toggle('rp-error', !!error);
     status.hidden = !text;
   };
-  const notice = (text) => {
+  const notice = (text: string) => {
     const n = div('rp-notice', text);
     notices.append(n);
-    while (notices.childElementCount > MAX_NOTICES) notices.firstElementChild.remove();
+    // (More than MAX_NOTICES children: there is a first one.)
+    while (notices.childElementCount > MAX_NOTICES) (notices.firstElementChild as Element).remove();
     const t = setTimeout(() => {
       timers.delete(t);
       n.remove();

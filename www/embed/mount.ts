@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The player's own UI, one component for the three embed forms (docs/embedding.md): the frame
 // around the canvas (player.css linked into the document or the shadow root, the aspect ratio,
 // focus, loading / error / notice messages: embed/frame.ts), keyboard shortcuts while the
@@ -13,10 +12,51 @@
 // create() (player.js) mounts it; embed.js and element.js mount it themselves. The full page draws
 // its own UI (createPlayer()) and never downloads this: nothing here runs at import (esbuild drops
 // it from the full page's bundle).
-import { bindKeyboard } from '../widgets/keyboard.ts';
-import { createFrame } from './frame.ts';
-import { createControls } from './compact.ts';
+import { bindKeyboard, type KeyboardPlayer, type KeyTarget } from '../widgets/keyboard.ts';
+import { createFrame, type FramePlayer } from './frame.ts';
+import { createControls, type Controls, type ControlsPlayer } from './compact.ts';
 import { shippedUrl } from '../lib/shipped.ts';
+import type { attachLiveView } from '../features/live/view.ts';
+
+/** The live view (features/live/view.ts), as the UI keeps it. */
+type LiveView = ReturnType<typeof attachLiveView>;
+/** What the live view asks of the player. */
+type LiveViewPlayer = Parameters<typeof attachLiveView>[0];
+
+/** The handle's `info` event as the UI reads it: a live open names its source. */
+interface LiveInfoEvents {
+  info: { live?: unknown } | null;
+}
+
+/** What the UI asks of the player (the public handle, www/api/player.ts): its parts' needs. */
+export type MountPlayer = FramePlayer &
+  KeyboardPlayer &
+  ControlsPlayer &
+  LiveViewPlayer & {
+    readonly info: Parameters<typeof attachLiveView>[2];
+    on<K extends keyof LiveInfoEvents>(ev: K, fn: (payload: LiveInfoEvents[K]) => void): () => void;
+  };
+
+/** mountUI()'s options (see mountUI()). */
+export interface MountOptions {
+  controls?: boolean;
+  aspect?: number | null;
+  fill?: boolean;
+  keys?: KeyTarget;
+}
+
+/** What mountUI() returns. */
+export interface MountedUI {
+  setControls(on: boolean): void;
+  setAspect(a?: number | null): void;
+  /** Shows `text` over the picture (or hides the message with ''). */
+  message(text: string, error?: boolean): void;
+  /** The compact controls' parts (tests): `markers()` like the full page's timeline. */
+  readonly controls: Controls | null;
+  /** The live view while a live recording is open (features/live/view.ts), else null. */
+  readonly live: LiveView | null;
+  dispose(): void;
+}
 
 /** The player's stylesheet, beside this module wherever the player is hosted. */
 export const stylesheet = () => shippedUrl('./player.css').href;
@@ -27,11 +67,15 @@ export const stylesheet = () => shippedUrl('./player.css').href;
  * `fill`: fill the container instead (embed.html); `keys`: where keyboard shortcuts are listened
  * for (default `element`: only while the player has focus).
  */
-export function mountUI(player, element, { controls = true, aspect, fill = false, keys = element } = {}) {
+export function mountUI(
+  player: MountPlayer,
+  element: HTMLElement,
+  { controls = true, aspect, fill = false, keys = element }: MountOptions = {},
+): MountedUI {
   const frame = createFrame(player, element, { stylesheet: stylesheet(), aspect, fill });
   const unbindKeys = bindKeyboard(player, keys);
-  let bar = null;
-  const setControls = (on) => {
+  let bar: Controls | null = null;
+  const setControls = (on: boolean) => {
     if (on && !bar) bar = createControls(player, element);
     else if (!on && bar) {
       bar.dispose();
@@ -39,10 +83,10 @@ export function mountUI(player, element, { controls = true, aspect, fill = false
     }
   };
   // The live view; it disposes itself when another recording opens (`disposed`).
-  let live = null;
+  let live: LiveView | null = null;
   let gone = false;
   const liveOn = () => !!live && !live.disposed;
-  const offLive = player.on('info', (open) => {
+  const offLive = player.on('info', (open: LiveInfoEvents['info']) => {
     if (!open?.live || liveOn()) return;
     import('../features/live/view.ts').then(
       ({ attachLiveView }) => {

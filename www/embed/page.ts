@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The iframe embed, embed.html (docs/embedding.md "iframe and postMessage"): one player filling the
 // frame, opened with the page's parameters (api/options.ts: the share links' vocabulary: url, t, end,
 // loop, follow, camera, view, speed, autoplay, spoilers, poster) plus `controls=0|1`,
@@ -11,9 +10,19 @@ import { mountUI } from './mount.ts';
 import { readOptions } from '../api/options.ts';
 import { bindBridge } from './postmessage.ts';
 
+/** The options embed.html reads from its URL (api/options.ts readOptions()). */
+interface PageOptions {
+  url?: string;
+  controls?: boolean;
+  panels?: string[];
+  /** The origins allowed to command the player (absent: any, or none when `origin=` was unreadable). */
+  origin?: string[];
+}
+
 const params = new URLSearchParams(location.search);
-const { options } = readOptions(params);
-const frame = document.getElementById('player');
+const { options }: { options: PageOptions } = readOptions(params);
+// (embed.html's markup holds it.)
+const frame = document.getElementById('player') as HTMLElement;
 const player = create(null, frame, {
   ui: false,
   forceWebgl: params.get('renderer') === 'webgl',
@@ -21,15 +30,17 @@ const player = create(null, frame, {
 });
 const ui = mountUI(player, frame, { controls: options.controls !== false, fill: true, keys: document });
 // Test / inspection hooks, as on the full page.
-window.__player = player;
-window.__ui = ui;
+const hooks = window as { __player?: unknown; __ui?: unknown };
+hooks.__player = player;
+hooks.__ui = ui;
 
 // An `origin=` that cannot be read commands nothing (rather than leaving the player to anyone).
 if (!params.has('origin') || options.origin) bindBridge(player, { win: window, origins: options.origin ?? [] });
 
 if (options.panels?.length) {
   import('./side-panels.ts').then(
-    ({ createEmbedPanels }) => createEmbedPanels(player, document.getElementById('panels'), options.panels),
+    ({ createEmbedPanels }) =>
+      createEmbedPanels(player, document.getElementById('panels') as HTMLElement, options.panels ?? []),
     (e) => ui.message(`The panels could not be loaded: ${e?.message ?? e}`, true),
   );
 }

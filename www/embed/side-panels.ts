@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The side panels embed.html shows when `panels=` names them (docs/embedding.md "iframe"), in the
 // order named, compactly:
 //   kills      the kill feed (widgets/killfeed.ts: virtualized, click a kill to watch from 2 s before;
@@ -7,22 +6,64 @@
 //   recording  what the recording is: format, length (not when spoiler-safe), tick rate,
 //              participants, map and mode
 // File strings reach the DOM as text only.
-import { createKillFeed } from '../widgets/killfeed.ts';
+import { createKillFeed, type KillFeedPlayer } from '../widgets/killfeed.ts';
 import { createVirtualList } from '../widgets/virtual-list.ts';
 import { el, fmtDuration } from '../widgets/format.ts';
 import { factionColour, NO_ENTITY } from '../api/player.ts';
 
-const ROSTER_ROW_PX = 24;
-const FORMATS = { flrep: 'FLREP', spark_replay: 'SparkEngine replay', spark: 'SparkEngine replay' };
+/** A participant as the roster reads it (the recording's `participants`). */
+interface Participant {
+  id: number;
+  callsign: string;
+  /** NO_ENTITY: none. */
+  entity: number;
+  faction: number;
+}
 
-function section(className, title) {
+/** The recording's description as the panels read it (`handle.info.info`). */
+interface RecordingInfo {
+  format: string;
+  format_major: number;
+  format_minor: number;
+  tick_rate_hz: number;
+  participants: Participant[];
+  metadata?: [string, string][];
+}
+
+/** The handle's events the roster and recording panels listen to. */
+interface PanelEvents {
+  loadstart: unknown;
+  info: unknown;
+  /** The selected entity (-1: none). */
+  selection: number;
+}
+
+/** What the panels ask of the player (the public handle, www/api/player.ts). */
+export type PanelsPlayer = KillFeedPlayer & {
+  readonly info: { info: RecordingInfo } | null;
+  readonly duration: number;
+  readonly spoilerSafe: boolean;
+  /** The followed entity, or -1. */
+  readonly followed: number;
+  follow(entity: number): unknown;
+  on<K extends keyof PanelEvents>(ev: K, fn: (payload: PanelEvents[K]) => void): unknown;
+};
+
+const ROSTER_ROW_PX = 24;
+const FORMATS: Record<string, string> = {
+  flrep: 'FLREP',
+  spark_replay: 'SparkEngine replay',
+  spark: 'SparkEngine replay',
+};
+
+function section(className: string, title: string) {
   const s = el('section', `rp-panel ${className}`);
   const h = el('h2', '', title);
   s.append(h);
   return { s, h };
 }
 
-function killsPanel(player, container) {
+function killsPanel(player: PanelsPlayer, container: HTMLElement) {
   const { s, h } = section('rp-panel-kills', 'Kills ');
   const count = el('span');
   count.id = 'kill-count';
@@ -38,7 +79,7 @@ function killsPanel(player, container) {
   return createKillFeed(player, document);
 }
 
-function rosterPanel(player, container) {
+function rosterPanel(player: PanelsPlayer, container: HTMLElement) {
   const { s } = section('rp-panel-roster', 'Roster');
   const scroll = el('div', 'rp-list-scroll');
   const list = el('ul', 'rp-list rp-roster');
@@ -46,9 +87,9 @@ function rosterPanel(player, container) {
   scroll.append(list);
   s.append(scroll);
   container.append(s);
-  let people = [];
+  let people: Participant[] = [];
   let selected = -1;
-  const mark = (li, i) =>
+  const mark = (li: HTMLLIElement, i: number) =>
     li.classList.toggle('selected', people[i].entity !== NO_ENTITY && people[i].entity === selected);
   const view = createVirtualList({
     scroller: scroll,
@@ -64,10 +105,12 @@ function rosterPanel(player, container) {
     },
     fill: (li, i) => {
       const p = people[i];
-      const [sw, name] = li.firstChild.children;
+      // (A row as makeRow() builds it.)
+      const b = li.firstChild as HTMLButtonElement;
+      const [sw, name] = b.children as HTMLCollectionOf<HTMLElement>;
       sw.style.background = factionColour(p.faction);
       name.textContent = p.callsign || `#${p.id}`;
-      li.firstChild.title = p.entity === NO_ENTITY ? 'Not in the recording at the start' : 'Follow';
+      b.title = p.entity === NO_ENTITY ? 'Not in the recording at the start' : 'Follow';
       mark(li, i);
     },
   });
@@ -77,8 +120,9 @@ function rosterPanel(player, container) {
     view.setCount(people.length, i ? 'No participants recorded' : '');
   };
   list.addEventListener('click', (e) => {
-    const li = e.target.closest('li[data-index]');
-    const p = li ? people[Number(li.dataset.index)] : undefined;
+    // (The list's own event: its target is an element in it.)
+    const li = (e.target as Element).closest<HTMLElement>('li[data-index]');
+    const p: Participant | undefined = li ? people[Number(li.dataset.index)] : undefined;
     if (p && p.entity !== NO_ENTITY) player.follow(p.entity);
   });
   player.on('loadstart', render);
@@ -90,7 +134,7 @@ function rosterPanel(player, container) {
   render();
 }
 
-function recordingPanel(player, container) {
+function recordingPanel(player: PanelsPlayer, container: HTMLElement) {
   const { s } = section('rp-panel-info', 'Recording');
   const dl = el('dl', 'rp-info');
   s.append(dl);
@@ -117,10 +161,14 @@ function recordingPanel(player, container) {
   render();
 }
 
-const PANELS = { kills: killsPanel, roster: rosterPanel, recording: recordingPanel };
+const PANELS: Record<string, (player: PanelsPlayer, container: HTMLElement) => unknown> = {
+  kills: killsPanel,
+  roster: rosterPanel,
+  recording: recordingPanel,
+};
 
 /** Shows the panels `names` (api/options.ts PANELS) in `container` for the player `player`. */
-export function createEmbedPanels(player, container, names) {
+export function createEmbedPanels(player: PanelsPlayer, container: HTMLElement, names: readonly string[]): void {
   for (const name of names) if (Object.hasOwn(PANELS, name)) PANELS[name](player, container);
   container.hidden = !container.childElementCount;
 }

@@ -1,9 +1,8 @@
-// @ts-nocheck
 // Event kinds for the UI: a CSS-safe key per kind (custom events by their type), a label, and a
 // one-line description. Strings from files are returned as plain text (callers use textContent /
 // title, never HTML).
 
-const LABELS = {
+const LABELS: Record<string, string> = {
   kill: 'Kill',
   spawn: 'Spawn',
   despawn: 'Despawn',
@@ -18,30 +17,58 @@ const LABELS = {
   other: 'Other',
 };
 
+/** A kill as the player lists it (the fields the widgets read; `t`: seconds of playback). */
+export interface Kill {
+  kind: 'kill';
+  tick: number;
+  killer: number;
+  victim: number;
+  /** An entity-type index; 65535 (NO_WEAPON): unknown. */
+  weapon_type: number;
+  t?: number;
+}
+
+/** An event of the recording as the widgets read it (strings from files are shown as text). */
+export type ReplayEvent = (
+  | Kill
+  | { kind: 'spawn' | 'despawn'; entity: number }
+  | { kind: 'chat'; participant: number; text?: unknown }
+  | { kind: 'admin'; participant: number; action?: unknown; detail?: unknown }
+  | { kind: 'alert_level'; level?: unknown }
+  | { kind: 'custom'; type?: unknown; source?: number; data?: unknown }
+) & { tick: number; t?: number };
+
+/** What eventText() asks of the player (the handle, www/api/player.ts). */
+export interface EventTextPlayer {
+  killText(kill: Kill): string;
+  entityName(id: number): string;
+  participant(id: number): { callsign?: string } | null | undefined;
+}
+
 /** Kinds with their own marker style (see style.css .ev-*); any other custom type is "other". */
 export const STYLED_KINDS = Object.keys(LABELS);
 
 /** `kill`, `spawn`, …, or a custom event's type when styled, else `other`. */
-export function eventKindKey(e) {
+export function eventKindKey(e: { kind?: unknown; type?: unknown }): string {
   const k = e.kind === 'custom' ? String(e.type ?? '') : String(e.kind ?? '');
   return Object.hasOwn(LABELS, k) ? k : 'other';
 }
 
-export function eventKindLabel(key) {
+export function eventKindLabel(key: string): string {
   return LABELS[key] ?? 'Other';
 }
 
-function clip(s, n = 80) {
+function clip(s: unknown, n = 80): string {
   const t = String(s ?? '');
   return t.length > n ? `${t.slice(0, n - 1)}…` : t;
 }
 
-function participantName(player, id) {
+function participantName(player: EventTextPlayer, id: number): string {
   return player.participant(id)?.callsign || `participant ${id}`;
 }
 
 /** One line describing `e` (plain text). */
-export function eventText(player, e) {
+export function eventText(player: EventTextPlayer, e: ReplayEvent): string {
   switch (e.kind) {
     case 'kill':
       return `Kill: ${player.killText(e)}`;
@@ -63,7 +90,10 @@ export function eventText(player, e) {
       const data = e.data ? ` (${clip(e.data, 60)})` : '';
       return `${label}:${who}${data}`;
     }
-    default:
-      return clip(e.kind, 40);
+    default: {
+      // A kind this shell does not know (a newer file's): its name.
+      const other: { kind: unknown } = e;
+      return clip(other.kind, 40);
+    }
   }
 }

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Keyboard shortcuts (the list the help overlay shows is www/app/keys.ts's KEYS: keep it in step):
 // Space play/pause · J/K/L reverse/pause/forward (again = faster) · X stop · ←/→ 5 s (Shift 1 s,
 // Alt 30 s) · , . one tick · [ ] previous/next kill · Home/End · C kill cam on the nearest kill ·
@@ -8,7 +7,62 @@
 import { nextSpeed } from '../core/clock.ts';
 import { SEEK_STEP_S } from '../api/player.ts';
 
-const FLY = {
+/** A camera mode (the renderer's names). */
+type CameraMode = 'orbit' | 'free' | 'follow' | 'first' | 'kill';
+type Axis = 'forward' | 'right' | 'up';
+
+/** The free camera's held keys, as setFlyKeys() takes them (each axis -1, 0 or 1). */
+export interface FlyKeys {
+  forward?: number;
+  right?: number;
+  up?: number;
+  fast?: boolean;
+}
+
+/** What the shortcuts ask of the player (the handle, www/api/player.ts). */
+export interface KeyboardPlayer {
+  readonly info: unknown;
+  readonly currentTime: number;
+  readonly duration: number;
+  readonly speed: number;
+  readonly playbackState: string;
+  readonly killCamActive: boolean;
+  play(): void;
+  pause(): void;
+  toggle(): void;
+  stop(): unknown;
+  rewind(): void;
+  fastForward(speed?: number): void;
+  seek(t: number): unknown;
+  step(n: number): unknown;
+  setSpeed(speed: number): void;
+  prefetch(t: number): void;
+  killStart(dir: -1 | 1): number | null;
+  select(id: number): void;
+  cameraMode(): string;
+  setCameraMode(mode: CameraMode): void;
+  setFlyKeys(keys: FlyKeys): void;
+  startKillCam(): unknown;
+  stopKillCam(): void;
+}
+
+/** The events the shortcuts listen to. */
+type KeyEvents = Pick<GlobalEventHandlersEventMap, 'pointerdown' | 'focusin' | 'keydown' | 'keyup'>;
+/** Where keys are listened for: the document, or the player's element (only while it has focus). */
+export interface KeyTarget {
+  addEventListener<K extends keyof KeyEvents>(type: K, fn: (e: KeyEvents[K]) => void, capture?: boolean): void;
+  removeEventListener<K extends keyof KeyEvents>(type: K, fn: (e: KeyEvents[K]) => void, capture?: boolean): void;
+}
+
+/** bindKeyboard()'s callbacks: `?`, Escape (true: it was handled), I / O and N / Shift+N. */
+export interface KeyboardOptions {
+  onHelp?: () => void;
+  onEscape?: () => boolean;
+  onClip?: (point: 'in' | 'out') => void;
+  onMatch?: ((dir: 1 | -1) => void) | null;
+}
+
+const FLY: Record<string, [Axis, number]> = {
   w: ['forward', 1],
   s: ['forward', -1],
   d: ['right', 1],
@@ -16,25 +70,25 @@ const FLY = {
   e: ['up', 1],
   q: ['up', -1],
 };
-const CAMERA_KEYS = { 1: 'orbit', 2: 'free', 3: 'follow', 4: 'first', 5: 'kill' };
+const CAMERA_KEYS: Record<string, CameraMode> = { 1: 'orbit', 2: 'free', 3: 'follow', 4: 'first', 5: 'kill' };
 // Inputs that are not text fields: they take Space / Enter (and a range its arrows), not letters.
 const PRESSABLE = new Set(['button', 'submit', 'reset', 'checkbox', 'radio', 'file', 'image', 'color', 'range']);
 // The keys a select or a range input moves its own value with.
 const OWN_KEYS = new Set(['ArrowUp', 'ArrowDown', 'ArrowLeft', 'ArrowRight', 'Home', 'End', 'PageUp', 'PageDown']);
 
 /** A field that takes typed text: every key is its own. */
-function isTextField(t) {
-  if (t instanceof HTMLTextAreaElement || t?.isContentEditable) return true;
+function isTextField(t: EventTarget | null) {
+  if (t instanceof HTMLTextAreaElement || (t as HTMLElement | null)?.isContentEditable) return true;
   return t instanceof HTMLInputElement && !PRESSABLE.has(t.type);
 }
 
 export function bindKeyboard(
-  player,
-  target = document,
-  { onHelp = () => {}, onEscape = () => false, onClip = () => {}, onMatch = null } = {},
-) {
-  const held = new Set();
-  const applyFly = (fast) => {
+  player: KeyboardPlayer,
+  target: KeyTarget = document,
+  { onHelp = () => {}, onEscape = () => false, onClip = () => {}, onMatch = null }: KeyboardOptions = {},
+): () => void {
+  const held = new Set<string>();
+  const applyFly = (fast: boolean) => {
     const v = { forward: 0, right: 0, up: 0 };
     for (const k of held) {
       const [axis, sign] = FLY[k];
@@ -47,11 +101,11 @@ export function bindKeyboard(
   // Space on it plays / pauses instead of pressing it again. Focus moved by the keyboard (Tab)
   // leaves it pressable with Space and Enter, as any button.
   let pressing = false;
-  let pointerFocus = null;
+  let pointerFocus: EventTarget | null = null;
   const onPointerDown = () => {
     pressing = true;
   };
-  const onFocusIn = (e) => {
+  const onFocusIn = (e: FocusEvent) => {
     pointerFocus = pressing ? e.target : null;
   };
   // (In the capture phase: before a list's own key handler moves the focus.)
@@ -59,7 +113,7 @@ export function bindKeyboard(
     pressing = false;
   };
 
-  const onKey = (e) => {
+  const onKey = (e: KeyboardEvent) => {
     if (e.ctrlKey || e.metaKey) return;
     const t = e.target;
     if (isTextField(t)) return;
@@ -175,7 +229,7 @@ export function bindKeyboard(
     if (handled) e.preventDefault();
   };
 
-  const onKeyUp = (e) => {
+  const onKeyUp = (e: KeyboardEvent) => {
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     if (key === 'Shift' && held.size) applyFly(false);
     if (!held.has(key)) return;
@@ -193,7 +247,7 @@ export function bindKeyboard(
    * neither reads nor decompresses (player.prefetch). A held key repeats faster than the hint's
    * delay, so only where it stops is hinted.
    */
-  function seekAndHint(t, again) {
+  function seekAndHint(t: number, again: () => number | null) {
     Promise.resolve(player.seek(t)).then(() => {
       const next = again();
       if (next !== null && Number.isFinite(next) && Math.abs(next - player.currentTime) > 1e-3) player.prefetch(next);

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Timeline markers on a <canvas> inside the scrubber: kills on the top row, every other event kind
 // as a small shape on the bottom row. Thousands of kills cost one canvas, not one element each.
 // Kills fall in fixed BIN_PX-wide bins, one 2 px bar per bin with a 1 px gap between bins (a
@@ -11,8 +10,85 @@
 // Hit-testing: the nearest marker within HIT_PX CSS px of the pointer, on the row under it (the
 // kill row above the track, the event row below it). Texts are computed on demand and only ever
 // go to a tooltip's textContent (strings come from files).
-import { eventKindKey } from './events.ts';
+import { eventKindKey, type Kill } from './events.ts';
 import { lowerBound } from '../core/clock.ts';
+
+/** An event the layer draws (kills apart): its kind (eventKindKey()) and `t`, seconds of playback. */
+export interface MarkerEvent {
+  kind?: unknown;
+  type?: unknown;
+  t: number;
+}
+/** A kill bin: its bar's centre `x` (CSS px), its kills `first` … `first + count - 1` (time order). */
+export interface KillColumn {
+  bin: number;
+  x: number;
+  first: number;
+  count: number;
+}
+/** An event marker: one per kind and pixel column, `e` the first of its `count` events. */
+export interface EventSlot<E extends MarkerEvent = MarkerEvent> {
+  x: number;
+  e: E;
+  kind: string;
+  count: number;
+}
+/** What hitTest() finds: a kill column (`kill`: its first kill) or an event slot. */
+export type MarkerHit<K extends Kill = Kill, E extends MarkerEvent = MarkerEvent> =
+  | { row: 'kill'; col: KillColumn; slot?: undefined; kill: K; t: number; count: number }
+  | { row: 'event'; slot: EventSlot<E>; col?: undefined; event: E; t: number; count: number };
+
+/** createMarkerLayer()'s parts: the positioned box, the two canvases, and where kills and events are. */
+export interface MarkerLayerOptions<K extends Kill, E extends MarkerEvent> {
+  /** The positioned box the canvases fill. */
+  scrubber: HTMLElement;
+  /** The marker layer. */
+  canvas: HTMLCanvasElement;
+  /** Near-the-playhead + hovered markers. */
+  overlay: HTMLCanvasElement;
+  killTime: (kill: K) => number;
+  /** The events other than kills a viewer may see (drawn on the bottom row). */
+  events: () => readonly E[];
+}
+
+/** The marker layer's inspection (tests): kill markers (one per kill) and event slots, in CSS px. */
+export interface MarkerInspection {
+  width: number;
+  height: number;
+  dpr: number;
+  kills: { x: number; y: number; t: number; tick: number }[];
+  killColumns: number;
+  bins: { x0: number; x1: number; count: number; h: number }[];
+  view: { from: number; to: number };
+  events: { x: number; y: number; t: number; kind: string; count: number }[];
+  eventKinds: Record<string, number>;
+  near: number;
+}
+
+/** What createMarkerLayer() returns. */
+export interface MarkerLayer<K extends Kill = Kill, E extends MarkerEvent = MarkerEvent> {
+  setKills(list: readonly K[], d: number): void;
+  setEvents(d: number): void;
+  addEvents(fresh: Iterable<E>): void;
+  setView(from: number, to: number): void;
+  clear(): void;
+  setNear(t: number, window?: number): void;
+  hitTest(x: number, y: number): MarkerHit<K, E> | null;
+  setHovered(hit: MarkerHit<K, E> | null): void;
+  inspect(): MarkerInspection;
+  redraw(): void;
+  dispose(): void;
+}
+
+type Ctx = CanvasRenderingContext2D;
+/** A kind's shape, centred on x in a 9 px tall row at y, in colour `col`. */
+type Shape = (c: Ctx, x: number, y: number, col: string) => void;
+/** A kill of the layer: its time and its x (CSS px) in the window. */
+interface KillMark<K> {
+  t: number;
+  k: K;
+  x: number;
+}
 
 /** Geometry of the rows in CSS px, relative to the scrubber's box (see style.css .scrubber). */
 export const KILL_TOP = 3;
@@ -25,12 +101,12 @@ const HIT_PX = 4;
 export const BIN_PX = 3;
 /** A bin's bar height: the lowest (one kill, in a strip with more) as a fraction of KILL_H. */
 const MIN_BAR = 0.55;
-const byX = (c) => c.x;
-const byT = (k) => k.t;
+const byX = (c: { x: number }) => c.x;
+const byT = (k: { t: number }) => k.t;
 
 // Shapes per kind (the legend draws the same kinds with the CSS classes .ev-*; the colours come
 // from the same custom properties, --ev-<kind>). Each draws centred on x, in a 9 px tall row at y0.
-const SHAPES = {
+const SHAPES: Record<string, Shape> = {
   spawn: (c, x, y, col) => circle(c, x, y + 4, 3, col),
   despawn: (c, x, y, col) => {
     c.beginPath();
@@ -82,7 +158,7 @@ const SHAPES = {
   weapon_switch: (c, x, y, col) => rect(c, x - 1, y + 0.5, 2, 7, col),
   other: (c, x, y, col) => circle(c, x, y + 4, 2, col),
 };
-const FALLBACK_COLOURS = {
+const FALLBACK_COLOURS: Record<string, string> = {
   kill: '#ff6b5b',
   spawn: '#3ecf8e',
   despawn: '#8a94a8',
@@ -97,17 +173,17 @@ const FALLBACK_COLOURS = {
   other: '#e6ebf3',
 };
 
-function circle(c, x, y, r, col) {
+function circle(c: Ctx, x: number, y: number, r: number, col: string) {
   c.beginPath();
   c.arc(x, y, r, 0, Math.PI * 2);
   c.fillStyle = col;
   c.fill();
 }
-function rect(c, x, y, w, h, col) {
+function rect(c: Ctx, x: number, y: number, w: number, h: number, col: string) {
   c.fillStyle = col;
   c.fillRect(x, y, w, h);
 }
-function poly(c, col, pts) {
+function poly(c: Ctx, col: string, pts: [number, number][]) {
   c.beginPath();
   c.moveTo(pts[0][0], pts[0][1]);
   for (let i = 1; i < pts.length; i++) c.lineTo(pts[i][0], pts[i][1]);
@@ -123,7 +199,7 @@ function poly(c, col, pts) {
  * backing store: the scrubber would grow with it, and the canvas with the scrubber, frame after
  * frame (33,554,336 px tall in Chromium with an embed's player.css 3 s late: host-page.test.mjs).
  */
-function fillOutOfFlow(canvas) {
+function fillOutOfFlow(canvas: HTMLCanvasElement) {
   for (const [k, v] of [
     ['position', 'absolute'],
     ['inset', '0'],
@@ -138,53 +214,59 @@ function fillOutOfFlow(canvas) {
  * The canvases are absolutely positioned over the scrubber (fillOutOfFlow): their size never feeds
  * back into the scrubber's, which is theirs. The scrubber is their containing block: `position:
  * relative` (as style.css and player.css have it) unless its inline style says otherwise.
- * @param {object} o
- * @param {HTMLElement} o.scrubber   the positioned box the canvases fill
- * @param {HTMLCanvasElement} o.canvas   the marker layer
- * @param {HTMLCanvasElement} o.overlay  near-the-playhead + hovered markers
- * @param {(kill: object) => number} o.killTime
+ * (`E`, `K`: the caller's events and kills, handed back as they are by hitTest(); the kills are
+ * those among the events unless said otherwise.)
  */
-export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events }) {
+export function createMarkerLayer<E extends MarkerEvent = MarkerEvent, K extends Kill = Extract<E, Kill>>({
+  scrubber,
+  canvas,
+  overlay,
+  killTime,
+  events,
+}: MarkerLayerOptions<K, E>): MarkerLayer<K, E> {
   fillOutOfFlow(canvas);
   fillOutOfFlow(overlay);
   if (!scrubber.style.position) scrubber.style.setProperty('position', 'relative');
-  const ctx = canvas.getContext('2d');
-  const octx = overlay.getContext('2d');
+  // (2D contexts of the layer's own canvases: nothing takes another kind of context of them.)
+  const ctx = canvas.getContext('2d') as CanvasRenderingContext2D;
+  const octx = overlay.getContext('2d') as CanvasRenderingContext2D;
   let w = 0; // CSS px
   let h = 0;
   let dpr = 1;
   let duration = 0;
-  let colours = null;
+  // Read once, when the first drawing needs them (`colours ?? readColours()`).
+  let colours: Record<string, string> | null = null;
   // The window drawn, [v0, v1] seconds (v1 <= v0: the whole recording).
   let v0 = 0;
   let v1 = 0;
 
   // Kills, in time order: { t, k, x }. Columns: { x, first, count } in order (first = index in kills).
-  let kills = [];
-  let killCols = [];
+  let kills: KillMark<K>[] = [];
+  let killCols: KillColumn[] = [];
   // Events other than kills (events(): those a viewer may see), one slot per kind and CSS px
   // column: key `${kind}:${col}` -> { x, e, kind, count }; byCol: col -> slots (for hit-testing).
-  let slots = new Map();
-  let byCol = new Map();
-  let kindCounts = new Map(); // kind -> slots drawn
+  let slots = new Map<string, EventSlot<E>>();
+  let byCol = new Map<number, EventSlot<E>[]>();
+  let kindCounts = new Map<string, number>(); // kind -> slots drawn
 
-  let near = []; // kill indices near the playhead
-  let hovered = null; // { row: 'kill' | 'event', ... }
+  let near: number[] = []; // kill indices near the playhead
+  let hovered: MarkerHit<K, E> | null = null; // { row: 'kill' | 'event', ... }
   let pendingFull = 0;
 
   const viewFrom = () => (v1 > v0 ? v0 : 0);
   const viewLen = () => (v1 > v0 ? v1 - v0 : duration);
   /** x (CSS px) of time t in the window; outside [0, w] when t is outside it. */
-  const xOf = (t) => (duration > 0 ? ((Math.min(duration, Math.max(0, t)) - viewFrom()) / viewLen()) * w : 0);
-  const inView = (x) => x >= 0 && x <= w;
+  const xOf = (t: number) => (duration > 0 ? ((Math.min(duration, Math.max(0, t)) - viewFrom()) / viewLen()) * w : 0);
+  const inView = (x: number) => x >= 0 && x <= w;
   const eventRowTop = () => h - EVENT_BOTTOM - EVENT_H;
 
-  function readColours() {
+  function readColours(): Record<string, string> {
     // At the scrubber (custom properties inherit): a player in a shadow root is themed there.
     const cs = getComputedStyle(scrubber);
     colours = {};
     for (const [k, v] of Object.entries(FALLBACK_COLOURS)) colours[k] = cs.getPropertyValue(`--ev-${k}`).trim() || v;
     colours.killNear = cs.getPropertyValue('--ev-kill-near').trim() || '#ffd0c8';
+    return colours;
   }
 
   /** Matches the canvases' backing stores to the scrubber's size × devicePixelRatio. */
@@ -209,7 +291,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
   function buildKillColumns() {
     killCols = [];
     maxCount = 1;
-    let last = null;
+    let last: KillColumn | null = null;
     for (let i = 0; i < kills.length; i++) {
       const m = kills[i];
       m.x = xOf(m.t);
@@ -227,11 +309,11 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
 
   /** The bar's height (CSS px) of a bin of `count` kills: by log of the count against the
    *  fullest bin, full height when no bin holds more than one. */
-  const barH = (count) =>
+  const barH = (count: number) =>
     maxCount <= 1 ? KILL_H : KILL_H * (MIN_BAR + ((1 - MIN_BAR) * Math.log2(count)) / Math.log2(maxCount));
 
   /** A bin's bar (centre x), bottom-aligned, `width` CSS px (wider for the highlights). */
-  function drawKillBar(c, x, colour, width = 2, count = 1) {
+  function drawKillBar(c: Ctx, x: number, colour: string, width = 2, count = 1) {
     c.fillStyle = colour;
     const left = Math.round((x - width / 2) * dpr) / dpr;
     const bottom = KILL_TOP + KILL_H;
@@ -239,8 +321,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     c.fillRect(left, top, width, bottom - top);
   }
 
-  function addSlots(events) {
-    const fresh = [];
+  function addSlots(events: Iterable<E>) {
+    const fresh: EventSlot<E>[] = [];
     if (!(duration > 0) || w <= 0) return fresh;
     for (const e of events) {
       if (e.kind === 'kill') continue;
@@ -254,7 +336,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
         s.count++;
         continue;
       }
-      const slot = { x: col, e, kind, count: 1 };
+      const slot: EventSlot<E> = { x: col, e, kind, count: 1 };
       slots.set(key, slot);
       let list = byCol.get(col);
       if (!list) {
@@ -268,10 +350,10 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     return fresh;
   }
 
-  function drawSlots(list) {
+  function drawSlots(list: EventSlot<E>[], palette: Record<string, string>) {
     const y0 = eventRowTop();
     ctx.globalAlpha = 0.85;
-    for (const s of list) (SHAPES[s.kind] ?? SHAPES.other)(ctx, s.x, y0, colours[s.kind] ?? colours.other);
+    for (const s of list) (SHAPES[s.kind] ?? SHAPES.other)(ctx, s.x, y0, palette[s.kind] ?? palette.other);
     ctx.globalAlpha = 1;
   }
 
@@ -279,7 +361,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
   function drawAll() {
     pendingFull = 0;
     measure();
-    if (!colours) readColours();
+    const palette = colours ?? readColours();
     ctx.setTransform(1, 0, 0, 1, 0, 0);
     ctx.clearRect(0, 0, canvas.width, canvas.height);
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
@@ -292,8 +374,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
       return;
     }
     const fresh = addSlots(duration > 0 ? events() : []);
-    drawSlots(fresh);
-    for (const c of killCols) drawKillBar(ctx, c.x, colours.kill, 2, c.count);
+    drawSlots(fresh, palette);
+    for (const c of killCols) drawKillBar(ctx, c.x, palette.kill, 2, c.count);
     drawOverlay();
   }
 
@@ -305,9 +387,11 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     octx.setTransform(1, 0, 0, 1, 0, 0);
     octx.clearRect(0, 0, overlay.width, overlay.height);
     if (w <= 0 || !(duration > 0)) return;
+    // (Read by drawAll() already: a width is only measured there.)
+    const palette = colours ?? readColours();
     octx.setTransform(dpr, 0, 0, dpr, 0, 0);
     if (near.length) {
-      octx.shadowColor = colours.kill;
+      octx.shadowColor = palette.kill;
       octx.shadowBlur = 6 * dpr;
       const seen = new Set();
       for (const i of near) {
@@ -317,7 +401,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
         if (seen.has(bin)) continue;
         seen.add(bin);
         const c = killCols[lowerBound(killCols, bin * BIN_PX + 1, byX)];
-        drawKillBar(octx, bin * BIN_PX + 1, colours.killNear, 3, c?.bin === bin ? c.count : 1);
+        drawKillBar(octx, bin * BIN_PX + 1, palette.killNear, 3, c?.bin === bin ? c.count : 1);
       }
       octx.shadowBlur = 0;
     }
@@ -327,17 +411,17 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
       octx.save();
       octx.translate(s.x, eventRowTop() + 4);
       octx.scale(1.6, 1.6);
-      (SHAPES[s.kind] ?? SHAPES.other)(octx, 0, -4, colours[s.kind] ?? colours.other);
+      (SHAPES[s.kind] ?? SHAPES.other)(octx, 0, -4, palette[s.kind] ?? palette.other);
       octx.restore();
     }
   }
 
   /** The marker under (x, y) (CSS px relative to the scrubber), or null. */
-  function hitTest(x, y) {
+  function hitTest(x: number, y: number): MarkerHit<K, E> | null {
     if (w <= 0 || !(duration > 0)) return null;
     if (y < KILL_BAND) {
       // killCols is in x order: binary search the first column at >= x - HIT_PX.
-      let best = null;
+      let best: KillColumn | null = null;
       for (let i = lowerBound(killCols, x - HIT_PX, byX); i < killCols.length && killCols[i].x <= x + HIT_PX; i++) {
         const c = killCols[i];
         if (!best || Math.abs(c.x - x) < Math.abs(best.x - x)) best = c;
@@ -347,7 +431,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
       return { row: 'kill', col: best, kill: items[0].k, t: items[0].t, count: best.count };
     }
     if (y >= eventRowTop() - 2) {
-      let best = null;
+      let best: EventSlot<E> | null = null;
       for (let c = Math.round(x) - HIT_PX; c <= Math.round(x) + HIT_PX; c++) {
         for (const s of byCol.get(c) ?? []) if (!best || Math.abs(s.x - x) < Math.abs(best.x - x)) best = s;
       }
@@ -356,7 +440,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     return null;
   }
 
-  function setHovered(hit) {
+  function setHovered(hit: MarkerHit<K, E> | null) {
     const same = hit?.row === hovered?.row && (hit?.col ?? hit?.slot) === (hovered?.col ?? hovered?.slot);
     hovered = hit;
     if (!same) drawOverlay();
@@ -364,8 +448,8 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
 
   /** Kills within `window` s of `t` are drawn highlighted (only redrawn when that set changes). */
   let nearKey = '';
-  function setNear(t, window = 1) {
-    const next = [];
+  function setNear(t: number, window = 1) {
+    const next: number[] = [];
     for (let i = lowerBound(kills, t - window, byT); i < kills.length && kills[i].t <= t + window; i++) next.push(i);
     const key = next.join(',');
     if (key === nearKey) return;
@@ -374,7 +458,7 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     drawOverlay();
   }
 
-  function setKills(list, d) {
+  function setKills(list: readonly K[], d: number) {
     duration = d;
     kills = list.map((k) => ({ t: killTime(k), k, x: 0 }));
     kills.sort((a, b) => a.t - b.t);
@@ -384,19 +468,19 @@ export function createMarkerLayer({ scrubber, canvas, overlay, killTime, events 
     scheduleFull();
   }
   /** Every event again (events()), over `d` seconds. */
-  function setEvents(d) {
+  function setEvents(d: number) {
     duration = d;
     scheduleFull();
   }
   /** New events (a chunk's): drawn at once, without a full redraw. */
-  function addEvents(fresh) {
+  function addEvents(fresh: Iterable<E>) {
     if (pendingFull) return; // the full redraw reads events() anyway
-    if (!colours) readColours();
+    const palette = colours ?? readColours();
     ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    drawSlots(addSlots(fresh));
+    drawSlots(addSlots(fresh), palette);
   }
   /** Draws the window [from, to] seconds (to <= from: the whole recording). */
-  function setView(from, to) {
+  function setView(from: number, to: number) {
     if (from === v0 && to === v1) return;
     v0 = from;
     v1 = to;

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // A virtualized list (the kill feed and the roster): a scroll container holding a list whose height
 // is that of every row; only the rows in view (+ OVERSCAN above and below) exist, absolutely
 // positioned at index × rowPx. Thousands of entries cost a few dozen elements, and the page's
@@ -12,19 +11,36 @@ import { el } from './format.ts';
 
 const OVERSCAN = 6;
 
-/**
- * @param {{ scroller: HTMLElement, list: HTMLElement, rowPx: number,
- *           makeRow: () => HTMLLIElement, fill: (li: HTMLLIElement, i: number) => void }} o
- */
-export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
+/** createVirtualList()'s parts: the scroll container, the list in it, the rows' height and how
+ *  rows are made and filled. */
+export interface VirtualListOptions {
+  scroller: HTMLElement;
+  list: HTMLElement;
+  rowPx: number;
+  makeRow: () => HTMLLIElement;
+  fill: (li: HTMLLIElement, i: number) => void;
+}
+
+/** What createVirtualList() returns. */
+export interface VirtualList {
+  setCount(n: number, emptyText?: string): void;
+  reveal(i: number): void;
+  render(refill?: boolean): void;
+  forEachRow(fn: (li: HTMLLIElement, i: number) => void): void;
+  inspect(): { count: number; rows: number; rowPx: number; scrollTop: number; viewH: number };
+  readonly count: number;
+  readonly userScrolledAt: number;
+}
+
+export function createVirtualList({ scroller, list, rowPx, makeRow, fill }: VirtualListOptions): VirtualList {
   let count = 0;
-  const rows = new Map(); // index -> li in the document
-  const spare = []; // detached rows to reuse
+  const rows = new Map<number, HTMLLIElement>(); // index -> li in the document
+  const spare: HTMLLIElement[] = []; // detached rows to reuse
   let viewH = scroller.clientHeight;
   let scrollTop = 0;
-  let empty = null;
+  let empty: HTMLLIElement | null = null;
 
-  function place(li, i) {
+  function place(li: HTMLLIElement, i: number) {
     li.dataset.index = String(i);
     li.style.transform = `translateY(${i * rowPx}px)`;
     li.setAttribute('aria-setsize', String(count));
@@ -67,7 +83,7 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
    * filled again in place, in order (no element leaves or joins the document: only their text and
    * position change, which lays out far less than removing and inserting every row).
    */
-  function jump(first, last) {
+  function jump(first: number, last: number) {
     const old = [...rows.entries()].sort((a, b) => a[0] - b[0]).map((e) => e[1]);
     rows.clear();
     let k = 0;
@@ -94,7 +110,7 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
    * A new list of `n` entries (every row in view is filled again). With none, `emptyText` (when
    * not empty) is shown as the one row.
    */
-  function setCount(n, emptyText = '') {
+  function setCount(n: number, emptyText = '') {
     count = n;
     // Rows hold buttons; with none, the region itself takes the focus, so that a keyboard can
     // scroll its text when the panel is short (axe: scrollable-region-focusable).
@@ -119,7 +135,7 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
   }
 
   /** Keeps row `i` in view (as scrollIntoView({ block: 'nearest' }) would). */
-  function reveal(i) {
+  function reveal(i: number) {
     if (i < 0 || i >= count) return;
     const top = i * rowPx;
     let next = scrollTop;
@@ -135,7 +151,7 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
   }
 
   /** Calls `fn(li, i)` for every row that exists (to update state classes in place). */
-  function forEachRow(fn) {
+  function forEachRow(fn: (li: HTMLLIElement, i: number) => void) {
     for (const [i, li] of rows) fn(li, i);
   }
 
@@ -159,15 +175,17 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }) {
   // Up / Down: the same control (by position among the row's buttons) in the next / previous row.
   list.addEventListener('keydown', (e) => {
     if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
-    const li = e.target.closest('li[data-index]');
+    // (The list's own event: its target is an element in it.)
+    const target = e.target as Element;
+    const li = target.closest<HTMLLIElement>('li[data-index]');
     if (!li) return;
     const i = Number(li.dataset.index) + (e.key === 'ArrowDown' ? 1 : -1);
     if (i < 0 || i >= count) return;
     e.preventDefault();
-    const k = [...li.querySelectorAll('button, input')].indexOf(e.target);
+    const k = [...li.querySelectorAll('button, input')].indexOf(target);
     reveal(i);
     render();
-    rows.get(i)?.querySelectorAll('button, input')[Math.max(0, k)]?.focus();
+    rows.get(i)?.querySelectorAll<HTMLElement>('button, input')[Math.max(0, k)]?.focus();
   });
 
   /** Test / inspection hook. */
