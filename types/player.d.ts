@@ -120,10 +120,10 @@ export interface RecordingInfo {
   world: { kind: 'planet'; radius_m: number } | { kind: 'flat' };
   position_quantum_m: number;
   velocity_quantum_mps: number;
-  start_unix_seconds?: number;
+  start_unix_seconds: number;
   mission_id?: string;
   session_flags?: number;
-  keyframe_interval_ticks?: number;
+  keyframe_interval_ticks: number;
   first_tick: number;
   last_tick: number;
   entity_types: EntityType[];
@@ -222,9 +222,11 @@ export interface PlayerState {
 export interface PlaybackStatus {
   state: PlaybackState;
   time: number;
-  duration: number;
+  /** null before a recording is open. */
+  duration: number | null;
   speed: number;
-  frames: number;
+  /** null before a recording is open. */
+  frames: number | null;
   events: number;
   map: string;
   mode: string;

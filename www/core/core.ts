@@ -4,6 +4,7 @@
 // public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
 // Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
 import type {
+  CameraMode,
   EntityState,
   Gap,
   KillEvent,
@@ -49,7 +50,7 @@ export type Thrown = { message?: string; fatal?: boolean } | null | undefined;
 /** The renderer as the player's inside calls it (the render worker's proxy, bridge/render.ts, or
  *  the in-page wasm Renderer, bridge/renderer.ts): a narrow view until view/ and bridge/ type it. */
 export interface CoreRenderer extends RendererTimings {
-  cameraMode(): string;
+  cameraMode(): CameraMode;
   setCameraMode(mode: string): void;
   setSelected(id: number): void;
   follow(id: number): void;
@@ -111,7 +112,7 @@ interface DecoderClientFields {
 export type DecoderClient = WorkerClient & DecoderClientFields;
 
 /** What a player opens: a File/Blob, a URL, or a live source ({live: url}: docs/live.md). */
-export type CoreSource = (Blob & { name?: string }) | string | URL | LiveSource;
+export type CoreSource = (Blob & { name?: string }) | string | LiveSource;
 
 /** Core's options: how the workers start, when decoding and drawing start, how it draws. */
 export interface CoreOptions {
@@ -171,38 +172,7 @@ export interface Snap {
 export type CoreStatus = StatusFields & { text: string };
 
 /** Every event Core emits and its payload (the handle's, docs/player-api.md; types/player.d.ts). */
-export interface CoreEvents {
-  loadstart: { name: string; src: CoreSource };
-  progress: PlayerEventMap['progress'];
-  info: OpenInfo;
-  ready: OpenInfo;
-  foldback: { src: CoreSource; name: string; info: OpenInfo };
-  backend: string;
-  error: { message: string };
-  notice: { text: string };
-  gap: Gap;
-  scan: KillScan;
-  live: LiveUpdate;
-  play: undefined;
-  pause: undefined;
-  ratechange: number;
-  statechange: CoreStatus;
-  seeking: number;
-  seeked: number;
-  timeupdate: number;
-  ended: undefined;
-  events: TimedEvent[];
-  markers: TimedKill[];
-  event: TimedEvent;
-  kill: TimedKill;
-  toast: { kind: string; text: string };
-  killcam: { active: boolean; holding: boolean; kill: KillEvent | null };
-  cameramode: string;
-  selection: number;
-  pick: { id: number; shiftKey: boolean };
-  /** The handle's lifecycle (api/player.ts `status`). */
-  statuschange: PlayerEventMap['statuschange'];
-}
+export type CoreEvents = PlayerEventMap;
 export type CoreEventName = keyof CoreEvents;
 type Listener = (detail: unknown) => void;
 
@@ -395,7 +365,7 @@ export class Core {
 
   #rendererStarted() {
     performance.mark('rp:renderer-ready');
-    this.emit('backend', this.stage.backend);
+    this.emit('backend', this.stage.backend as PlayerEventMap['backend']);
     if (this.info) this.#applyWorld();
     this.#checkSeeked();
   }
