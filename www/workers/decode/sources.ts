@@ -109,7 +109,7 @@ async function readCapped(res: Response, cap: number, onProgress?: OnProgress): 
     );
   }
   // (A body to read: a 200 or 206 answer has one.)
-  const reader = res.body!.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const parts: Uint8Array[] = [];
   let total = 0;
   for (;;) {
