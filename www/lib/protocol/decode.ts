@@ -218,7 +218,7 @@ export interface FbOverview {
 export interface DecodeMethods {
   open: { params: OpenParams; result: OpenResult };
   want: { params: WantParams; result: { ignored: true } | { gen: number } };
-  prefetch: { params: PrefetchParams; result: { ignored: true } | Record<string, never> };
+  prefetch: { params: PrefetchParams; result: { ignored?: true } };
   close: { params: Record<string, never>; result: Record<string, never> };
   stats: { params: Record<string, never>; result: DecodeStats | null };
   __trap: { params: { async?: boolean }; result: { scheduled: true } };

@@ -29,6 +29,11 @@ export interface DecoderWasm {
   memory: WebAssembly.Memory | null;
 }
 
+/** The decoder_foldback build, loaded: it has the FoldbackView. */
+export interface FoldbackWasm extends DecoderWasm {
+  FoldbackView: Builds['decoder_foldback']['FoldbackView'];
+}
+
 /** A session opened by openSession, with what the open read. */
 export interface Opened {
   dec: DecoderSession;
@@ -65,6 +70,8 @@ export function decoderFor(head: Uint8Array): DecoderBuild {
 const decoders = new Map<DecoderBuild, Promise<DecoderWasm>>();
 
 /** Loads (once) the decoder build `name` ('decoder', 'decoder_spark', 'decoder_foldback'). */
+export function ensureWasm(name: 'decoder_foldback'): Promise<FoldbackWasm>;
+export function ensureWasm(name?: DecoderBuild): Promise<DecoderWasm>;
 export function ensureWasm(name: DecoderBuild = DEFAULT_DECODER): Promise<DecoderWasm> {
   let ready = decoders.get(name);
   if (!ready) {
