@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Live `.flrep` in the decoder worker (docs/live.md "The player"), imported on the first live open.
 // The recording as received so far is a `.flrep` without its trailer: the prefix (header +
 // sections) followed by every chunk received, back to back. The decoder opens that virtual file
@@ -17,10 +16,24 @@
 // page keeps the recording received so far and keeps working).
 //
 // It imports nothing of the worker's first load (worker.js hands in what it needs: `Replay`,
-// `ensureWasm`), so that those stay in worker.js's one file.
+// `ensureWasm`), so that those stay in worker.js's one file. (Its imports are types only.)
+import type { DecoderSession, DecoderWasm } from './decoders.ts';
+import type { Post, Replay } from './replay.ts';
+import type { Source } from './sources.ts';
+import type {
+  KillEvent,
+  LiveOpenInfo,
+  LiveStats,
+  LiveStatus,
+  OpenParams,
+  OpenResult,
+  ProgressPush,
+  ReplayEvent,
+  SessionInfo,
+} from '../../lib/protocol/decode.ts';
 
 /** An error's message for the page. */
-export const messageOf = (e) => String(e?.message || e);
+export const messageOf = (e: unknown): string => String((e as { message?: unknown } | null | undefined)?.message || e);
 
 /** A chunk's header (docs/format/flrep.md §6.1): 36 bytes, `compressedLength` a u32 at 4. */
 export const CHUNK_HEADER_LEN = 36;
@@ -43,35 +56,121 @@ export const PLAIN_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
 export const BACKOFF_MS = [500, 1000, 2000, 4000, 5000];
 
 /** An error of the live source (its message names the numbers). */
-export const fail = (message) => Object.assign(new Error(message), { live: true });
+export const fail = (message: string): Error & { live: true } =>
+  Object.assign(new Error(message), { live: true as const });
 
 /** Whether `v` is a whole number in [lo, hi]. */
-export const whole = (v, lo = 0, hi = Number.MAX_SAFE_INTEGER) => Number.isSafeInteger(v) && v >= lo && v <= hi;
+export const whole = (v: unknown, lo = 0, hi = Number.MAX_SAFE_INTEGER): v is number =>
+  Number.isSafeInteger(v) && (v as number) >= lo && (v as number) <= hi;
+
+/** A chunk of the recording received: its seq, length, ticks, 36-byte header, offset in the virtual
+ *  file and name (a segment's file, or `chunk <seq>`). */
+export interface LiveChunk {
+  seq: number;
+  len: number;
+  first: number;
+  last: number;
+  head: Uint8Array;
+  at: number;
+  name: string;
+}
+
+/** What LiveStore.append checks a chunk against: the manifest's ticks and name, and whether chunks
+ *  may be missing before it (`skip`: a WebSocket server's skip, a gap). */
+export interface AppendMeta {
+  first?: number;
+  last?: number;
+  name?: string;
+  skip?: boolean;
+}
+
+/** A kill as a manifest lists it. */
+export interface ManifestKill {
+  tick: number;
+  killer: number;
+  victim: number;
+  weapon: number;
+}
+
+/** Ticks a live source could not bring (`gap` pushes, chunk -1). */
+export interface LiveGap {
+  fromTick: number;
+  toTick: number;
+  reason: string;
+}
+
+/** A live source (workers/decode/live-segments.ts SegmentFeed, workers/decode/live-ws.ts SocketFeed). */
+export interface Feed {
+  status: LiveStatus;
+  readonly chunkS: number;
+  readonly pollMs: number;
+  file?: string | null;
+  partial?: boolean;
+  connections?: number;
+  resent?: number;
+  polls?: number;
+  fetched?: number;
+  byName?: number;
+  gaps?: LiveGap[];
+  onGrow: ((kills: ManifestKill[], readKills?: number[]) => void) | null;
+  onStatus: (() => void) | null;
+  onError: ((e: unknown) => void) | null;
+  start(): Promise<{ store: LiveStore; kills: ManifestKill[] }>;
+  run(): void;
+  halt(): void;
+  stop(): void;
+}
+
+/** What the worker hands openLive (workers/decode/main.ts). */
+export interface LiveContext {
+  post: Post;
+  progress: (phase: ProgressPush['phase'], loaded: number, total: number) => void;
+  /** Whether this is still the latest open. */
+  current: () => boolean;
+  setReplay: (r: Replay) => void;
+  Replay: typeof Replay;
+  ensureWasm: () => Promise<DecoderWasm>;
+}
 
 /** The recording received so far: the prefix and the chunks in order (virtual offsets from the
  *  prefix's end), each chunk's header kept, the whole bytes of the latest in a bounded LRU. */
-export class LiveStore {
-  constructor(prefix, { refetch = null, heldBytes = HELD_BYTES } = {}) {
+export class LiveStore implements Source {
+  prefix: Uint8Array;
+  /** [{seq, len, first, last, head, at, name}] in seq order; `at`: offset in the virtual file. */
+  chunks: LiveChunk[];
+  length: number;
+  /** chunk index → Uint8Array (insertion order = recency). */
+  held: Map<number, Uint8Array>;
+  heldBytes: number;
+  budget: number;
+  /** (index, chunk) → Promise<Uint8Array>: reads an evicted chunk again (segments), or null. */
+  refetch: ((c: LiveChunk) => Promise<Uint8Array>) | null;
+  /** chunk start offset → index. */
+  byOffset: Map<number, number>;
+
+  constructor(
+    prefix: Uint8Array,
+    {
+      refetch = null,
+      heldBytes = HELD_BYTES,
+    }: { refetch?: ((c: LiveChunk) => Promise<Uint8Array>) | null; heldBytes?: number } = {},
+  ) {
     this.prefix = prefix;
-    /** [{seq, len, first, last, head, at, name}] in seq order; `at`: offset in the virtual file. */
     this.chunks = [];
     this.length = prefix.length;
-    /** chunk index → Uint8Array (insertion order = recency). */
     this.held = new Map();
     this.heldBytes = 0;
     this.budget = heldBytes;
-    /** (index, chunk) → Promise<Uint8Array>: reads an evicted chunk again (segments), or null. */
     this.refetch = refetch;
-    /** chunk start offset → index. */
     this.byOffset = new Map();
   }
 
-  get nextSeq() {
+  get nextSeq(): number | null {
     return this.chunks.length ? this.chunks[this.chunks.length - 1].seq + 1 : null;
   }
 
   /** Appends chunk `seq` (its whole bytes): checks that it follows the last one. */
-  append(seq, bytes, meta = {}) {
+  append(seq: number, bytes: Uint8Array, meta: AppendMeta = {}): LiveChunk {
     if (this.chunks.length >= MAX_CHUNKS) throw fail(`more than ${MAX_CHUNKS} chunks: the live session is full`);
     if (bytes.length < CHUNK_HEADER_LEN || bytes.length > MAX_SEGMENT)
       throw fail(`chunk ${seq} is ${bytes.length} bytes (a chunk is ${CHUNK_HEADER_LEN} to ${MAX_SEGMENT})`);
@@ -92,7 +191,7 @@ export class LiveStore {
       throw fail(
         `chunk ${seq} holds ticks ${first}–${last}, the manifest says ${meta.first}–${meta.last}${meta.name ? ` (${meta.name})` : ''}`,
       );
-    const c = {
+    const c: LiveChunk = {
       seq,
       len: bytes.length,
       first,
@@ -109,7 +208,7 @@ export class LiveStore {
     return c;
   }
 
-  #hold(index, bytes) {
+  #hold(index: number, bytes: Uint8Array): void {
     const had = this.held.get(index);
     if (had) this.heldBytes -= had.length;
     this.held.delete(index);
@@ -127,7 +226,7 @@ export class LiveStore {
    * first read is not looked at by the prefix parser: zeros), a chunk's header (the forward scan),
    * and the last 8 bytes (where a trailer would end: zeros, so the open always takes the scan).
    */
-  openBytes(offset, len) {
+  openBytes(offset: number, len: number): Uint8Array {
     const out = new Uint8Array(len);
     if (offset === 0) {
       out.set(this.prefix.subarray(0, Math.min(len, this.prefix.length)));
@@ -142,10 +241,11 @@ export class LiveStore {
   }
 
   /** Bytes [offset, offset + len): one whole chunk (what the Replay reads). */
-  async read(offset, len) {
+  async read(offset: number, len: number): Promise<Uint8Array> {
     const i = this.byOffset.get(offset);
     const c = i === undefined ? null : this.chunks[i];
-    if (!c || c.len !== len) throw fail(`no chunk at offset ${offset} of ${len} bytes in the live stream`);
+    if (!c || i === undefined || c.len !== len)
+      throw fail(`no chunk at offset ${offset} of ${len} bytes in the live stream`);
     const got = this.held.get(i);
     if (got) {
       this.#hold(i, got);
@@ -165,14 +265,14 @@ export class LiveStore {
     return b;
   }
 
-  close() {
+  close(): void {
     this.held.clear();
     this.heldBytes = 0;
   }
 }
 
 /** Opens a DecoderSession over the store's virtual file (reads from memory only). */
-export function openOver(wasm, store) {
+export function openOver(wasm: DecoderWasm, store: LiveStore): DecoderSession {
   const dec = new wasm.DecoderSession(store.length);
   try {
     let steps = 0;
@@ -181,7 +281,7 @@ export function openOver(wasm, store) {
       if (++steps > MAX_CHUNKS + 16) throw fail('the reader asked for too many reads while opening the live stream');
     }
     if (dec.chunkCount() !== store.chunks.length) {
-      const info = dec.info();
+      const info: SessionInfo = dec.info();
       const why = [...(info.info?.problems ?? []), ...(info.info?.warnings ?? [])].join('; ');
       throw fail(`the live stream's chunk ${dec.chunkCount()} is not a chunk: ${why}`);
     }
@@ -197,9 +297,19 @@ export function openOver(wasm, store) {
 }
 
 /** A Replay (workers/decode/replay.ts) whose decoder is opened again as the live recording grows. */
-const liveReplay = (Replay) =>
+const liveReplay = (Replay: LiveContext['Replay']) =>
   class LiveReplay extends Replay {
-    constructor(sessionId, store, dec, wasm, info, post) {
+    wasm: DecoderWasm;
+    feed: Feed | null;
+
+    constructor(
+      sessionId: number,
+      store: LiveStore,
+      dec: DecoderSession,
+      wasm: DecoderWasm,
+      info: SessionInfo,
+      post: Post,
+    ) {
       // (markersComplete: the kills come from the source, not from a scan of the chunks.)
       super(sessionId, store, dec, wasm.memory, { ...info, markersComplete: true }, post);
       this.wasm = wasm;
@@ -208,7 +318,7 @@ const liveReplay = (Replay) =>
 
     /** `dec`, opened over the longer stream, takes the old decoder's place (and the spare
      *  one's: the next hint forks the new one). Chunk indices stay the same. */
-    adopt(dec, info) {
+    adopt(dec: DecoderSession, info: SessionInfo): void {
       const old = [this.dec, this.hints.spare];
       this.dec = dec;
       this.hints.spare = undefined;
@@ -223,18 +333,23 @@ const liveReplay = (Replay) =>
       }
     }
 
-    close() {
+    override close(): void {
       this.feed?.stop();
       super.close();
     }
   };
 
 /** The open's answer for the page: the recording so far, its kills, `live` (the source's state). */
-function liveInfo(dec, kills, feed, kind) {
-  const info = dec.info();
+function liveInfo(
+  dec: DecoderSession,
+  kills: ReplayEvent[],
+  feed: Feed,
+  kind: LiveOpenInfo['kind'],
+): SessionInfo & { live: LiveOpenInfo } {
+  const info: SessionInfo = dec.info();
   // The scan's "no index trailer" is how a live stream is, not a fault.
   info.info = { ...info.info, warnings: [], problems: [] };
-  const live = {
+  const live: LiveOpenInfo = {
     status: feed.status,
     kind,
     chunkS: feed.chunkS,
@@ -250,16 +365,24 @@ const ONE_FRAME = 2 ** 52;
 const NO_BYTES = new Uint8Array(0);
 
 /** The kills of chunk `i` (its bytes `bytes`), decoded by a fork of `dec` (which stays put). */
-export function killsOf(dec, i, bytes) {
+export function killsOf(dec: DecoderSession, i: number, bytes: Uint8Array | undefined): ReplayEvent[] {
   const f = bytes ? dec.fork() : null;
   if (!f) return [];
-  const out = [];
+  const out: ReplayEvent[] = [];
   try {
     let from = dec.chunkFirstTick(i);
     for (let k = 0; k < MAX_CHUNKS; k++) {
-      const d = f.decodeRange(i, k === 0 ? bytes : NO_BYTES, from, Number.POSITIVE_INFINITY, ONE_FRAME, 65536);
+      // (A fork is made only with the bytes.)
+      const d = f.decodeRange(
+        i,
+        k === 0 ? (bytes as Uint8Array) : NO_BYTES,
+        from,
+        Number.POSITIVE_INFINITY,
+        ONE_FRAME,
+        65536,
+      );
       try {
-        for (const e of d.events()) if (e.kind === 'kill') out.push(e);
+        for (const e of d.events() as ReplayEvent[]) if (e.kind === 'kill') out.push(e);
         const end = d.end();
         if (end === undefined) break;
         from = end;
@@ -274,7 +397,13 @@ export function killsOf(dec, i, bytes) {
 }
 
 /** A kill of the manifest or of a chunk, as the decoder's events are (shapes.rs). */
-const killEvent = (k) => ({ tick: k.tick, kind: 'kill', killer: k.killer, victim: k.victim, weapon_type: k.weapon });
+const killEvent = (k: ManifestKill): KillEvent => ({
+  tick: k.tick,
+  kind: 'kill',
+  killer: k.killer,
+  victim: k.victim,
+  weapon_type: k.weapon,
+});
 
 /**
  * Opens a live source (`params.live`: a manifest URL, or ws:// wss://) for session `sessionId`.
@@ -282,12 +411,12 @@ const killEvent = (k) => ({ tick: k.tick, kind: 'kill', killer: k.killer, victim
  * Replay and ensureWasm}. Resolves with the open's answer once the prefix and
  * the first chunk are there.
  */
-export async function openLive(params, ctx) {
+export async function openLive(params: OpenParams, ctx: LiveContext): Promise<OpenResult> {
   const { ensureWasm } = ctx;
   const url = String(params.live);
   const isWs = /^wss?:\/\//i.test(url);
   ctx.progress('connect', 0, 0);
-  const feed = isWs
+  const feed: Feed = isWs
     ? new (await import('./live-ws.ts')).SocketFeed(url)
     : new (await import('./live-segments.ts')).SegmentFeed(new URL(url).href);
   let first;
@@ -304,7 +433,7 @@ export async function openLive(params, ctx) {
     feed.stop();
     throw new Error('superseded by a later open');
   }
-  let dec;
+  let dec: DecoderSession;
   try {
     dec = openOver(wasm, store);
   } catch (e) {
@@ -320,7 +449,7 @@ export async function openLive(params, ctx) {
   // (an evicted chunk fetched again by a seek) count too.
   Object.defineProperty(replay.stats, 'live', {
     enumerable: true,
-    get: () => ({
+    get: (): LiveStats => ({
       kind: isWs ? 'ws' : 'segments',
       status: feed.status,
       chunks: store.chunks.length,
@@ -334,7 +463,7 @@ export async function openLive(params, ctx) {
       byName: feed.byName ?? 0,
     }),
   });
-  const push = (extra) => {
+  const push = (extra: { kills: ReplayEvent[]; arrivedAt?: number }) => {
     ctx.post({
       type: 'live',
       session: replay.sessionId,
@@ -354,7 +483,7 @@ export async function openLive(params, ctx) {
     const next = openOver(wasm, store);
     const info = liveInfo(next, [], feed, '');
     replay.adopt(next, info);
-    let kills = newKills.map(killEvent);
+    let kills: ReplayEvent[] = newKills.map(killEvent);
     // Over WebSocket the kills are read from the chunks themselves; over segments, those of the
     // chunks read by name (their manifest entries were gone).
     const fromChunks = isWs ? store.chunks.map((_, i) => i).slice(known) : readKills;
