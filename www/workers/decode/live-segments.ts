@@ -17,8 +17,8 @@ import {
   fail,
   messageOf,
   whole,
-} from './live.ts';
-import type { LiveChunk, LiveGap, ManifestKill } from './live.ts';
+} from './live-store.ts';
+import type { LiveChunk, LiveGap, ManifestKill } from './live-store.ts';
 import type { ErrorLike } from './errors.ts';
 import type { LiveStatus } from '../../lib/protocol/decode.ts';
 

@@ -5,8 +5,8 @@
 // prefix) and anything refused ends the source with an error naming the numbers. A dropped
 // connection is "reconnecting": after a backoff it connects again with `?from=` the next chunk, so
 // the recording resumes with no missing or doubled tick (a chunk seq already held is refused).
-import { LiveStore, BACKOFF_MS, MAX_PREFIX, MAX_SEGMENT, CHUNK_HEADER_LEN, messageOf } from './live.ts';
-import type { LiveGap, ManifestKill } from './live.ts';
+import { LiveStore, BACKOFF_MS, MAX_PREFIX, MAX_SEGMENT, CHUNK_HEADER_LEN, messageOf } from './live-store.ts';
+import type { LiveGap, ManifestKill } from './live-store.ts';
 import type { LiveStatus } from '../../lib/protocol/decode.ts';
 
 const HELLO = 1;
