@@ -22,6 +22,9 @@ export type DecoderBuild = 'decoder' | 'decoder_spark' | 'decoder_foldback';
 /** A DecoderSession (each build's class has the same API: wasm-bindgen's declarations). */
 export type DecoderSession = InstanceType<Builds['decoder']['DecoderSession']>;
 
+/** A decoder the pieces (or hints) come from: `rpChunk` is the chunk it decoded last (stats). */
+export type PlayDecoder = DecoderSession & { rpChunk?: number };
+
 /** A loaded decoder build: its DecoderSession class, FoldbackView (decoder_foldback only) and memory. */
 export interface DecoderWasm {
   DecoderSession: Builds['decoder']['DecoderSession'];

@@ -8,11 +8,10 @@
 // - www/workers/decode/prefetch.ts: prefetch hints and the spare decoder;
 // - www/workers/decode/foldback.ts: the .foldback divergence view's fb* methods, imported on first use.
 import { ensureWasm, openSession } from './decoders.ts';
-import type { DecoderSession, Opened } from './decoders.ts';
+import type { DecoderSession, Opened, PlayDecoder } from './decoders.ts';
 import { isFatal, messageOf } from './errors.ts';
 import type { FoldbackMethods } from './foldback.ts';
 import { Replay } from './replay.ts';
-import type { PlayDecoder } from './replay.ts';
 import { BlobSource, UrlSource } from './sources.ts';
 import type { MemorySource } from './sources.ts';
 import type {

@@ -4,8 +4,9 @@
 // takes those hints so that the decoder the page plays from stays where it is. One Prefetch per
 // open Replay (www/workers/decode/replay.ts), whose cache, reads, decoder and stats it shares.
 import { PIECE_STATES } from './decoders.ts';
+import type { PlayDecoder } from './decoders.ts';
 import { isFatal } from './errors.ts';
-import type { PlayDecoder, Replay } from './replay.ts';
+import type { ReplayStats } from '../../lib/protocol/decode.ts';
 
 /** Ticks before a prefetch hint the decoder waits at (warm). */
 const HINT_MARGIN = 2;
@@ -19,6 +20,25 @@ const SPARE_CHUNK_BYTES = 512 * 1024;
 
 const NO_BYTES = new Uint8Array(0);
 
+/** What a Prefetch uses of its Replay (www/workers/decode/replay.ts: its cache, reads, decoder and
+ *  stats; the decoder it swaps with the spare one). */
+export interface PrefetchHost {
+  readonly firstTick: number;
+  readonly endTick: number;
+  readonly closed: boolean;
+  readonly pumping: boolean;
+  readonly req: { readonly to: number } | null;
+  readonly next: number;
+  readonly chunkCount: number;
+  dec: PlayDecoder;
+  readonly cache: { readonly budget: number; readonly map: ReadonlyMap<number, Uint8Array> };
+  readonly reading: ReadonlyMap<number, unknown>;
+  readonly gaps: ReadonlyMap<number, unknown>;
+  readonly stats: ReplayStats;
+  chunkFor(tick: number): number;
+  bytesOf(index: number): Promise<Uint8Array | null>;
+}
+
 /** A prefetch hint waiting to be handled (docs/worker-protocol.md `prefetch`). */
 interface Hint {
   tick: number | null;
@@ -28,7 +48,7 @@ interface Hint {
 }
 
 export class Prefetch {
-  replay: Replay;
+  replay: PrefetchHost;
   /** The spare decoder (spareDecoder()): undefined until first needed, null when there is none. */
   spare: PlayDecoder | null | undefined;
   /** The latest prefetch hint not yet handled ({tick, decode, keep, reads}), and whether one is
@@ -36,7 +56,7 @@ export class Prefetch {
   hint: Hint | null;
   hinting: boolean;
 
-  constructor(replay: Replay) {
+  constructor(replay: PrefetchHost) {
     this.replay = replay;
     this.spare = undefined;
     this.hint = null;

@@ -5,7 +5,7 @@
 // next chunk ahead once caught up. Prefetch hints and the spare decoder: www/workers/decode/prefetch.ts.
 import { PIECE_STATES } from './decoders.ts';
 import { isFatal, messageOf, gapCause } from './errors.ts';
-import type { DecoderSession } from './decoders.ts';
+import type { PlayDecoder } from './decoders.ts';
 import type { ErrorLike } from './errors.ts';
 import { Prefetch } from './prefetch.ts';
 import type { KillScan } from './scan.ts';
@@ -14,9 +14,6 @@ import type { DecodePush, GapPush, PiecePush, ReplayStats, SessionInfo } from '.
 
 /** The worker's postMessage, for what a replay pushes. */
 export type Post = (msg: DecodePush, transfer?: Transferable[]) => void;
-
-/** A decoder the pieces (or hints) come from: `rpChunk` is the chunk it decoded last (stats). */
-export type PlayDecoder = DecoderSession & { rpChunk?: number };
 
 /** The page's latest request (`Replay.want`). */
 export interface WantRequest {

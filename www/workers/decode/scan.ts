@@ -8,8 +8,26 @@
 // needs stay in the chunks they are in; its imports are types only.)
 import type { DecoderSession } from './decoders.ts';
 import type { ErrorLike } from './errors.ts';
-import type { Replay } from './replay.ts';
-import type { ReplayEvent, ScanStats } from '../../lib/protocol/decode.ts';
+import type { Source } from './sources.ts';
+import type { ReplayEvent, ScanPush, ScanStats } from '../../lib/protocol/decode.ts';
+
+/** What the scan uses of the Replay (workers/decode/replay.ts): its decoder to fork, source, cache,
+ *  gaps, whether it is busy, and its post. */
+export interface ScanHost {
+  readonly sessionId: number;
+  readonly dec: DecoderSession;
+  readonly chunkCount: number;
+  readonly gaps: ReadonlyMap<number, unknown>;
+  readonly cache: { readonly map: ReadonlyMap<number, Uint8Array> };
+  readonly source: Source;
+  readonly pumping: boolean;
+  readonly req: { readonly to: number } | null;
+  readonly next: number;
+  readonly hints: { pending(): boolean };
+  readonly stats: { readonly posted: number };
+  markGap(index: number, e: unknown): unknown;
+  post(msg: ScanPush): void;
+}
 
 /** Entity states rolled forward per slice (the worker answers a `want` between two slices). */
 const SLICE_STATES = 65536;
@@ -34,7 +52,7 @@ const yieldNow = () =>
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class KillScan {
-  replay: Replay;
+  replay: ScanHost;
   pieceStates: number;
   isFatal: (e: unknown) => boolean;
   dec: DecoderSession | null;
@@ -59,7 +77,7 @@ export class KillScan {
    * @param pieceStates the pieces' bound on entity states (workers/decode/decoders.ts)
    * @param isFatal whether an error is a trap (workers/decode/errors.ts)
    */
-  constructor(replay: Replay, pieceStates: number, isFatal: (e: unknown) => boolean) {
+  constructor(replay: ScanHost, pieceStates: number, isFatal: (e: unknown) => boolean) {
     this.replay = replay;
     this.pieceStates = pieceStates;
     this.isFatal = isFatal;
