@@ -214,7 +214,22 @@ export interface FbOverview {
   extras: unknown;
 }
 
-/** Every method: its params and its result. */
+/** What `fbLivePush` answers: the binary live messages accepted, refused, the first few errors. */
+export interface FbLivePushResult {
+  accepted: number;
+  refused: number;
+  errors: string[];
+}
+
+/** What `fbLiveControl` answers: the text message, `{type, …}` (`hello`, `goodbye` with its
+ *  `reason`, another type). */
+export interface FbLiveControlResult {
+  type: string;
+  reason?: string;
+  [field: string]: unknown;
+}
+
+/** Every method: its params and its result (the fb* JSON the page narrows where it is `unknown`). */
 export interface DecodeMethods {
   open: { params: OpenParams; result: OpenResult };
   want: { params: WantParams; result: { ignored: true } | { gen: number } };
@@ -229,8 +244,8 @@ export interface DecodeMethods {
   fbEntity: { params: { tick: number; entity: string | number }; result: unknown };
   fbField: { params: { entity: string | number; field: string; from: number; to: number }; result: unknown };
   fbLiveStart: { params: Record<string, never>; result: Record<string, never> };
-  fbLiveControl: { params: { text: string }; result: unknown };
-  fbLivePush: { params: { data: Uint8Array; lens: Uint32Array }; result: unknown };
+  fbLiveControl: { params: { text: string }; result: FbLiveControlResult };
+  fbLivePush: { params: { data: Uint8Array; lens: Uint32Array }; result: FbLivePushResult };
   fbLiveBytes: { params: Record<string, never>; result: Uint8Array };
   fbClose: { params: Record<string, never>; result: Record<string, never> };
 }
