@@ -1,34 +1,51 @@
-// @ts-nocheck
 // Page side of the decoder worker: request/response RPC over postMessage plus pushed messages.
 // When the worker dies (an uncaught error event, or a wasm trap it reports as fatal), pending
 // requests are rejected, `onFatal` is told, and the next request starts a fresh worker.
 // Protocol: docs/worker-protocol.md; the request/reply and crash handling: www/bridge/rpc.ts.
 import { Rpc } from './rpc.ts';
 import { shippedUrl } from '../lib/shipped.ts';
+import type { DecodeMethod, DecodeParams, DecodePush, DecodeResult } from '../lib/protocol/decode.ts';
+
+/** How a worker starts: a module worker from `url` (www/bridge/spawn.ts: from any origin). */
+export type Spawn = (url: URL, options: WorkerOptions) => Worker;
 
 /** A module worker from `url` (the page and the player on one origin). */
-export const moduleWorker = (url, options) => new Worker(url, { ...options, type: 'module' });
+export const moduleWorker: Spawn = (url, options) => new Worker(url, { ...options, type: 'module' });
+
+/** What a WorkerClient tells its owner. */
+export interface WorkerClientOptions {
+  onPush?: (msg: DecodePush) => void;
+  onFatal?: (message: string) => void;
+  /** how the worker starts (default a module worker; the embed forms' player.js:
+   *  www/bridge/spawn.ts, from any origin) */
+  spawn?: Spawn;
+}
 
 export class WorkerClient {
+  onPush: (msg: DecodePush) => void;
+  onFatal: (message: string) => void;
+  spawn: Spawn;
+  /** The Rpc over the running worker (null: none; the next call starts one). */
+  rpc: Rpc<DecodePush> | null;
+  restarts: number;
+
   /**
-   * @param {{onPush?: (msg: object) => void, onFatal?: (message: string) => void,
-   *   spawn?: (url: URL, options: object) => Worker}} handlers  spawn: how the worker starts
+   * @param handlers  spawn: how the worker starts
    *   (default a module worker; the embed forms' player.js: www/bridge/spawn.ts, from any origin)
    */
-  constructor({ onPush, onFatal, spawn } = {}) {
+  constructor({ onPush, onFatal, spawn }: WorkerClientOptions = {}) {
     this.onPush = onPush ?? (() => {});
     this.onFatal = onFatal ?? (() => {});
     this.spawn = spawn ?? moduleWorker;
-    /** The Rpc over the running worker (null: none; the next call starts one). */
     this.rpc = null;
     this.restarts = 0;
   }
 
   /** The running worker's Rpc, or a new worker's. */
-  ensure() {
+  ensure(): Rpc<DecodePush> {
     if (this.rpc) return this.rpc;
     const w = this.spawn(shippedUrl('./worker.js'), { name: 'replay-decoder' });
-    const rpc = new Rpc(w, {
+    const rpc: Rpc<DecodePush> = new Rpc<DecodePush>(w, {
       onPush: (msg) => this.push(rpc, msg),
       onDeath: (message) => {
         if (this.rpc === rpc) this.rpc = null;
@@ -43,7 +60,7 @@ export class WorkerClient {
     return rpc;
   }
 
-  push(rpc, msg) {
+  push(rpc: Rpc<DecodePush>, msg: DecodePush): void {
     // A trap outside any request (decoding a wanted chunk) arrives as an `error` marked fatal: the
     // wasm instance is as unusable as after a `fatal`, so the worker is replaced the same way.
     if (msg.type === 'fatal' || (msg.type === 'error' && msg.fatal)) {
@@ -54,16 +71,17 @@ export class WorkerClient {
   }
 
   /** Calls a worker method; resolves with its result or rejects with an Error(reader's message). */
-  call(method, params = {}) {
-    return this.ensure().request({ method, params });
+  call<M extends DecodeMethod>(method: M, params: DecodeParams<M> = {}): Promise<DecodeResult<M>> {
+    // (The worker answers `method` with its result: the protocol's, lib/protocol/decode.ts.)
+    return this.ensure().request({ method, params }) as Promise<DecodeResult<M>>;
   }
 
   /** Fire-and-forget (no reply is sent). */
-  notify(method, params = {}) {
+  notify<M extends DecodeMethod>(method: M, params: DecodeParams<M> = {}): void {
     this.rpc?.send({ method, params });
   }
 
-  terminate() {
+  terminate(): void {
     const rpc = this.rpc;
     this.rpc = null;
     rpc?.close(new Error('closed'));

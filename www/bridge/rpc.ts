@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Request/response over one worker's postMessage, and what happens when that worker dies: the page
 // side shared by WorkerClient (the decoder worker) and RenderProxy (the render worker). A request is
 // posted with a fresh `id` and settles on the one reply with that id, `{id, result}` or
@@ -8,35 +7,69 @@
 // with the crash's message, every later one too, and `onDeath` is told once. What the messages mean
 // beyond that (methods, pushes, a `fatal` push) is each owner's business.
 
-export class Rpc {
+/** An Error of a request that failed: `fatal` when the wasm trapped (or the worker died). */
+export interface RpcError extends Error {
+  fatal: boolean;
+}
+
+/** What settles a pending request. */
+interface Pending {
+  resolve: (result: unknown) => void;
+  reject: (e: Error) => void;
+}
+
+export interface RpcOptions<Push extends object> {
+  /** a message without an id (ignored when not given) */
+  onPush?: ((msg: Push) => void) | null;
+  /** the worker died (once; not after `close()`) */
+  onDeath?: ((message: string) => void) | null;
+  /** the death message of a worker `error` event */
+  crashMessage?: (ev: ErrorEvent) => string;
+  /** the death message of a `messageerror` (none: not listened for) */
+  unreadableMessage?: string | null;
+  /** a reply whose error says `fatal` (the wasm trapped) kills the worker then and there; otherwise
+   *  it only rejects its request (the worker says so another way) */
+  dieOnFatalReply?: boolean;
+}
+
+/** A reply or a push as it arrives (not trusted: checked before use). */
+interface Incoming {
+  id?: number;
+  result?: unknown;
+  error?: { message?: string; fatal?: boolean } | string;
+}
+
+/** `Push`: what the worker's messages without an id are (each owner's protocol). */
+export class Rpc<Push extends object = object> {
+  port: Worker;
+  onPush: ((msg: Push) => void) | null;
+  onDeath: ((message: string) => void) | null;
+  dieOnFatalReply: boolean;
+  nextId: number;
+  /** id → {resolve, reject} of the requests not answered yet. */
+  pending: Map<number, Pending>;
+  /** Set once the worker died or was closed: what every later request is rejected with. */
+  error: Error | null;
+
   /**
-   * @param {Worker} port the worker (anything with postMessage, terminate and message/error events)
-   * @param {object} [o]
-   * @param {(msg: object) => void} [o.onPush] a message without an id (ignored when not given)
-   * @param {(message: string) => void} [o.onDeath] the worker died (once; not after `close()`)
-   * @param {(ev: ErrorEvent) => string} [o.crashMessage] the death message of a worker `error` event
-   * @param {string} [o.unreadableMessage] the death message of a `messageerror` (none: not listened for)
-   * @param {boolean} [o.dieOnFatalReply] a reply whose error says `fatal` (the wasm trapped) kills the
-   *   worker then and there; otherwise it only rejects its request (the worker says so another way)
+   * @param port the worker (anything with postMessage, terminate and message/error events)
    */
   constructor(
-    port,
+    port: Worker,
     {
       onPush = null,
       onDeath = null,
       crashMessage = (ev) => ev?.message || 'the worker failed',
       unreadableMessage = null,
       dieOnFatalReply = false,
-    } = {},
+    }: RpcOptions<Push> = {},
   ) {
     this.port = port;
     this.onPush = onPush;
     this.onDeath = onDeath;
     this.dieOnFatalReply = dieOnFatalReply;
     this.nextId = 1;
-    /** id → {resolve, reject} of the requests not answered yet. */
     this.pending = new Map();
-    /** Set once the worker died or was closed: what every later request is rejected with. */
     this.error = null;
     port.addEventListener('message', (ev) => this.handle(ev.data));
     port.addEventListener('error', (ev) => {
@@ -47,15 +80,15 @@ export class Rpc {
   }
 
   /** Whether the worker died or was closed (requests are refused, messages ignored). */
-  get dead() {
+  get dead(): boolean {
     return this.error !== null;
   }
 
   /** Posts `{id, ...msg}`; resolves with the reply's `result`, or rejects with an Error carrying the
    *  reply's message and `fatal`. `transfer`: buffers moved to the worker. */
-  request(msg, transfer = []) {
+  request(msg: object, transfer: Transferable[] = []): Promise<unknown> {
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
+    return new Promise<unknown>((resolve, reject) => {
       if (this.error) {
         reject(this.error);
         return;
@@ -66,23 +99,25 @@ export class Rpc {
   }
 
   /** Posts `msg` (no id: no reply); nothing once the worker died or was closed. */
-  send(msg, transfer = []) {
+  send(msg: object, transfer: Transferable[] = []): void {
     if (this.error) return;
     this.port.postMessage(msg, transfer);
   }
 
-  handle(msg) {
-    if (this.error || msg === null || typeof msg !== 'object' || Array.isArray(msg)) return;
+  handle(data: unknown): void {
+    if (this.error || data === null || typeof data !== 'object' || Array.isArray(data)) return;
+    const msg = data as Incoming;
     if (msg.id === undefined) {
-      this.onPush?.(msg);
+      // (What a push is, is the owner's protocol: the worker's message as it came.)
+      this.onPush?.(data as Push);
       return;
     }
     const p = this.pending.get(msg.id);
     if (!p) return;
     this.pending.delete(msg.id);
     if (msg.error) {
-      const e = new Error((typeof msg.error === 'object' ? msg.error.message : msg.error) ?? '');
-      e.fatal = !!msg.error.fatal;
+      const e = new Error((typeof msg.error === 'object' ? msg.error.message : msg.error) ?? '') as RpcError;
+      e.fatal = typeof msg.error === 'object' && !!msg.error.fatal;
       if (e.fatal && this.dieOnFatalReply) this.die(e.message);
       p.reject(e);
     } else {
@@ -92,9 +127,9 @@ export class Rpc {
 
   /** The worker died: it is terminated, every pending and later request rejected with `message`
    *  (an Error with `fatal` set), and `onDeath(message)` called. Once; nothing after `close()`. */
-  die(message) {
+  die(message: string): void {
     if (this.error) return;
-    const err = new Error(message);
+    const err = new Error(message) as RpcError;
     err.fatal = true;
     this.end(err, err);
     this.onDeath?.(message);
@@ -105,12 +140,12 @@ export class Rpc {
    * `error` (default: Error('closed')). Pending requests are rejected with `error` when given, and
    * otherwise left unanswered (nobody waits for them any more).
    */
-  close(error = null) {
+  close(error: Error | null = null): void {
     if (this.error) return;
     this.end(error ?? new Error('closed'), error);
   }
 
-  end(refusal, rejection) {
+  end(refusal: Error, rejection: Error | null): void {
     this.error = refusal;
     try {
       this.port.terminate();

@@ -1,12 +1,11 @@
-// @ts-nocheck
 // Why a replay on a server could not be opened, in words that say what to do (workers/decode/sources.ts
 // imports this when an open fails): a server on another origin that does not allow this page to
 // read the file (CORS), or does not let it read the file's size; one that cannot be reached.
 // (No import: it would make workers/decode/errors.ts a chunk of its own, one more file on every load.)
-const messageOf = (e) => e?.message || String(e);
+const messageOf = (e: unknown): string => (e as { message?: string } | null | undefined)?.message || String(e);
 
 /** An origin other than this page's (the worker's), or null (same origin, or not a URL). */
-export function otherOrigin(url) {
+export function otherOrigin(url: string): string | null {
   try {
     const o = new URL(url).origin;
     return o !== self.location.origin ? o : null;
@@ -20,7 +19,7 @@ export function otherOrigin(url) {
  * origin, a no-cors request tells a server that answered (it did not allow this page to read it:
  * CORS) from one that could not be reached.
  */
-export async function fetchFailure(url, e) {
+export async function fetchFailure(url: string, e: unknown): Promise<Error> {
   const origin = otherOrigin(url);
   if (origin) {
     const reached = await fetch(url, { method: 'HEAD', mode: 'no-cors', cache: 'no-store' }).then(
@@ -37,7 +36,7 @@ export async function fetchFailure(url, e) {
 }
 
 /** A 206 without a readable Content-Range: another origin that does not expose it, else a malformed answer. */
-export function noRange(url) {
+export function noRange(url: string): Error {
   const origin = otherOrigin(url);
   return new Error(
     origin

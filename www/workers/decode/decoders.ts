@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The decoder worker's decoder builds: which wasm reads a file (by its first 4 bytes), loading each
 // build once, and opening a DecoderSession over a source with the sans-IO want/feed loop.
 // docs/worker-protocol.md, "Decoder builds".
@@ -13,45 +12,78 @@
 // import of a module worker is fetched through the page in Chromium).
 import { messageOf } from './errors.ts';
 import { FIRST_READ } from './sources.ts';
+import type { OnProgress, Source } from './sources.ts';
 import { loadWasm } from '../../lib/wasm.ts';
+import type { Builds } from '../../lib/wasm.ts';
 
-export const DECODER_BY_MAGIC = Object.freeze({
+/** The decoder builds this worker loads (the export build is the export worker's). */
+export type DecoderBuild = 'decoder' | 'decoder_spark' | 'decoder_foldback';
+
+/** A DecoderSession (each build's class has the same API: wasm-bindgen's declarations). */
+export type DecoderSession = InstanceType<Builds['decoder']['DecoderSession']>;
+
+/** A decoder the pieces (or hints) come from: `rpChunk` is the chunk it decoded last (stats). */
+export type PlayDecoder = DecoderSession & { rpChunk?: number };
+
+/** A loaded decoder build: its DecoderSession class, FoldbackView (decoder_foldback only) and memory. */
+export interface DecoderWasm {
+  DecoderSession: Builds['decoder']['DecoderSession'];
+  FoldbackView: Builds['decoder_foldback']['FoldbackView'] | null;
+  memory: WebAssembly.Memory | null;
+}
+
+/** The decoder_foldback build, loaded: it has the FoldbackView. */
+export interface FoldbackWasm extends DecoderWasm {
+  FoldbackView: Builds['decoder_foldback']['FoldbackView'];
+}
+
+/** A session opened by openSession, with what the open read. */
+export interface Opened {
+  dec: DecoderSession;
+  wasm: DecoderWasm;
+  reads: number;
+  bytesRead: number;
+}
+
+export const DECODER_BY_MAGIC: Readonly<Record<string, DecoderBuild>> = Object.freeze({
   FLRP: 'decoder',
   YLPR: 'decoder_spark',
   RPLY: 'decoder_spark', // SparkEngine's magic written big-endian: that reader refuses it by name
   FBK1: 'decoder_foldback',
 });
-export const DEFAULT_DECODER = 'decoder';
+export const DEFAULT_DECODER: DecoderBuild = 'decoder';
 
 /** Entity states per decodeRange at most (16 i32 each: 1 MiB of packed frames): what bounds the
  *  decoder's wasm memory and the page's, whatever the number of entities. */
 export const PIECE_STATES = 16384;
 
 /** The first 4 bytes of `head` as text (the magic), or null when it is shorter. */
-function magicOf(head) {
+function magicOf(head: Uint8Array): string | null {
   return head.length < 4 ? null : String.fromCharCode(head[0], head[1], head[2], head[3]);
 }
 
 /** The decoder build for a file starting with `head` (a Uint8Array of at least its first 4 bytes). */
-export function decoderFor(head) {
+export function decoderFor(head: Uint8Array): DecoderBuild {
   const magic = magicOf(head);
   if (magic === null) return DEFAULT_DECODER;
   return Object.hasOwn(DECODER_BY_MAGIC, magic) ? DECODER_BY_MAGIC[magic] : DEFAULT_DECODER;
 }
 
 /** Decoder builds loaded so far: name → Promise<{DecoderSession, FoldbackView, memory}>. */
-const decoders = new Map();
+const decoders = new Map<DecoderBuild, Promise<DecoderWasm>>();
 
 /** Loads (once) the decoder build `name` ('decoder', 'decoder_spark', 'decoder_foldback'). */
-export function ensureWasm(name = DEFAULT_DECODER) {
+export function ensureWasm(name: 'decoder_foldback'): Promise<FoldbackWasm>;
+export function ensureWasm(name?: DecoderBuild): Promise<DecoderWasm>;
+export function ensureWasm(name: DecoderBuild = DEFAULT_DECODER): Promise<DecoderWasm> {
   let ready = decoders.get(name);
   if (!ready) {
-    ready = (async () => {
+    ready = (async (): Promise<DecoderWasm> => {
       const { mod, exports } = await loadWasm(name);
       // FoldbackView exists in decoder_foldback only.
       return {
         DecoderSession: mod.DecoderSession,
-        FoldbackView: mod.FoldbackView ?? null,
+        FoldbackView: (mod as Partial<Builds['decoder_foldback']>).FoldbackView ?? null,
         memory: exports?.memory ?? null,
       };
     })().catch((e) => {
@@ -70,7 +102,12 @@ export function ensureWasm(name = DEFAULT_DECODER) {
  * `only`: the build to use (the .foldback view's sessions must come from its own wasm instance);
  * a file of a format that build does not read fails with `onlyMessage`.
  */
-export async function openSession(source, onRead, only = null, onlyMessage = '') {
+export async function openSession(
+  source: Source,
+  onRead: OnProgress | null,
+  only: DecoderBuild | null = null,
+  onlyMessage = '',
+): Promise<Opened> {
   onRead?.(0, Math.min(source.length, FIRST_READ));
   const head = await source.read(0, Math.min(source.length, FIRST_READ));
   const sniffed = decoderFor(head);

@@ -1,15 +1,31 @@
-// @ts-nocheck
 // How the decoder worker's modules (www/worker*.js) tell errors apart: the message the page shows,
 // and whether the wasm trapped (docs/worker-protocol.md, "Shapes": `fatal`).
 
+import type { GapCause } from '../../lib/protocol/decode.ts';
+
+/** What the worker's modules read of something thrown (anything may be: `unknown` in a catch), and
+ *  the marks they set on their own errors: `unread` (a read failed after the retries: a gap's
+ *  cause), `transient` (worth asking again), `live` (the live source's). */
+export type ErrorLike =
+  | {
+      message?: unknown;
+      name?: unknown;
+      unread?: boolean;
+      transient?: boolean;
+      live?: boolean;
+    }
+  | null
+  | undefined;
+
 /** The message of an error, for the page. */
-export function messageOf(e) {
-  if (e && typeof e.message === 'string' && e.message) return e.message;
+export function messageOf(e: unknown): string {
+  const message = (e as ErrorLike)?.message;
+  if (e && typeof message === 'string' && message) return message;
   return String(e);
 }
 
 /** A wasm trap (panic → unreachable) leaves the module unusable: the page restarts the worker. */
-export function isFatal(e) {
+export function isFatal(e: unknown): boolean {
   return e instanceof WebAssembly.RuntimeError;
 }
 
@@ -18,7 +34,7 @@ export function isFatal(e) {
  * (a server that kept failing: workers/decode/sources.ts retries first), else `damaged` (the reader's
  * message: a failed checksum, a broken frame). `reason` is short (no URL: the page has it).
  */
-export function gapCause(e) {
+export function gapCause(e: unknown): GapCause {
   const reason = messageOf(e).replace(/ for \S+$/, '');
-  return { cause: e?.unread ? 'unread' : 'damaged', reason };
+  return { cause: (e as ErrorLike)?.unread ? 'unread' : 'damaged', reason };
 }

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The .foldback divergence view's side of the decoder worker (fb* methods, docs/worker-protocol.md),
 // imported by worker.js on the first fb* request so that a .flrep session never downloads it.
 // One FoldbackView (decoder_foldback build) over one or more opened files (their sources kept for
@@ -7,12 +6,35 @@
 // are the worker's own modules (the same instances: the view's sessions come from its wasm).
 import { ensureWasm, openSession } from './decoders.ts';
 import { BlobSource, UrlSource } from './sources.ts';
+import type { Source } from './sources.ts';
+import type { Builds } from '../../lib/wasm.ts';
+import type { DecodeMethods, DecodeParams, DecodeResult, FbOverview } from '../../lib/protocol/decode.ts';
+
+/** The fb* methods: each one's params and result (lib/protocol/decode.ts). */
+type FbMethod = Extract<keyof DecodeMethods, `fb${string}`>;
+export type FoldbackMethods = {
+  [M in FbMethod]: (params: DecodeParams<M>) => DecodeResult<M> | Promise<DecodeResult<M>>;
+};
+
+/** The open view: its FoldbackView, the sources of its files (read on demand), whether it is live. */
+interface Fb {
+  view: InstanceType<Builds['decoder_foldback']['FoldbackView']>;
+  sources: Source[];
+  live: boolean;
+}
+
+/** A range the view asks for (its `readsJson`). */
+interface FbRange {
+  source: number;
+  offset: number;
+  len: number;
+}
 
 /** Most bytes read for one field-history request (the span is shortened to fit). */
 const FB_MAX_SPAN_BYTES = 64 * 1024 * 1024;
-let fb = null;
+let fb: Fb | null = null;
 
-function fbClose() {
+function fbClose(): void {
   if (!fb) return;
   for (const s of fb.sources) s.close?.();
   try {
@@ -23,17 +45,17 @@ function fbClose() {
   fb = null;
 }
 
-function fbNeed() {
+function fbNeed(): Fb {
   if (!fb) throw new Error('no .foldback session is open');
   return fb;
 }
 
 /** Reads the model's ranges for ticks from..=to: `[meta Float64Array, data Uint8Array]`. */
-async function fbRead(from, to) {
+async function fbRead(from: number, to: number): Promise<[Float64Array, Uint8Array]> {
   const f = fbNeed();
-  const reads = JSON.parse(f.view.readsJson(from, to));
+  const reads: FbRange[] = JSON.parse(f.view.readsJson(from, to));
   const meta = new Float64Array(reads.length * 3);
-  const parts = [];
+  const parts: Uint8Array[] = [];
   let total = 0;
   for (const [i, r] of reads.entries()) {
     if (total + r.len > FB_MAX_SPAN_BYTES)
@@ -54,7 +76,7 @@ async function fbRead(from, to) {
   return [meta, data];
 }
 
-function fbOverview() {
+function fbOverview(): FbOverview {
   const f = fbNeed();
   return {
     summary: JSON.parse(f.view.summaryJson()),
@@ -64,7 +86,7 @@ function fbOverview() {
 }
 
 /** The fb* methods (worker.js hands every fb* request here). */
-export const foldbackMethods = {
+export const foldbackMethods: FoldbackMethods = {
   /** `{files: [{blob, name} | {url}]}`: opens each (.foldback by magic) and compares them. */
   async fbOpen(params) {
     const { FoldbackView } = await ensureWasm('decoder_foldback');
@@ -72,11 +94,12 @@ export const foldbackMethods = {
     const files = params?.files ?? [];
     if (files.length === 0) throw new Error('fbOpen needs at least one file');
     const view = new FoldbackView();
-    const sources = [];
+    const sources: Source[] = [];
     fb = { view, sources, live: false };
     try {
       for (const file of files) {
-        const source = file.url ? await UrlSource.open(file.url) : new BlobSource(file.blob);
+        // (A file without a url is a local one.)
+        const source = file.url ? await UrlSource.open(file.url) : new BlobSource(file.blob as Blob);
         sources.push(source);
         const { dec } = await openSession(source, null, 'decoder_foldback', 'this file is not a .foldback session');
         try {

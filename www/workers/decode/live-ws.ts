@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Live `.flrep` over WebSocket in the decoder worker (docs/live.md "WebSocket"), imported by
 // workers/decode/live.ts for a ws:// or wss:// source. A connection is hello, prefix, chunks in rising seq,
 // goodbye; every message is binary, its first byte its kind, fields little-endian. Each is checked
@@ -6,7 +5,9 @@
 // prefix) and anything refused ends the source with an error naming the numbers. A dropped
 // connection is "reconnecting": after a backoff it connects again with `?from=` the next chunk, so
 // the recording resumes with no missing or doubled tick (a chunk seq already held is refused).
-import { LiveStore, BACKOFF_MS, MAX_PREFIX, MAX_SEGMENT, CHUNK_HEADER_LEN, messageOf } from './live.ts';
+import { LiveStore, BACKOFF_MS, MAX_PREFIX, MAX_SEGMENT, CHUNK_HEADER_LEN, messageOf } from './live-store.ts';
+import type { LiveGap, ManifestKill } from './live-store.ts';
+import type { LiveStatus } from '../../lib/protocol/decode.ts';
 
 const HELLO = 1;
 const PREFIX = 2;
@@ -20,11 +21,11 @@ const HELLO_MS = 5000;
 /** Chunks a WebSocket session keeps (the DVR window: there are no segment files to read again). */
 const WS_HELD_BYTES = 64 * 1024 * 1024;
 
-const fail = (message) => Object.assign(new Error(message), { live: true });
+const fail = (message: string) => Object.assign(new Error(message), { live: true });
 
-let crcTable = null;
+let crcTable: Uint32Array | null = null;
 /** CRC-32 (IEEE), the stream id of a prefix. */
-export function crc32(bytes) {
+export function crc32(bytes: Uint8Array): number {
   if (!crcTable) {
     crcTable = new Uint32Array(256);
     for (let n = 0; n < 256; n++) {
@@ -38,8 +39,27 @@ export function crc32(bytes) {
   return (c ^ 0xffffffff) >>> 0;
 }
 
+/** The hello: the stream, the chunks the server has, the tick rate. */
+export interface HelloMessage {
+  kind: typeof HELLO;
+  stream: number;
+  firstSeq: number;
+  headSeq: number;
+  rate: number;
+  chunkTicks: number;
+}
+
+/** A live message, checked (docs/live.md "WebSocket"). */
+export type LiveMessage =
+  | HelloMessage
+  | { kind: typeof PREFIX; stream: number; bytes: Uint8Array }
+  | { kind: typeof CHUNK; seq: number; offset: number; bytes: Uint8Array }
+  | { kind: typeof GOODBYE; endSeq: number; reason: string };
+
+type ChunkMessage = Extract<LiveMessage, { kind: typeof CHUNK }>;
+
 /** One message, checked: {kind, …fields}. Throws for a malformed one. */
-export function parseMessage(buf) {
+export function parseMessage(buf: unknown): LiveMessage {
   if (!(buf instanceof ArrayBuffer)) throw fail('a text message: the live .flrep stream sends binary messages only');
   const n = buf.byteLength;
   if (n === 0) throw fail('an empty message');
@@ -47,10 +67,10 @@ export function parseMessage(buf) {
   const v = new DataView(buf);
   const b = new Uint8Array(buf);
   const kind = b[0];
-  const need = (len, what) => {
+  const need = (len: number, what: string) => {
     if (n < len) throw fail(`a ${what} message of ${n} bytes: it needs ${len}`);
   };
-  const u64 = (at) => {
+  const u64 = (at: number) => {
     const x = v.getBigUint64(at, true);
     if (x > BigInt(Number.MAX_SAFE_INTEGER)) throw fail(`a number over 2^53 at byte ${at} of a message`);
     return Number(x);
@@ -60,7 +80,7 @@ export function parseMessage(buf) {
     if (String.fromCharCode(b[1], b[2], b[3], b[4]) !== 'FLLV') throw fail('a hello that is not "FLLV"');
     const version = v.getUint16(5, true);
     if (version !== 1) throw fail(`protocol version ${version}: this player reads version 1`);
-    const h = {
+    const h: HelloMessage = {
       kind,
       stream: v.getUint32(7, true),
       firstSeq: u64(11),
@@ -84,7 +104,7 @@ export function parseMessage(buf) {
     need(11, 'goodbye');
     const len = v.getUint16(9, true);
     if (len > 256 || 11 + len !== n) throw fail(`a goodbye whose reason is ${len} bytes in a ${n}-byte message`);
-    let reason;
+    let reason: string;
     try {
       reason = new TextDecoder('utf-8', { fatal: true }).decode(b.subarray(11));
     } catch {
@@ -101,7 +121,32 @@ export function parseMessage(buf) {
  * by workers/decode/live.ts) reads them from the chunk.
  */
 export class SocketFeed {
-  constructor(url) {
+  url: string;
+  status: LiveStatus;
+  store: LiveStore | null;
+  hello: HelloMessage | null;
+  ws: WebSocket | null;
+  stopped: boolean;
+  ended: boolean;
+  attempt: number;
+  timer: ReturnType<typeof setTimeout> | 0;
+  onGrow: ((kills: ManifestKill[], readKills?: number[]) => void) | null;
+  onStatus: (() => void) | null;
+  onError: ((e: unknown) => void) | null;
+  /** Connections made (the first and each reconnect); chunks sent again after a reconnect and passed over. */
+  connections: number;
+  resent: number;
+  /** Before start() resolved: its promise; before run(): what came meanwhile (an error, chunks). */
+  first: { resolve: (v: { store: LiveStore; kills: ManifestKill[] }) => void; reject: (e: unknown) => void } | null;
+  running: boolean;
+  pending: unknown;
+  /** Ticks the server skipped, not told yet: [{fromTick, toTick, reason}]. */
+  gaps: LiveGap[];
+  grewEarly: boolean;
+  /** Where the last chunk received starts in the server's file (set with the first chunk). */
+  lastOffset: number;
+
+  constructor(url: string) {
     this.url = url;
     this.status = 'live';
     this.store = null;
@@ -114,27 +159,25 @@ export class SocketFeed {
     this.onGrow = null;
     this.onStatus = null;
     this.onError = null;
-    /** Connections made (the first and each reconnect); chunks sent again after a reconnect and passed over. */
     this.connections = 0;
     this.resent = 0;
-    /** Before start() resolved: its promise; before run(): what came meanwhile (an error, chunks). */
     this.first = null;
     this.running = false;
     this.pending = null;
-    /** Ticks the server skipped, not told yet: [{fromTick, toTick, reason}]. */
     this.gaps = [];
     this.grewEarly = false;
+    this.lastOffset = 0;
   }
 
-  get chunkS() {
+  get chunkS(): number {
     return this.hello ? this.hello.chunkTicks / this.hello.rate : 2;
   }
-  get pollMs() {
+  get pollMs(): number {
     return 0;
   }
 
   /** Connects; resolves with {store, kills: []} once the prefix and the first chunk are there. */
-  start() {
+  start(): Promise<{ store: LiveStore; kills: ManifestKill[] }> {
     return new Promise((resolve, reject) => {
       this.first = { resolve, reject };
       this.#connect();
@@ -143,7 +186,7 @@ export class SocketFeed {
 
   /** The open is done and the handlers are set: what came meanwhile is told after the open's
    *  answer has gone to the page (a task later). */
-  run() {
+  run(): void {
     this.running = true;
     setTimeout(() => {
       if (this.pending) this.onError?.(this.pending);
@@ -152,7 +195,7 @@ export class SocketFeed {
     }, 0);
   }
 
-  #connect() {
+  #connect(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
     const next = this.store?.nextSeq;
@@ -162,7 +205,7 @@ export class SocketFeed {
       url.searchParams.set('from', String(next));
       u = url.href;
     }
-    let ws;
+    let ws: WebSocket;
     try {
       ws = new WebSocket(u);
     } catch (e) {
@@ -193,8 +236,10 @@ export class SocketFeed {
         }
         if (!helloSeen) throw fail(`a message of kind ${m.kind} before the hello`);
         if (m.kind === PREFIX) {
-          if (m.stream !== this.hello.stream || crc32(m.bytes) !== m.stream)
-            throw fail(`a prefix whose bytes are not stream ${hex(this.hello.stream)}`);
+          // (The hello came first: checked above.)
+          const hello = this.hello as HelloMessage;
+          if (m.stream !== hello.stream || crc32(m.bytes) !== m.stream)
+            throw fail(`a prefix whose bytes are not stream ${hex(hello.stream)}`);
           if (this.store) {
             // A reconnect sends the prefix again: it must be the same.
             if (m.bytes.length !== this.store.prefix.length) throw fail('a reconnect sent another prefix');
@@ -209,7 +254,8 @@ export class SocketFeed {
         if (m.kind === CHUNK) return this.#chunk(m);
         if (m.kind === GOODBYE) {
           this.ended = true;
-          const n = this.store.nextSeq ?? 0;
+          // (The prefix came first: checked above.)
+          const n = (this.store as LiveStore).nextSeq ?? 0;
           if (m.endSeq < n) throw fail(`a goodbye that counts ${m.endSeq} chunks after ${n} were received`);
           this.status = 'ended';
           if (this.running) this.onStatus?.();
@@ -237,8 +283,9 @@ export class SocketFeed {
     };
   }
 
-  #chunk(m) {
-    const s = this.store;
+  #chunk(m: ChunkMessage): void {
+    // (The prefix came first: the store is there.)
+    const s = this.store as LiveStore;
     const prev = s.chunks[s.chunks.length - 1];
     if (prev && m.seq <= prev.seq) {
       // A server started again that has not reached the chunks held yet sends from its newest:
@@ -280,7 +327,7 @@ export class SocketFeed {
     else this.grewEarly = true;
   }
 
-  #fatal(e) {
+  #fatal(e: unknown): void {
     if (this.first) {
       const f = this.first;
       this.first = null;
@@ -293,7 +340,7 @@ export class SocketFeed {
     else this.pending ??= e;
   }
 
-  halt() {
+  halt(): void {
     this.stopped = true;
     clearTimeout(this.timer);
     const ws = this.ws;
@@ -305,9 +352,9 @@ export class SocketFeed {
     }
   }
 
-  stop() {
+  stop(): void {
     this.halt();
   }
 }
 
-const hex = (n) => n.toString(16).padStart(8, '0');
+const hex = (n: number) => n.toString(16).padStart(8, '0');

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Live `.flrep` in the decoder worker (docs/live.md "The player"), imported on the first live open.
 // The recording as received so far is a `.flrep` without its trailer: the prefix (header +
 // sections) followed by every chunk received, back to back. The decoder opens that virtual file
@@ -17,162 +16,78 @@
 // page keeps the recording received so far and keeps working).
 //
 // It imports nothing of the worker's first load (worker.js hands in what it needs: `Replay`,
-// `ensureWasm`), so that those stay in worker.js's one file.
+// `ensureWasm`), so that those stay in worker.js's one file. (Of the worker's modules it imports
+// types only; the store and the limits it shares with the feeds are workers/decode/live-store.ts's.)
+import type { DecoderSession, DecoderWasm } from './decoders.ts';
+import type { Post, Replay } from './replay.ts';
+import { MAX_CHUNKS, fail, messageOf } from './live-store.ts';
+import type { LiveGap, LiveStore, ManifestKill } from './live-store.ts';
+import type {
+  KillEvent,
+  LiveOpenInfo,
+  LiveStats,
+  LiveStatus,
+  OpenParams,
+  OpenResult,
+  ProgressPush,
+  ReplayEvent,
+  SessionInfo,
+} from '../../lib/protocol/decode.ts';
 
-/** An error's message for the page. */
-export const messageOf = (e) => String(e?.message || e);
+// The limits, errors and store are workers/decode/live-store.ts's (the feeds import them there).
+export {
+  BACKOFF_MS,
+  CHUNK_HEADER_LEN,
+  HELD_BYTES,
+  JOIN_S,
+  LiveStore,
+  MAX_CHUNKS,
+  MAX_KILLS,
+  MAX_MANIFEST,
+  MAX_PREFIX,
+  MAX_SEGMENT,
+  MAX_SEGMENTS,
+  PLAIN_NAME,
+  fail,
+  messageOf,
+  whole,
+} from './live-store.ts';
 
-/** A chunk's header (docs/format/flrep.md §6.1): 36 bytes, `compressedLength` a u32 at 4. */
-export const CHUNK_HEADER_LEN = 36;
-/** The largest chunk a manifest may list (its 16 MiB frame and header: docs/live.md). */
-export const MAX_SEGMENT = 16 * 1024 * 1024 + CHUNK_HEADER_LEN;
-export const MAX_MANIFEST = 8 * 1024 * 1024;
-export const MAX_PREFIX = 16 * 1024 * 1024;
-export const MAX_SEGMENTS = 20000;
-export const MAX_KILLS = 4096;
-/** Whole chunks kept in memory (the newest and those read again); older ones are read again from
- *  their segment files. (The Replay's own cache of the chunks around the playhead is beside it.) */
-export const HELD_BYTES = 8 * 1024 * 1024;
-/** A viewer joining a match in progress gets this much of it before the live edge (s). */
-export const JOIN_S = 30;
-/** Chunks the page may hold in a session (a 3-hour match at 0.5 s chunks is 21,600). */
-export const MAX_CHUNKS = 100000;
-/** A manifest's URI: a plain file name beside it (docs/live.md "Segments"). */
-export const PLAIN_NAME = /^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$/;
-/** Waits between failed manifest reads (ms): the source is "reconnecting" meanwhile. */
-export const BACKOFF_MS = [500, 1000, 2000, 4000, 5000];
+/** A live source (workers/decode/live-segments.ts SegmentFeed, workers/decode/live-ws.ts SocketFeed). */
+export interface Feed {
+  status: LiveStatus;
+  readonly chunkS: number;
+  readonly pollMs: number;
+  file?: string | null;
+  partial?: boolean;
+  connections?: number;
+  resent?: number;
+  polls?: number;
+  fetched?: number;
+  byName?: number;
+  gaps?: LiveGap[];
+  onGrow: ((kills: ManifestKill[], readKills?: number[]) => void) | null;
+  onStatus: (() => void) | null;
+  onError: ((e: unknown) => void) | null;
+  start(): Promise<{ store: LiveStore; kills: ManifestKill[] }>;
+  run(): void;
+  halt(): void;
+  stop(): void;
+}
 
-/** An error of the live source (its message names the numbers). */
-export const fail = (message) => Object.assign(new Error(message), { live: true });
-
-/** Whether `v` is a whole number in [lo, hi]. */
-export const whole = (v, lo = 0, hi = Number.MAX_SAFE_INTEGER) => Number.isSafeInteger(v) && v >= lo && v <= hi;
-
-/** The recording received so far: the prefix and the chunks in order (virtual offsets from the
- *  prefix's end), each chunk's header kept, the whole bytes of the latest in a bounded LRU. */
-export class LiveStore {
-  constructor(prefix, { refetch = null, heldBytes = HELD_BYTES } = {}) {
-    this.prefix = prefix;
-    /** [{seq, len, first, last, head, at, name}] in seq order; `at`: offset in the virtual file. */
-    this.chunks = [];
-    this.length = prefix.length;
-    /** chunk index → Uint8Array (insertion order = recency). */
-    this.held = new Map();
-    this.heldBytes = 0;
-    this.budget = heldBytes;
-    /** (index, chunk) → Promise<Uint8Array>: reads an evicted chunk again (segments), or null. */
-    this.refetch = refetch;
-    /** chunk start offset → index. */
-    this.byOffset = new Map();
-  }
-
-  get nextSeq() {
-    return this.chunks.length ? this.chunks[this.chunks.length - 1].seq + 1 : null;
-  }
-
-  /** Appends chunk `seq` (its whole bytes): checks that it follows the last one. */
-  append(seq, bytes, meta = {}) {
-    if (this.chunks.length >= MAX_CHUNKS) throw fail(`more than ${MAX_CHUNKS} chunks: the live session is full`);
-    if (bytes.length < CHUNK_HEADER_LEN || bytes.length > MAX_SEGMENT)
-      throw fail(`chunk ${seq} is ${bytes.length} bytes (a chunk is ${CHUNK_HEADER_LEN} to ${MAX_SEGMENT})`);
-    const v = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const own = CHUNK_HEADER_LEN + v.getUint32(4, true);
-    if (own !== bytes.length)
-      throw fail(
-        `chunk ${seq} is ${bytes.length} bytes but its header says ${own}${meta.name ? ` (${meta.name})` : ''}`,
-      );
-    const first = Number(v.getBigUint64(12, true));
-    const last = Number(v.getBigUint64(20, true));
-    const prev = this.chunks[this.chunks.length - 1];
-    if (prev && (meta.skip ? seq <= prev.seq : seq !== prev.seq + 1))
-      throw fail(`chunk ${seq} after chunk ${prev.seq}: chunks are missing`);
-    if (prev && first <= prev.last)
-      throw fail(`chunk ${seq} starts at tick ${first}, not after chunk ${prev.seq}'s last tick ${prev.last}`);
-    if (meta.first !== undefined && (meta.first !== first || meta.last !== last))
-      throw fail(
-        `chunk ${seq} holds ticks ${first}–${last}, the manifest says ${meta.first}–${meta.last}${meta.name ? ` (${meta.name})` : ''}`,
-      );
-    const c = {
-      seq,
-      len: bytes.length,
-      first,
-      last,
-      head: bytes.slice(0, CHUNK_HEADER_LEN),
-      at: this.length,
-      name: meta.name ?? '',
-    };
-    const index = this.chunks.length;
-    this.chunks.push(c);
-    this.byOffset.set(c.at, index);
-    this.length += c.len;
-    this.#hold(index, bytes);
-    return c;
-  }
-
-  #hold(index, bytes) {
-    const had = this.held.get(index);
-    if (had) this.heldBytes -= had.length;
-    this.held.delete(index);
-    this.held.set(index, bytes);
-    this.heldBytes += bytes.length;
-    for (const [k, b] of this.held) {
-      if (this.heldBytes <= this.budget || this.held.size <= 2) break;
-      this.held.delete(k);
-      this.heldBytes -= b.length;
-    }
-  }
-
-  /**
-   * The bytes the decoder's open asks for, all from memory: the prefix (what follows it in the
-   * first read is not looked at by the prefix parser: zeros), a chunk's header (the forward scan),
-   * and the last 8 bytes (where a trailer would end: zeros, so the open always takes the scan).
-   */
-  openBytes(offset, len) {
-    const out = new Uint8Array(len);
-    if (offset === 0) {
-      out.set(this.prefix.subarray(0, Math.min(len, this.prefix.length)));
-      return out;
-    }
-    if (offset === this.length - 8 && len === 8) return out;
-    const i = this.byOffset.get(offset);
-    if (i === undefined || len > CHUNK_HEADER_LEN)
-      throw fail(`the reader asked for bytes ${offset}+${len}, which are not a chunk header of the live stream`);
-    out.set(this.chunks[i].head.subarray(0, len));
-    return out;
-  }
-
-  /** Bytes [offset, offset + len): one whole chunk (what the Replay reads). */
-  async read(offset, len) {
-    const i = this.byOffset.get(offset);
-    const c = i === undefined ? null : this.chunks[i];
-    if (!c || c.len !== len) throw fail(`no chunk at offset ${offset} of ${len} bytes in the live stream`);
-    const got = this.held.get(i);
-    if (got) {
-      this.#hold(i, got);
-      return got;
-    }
-    if (!this.refetch)
-      throw Object.assign(
-        fail(`chunk ${c.seq} is no longer held (a WebSocket source keeps only the latest ${this.budget >> 20} MiB)`),
-        { unread: true },
-      );
-    const b = await this.refetch(c);
-    if (b.length !== c.len || b.subarray(0, CHUNK_HEADER_LEN).some((x, k) => x !== c.head[k]))
-      throw fail(
-        `segment ${c.name} changed since it was first read (${b.length} bytes, was ${c.len}): segments are immutable`,
-      );
-    this.#hold(i, b);
-    return b;
-  }
-
-  close() {
-    this.held.clear();
-    this.heldBytes = 0;
-  }
+/** What the worker hands openLive (workers/decode/main.ts). */
+export interface LiveContext {
+  post: Post;
+  progress: (phase: ProgressPush['phase'], loaded: number, total: number) => void;
+  /** Whether this is still the latest open. */
+  current: () => boolean;
+  setReplay: (r: Replay) => void;
+  Replay: typeof Replay;
+  ensureWasm: () => Promise<DecoderWasm>;
 }
 
 /** Opens a DecoderSession over the store's virtual file (reads from memory only). */
-export function openOver(wasm, store) {
+export function openOver(wasm: DecoderWasm, store: LiveStore): DecoderSession {
   const dec = new wasm.DecoderSession(store.length);
   try {
     let steps = 0;
@@ -181,7 +96,7 @@ export function openOver(wasm, store) {
       if (++steps > MAX_CHUNKS + 16) throw fail('the reader asked for too many reads while opening the live stream');
     }
     if (dec.chunkCount() !== store.chunks.length) {
-      const info = dec.info();
+      const info: SessionInfo = dec.info();
       const why = [...(info.info?.problems ?? []), ...(info.info?.warnings ?? [])].join('; ');
       throw fail(`the live stream's chunk ${dec.chunkCount()} is not a chunk: ${why}`);
     }
@@ -197,9 +112,19 @@ export function openOver(wasm, store) {
 }
 
 /** A Replay (workers/decode/replay.ts) whose decoder is opened again as the live recording grows. */
-const liveReplay = (Replay) =>
+const liveReplay = (Replay: LiveContext['Replay']) =>
   class LiveReplay extends Replay {
-    constructor(sessionId, store, dec, wasm, info, post) {
+    wasm: DecoderWasm;
+    feed: Feed | null;
+
+    constructor(
+      sessionId: number,
+      store: LiveStore,
+      dec: DecoderSession,
+      wasm: DecoderWasm,
+      info: SessionInfo,
+      post: Post,
+    ) {
       // (markersComplete: the kills come from the source, not from a scan of the chunks.)
       super(sessionId, store, dec, wasm.memory, { ...info, markersComplete: true }, post);
       this.wasm = wasm;
@@ -208,7 +133,7 @@ const liveReplay = (Replay) =>
 
     /** `dec`, opened over the longer stream, takes the old decoder's place (and the spare
      *  one's: the next hint forks the new one). Chunk indices stay the same. */
-    adopt(dec, info) {
+    adopt(dec: DecoderSession, info: SessionInfo): void {
       const old = [this.dec, this.hints.spare];
       this.dec = dec;
       this.hints.spare = undefined;
@@ -223,18 +148,23 @@ const liveReplay = (Replay) =>
       }
     }
 
-    close() {
+    override close(): void {
       this.feed?.stop();
       super.close();
     }
   };
 
 /** The open's answer for the page: the recording so far, its kills, `live` (the source's state). */
-function liveInfo(dec, kills, feed, kind) {
-  const info = dec.info();
+function liveInfo(
+  dec: DecoderSession,
+  kills: ReplayEvent[],
+  feed: Feed,
+  kind: LiveOpenInfo['kind'],
+): SessionInfo & { live: LiveOpenInfo } {
+  const info: SessionInfo = dec.info();
   // The scan's "no index trailer" is how a live stream is, not a fault.
   info.info = { ...info.info, warnings: [], problems: [] };
-  const live = {
+  const live: LiveOpenInfo = {
     status: feed.status,
     kind,
     chunkS: feed.chunkS,
@@ -250,16 +180,24 @@ const ONE_FRAME = 2 ** 52;
 const NO_BYTES = new Uint8Array(0);
 
 /** The kills of chunk `i` (its bytes `bytes`), decoded by a fork of `dec` (which stays put). */
-export function killsOf(dec, i, bytes) {
+export function killsOf(dec: DecoderSession, i: number, bytes: Uint8Array | undefined): ReplayEvent[] {
   const f = bytes ? dec.fork() : null;
   if (!f) return [];
-  const out = [];
+  const out: ReplayEvent[] = [];
   try {
     let from = dec.chunkFirstTick(i);
     for (let k = 0; k < MAX_CHUNKS; k++) {
-      const d = f.decodeRange(i, k === 0 ? bytes : NO_BYTES, from, Number.POSITIVE_INFINITY, ONE_FRAME, 65536);
+      // (A fork is made only with the bytes.)
+      const d = f.decodeRange(
+        i,
+        k === 0 ? (bytes as Uint8Array) : NO_BYTES,
+        from,
+        Number.POSITIVE_INFINITY,
+        ONE_FRAME,
+        65536,
+      );
       try {
-        for (const e of d.events()) if (e.kind === 'kill') out.push(e);
+        for (const e of d.events() as ReplayEvent[]) if (e.kind === 'kill') out.push(e);
         const end = d.end();
         if (end === undefined) break;
         from = end;
@@ -274,7 +212,13 @@ export function killsOf(dec, i, bytes) {
 }
 
 /** A kill of the manifest or of a chunk, as the decoder's events are (shapes.rs). */
-const killEvent = (k) => ({ tick: k.tick, kind: 'kill', killer: k.killer, victim: k.victim, weapon_type: k.weapon });
+const killEvent = (k: ManifestKill): KillEvent => ({
+  tick: k.tick,
+  kind: 'kill',
+  killer: k.killer,
+  victim: k.victim,
+  weapon_type: k.weapon,
+});
 
 /**
  * Opens a live source (`params.live`: a manifest URL, or ws:// wss://) for session `sessionId`.
@@ -282,12 +226,12 @@ const killEvent = (k) => ({ tick: k.tick, kind: 'kill', killer: k.killer, victim
  * Replay and ensureWasm}. Resolves with the open's answer once the prefix and
  * the first chunk are there.
  */
-export async function openLive(params, ctx) {
+export async function openLive(params: OpenParams, ctx: LiveContext): Promise<OpenResult> {
   const { ensureWasm } = ctx;
   const url = String(params.live);
   const isWs = /^wss?:\/\//i.test(url);
   ctx.progress('connect', 0, 0);
-  const feed = isWs
+  const feed: Feed = isWs
     ? new (await import('./live-ws.ts')).SocketFeed(url)
     : new (await import('./live-segments.ts')).SegmentFeed(new URL(url).href);
   let first;
@@ -304,7 +248,7 @@ export async function openLive(params, ctx) {
     feed.stop();
     throw new Error('superseded by a later open');
   }
-  let dec;
+  let dec: DecoderSession;
   try {
     dec = openOver(wasm, store);
   } catch (e) {
@@ -320,7 +264,7 @@ export async function openLive(params, ctx) {
   // (an evicted chunk fetched again by a seek) count too.
   Object.defineProperty(replay.stats, 'live', {
     enumerable: true,
-    get: () => ({
+    get: (): LiveStats => ({
       kind: isWs ? 'ws' : 'segments',
       status: feed.status,
       chunks: store.chunks.length,
@@ -334,7 +278,7 @@ export async function openLive(params, ctx) {
       byName: feed.byName ?? 0,
     }),
   });
-  const push = (extra) => {
+  const push = (extra: { kills: ReplayEvent[]; arrivedAt?: number }) => {
     ctx.post({
       type: 'live',
       session: replay.sessionId,
@@ -354,7 +298,7 @@ export async function openLive(params, ctx) {
     const next = openOver(wasm, store);
     const info = liveInfo(next, [], feed, '');
     replay.adopt(next, info);
-    let kills = newKills.map(killEvent);
+    let kills: ReplayEvent[] = newKills.map(killEvent);
     // Over WebSocket the kills are read from the chunks themselves; over segments, those of the
     // chunks read by name (their manifest entries were gone).
     const fromChunks = isWs ? store.chunks.map((_, i) => i).slice(known) : readKills;

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The decoder Web Worker (module worker): the message entry point. Owns the open replay (its
 // source and wasm DecoderSession) and answers the page's requests and notifications
 // (docs/worker-protocol.md). Its parts:
@@ -9,28 +8,50 @@
 // - www/workers/decode/prefetch.ts: prefetch hints and the spare decoder;
 // - www/workers/decode/foldback.ts: the .foldback divergence view's fb* methods, imported on first use.
 import { ensureWasm, openSession } from './decoders.ts';
+import type { DecoderSession, Opened, PlayDecoder } from './decoders.ts';
 import { isFatal, messageOf } from './errors.ts';
+import type { FoldbackMethods } from './foldback.ts';
 import { Replay } from './replay.ts';
 import { BlobSource, UrlSource } from './sources.ts';
+import type { MemorySource } from './sources.ts';
+import type {
+  DecodeMethod,
+  DecodeOutbound,
+  DecodeParams,
+  DecodeResult,
+  OpenParams,
+  OpenResult,
+  ProgressPush,
+  SessionInfo,
+} from '../../lib/protocol/decode.ts';
 
-function post(msg, transfer = []) {
+/** The methods this module answers (the fb* ones are workers/decode/foldback.ts's). */
+type OwnMethod = Exclude<DecodeMethod, `fb${string}`>;
+type Methods = {
+  [M in OwnMethod]: (params: DecodeParams<M>) => DecodeResult<M> | Promise<DecodeResult<M>>;
+};
+/** A method as the dispatcher calls it: with the params the page sent. */
+type Method = (params: unknown) => unknown;
+
+function post(msg: DecodeOutbound, transfer: Transferable[] = []): void {
   self.postMessage(msg, transfer);
 }
 
-let replay = null;
+let replay: Replay | null = null;
 // Counts opens: a file opened while another is still opening wins (the earlier open, answered
 // later, must not take the replay's place: its answer is an error the page drops).
 let opens = 0;
 const superseded = () => new Error('superseded by a later open');
 
-async function open(params) {
+async function open(params: OpenParams): Promise<OpenResult> {
   const sessionId = params.session ?? 0;
   const mine = ++opens;
   if (replay) {
     replay.close();
     replay = null;
   }
-  const progress = (phase, loaded, total) => post({ type: 'progress', session: sessionId, phase, loaded, total });
+  const progress = (phase: ProgressPush['phase'], loaded: number, total: number) =>
+    post({ type: 'progress', session: sessionId, phase, loaded, total });
   // 'wasm' first (as before the decoder split): the decoder for the file's format loads once its
   // head has been read, inside openSession below.
   progress('wasm', 0, 0);
@@ -41,14 +62,14 @@ async function open(params) {
       post,
       progress,
       current: () => mine === opens,
-      setReplay: (r) => {
+      setReplay: (r: Replay) => {
         replay = r;
       },
       Replay,
       ensureWasm,
     });
   }
-  let source;
+  let source: UrlSource | MemorySource | BlobSource;
   if (params.url) {
     progress('connect', 0, 0);
     source = await UrlSource.open(params.url, (loaded, total) => progress('download', loaded, total));
@@ -62,7 +83,7 @@ async function open(params) {
     source.close?.();
     throw superseded();
   }
-  let opened;
+  let opened: Opened;
   try {
     opened = await openSession(source, (loaded, total) => progress('open', loaded, total));
   } catch (e) {
@@ -73,7 +94,7 @@ async function open(params) {
   let ok = false;
   try {
     if (mine !== opens) throw superseded();
-    const info = dec.info();
+    const info: SessionInfo = dec.info();
     replay = new Replay(sessionId, source, dec, wasm.memory, info, post);
     replay.stats.openReads = reads;
     replay.stats.openBytes = bytesRead;
@@ -91,7 +112,7 @@ async function open(params) {
   }
 }
 
-const methods = {
+const methods: Methods = {
   async open(params) {
     return open(params ?? {});
   },
@@ -127,7 +148,10 @@ const methods = {
       cachedChunks: [...replay.cache.map.keys()],
       // The chunks the decoder and the spare one hold (decode there without bytes).
       heldChunks: [replay.dec, replay.hints.spare]
-        .filter((d) => d && d.rpChunk >= 0 && d.holdsChunk(d.rpChunk))
+        .filter(
+          (d): d is PlayDecoder & { rpChunk: number } =>
+            !!d && d.rpChunk !== undefined && d.rpChunk >= 0 && d.holdsChunk(d.rpChunk),
+        )
         .map((d) => d.rpChunk),
       // A prefetch hint being handled or waiting for the one being handled.
       hinting: replay.hints.pending(),
@@ -149,7 +173,7 @@ const methods = {
   async __trap(params) {
     const { DecoderSession } = await ensureWasm();
     const trap = () => {
-      const bogus = Object.create(DecoderSession.prototype);
+      const bogus: DecoderSession & { __wbg_ptr: number } = Object.create(DecoderSession.prototype);
       bogus.__wbg_ptr = 0xfffffff0;
       bogus.chunkCount();
       throw new Error('__trap: the decoder did not trap');
@@ -166,26 +190,27 @@ const methods = {
 // The fb* methods live in workers/decode/foldback.ts, imported on the first fb* request (a .flrep session
 // never downloads them); it imports the same sources and decoder loading as this worker.
 
-let fbMethods = null;
-async function fbMethod(method) {
+let fbMethods: Promise<FoldbackMethods> | null = null;
+async function fbMethod(method: string): Promise<Method | undefined> {
   fbMethods ??= import('./foldback.ts')
     .then((m) => m.foldbackMethods)
     .catch((e) => {
       fbMethods = null;
       throw e;
     });
-  return (await fbMethods)[method];
+  return ((await fbMethods) as Record<string, Method | undefined>)[method];
 }
 
-function fail(id, e) {
+function fail(id: number, e: unknown): void {
   const fatal = isFatal(e);
   post({ id, error: { message: messageOf(e), fatal } });
   if (fatal) post({ type: 'fatal', message: messageOf(e) });
 }
 
-self.addEventListener('message', async (ev) => {
-  const { id, method, params } = ev.data ?? {};
-  let fn = methods[method];
+self.addEventListener('message', async (ev: MessageEvent) => {
+  // (The page's message: what the protocol says it sends, looked at before use.)
+  const { id, method, params } = (ev.data ?? {}) as { id?: number; method?: unknown; params?: unknown };
+  let fn = (methods as Record<string, Method | undefined>)[method as string];
   if (!fn && typeof method === 'string' && /^fb[A-Z]/.test(method)) {
     try {
       fn = await fbMethod(method);
@@ -203,7 +228,13 @@ self.addEventListener('message', async (ev) => {
     if (id !== undefined) post({ id, result });
   } catch (e) {
     if (id !== undefined) fail(id, e);
-    else post({ type: 'error', session: params?.session, message: messageOf(e), fatal: isFatal(e) });
+    else
+      post({
+        type: 'error',
+        session: (params as { session?: number } | undefined)?.session,
+        message: messageOf(e),
+        fatal: isFatal(e),
+      });
   }
 });
 

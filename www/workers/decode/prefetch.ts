@@ -1,11 +1,12 @@
-// @ts-nocheck
 // The decoder worker's prefetch hints and its spare decoder (docs/worker-protocol.md, `prefetch`):
 // a hint reads the chunk of a moment the page may seek to soon and, paused, positions a decoder
 // just before it, so that the seek resumes there; the spare decoder, forked from the open session,
 // takes those hints so that the decoder the page plays from stays where it is. One Prefetch per
 // open Replay (www/workers/decode/replay.ts), whose cache, reads, decoder and stats it shares.
 import { PIECE_STATES } from './decoders.ts';
+import type { PlayDecoder } from './decoders.ts';
 import { isFatal } from './errors.ts';
+import type { ReplayStats } from '../../lib/protocol/decode.ts';
 
 /** Ticks before a prefetch hint the decoder waits at (warm). */
 const HINT_MARGIN = 2;
@@ -19,14 +20,45 @@ const SPARE_CHUNK_BYTES = 512 * 1024;
 
 const NO_BYTES = new Uint8Array(0);
 
+/** What a Prefetch uses of its Replay (www/workers/decode/replay.ts: its cache, reads, decoder and
+ *  stats; the decoder it swaps with the spare one). */
+export interface PrefetchHost {
+  readonly firstTick: number;
+  readonly endTick: number;
+  readonly closed: boolean;
+  readonly pumping: boolean;
+  readonly req: { readonly to: number } | null;
+  readonly next: number;
+  readonly chunkCount: number;
+  dec: PlayDecoder;
+  readonly cache: { readonly budget: number; readonly map: ReadonlyMap<number, Uint8Array> };
+  readonly reading: ReadonlyMap<number, unknown>;
+  readonly gaps: ReadonlyMap<number, unknown>;
+  readonly stats: ReplayStats;
+  chunkFor(tick: number): number;
+  bytesOf(index: number): Promise<Uint8Array | null>;
+}
+
+/** A prefetch hint waiting to be handled (docs/worker-protocol.md `prefetch`). */
+interface Hint {
+  tick: number | null;
+  decode: boolean;
+  keep: boolean;
+  reads: number[];
+}
+
 export class Prefetch {
-  /** @param {import('./replay.ts').Replay} replay */
-  constructor(replay) {
+  replay: PrefetchHost;
+  /** The spare decoder (spareDecoder()): undefined until first needed, null when there is none. */
+  spare: PlayDecoder | null | undefined;
+  /** The latest prefetch hint not yet handled ({tick, decode, keep, reads}), and whether one is
+   *  being handled. */
+  hint: Hint | null;
+  hinting: boolean;
+
+  constructor(replay: PrefetchHost) {
     this.replay = replay;
-    /** The spare decoder (spareDecoder()): undefined until first needed, null when there is none. */
     this.spare = undefined;
-    /** The latest prefetch hint not yet handled ({tick, decode, keep, reads}), and whether one is
-     *  being handled. */
     this.hint = null;
     this.hinting = false;
   }
@@ -44,15 +76,15 @@ export class Prefetch {
    * a time, and a pointer sweeping the timeline gets the moment it rests on, not every one it
    * crossed.
    */
-  async prefetch(tick, decode, reads, keep) {
+  async prefetch(tick: unknown, decode: unknown, reads: unknown, keep: unknown): Promise<void> {
     const r = this.replay;
     r.stats.hints++;
-    const clamp = (k) => Math.max(r.firstTick, Math.min(r.endTick - 1, Math.floor(k)));
+    const clamp = (k: number) => Math.max(r.firstTick, Math.min(r.endTick - 1, Math.floor(k)));
     this.hint = {
-      tick: Number.isFinite(tick) ? clamp(tick) : null,
+      tick: Number.isFinite(tick) ? clamp(tick as number) : null,
       decode: !!decode,
       keep: !!keep,
-      reads: Array.isArray(reads) ? reads.slice(0, HINT_READS).filter(Number.isFinite).map(clamp) : [],
+      reads: Array.isArray(reads) ? (reads.slice(0, HINT_READS).filter(Number.isFinite) as number[]).map(clamp) : [],
     };
     if (this.hinting) return;
     this.hinting = true;
@@ -69,7 +101,7 @@ export class Prefetch {
   }
 
   /** Whether the worker has something better to do than a hint: a newer hint, a piece to post. */
-  busy() {
+  busy(): boolean {
     const r = this.replay;
     return r.closed || this.hint !== null || r.pumping || (r.req !== null && r.next < r.req.to);
   }
@@ -77,7 +109,7 @@ export class Prefetch {
   /** Reads the chunks holding `ticks` into the cache, one after the other, while the worker is
    *  not busy, up to half the cache's budget (the chunk being played and the one read ahead keep
    *  their room). Read errors are left to the piece that needs the chunk. */
-  async readFor(ticks) {
+  async readFor(ticks: number[]): Promise<void> {
     const r = this.replay;
     let budget = r.cache.budget / 2;
     for (const tick of ticks) {
@@ -103,7 +135,7 @@ export class Prefetch {
    * SPARE_CHUNK_BYTES. null when the format has none to fork (the hints then move the one decoder,
    * `keep` hints only read).
    */
-  spareDecoder() {
+  spareDecoder(): PlayDecoder | null {
     const r = this.replay;
     if (this.spare === undefined) {
       try {
@@ -118,24 +150,25 @@ export class Prefetch {
 
   /** The decoder that holds chunk `c` (decodes there without bytes): the decoder, the spare one,
    *  or null. */
-  holder(c) {
+  holder(c: number): PlayDecoder | null {
     const r = this.replay;
     return r.dec.holdsChunk(c) ? r.dec : this.spare?.holdsChunk(c) ? this.spare : null;
   }
 
   /** Whether a decoder holds chunk `c` (no read, no decompression); the spare one becomes the
    *  decoder then (and the one it replaces the spare: going back there resumes too). */
-  takeHeld(c) {
+  takeHeld(c: number): boolean {
     const r = this.replay;
     const d = this.holder(c);
     if (d === null) return false;
     if (d === r.dec) return true;
-    [r.dec, this.spare] = [this.spare, r.dec];
+    // (`d` is the spare one here.)
+    [r.dec, this.spare] = [d, r.dec];
     r.stats.swapped++;
     return true;
   }
 
-  async warm(tick, decode, keep) {
+  async warm(tick: number, decode: boolean, keep: boolean): Promise<void> {
     const r = this.replay;
     const c = r.chunkFor(tick);
     // (A gap's chunk is neither read nor decoded again: a seek there lands after it.)
@@ -146,7 +179,7 @@ export class Prefetch {
     // the hint says `keep`.
     const small = r.dec.chunkRange(c)[1] <= SPARE_CHUNK_BYTES;
     const pick = () => this.holder(c) ?? (small ? this.spareDecoder() : null) ?? (keep ? null : r.dec);
-    let bytes = NO_BYTES;
+    let bytes: Uint8Array | null = NO_BYTES;
     if (!pick()?.holdsChunk(c)) {
       try {
         bytes = await r.bytesOf(c);
@@ -180,12 +213,12 @@ export class Prefetch {
   }
 
   /** Whether a hint is being handled or waits for the one being handled (`stats.hinting`). */
-  pending() {
+  pending(): boolean {
     return this.hinting || this.hint !== null;
   }
 
   /** Frees the spare decoder. */
-  close() {
+  close(): void {
     try {
       this.spare?.free();
     } catch {

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The decoder worker's open replay and its request pump (docs/worker-protocol.md, `want`): the
 // page's latest request for ticks [from, to) is decoded into pieces (runs of packed frames of a
 // bounded size) posted one after another as transferable buffers, resuming in a chunk the decoder
@@ -6,19 +5,40 @@
 // next chunk ahead once caught up. Prefetch hints and the spare decoder: www/workers/decode/prefetch.ts.
 import { PIECE_STATES } from './decoders.ts';
 import { isFatal, messageOf, gapCause } from './errors.ts';
+import type { PlayDecoder } from './decoders.ts';
+import type { ErrorLike } from './errors.ts';
 import { Prefetch } from './prefetch.ts';
+import type { KillScan } from './scan.ts';
+import type { Source } from './sources.ts';
+import type { DecodePush, GapPush, PiecePush, ReplayStats, SessionInfo } from '../../lib/protocol/decode.ts';
+
+/** The worker's postMessage, for what a replay pushes. */
+export type Post = (msg: DecodePush, transfer?: Transferable[]) => void;
+
+/** The page's latest request (`Replay.want`). */
+export interface WantRequest {
+  gen: number;
+  from: number;
+  to: number;
+  stride: number;
+  dir: 1 | -1;
+  only: Uint32Array | null;
+}
 
 /** Compressed-chunk cache budget (bytes): the chunk being decoded and the next one, read ahead. */
 const CACHE_BYTES = 4 * 1024 * 1024;
 
 /** LRU of compressed chunks (Uint8Array) bounded by bytes. Map iteration order = recency (oldest first). */
 class BytesCache {
-  constructor(budget) {
+  budget: number;
+  map: Map<number, Uint8Array>;
+  bytes: number;
+  constructor(budget: number) {
     this.budget = budget;
     this.map = new Map();
     this.bytes = 0;
   }
-  get(i) {
+  get(i: number): Uint8Array | undefined {
     const c = this.map.get(i);
     if (c) {
       this.map.delete(i);
@@ -26,8 +46,8 @@ class BytesCache {
     }
     return c;
   }
-  put(i, c) {
-    if (this.map.has(i)) this.bytes -= this.map.get(i).byteLength;
+  put(i: number, c: Uint8Array): void {
+    if (this.map.has(i)) this.bytes -= (this.map.get(i) as Uint8Array).byteLength;
     this.map.delete(i);
     this.map.set(i, c);
     this.bytes += c.byteLength;
@@ -37,13 +57,13 @@ class BytesCache {
       this.bytes -= v.byteLength;
     }
   }
-  delete(i) {
+  delete(i: number): void {
     const c = this.map.get(i);
     if (!c) return;
     this.map.delete(i);
     this.bytes -= c.byteLength;
   }
-  clear() {
+  clear(): void {
     this.map.clear();
     this.bytes = 0;
   }
@@ -55,33 +75,67 @@ const MAX_ONLY = 64;
 
 /** A `want`'s `entities` as ids for `keepOnly`, or null (every entity: absent or not a list of at
  *  most MAX_ONLY integer ids). The page's message is as hostile as a file's bytes. */
-export function entityList(v) {
+export function entityList(v: unknown): Uint32Array | null {
   if (!Array.isArray(v) || v.length > MAX_ONLY) return null;
   if (!v.every((id) => Number.isInteger(id) && id >= 0 && id <= 0xffffffff)) return null;
   return Uint32Array.from(v);
 }
 
 /** A read that failed (after the source's retries): the chunk was not sent, not damaged. */
-function unread(e) {
-  if (e?.name === 'AbortError') return e;
-  const err = new Error(messageOf(e));
+function unread(e: unknown): unknown {
+  if ((e as ErrorLike)?.name === 'AbortError') return e;
+  const err: Error & { unread?: boolean } = new Error(messageOf(e));
   err.unread = true;
   return err;
 }
 
 export class Replay {
+  sessionId: number;
+  post: Post;
+  /** The WebAssembly.Memory of the decoder build this replay uses (for `stats`). */
+  memory: WebAssembly.Memory | null;
+  source: Source;
+  dec: PlayDecoder;
+  cache: BytesCache;
+  closed: boolean;
+  chunkCount: number;
+  firstTick: number;
+  endTick: number;
+  /** The latest request from the page ({gen, from, to, stride, dir}): superseded, never queued
+   *  behind stale work. `next`: the first tick of it not posted yet. */
+  gen: number;
+  req: WantRequest | null;
+  next: number;
+  pumping: boolean;
+  /** Reads in flight: chunk index → Promise<Uint8Array>. */
+  reading: Map<number, Promise<Uint8Array>>;
+  /** Chunks that cannot be shown (damaged, or not sent): index → the `gap` posted for it. */
+  gaps: Map<number, GapPush>;
+  stats: ReplayStats;
+  /** Prefetch hints and the spare decoder (they count in `stats` too). */
+  hints: Prefetch;
+  /** Without an index (a file cut short) the kills are in the chunks: scanned in the background
+   *  (workers/decode/scan.ts, imported then; only a format whose session forks has it). */
+  scan: KillScan | null;
+
   /**
-   * @param {number} sessionId the page's load counter (echoed in what is posted)
-   * @param {{read: Function, close?: Function, abort?: Function}} source www/workers/decode/sources.ts
-   * @param {object} dec the open DecoderSession
-   * @param {WebAssembly.Memory|null} memory its build's memory
-   * @param {object} info `dec.info()`
-   * @param {(msg: object, transfer?: Transferable[]) => void} post the worker's postMessage
+   * @param sessionId the page's load counter (echoed in what is posted)
+   * @param source www/workers/decode/sources.ts
+   * @param dec the open DecoderSession
+   * @param memory its build's memory
+   * @param info `dec.info()`
+   * @param post the worker's postMessage
    */
-  constructor(sessionId, source, dec, memory, info, post) {
+  constructor(
+    sessionId: number,
+    source: Source,
+    dec: PlayDecoder,
+    memory: WebAssembly.Memory | null,
+    info: SessionInfo,
+    post: Post,
+  ) {
     this.sessionId = sessionId;
     this.post = post;
-    /** The WebAssembly.Memory of the decoder build this replay uses (for `stats`). */
     this.memory = memory;
     this.source = source;
     this.dec = dec;
@@ -90,15 +144,11 @@ export class Replay {
     this.chunkCount = dec.chunkCount();
     this.firstTick = info.info.first_tick;
     this.endTick = info.info.last_tick + 1;
-    /** The latest request from the page ({gen, from, to, stride, dir}): superseded, never queued
-     *  behind stale work. `next`: the first tick of it not posted yet. */
     this.gen = 0;
     this.req = null;
     this.next = 0;
     this.pumping = false;
-    /** Reads in flight: chunk index → Promise<Uint8Array>. */
     this.reading = new Map();
-    /** Chunks that cannot be shown (damaged, or not sent): index → the `gap` posted for it. */
     this.gaps = new Map();
     this.stats = {
       reads: 0,
@@ -115,10 +165,7 @@ export class Replay {
       hintDecoded: 0,
       swapped: 0,
     };
-    /** Prefetch hints and the spare decoder (they count in `stats` too). */
     this.hints = new Prefetch(this);
-    /** Without an index (a file cut short) the kills are in the chunks: scanned in the background
-     *  (workers/decode/scan.ts, imported then; only a format whose session forks has it). */
     this.scan = null;
     if (!info.markersComplete && typeof dec.fork === 'function')
       import('./scan.ts')
@@ -135,14 +182,14 @@ export class Replay {
   }
 
   /** The chunk holding `tick` (the last one starting at or before it). */
-  chunkFor(tick) {
+  chunkFor(tick: number): number {
     return this.dec.chunkForTick(tick);
   }
 
   /** Replaces the request: pieces covering ticks [from, to) thinned to `stride`, posted in order;
    *  `dir` says which chunk to read ahead; `only`: just these entities' states (`entityList`). An
    *  empty range clears the queue. */
-  want(gen, from, to, stride = 1, dir = 1, only = null) {
+  want(gen: number, from: number, to: number, stride = 1, dir = 1, only: unknown = null): void {
     if (gen < this.gen) return; // an older request overtaken in flight
     this.gen = gen;
     const ok = Number.isFinite(from) && Number.isFinite(to) && to > from;
@@ -160,12 +207,13 @@ export class Replay {
     // A read for a chunk no longer wanted is abandoned (a URL's download, not a file's slice).
     if (this.req && this.reading.size) {
       const c = this.chunkFor(this.next);
-      if (![...this.reading.keys()].some((k) => k === c || k === c + this.req.dir)) this.source.abort?.();
+      const d = this.req.dir;
+      if (![...this.reading.keys()].some((k) => k === c || k === c + d)) this.source.abort?.();
     }
     this.pump();
   }
 
-  async pump() {
+  async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
@@ -202,9 +250,10 @@ export class Replay {
   }
 
   /** Chunk `index` is a gap (error `e`): posted once (docs/worker-protocol.md `gap`). */
-  markGap(index, e) {
-    if (this.gaps.has(index)) return this.gaps.get(index);
-    const gap = {
+  markGap(index: number, e: unknown): GapPush {
+    const had = this.gaps.get(index);
+    if (had) return had;
+    const gap: GapPush = {
       type: 'gap',
       session: this.sessionId,
       chunk: index,
@@ -220,9 +269,9 @@ export class Replay {
 
   /** Decodes and posts the piece of chunk `index` starting at tick `from` (resuming in the chunk
    *  without its bytes when the decoder stands there). */
-  async piece(index, from, gen) {
+  async piece(index: number, from: number, gen: number): Promise<void> {
     const t0 = performance.now();
-    let bytes = NO_BYTES;
+    let bytes: Uint8Array | null = NO_BYTES;
     let resumed = this.hints.takeHeld(index);
     // The chunk's bytes were in the cache already (read ahead, or by a hint): no wait for the file.
     let cached = false;
@@ -249,8 +298,8 @@ export class Replay {
     if (resumed) this.stats.resumed++;
     else this.stats.decoded++;
     const t2 = performance.now();
-    let msg;
-    let transfer;
+    let msg: PiecePush;
+    let transfer: Transferable[];
     try {
       const ticks = d.ticks();
       const offsets = d.offsets();
@@ -300,7 +349,7 @@ export class Replay {
   }
 
   /** The compressed bytes of chunk `index`: cached, being read, or read now. */
-  async bytesOf(index) {
+  async bytesOf(index: number): Promise<Uint8Array | null> {
     const hit = this.cache.get(index);
     if (hit) {
       this.stats.cacheHits++;
@@ -321,22 +370,23 @@ export class Replay {
     try {
       return await p;
     } catch (e) {
-      if (this.closed || e?.name === 'AbortError') return null;
+      if (this.closed || (e as ErrorLike)?.name === 'AbortError') return null;
       throw e;
     }
   }
 
   /** Caught up: reads the next chunk in the playing direction, so the next piece that needs it
    *  does not wait for the read. Errors wait for the piece that needs the chunk. */
-  readAhead() {
+  readAhead(): void {
     const r = this.req;
+    if (!r) return; // (the pump reads ahead only with a request)
     // Forward: the chunk after the one the request ended in; rewinding: the one before its start.
     const c = r.dir < 0 ? this.chunkFor(r.from) - 1 : this.chunkFor(Math.max(r.from, this.next - 1)) + 1;
     if (c < 0 || c >= this.chunkCount || this.cache.map.has(c) || this.reading.has(c) || this.gaps.has(c)) return;
     this.bytesOf(c).catch(() => {});
   }
 
-  close() {
+  close(): void {
     this.closed = true;
     this.scan?.close();
     this.req = null;

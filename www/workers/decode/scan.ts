@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The decoder worker's kill scan (docs/worker-protocol.md `scan`): a recording without an index
 // trailer (a `.flrep` cut short) has no kill markers at open; its kills are inside its compressed
 // chunks. The scan decodes every chunk's events in the background with a decoder of its own (a fork
@@ -6,7 +5,29 @@
 // a bounded number of entity states, only while the worker has nothing else to do, and posts the
 // kills it found in batches. It keeps no chunk and no frame: only the kills not posted yet.
 // (It imports nothing: workers/decode/replay.ts hands it what it needs, so that the modules every load
-// needs stay in the chunks they are in.)
+// needs stay in the chunks they are in; its imports are types only.)
+import type { DecoderSession } from './decoders.ts';
+import type { ErrorLike } from './errors.ts';
+import type { Source } from './sources.ts';
+import type { ReplayEvent, ScanPush, ScanStats } from '../../lib/protocol/decode.ts';
+
+/** What the scan uses of the Replay (workers/decode/replay.ts): its decoder to fork, source, cache,
+ *  gaps, whether it is busy, and its post. */
+export interface ScanHost {
+  readonly sessionId: number;
+  readonly dec: DecoderSession;
+  readonly chunkCount: number;
+  readonly gaps: ReadonlyMap<number, unknown>;
+  readonly cache: { readonly map: ReadonlyMap<number, Uint8Array> };
+  readonly source: Source;
+  readonly pumping: boolean;
+  readonly req: { readonly to: number } | null;
+  readonly next: number;
+  readonly hints: { pending(): boolean };
+  readonly stats: { readonly posted: number };
+  markGap(index: number, e: unknown): unknown;
+  post(msg: ScanPush): void;
+}
 
 /** Entity states rolled forward per slice (the worker answers a `want` between two slices). */
 const SLICE_STATES = 65536;
@@ -21,56 +42,72 @@ const NO_BYTES = new Uint8Array(0);
 
 /** Yields to the worker's message queue without setTimeout's 4 ms clamp. */
 const channel = new MessageChannel();
-const resumes = [];
+const resumes: (() => void)[] = [];
 channel.port1.onmessage = () => resumes.shift()?.();
 const yieldNow = () =>
-  new Promise((resolve) => {
+  new Promise<void>((resolve) => {
     resumes.push(resolve);
     channel.port2.postMessage(0);
   });
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class KillScan {
+  replay: ScanHost;
+  pieceStates: number;
+  isFatal: (e: unknown) => boolean;
+  dec: DecoderSession | null;
+  closed: boolean;
+  /** Chunks scanned, kills found, kills not posted yet. */
+  done: number;
+  found: number;
+  kills: ReplayEvent[];
+  postedAt: number;
+  /** Diagnostics (stats): when it began and ended (performance.now()), ms spent reading and
+   *  decoding, chunks it could not read. */
+  startedAt: number;
+  endedAt: number;
+  busyMs: number;
+  unread: number;
+  /** Each slice's decode (ms): what a `want` arriving during one waits at most. */
+  sliceMs: number[];
+  firstSliceMs: number[];
+
   /**
-   * @param {import('./replay.ts').Replay} replay
-   * @param {number} pieceStates the pieces' bound on entity states (workers/decode/decoders.ts)
-   * @param {(e: unknown) => boolean} isFatal whether an error is a trap (workers/decode/errors.ts)
+   * @param replay
+   * @param pieceStates the pieces' bound on entity states (workers/decode/decoders.ts)
+   * @param isFatal whether an error is a trap (workers/decode/errors.ts)
    */
-  constructor(replay, pieceStates, isFatal) {
+  constructor(replay: ScanHost, pieceStates: number, isFatal: (e: unknown) => boolean) {
     this.replay = replay;
     this.pieceStates = pieceStates;
     this.isFatal = isFatal;
     this.dec = null;
     this.closed = false;
-    /** Chunks scanned, kills found, kills not posted yet. */
     this.done = 0;
     this.found = 0;
     this.kills = [];
     this.postedAt = 0;
-    /** Diagnostics (stats): when it began and ended (performance.now()), ms spent reading and
-     *  decoding, chunks it could not read. */
     this.startedAt = 0;
     this.endedAt = 0;
     this.busyMs = 0;
     this.unread = 0;
-    /** Each slice's decode (ms): what a `want` arriving during one waits at most. */
     this.sliceMs = [];
     this.firstSliceMs = [];
   }
 
   /** Whether the worker has work for the page (a request to serve, a hint) or posted no piece yet. */
-  busy() {
+  busy(): boolean {
     const r = this.replay;
     return r.pumping || (r.req !== null && r.next < r.req.to) || r.hints.pending() || r.stats.posted === 0;
   }
 
-  async idle() {
+  async idle(): Promise<void> {
     await yieldNow();
     while (!this.closed && this.busy()) await sleep(BUSY_MS);
   }
 
   /** Scans every chunk once, in order; errors end it quietly (a trap is the worker's to report). */
-  async run() {
+  async run(): Promise<void> {
     const r = this.replay;
     try {
       this.dec = r.dec.fork?.() ?? null;
@@ -91,7 +128,7 @@ export class KillScan {
   }
 
   /** The kills of chunk `i`, slice by slice. */
-  async chunk(i) {
+  async chunk(i: number): Promise<void> {
     const r = this.replay;
     if (r.gaps.has(i)) return;
     await this.idle();
@@ -107,7 +144,7 @@ export class KillScan {
         } catch (e) {
           // Aborted by a `want` (a URL's reads for a chunk it left): read again when idle.
           if (this.closed) return;
-          if (e?.name !== 'AbortError') {
+          if ((e as ErrorLike)?.name !== 'AbortError') {
             this.unread++;
             return;
           }
@@ -123,7 +160,15 @@ export class KillScan {
       const t1 = performance.now();
       let d;
       try {
-        d = this.dec.decodeRange(i, first ? bytes : NO_BYTES, from, from + ticks, ONE_FRAME, this.pieceStates);
+        // (Not closed: the decoder is there; close() is what takes it.)
+        d = (this.dec as DecoderSession).decodeRange(
+          i,
+          first ? bytes : NO_BYTES,
+          from,
+          from + ticks,
+          ONE_FRAME,
+          this.pieceStates,
+        );
       } catch (e) {
         if (this.isFatal(e)) throw e;
         // A damaged chunk: a gap the page learns of now, before the playhead gets there.
@@ -131,7 +176,7 @@ export class KillScan {
         return;
       }
       try {
-        const events = d.events();
+        const events: ReplayEvent[] = d.events();
         for (const e of events) if (e.kind === 'kill') this.kills.push(e);
         const end = d.end();
         // Slices sized by the chunk's entities (the first frame's count).
@@ -151,7 +196,7 @@ export class KillScan {
     }
   }
 
-  post(complete) {
+  post(complete: boolean): void {
     const r = this.replay;
     this.found += this.kills.length;
     r.post({ type: 'scan', session: r.sessionId, done: this.done, total: r.chunkCount, kills: this.kills, complete });
@@ -159,7 +204,7 @@ export class KillScan {
     this.postedAt = performance.now();
   }
 
-  stats() {
+  stats(): ScanStats {
     return {
       done: this.done,
       total: this.replay.chunkCount,
@@ -173,7 +218,7 @@ export class KillScan {
     };
   }
 
-  free() {
+  free(): void {
     try {
       this.dec?.free();
     } catch {
@@ -182,7 +227,7 @@ export class KillScan {
     this.dec = null;
   }
 
-  close() {
+  close(): void {
     this.closed = true;
     this.free();
   }

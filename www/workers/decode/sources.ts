@@ -1,8 +1,8 @@
-// @ts-nocheck
 // The decoder worker's replay sources: a local file (Blob.slice), bytes in memory, and a URL read
 // with HTTP Range requests (one capped whole-body read when the server ignores Range). Each reads
 // `read(offset, len)` → Uint8Array, only the ranges asked for. docs/worker-protocol.md, `open`.
 import { messageOf } from './errors.ts';
+import type { ErrorLike } from './errors.ts';
 
 /** A server that ignores Range makes us read the whole body: refuse bodies larger than this. */
 const MAX_WHOLE_BODY = 512 * 1024 * 1024;
@@ -12,35 +12,62 @@ export const FIRST_READ = 64 * 1024;
  *  for again after each of these waits (ms) before the read fails (the chunk becomes a gap). */
 export const RETRY_MS = [250, 500, 1000];
 
-export class BlobSource {
-  constructor(blob) {
+/** Where a replay's bytes come from: `read(offset, len)` → the bytes [offset, offset + len) (fewer
+ *  at the end). A live recording's store (workers/decode/live.ts) is one too. */
+export interface Source {
+  readonly length: number;
+  readonly name?: string;
+  read(offset: number, len: number): Promise<Uint8Array>;
+  close?(): void;
+  /** Ends the reads in flight (a URL's downloads). */
+  abort?(): void;
+  /** Range requests asked for again after a failure (stats). */
+  readonly retries?: number;
+}
+
+/** Told the bytes read so far and the total (0: unknown). */
+export type OnProgress = (loaded: number, total: number) => void;
+
+/** An Error with the `transient` mark (worth asking again). */
+type TransientError = Error & { transient?: boolean };
+
+export class BlobSource implements Source {
+  blob: Blob;
+  length: number;
+  name: string;
+  constructor(blob: Blob) {
     this.blob = blob;
     this.length = blob.size;
-    this.name = typeof blob.name === 'string' ? blob.name : '';
+    // (A File's name; a Blob has none.)
+    const name: unknown = (blob as Partial<File>).name;
+    this.name = typeof name === 'string' ? name : '';
   }
-  async read(offset, len) {
+  async read(offset: number, len: number): Promise<Uint8Array> {
     const end = Math.min(this.length, offset + len);
     if (offset >= end) return new Uint8Array(0);
     return new Uint8Array(await this.blob.slice(offset, end).arrayBuffer());
   }
-  close() {}
+  close(): void {}
 }
 
-export class MemorySource {
-  constructor(bytes, name) {
+export class MemorySource implements Source {
+  bytes: Uint8Array;
+  length: number;
+  name: string;
+  constructor(bytes: Uint8Array, name: string) {
     this.bytes = bytes;
     this.length = bytes.length;
     this.name = name;
   }
-  async read(offset, len) {
+  async read(offset: number, len: number): Promise<Uint8Array> {
     return this.bytes.slice(offset, Math.min(this.length, offset + len));
   }
-  close() {
+  close(): void {
     this.bytes = new Uint8Array(0);
   }
 }
 
-function nameFromUrl(url) {
+function nameFromUrl(url: string): string {
   try {
     const p = new URL(url).pathname;
     return decodeURIComponent(p.slice(p.lastIndexOf('/') + 1)) || url;
@@ -49,16 +76,18 @@ function nameFromUrl(url) {
   }
 }
 
-function httpError(res, url) {
-  const e = new Error(`the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} for ${url}`);
+function httpError(res: Response, url: string): TransientError {
+  const e: TransientError = new Error(
+    `the server answered ${res.status}${res.statusText ? ` ${res.statusText}` : ''} for ${url}`,
+  );
   // Worth asking again: the server failed, timed out or asked to slow down.
   e.transient = res.status >= 500 || res.status === 408 || res.status === 429;
   return e;
 }
 
 /** Waits `ms`, or rejects with an AbortError when `signal` aborts first. */
-function sleep(ms, signal) {
-  return new Promise((resolve, reject) => {
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     const t = setTimeout(resolve, ms);
     signal.addEventListener(
       'abort',
@@ -72,15 +101,16 @@ function sleep(ms, signal) {
 }
 
 /** Reads a whole response body, refusing more than `cap` bytes. */
-async function readCapped(res, cap, onProgress) {
+async function readCapped(res: Response, cap: number, onProgress?: OnProgress): Promise<Uint8Array> {
   const declared = Number(res.headers.get('Content-Length'));
   if (Number.isFinite(declared) && declared > cap) {
     throw new Error(
       `the server does not support range requests and the file is ${(declared / 1048576).toFixed(0)} MiB: over the ${cap / 1048576} MiB this player reads whole`,
     );
   }
-  const reader = res.body.getReader();
-  const parts = [];
+  // (A body to read: a 200 or 206 answer has one.)
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const parts: Uint8Array[] = [];
   let total = 0;
   for (;;) {
     const { done, value } = await reader.read();
@@ -105,10 +135,18 @@ async function readCapped(res, cap, onProgress) {
 }
 
 /** HTTP source using Range requests; falls back to one capped whole-body read on a 200. */
-export class UrlSource {
+export class UrlSource implements Source {
+  url: string;
+  name: string;
+  length: number;
+  head: Uint8Array;
+  controllers: Set<AbortController>;
+  /** Range requests asked for again after a failure (stats). */
+  retries: number;
+
   /** Probes the URL with the first range; returns a UrlSource or a MemorySource. */
-  static async open(url, onProgress) {
-    let res;
+  static async open(url: string, onProgress?: OnProgress): Promise<UrlSource | MemorySource> {
+    let res: Response;
     try {
       res = await fetch(url, { headers: { Range: `bytes=0-${FIRST_READ - 1}` } });
     } catch (e) {
@@ -136,19 +174,18 @@ export class UrlSource {
     return new UrlSource(url, name, length, head);
   }
 
-  constructor(url, name, length, head) {
+  constructor(url: string, name: string, length: number, head: Uint8Array) {
     this.url = url;
     this.name = name;
     this.length = length;
     this.head = head;
     this.controllers = new Set();
-    /** Range requests asked for again after a failure (stats). */
     this.retries = 0;
   }
 
   /** Bytes [offset, offset + len): a range the server failed to send is asked for again
    *  (RETRY_MS) before the read fails; an abort ends it at once (AbortError). */
-  async read(offset, len) {
+  async read(offset: number, len: number): Promise<Uint8Array> {
     const end = Math.min(this.length, offset + len);
     if (offset >= end) return new Uint8Array(0);
     if (end <= this.head.length) return this.head.slice(offset, end);
@@ -159,7 +196,7 @@ export class UrlSource {
         try {
           return await this.#range(offset, end, ctl.signal);
         } catch (e) {
-          if (ctl.signal.aborted || !e?.transient || attempt >= RETRY_MS.length) throw e;
+          if (ctl.signal.aborted || !(e as ErrorLike)?.transient || attempt >= RETRY_MS.length) throw e;
           this.retries++;
         }
         await sleep(RETRY_MS[attempt], ctl.signal);
@@ -170,9 +207,9 @@ export class UrlSource {
   }
 
   /** One Range request for [offset, end). Errors worth another try carry `transient`. */
-  async #range(offset, end, signal) {
-    const transient = (message) => Object.assign(new Error(message), { transient: true });
-    let res;
+  async #range(offset: number, end: number, signal: AbortSignal): Promise<Uint8Array> {
+    const transient = (message: string) => Object.assign(new Error(message), { transient: true });
+    let res: Response;
     try {
       res = await fetch(this.url, { headers: { Range: `bytes=${offset}-${end - 1}` }, signal });
     } catch (e) {
@@ -201,12 +238,12 @@ export class UrlSource {
     return body.length > end - offset ? body.slice(0, end - offset) : body;
   }
 
-  abort() {
+  abort(): void {
     for (const c of this.controllers) c.abort();
     this.controllers.clear();
   }
 
-  close() {
+  close(): void {
     this.abort();
   }
 }
