@@ -163,7 +163,16 @@ export interface OpenInfo {
   markers: ReplayEvent[];
   markersComplete: boolean;
   name: string;
-  sourceKind: 'file' | 'url';
+  sourceKind: 'file' | 'url' | 'live';
+  /** A live open (`load({live})`): the source's state then (docs/live.md "The player"). */
+  live?: {
+    status: LiveUpdate['status'];
+    kind?: string;
+    chunkS?: number;
+    pollMs?: number;
+    file?: string | null;
+    partial?: boolean;
+  } | null;
   openReads: number;
   openBytes: number;
 }
@@ -205,9 +214,13 @@ export interface Clip {
 }
 
 /** What an embedding page may know of the player now (the iframe's `state` message). */
+/** An event with its time (seconds of playback): how the handle's events and lists give them. */
+export type Timed<E> = E & { t: number };
+
 export interface PlayerState {
   time: number;
-  duration: number;
+  /** null while spoiler-safe playback hides it. */
+  duration: number | null;
   tick: number;
   playing: boolean;
   speed: number;
@@ -314,13 +327,13 @@ export interface PlayerEventMap {
   /** Playing forward reached the end (or the clip's end). */
   ended: undefined;
   /** Events became known. */
-  events: ReplayEvent[];
+  events: Timed<ReplayEvent>[];
   /** The kill list grew (every kill known, tick order; spoiler-safe: those reached). */
-  markers: KillEvent[];
+  markers: Timed<KillEvent>[];
   /** The playhead crossed an event playing forward. */
-  event: ReplayEvent;
+  event: Timed<ReplayEvent>;
   /** The playhead crossed a kill (before that kill's `event`). */
-  kill: KillEvent;
+  kill: Timed<KillEvent>;
   /** A pickup was crossed (text from file strings: show it as text). */
   toast: { kind: string; text: string };
   killcam: { active: boolean; holding: boolean; kill: KillEvent | null };

@@ -8,13 +8,23 @@
 // (tests/unit/options.test.mjs). A module apart from api/options.ts so that the first load, which only
 // reads a link, does not carry the writer.
 
-import type { LinkTime, Options } from './options.ts';
+import type { Options } from './options.ts';
 
-/** What a link says: the options' vocabulary (`follow` a callsign or an id). */
-export type LinkOptions = Omit<Options, 'follow'> & { follow?: string | number | null };
+/** A time to write: a tick when it has one, else seconds. */
+export interface TimeRef {
+  seconds?: number;
+  tick?: number;
+}
+
+/** What a link says: the options' vocabulary (`follow` a callsign or an id; times as TimeRef). */
+export type LinkOptions = Omit<Options, 'follow' | 't' | 'end'> & {
+  follow?: string | number | null;
+  t?: TimeRef;
+  end?: TimeRef;
+};
 
 /** Writes a time the way links carry it: seconds with at most 3 decimals, or `tick:N`. */
-export function formatTime(t: Partial<LinkTime> | null | undefined): string {
+export function formatTime(t: TimeRef | null | undefined): string {
   if (t?.tick !== undefined && Number.isSafeInteger(t.tick) && t.tick >= 0) return `tick:${t.tick}`;
   const s = t?.seconds;
   if (s === undefined || !Number.isFinite(s) || s < 0) return '0';

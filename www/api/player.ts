@@ -87,7 +87,7 @@ export type GhostInput = Exclude<ReplaySource, LiveSource>;
 /** A replay given as bytes (an ArrayBuffer or a view of one) opens as a Blob. */
 function asSource(src: GhostInput): GhostSource;
 function asSource(src: ReplaySource): CoreSource;
-function asSource(src: ReplaySource): CoreSource {
+function asSource(src: ReplaySource): CoreSource | GhostSource {
   // (A view over a SharedArrayBuffer is copied by the Blob as any other.)
   if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src as ArrayBufferView<ArrayBuffer>]);
   // A URL object opens as its address (the name shown, the link written).
@@ -95,7 +95,6 @@ function asSource(src: ReplaySource): CoreSource {
   return src;
 }
 
-/** The handle (docs/player-api.md); create() and createPlayer() make one. */
 /** What load() opens: a File/Blob, bytes, a URL, or a live source ({live: url}). */
 export type ReplaySource = Blob | ArrayBuffer | ArrayBufferView | string | URL | LiveSource;
 

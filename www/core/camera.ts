@@ -57,7 +57,7 @@ export class Camera {
   }
 
   /** The renderer's camera mode ('orbit' before there is a renderer). */
-  mode(): string {
+  mode(): CameraMode {
     const r = this.#p.renderer;
     return r ? r.cameraMode() : 'orbit';
   }

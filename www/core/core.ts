@@ -73,6 +73,7 @@ export interface CoreRenderer extends RendererTimings {
   flashAt(x: number, y: number, z: number): void;
   wasmBytes(): number;
   clearTrails(): void;
+  resize(width: number, height: number, dpr: number): void;
   /** A read of the renderer (`cameraPose`, `pick`, …): the proxy's request, or the in-page
    *  renderer's call wrapped the same way (bridge/renderer.ts). */
   request(name: string, ...args: unknown[]): Promise<ArrayLike<number>>;
@@ -98,7 +99,7 @@ interface StageFields {
   dead: boolean;
   canvas: HTMLCanvasElement;
   /** Export → Video holds the stage: only its own calls draw (features/export/video-frames.ts). */
-  held?: boolean;
+  held: boolean;
 }
 /** The stage (view/stage.ts) with its fields. */
 export type CoreStage = Stage & StageFields;
@@ -446,7 +447,9 @@ export class Core {
         : live
           ? { session: sid, live: new URL(live, document.baseURI).href, name }
           : { session: sid, url: new URL(String(src), document.baseURI).href };
-      info = (await this.client.call('open', params)) as OpenInfo;
+      // The worker's answer (lib/protocol/decode.ts OpenResult) as the published OpenInfo
+      // (types/player.d.ts): two declarations of one shape until the package's are generated.
+      info = (await this.client.call('open', params)) as unknown as OpenInfo;
     } catch (e) {
       if (sid !== this.sessionId || (e as Thrown)?.fatal) return;
       this.#fail((e as Thrown)?.message ?? String(e));
@@ -456,7 +459,7 @@ export class Core {
     if (info.info?.format === 'foldback') {
       // A determinism log, not a world to render: the divergence view (features/foldback/view.ts) takes it.
       this.client.notify('close', {});
-      this.emit('foldback', { src, name, info });
+      this.emit('foldback', { src: src as Blob | string, name, info });
       return;
     }
     this.info = info;

@@ -56,7 +56,7 @@ export class Ghosts {
       : { session, url: new URL(String(src), document.baseURI).href };
     let info: OpenInfo;
     try {
-      info = (await this.#client.call('open', params)) as OpenInfo;
+      info = (await this.#client.call('open', params)) as unknown as OpenInfo;
     } catch (e) {
       if (session === this.#session) this.#failed((e as Thrown)?.message ?? String(e));
       throw e;

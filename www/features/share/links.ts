@@ -11,28 +11,10 @@
 // snippets only escaped: URLSearchParams in addresses, &…; in HTML attributes, \u003c in scripts.
 
 import { linkQuery } from '../../api/links.ts';
+import type { LinkOptions } from '../../api/links.ts';
 
-/** A time as links carry it: seconds, or a tick (api/links.ts's formatTime()). */
-export interface LinkTime {
-  seconds?: number;
-  tick?: number;
-}
-
-/** The options of a link to a moment (api/options.ts's vocabulary, as api/links.ts's linkQuery() writes them). */
-export interface LinkOptions {
-  url?: string;
-  t?: LinkTime;
-  end?: LinkTime;
-  loop?: boolean;
-  follow?: string | number;
-  camera?: string;
-  view?: number[];
-  speed?: number;
-  autoplay?: boolean;
-  spoilers?: boolean;
-  controls?: boolean;
-  panels?: string[];
-}
+/** A link's options and times (api/links.ts's, as linkQuery() writes them). */
+export type { LinkOptions, TimeRef as LinkTime } from '../../api/links.ts';
 
 /** create()'s options as createOptions() writes them: times as numbers or "tick:N". */
 export type CreateOptions = Record<string, string | number | boolean | number[]>;
