@@ -30,7 +30,7 @@ function block(src, start) {
 function handleMembers() {
   const names = new Set();
   for (const l of block(read('www/api/player.ts'), /^export class Player \{/)) {
-    const m = /^ {2}(?:static\s+)?(?:async\s+)?(?:get\s+|set\s+)?([A-Za-z_$][\w$]*)\s*\(/.exec(l);
+    const m = /^ {2}(?:static\s+)?(?:async\s+)?(?:get\s+|set\s+)?([A-Za-z_$][\w$]*)\s*[(<]/.exec(l);
     if (m && !NOT_API.has(m[1])) names.add(m[1]);
   }
   return names;

@@ -7,7 +7,6 @@ import type {
   CameraMode,
   EntityState,
   Gap,
-  KillEvent,
   KillScan,
   LiveSource,
   LiveUpdate,
