@@ -48,13 +48,15 @@ export async function lint({ quick = false } = {}) {
   log(`gates passed in ${since(t0)}`);
 }
 
-/** The shell's import graph has no cycle, dynamic imports included (madge, over www/'s .ts). */
+/** The shell's import graph has no cycle at run time, dynamic imports included (madge, over www/'s .ts). */
 export async function cycles() {
   const madge = (await import('madge')).default;
   const graph = await madge(path.join(ROOT, 'www'), {
     fileExtensions: ['ts'],
     tsConfig: path.join(ROOT, 'www', 'tsconfig.json'),
     excludeRegExp: [/^pkg\//, /^demo\//],
+    // A cycle that exists at run time: `import type` is erased (a part naming Core's type is not one).
+    detectiveOptions: { ts: { skipTypeImports: true }, tsx: { skipTypeImports: true } },
   });
   const found = graph.circular();
   if (found.length)
