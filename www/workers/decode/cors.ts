@@ -1,8 +1,7 @@
 // Why a replay on a server could not be opened, in words that say what to do (workers/decode/sources.ts
 // imports this when an open fails): a server on another origin that does not allow this page to
 // read the file (CORS), or does not let it read the file's size; one that cannot be reached.
-// (No import: it would make workers/decode/errors.ts a chunk of its own, one more file on every load.)
-const messageOf = (e: unknown): string => (e as { message?: string } | null | undefined)?.message || String(e);
+import { messageOf } from '../../lib/errors.ts';
 
 /** An origin other than this page's (the worker's), or null (same origin, or not a URL). */
 export function otherOrigin(url: string): string | null {

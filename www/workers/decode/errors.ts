@@ -17,12 +17,10 @@ export type ErrorLike =
   | null
   | undefined;
 
-/** The message of an error, for the page. */
-export function messageOf(e: unknown): string {
-  const message = (e as ErrorLike)?.message;
-  if (e && typeof message === 'string' && message) return message;
-  return String(e);
-}
+/** The message of an error, for the page (lib/errors.ts: the shell's one). */
+import { messageOf } from '../../lib/errors.ts';
+
+export { messageOf };
 
 /** A wasm trap (panic → unreachable) leaves the module unusable: the page restarts the worker. */
 export function isFatal(e: unknown): boolean {

@@ -6,8 +6,8 @@
 // feeds do not import live.ts back (no import cycle).
 import type { Source } from './sources.ts';
 
-/** An error's message for the page. */
-export const messageOf = (e: unknown): string => String((e as { message?: unknown } | null | undefined)?.message || e);
+/** An error's message for the page (lib/errors.ts: the shell's one). */
+export { messageOf } from '../../lib/errors.ts';
 
 /** A chunk's header (docs/format/flrep.md §6.1): 36 bytes, `compressedLength` a u32 at 4. */
 export const CHUNK_HEADER_LEN = 36;
