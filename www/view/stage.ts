@@ -49,9 +49,7 @@ export class Stage {
   build: string;
   inWorker: boolean;
   dead: boolean;
-  /** Export → Video holds the stage (www/features/export/video-frames.ts): the renderer is sized to
-   *  the video's, not resized to the element's. */
-  held?: boolean;
+  held: boolean;
 
   /**
    * `element`: the container the canvas fills; `opts`: how the renderer starts; `on`: what the
@@ -73,6 +71,9 @@ export class Stage {
     this.inWorker = false;
     /** The render worker died: restart() starts a fresh one. */
     this.dead = false;
+    /** Export → Video holds the stage (www/features/export/video-frames.ts): the renderer is sized
+     *  to the video's, not resized to the element's. */
+    this.held = false;
     /** Which start is the current one (a dead renderer's late news is ignored). */
     this.#token = 0;
     this.#stopped = false;

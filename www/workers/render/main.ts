@@ -57,8 +57,8 @@ type GpuNavigator = WorkerNavigator & { gpu?: { requestAdapter(): Promise<unknow
  *  the main thread while it is opening the file). */
 async function webgpuAdapter(): Promise<boolean> {
   try {
-    const navigator = self.navigator as GpuNavigator | undefined;
-    return !!(navigator?.gpu && (await navigator.gpu.requestAdapter()));
+    const nav = self.navigator as GpuNavigator | undefined;
+    return !!(nav?.gpu && (await nav.gpu.requestAdapter()));
   } catch {
     return false;
   }
