@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The service worker of the full page: the app shell and the wasm, cached per build, so that an
 // installed (or once visited) player opens local files with no network (docs/embedding.md
 // "Installable and offline").
@@ -12,20 +11,22 @@
 const BUILD = { version: 'dev', files: [], lazy: [] };
 const CACHE = `replay-player-${BUILD.version}`;
 const PREFIX = 'replay-player-';
+/** This worker's global scope (the worker lib types `self` as any worker's). */
+const sw = self as unknown as ServiceWorkerGlobalScope;
 
-self.addEventListener('install', (event) => {
+sw.addEventListener('install', (event) => {
   event.waitUntil(
     (async () => {
       const cache = await caches.open(CACHE);
       // cache: 'no-cache': revalidated, so the files of this build (not an older one the HTTP cache
       // kept), and a 304 for what the page has just downloaded.
       await cache.addAll(BUILD.files.map((f) => new Request(new URL(f, scope), { cache: 'no-cache' })));
-      await self.skipWaiting();
+      await sw.skipWaiting();
     })(),
   );
 });
 
-self.addEventListener('activate', (event) => {
+sw.addEventListener('activate', (event) => {
   event.waitUntil(
     (async () => {
       for (const key of await caches.keys()) {
@@ -35,10 +36,10 @@ self.addEventListener('activate', (event) => {
   );
 });
 
-const scope = new URL(self.registration.scope);
+const scope = new URL(sw.registration.scope);
 const known = new Set([...BUILD.files, ...BUILD.lazy].map((f) => new URL(f, scope).pathname));
 
-self.addEventListener('fetch', (event) => {
+sw.addEventListener('fetch', (event) => {
   const req = event.request;
   if (req.method !== 'GET' || req.headers.has('range')) return;
   const url = new URL(req.url);

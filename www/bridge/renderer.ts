@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Picks and loads the renderer wasm: the small WebGPU-only build when WebGPU gives an adapter,
 // otherwise (or with ?renderer=webgl) the larger build that also has the WebGL2 backend.
 // The renderer never sees the decoder: this module graph must not import ./pkg/decoder/.
@@ -10,16 +9,57 @@ import { RenderProxy } from './render.ts';
 import { moduleWorker } from './decoder.ts';
 import { shippedUrl } from '../lib/shipped.ts';
 import { loadWasm } from '../lib/wasm.ts';
+import type { Builds } from '../lib/wasm.ts';
+import type {
+  CallName,
+  CallResult,
+  InitResult,
+  RendererBuild,
+  RendererRequest,
+  WasmRenderer,
+} from '../lib/protocol/render.ts';
 
 const WEBGL_BUILD = 'renderer_webgl';
 
-async function loadModule(name) {
+/** How a worker starts (bridge/decoder.ts's `moduleWorker`, or www/bridge/spawn.ts's). */
+export type SpawnWorker = (url: URL, options: WorkerOptions) => Worker;
+
+/**
+ * The in-page renderer: the wasm Renderer with the proxy's extra methods (`request`, `wasmBytes`).
+ * What only the render worker's proxy has is absent (`r.quiet?.()` asks either).
+ */
+export type PageRenderer = WasmRenderer & {
+  request: RendererRequest;
+  wasmBytes(): number;
+  quiet?: undefined;
+  contentDrawn?: undefined;
+};
+
+/** The renderer the player draws with: in a worker (its proxy) or on the page. */
+export type AnyRenderer = RenderProxy | PageRenderer;
+
+/** A renderer started (`createRenderer`): the canvas it draws on (a fresh one when the first could
+ *  not be used) and, on the page, the wasm memory. */
+export type StartedRenderer =
+  | { renderer: RenderProxy; backend: string; build: string; canvas: HTMLCanvasElement; memory: null; inWorker: true }
+  | {
+      renderer: PageRenderer;
+      backend: string;
+      build: string;
+      canvas: HTMLCanvasElement;
+      memory: WebAssembly.Memory | null;
+      inWorker: false;
+    };
+
+async function loadModule<N extends RendererBuild>(
+  name: N,
+): Promise<{ mod: Builds[N]; memory: WebAssembly.Memory | null }> {
   const { mod, exports } = await loadWasm(name);
   return { mod, memory: exports?.memory ?? null };
 }
 
 /** Whether this browser can hand a canvas to a worker. */
-export function canRenderInWorker() {
+export function canRenderInWorker(): boolean {
   return (
     typeof HTMLCanvasElement !== 'undefined' &&
     'transferControlToOffscreen' in HTMLCanvasElement.prototype &&
@@ -28,8 +68,8 @@ export function canRenderInWorker() {
 }
 
 /** A fresh canvas in place of `canvas` (one that gave a context, or was transferred, cannot give another). */
-function replaceCanvas(canvas) {
-  const fresh = canvas.cloneNode(false);
+function replaceCanvas(canvas: HTMLCanvasElement): HTMLCanvasElement {
+  const fresh = canvas.cloneNode(false) as HTMLCanvasElement;
   canvas.replaceWith(fresh);
   return fresh;
 }
@@ -37,7 +77,12 @@ function replaceCanvas(canvas) {
 /** Starts a render worker on `canvas` with `build` ('auto': the worker asks WebGPU for an adapter
  *  and loads the WebGPU build when it gets one, else the WebGL2 build); resolves with
  *  `{renderer, build}` or rejects. */
-async function startWorker(canvas, build, onFatal, spawn) {
+async function startWorker(
+  canvas: HTMLCanvasElement,
+  build: RendererBuild | 'auto',
+  onFatal: ((message: string) => void) | null,
+  spawn: SpawnWorker,
+): Promise<{ renderer: RenderProxy; build: InitResult['build'] }> {
   const worker = spawn(shippedUrl('./render-worker.js'), { name: 'replay-renderer' });
   const offscreen = canvas.transferControlToOffscreen();
   // The handshake goes through the proxy's own request/reply and crash handling; a crash is the
@@ -62,20 +107,29 @@ async function startWorker(canvas, build, onFatal, spawn) {
  * build on a fresh canvas; if nothing starts in a worker, the renderer is created on the page.
  * `onFatal(message)`: the worker died later. `spawn(url, options)`: how the worker starts (default a
  * module worker; www/bridge/spawn.ts from another origin).
- * @returns {Promise<{renderer: any, backend: string, build: string, canvas: HTMLCanvasElement, memory: WebAssembly.Memory|null, inWorker: boolean}>}
  */
 export async function createRenderer(
-  canvas,
-  { forceWebgl = false, inPage = false, onFatal = null, spawn = moduleWorker } = {},
-) {
+  canvas: HTMLCanvasElement,
+  {
+    forceWebgl = false,
+    inPage = false,
+    onFatal = null,
+    spawn = moduleWorker,
+  }: {
+    forceWebgl?: boolean;
+    inPage?: boolean;
+    onFatal?: ((message: string) => void) | null;
+    spawn?: SpawnWorker;
+  } = {},
+): Promise<StartedRenderer> {
   if (inPage || !canRenderInWorker()) return { ...(await createPageRenderer(canvas, { forceWebgl })), inWorker: false };
-  const errors = [];
-  for (const want of forceWebgl ? ['renderer_webgl'] : ['auto', 'renderer_webgl']) {
+  const errors: string[] = [];
+  for (const want of forceWebgl ? (['renderer_webgl'] as const) : (['auto', 'renderer_webgl'] as const)) {
     try {
       const { renderer, build } = await startWorker(canvas, want, onFatal, spawn);
       return { renderer, backend: renderer.backend(), build, canvas, memory: null, inWorker: true };
     } catch (e) {
-      errors.push(`${want}: ${e?.message ?? e}`);
+      errors.push(`${want}: ${(e as Error | null)?.message ?? e}`);
       canvas = replaceCanvas(canvas);
     }
   }
@@ -84,11 +138,13 @@ export async function createRenderer(
 }
 
 /** The in-page renderer with the proxy's extra methods (`request`, `wasmBytes`). */
-function pageRenderer(renderer, memory) {
-  renderer.request = (name, ...args) => {
+function pageRenderer(wasmRenderer: WasmRenderer, memory: WebAssembly.Memory | null): PageRenderer {
+  const renderer = wasmRenderer as PageRenderer;
+  const methods = renderer as unknown as Record<string, (...args: unknown[]) => unknown>;
+  renderer.request = <K extends CallName>(name: K, ...args: Parameters<WasmRenderer[K]>) => {
     try {
-      const v = renderer[name](...args);
-      return Promise.resolve(ArrayBuffer.isView(v) ? Array.from(v) : v);
+      const v = methods[name](...args);
+      return Promise.resolve((ArrayBuffer.isView(v) ? Array.from(v as Float64Array) : v) as CallResult<K>);
     } catch (e) {
       return Promise.reject(e);
     }
@@ -100,11 +156,11 @@ function pageRenderer(renderer, memory) {
 /**
  * Creates a Renderer on the page on `canvas`: the WebGL2 build (it has the WebGPU backend too, and
  * tries it first unless `forceWebgl`); only that build can draw on a page's canvas.
- * @param {HTMLCanvasElement} canvas
- * @param {{forceWebgl?: boolean}} opts
- * @returns {Promise<{renderer: any, backend: string, build: string, canvas: HTMLCanvasElement, memory: WebAssembly.Memory|null}>}
  */
-async function createPageRenderer(canvas, { forceWebgl = false } = {}) {
+async function createPageRenderer(
+  canvas: HTMLCanvasElement,
+  { forceWebgl = false }: { forceWebgl?: boolean } = {},
+): Promise<Omit<Extract<StartedRenderer, { inWorker: false }>, 'inWorker'>> {
   const { mod, memory } = await loadModule(WEBGL_BUILD);
   const renderer = pageRenderer(await mod.Renderer.create(canvas, forceWebgl), memory);
   return { renderer, backend: renderer.backend(), build: 'renderer_webgl', canvas, memory };

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Callsign labels: DOM text over the canvas, placed where the renderer says its entities are
 // (docs/playback.md, "Inspector and labels"). The page's dearest per-frame cost is DOM text, so the
 // labels are few, reused and written only when something changed. In a crowd they are decluttered:
@@ -23,17 +22,41 @@ const BOX_PAD_X = 12;
 const CELL_W = 48;
 const CELL_H = 24;
 
+/** Where the renderer drew its entities (bridge/render.ts's proxy, or the in-page renderer). */
+export interface LabelPositions {
+  /** `[id, x, y, 1]` × at most `max`, nearest first. */
+  labelsNear(max: number): ArrayLike<number>;
+  /** `[id, x, y, visible]` of `id`, or none. */
+  labelOf(id: number): ArrayLike<number>;
+}
+
+/** A label element, with what was last written to it (so only what changed is written again). */
+export interface LabelElement extends HTMLDivElement {
+  rpName: HTMLSpanElement;
+  rpText: string | null;
+  rpFill: HTMLSpanElement;
+  rpHp: number;
+  rpBand: string;
+  rpX: number;
+  rpY: number;
+  rpSel: boolean;
+  rpDead: boolean;
+}
+
 export class Labels {
-  #layer;
-  #count;
-  #hiddenShown;
-  #widths;
-  #ctx;
-  #grid;
-  #boxes;
+  #layer: HTMLDivElement;
+  #count: HTMLDivElement;
+  #hiddenShown: number;
+  #widths: Map<string, number>;
+  #ctx: CanvasRenderingContext2D | null;
+  #grid: Map<number, number[]>;
+  #boxes: Float64Array;
+  pool: Map<number, LabelElement>;
+  shown: Set<number>;
+  hidden: number;
 
   /** Adds the label layer to `parent` (after the canvas: above it). */
-  constructor(parent) {
+  constructor(parent: Element) {
     this.#layer = document.createElement('div');
     this.#layer.className = 'rp-labels';
     this.#layer.setAttribute('aria-hidden', 'true');
@@ -59,7 +82,7 @@ export class Labels {
   }
 
   /** The width of `name`'s box (text measured once per name). */
-  #width(name) {
+  #width(name: string): number {
     let w = this.#widths.get(name);
     if (w === undefined) {
       if (!this.#ctx) {
@@ -86,8 +109,16 @@ export class Labels {
    * "+N hidden"). `frame`: the frame at the playhead (health and alive marks). Labels move by
    * `transform` only (no layout reads).
    */
-  place(r, on, names, selected, followed, frame, recent) {
-    const shown = new Set();
+  place(
+    r: LabelPositions,
+    on: boolean,
+    names: ReadonlyMap<number, string>,
+    selected: number,
+    followed: number,
+    frame: Int32Array | null | undefined,
+    recent: ReadonlySet<number> | null | undefined,
+  ): void {
+    const shown = new Set<number>();
     let hidden = 0;
     if (on) {
       const L = r.labelsNear(LABEL_CANDIDATES);
@@ -95,7 +126,7 @@ export class Labels {
       grid.clear();
       const boxes = this.#boxes;
       let n = 0;
-      const fits = (x0, y0, x1, y1) => {
+      const fits = (x0: number, y0: number, x1: number, y1: number) => {
         const cy1 = Math.floor(y1 / CELL_H);
         const cx1 = Math.floor(x1 / CELL_W);
         for (let cy = Math.floor(y0 / CELL_H); cy <= cy1; cy++) {
@@ -110,7 +141,7 @@ export class Labels {
         }
         return true;
       };
-      const take = (x0, y0, x1, y1) => {
+      const take = (x0: number, y0: number, x1: number, y1: number) => {
         const o = n * 4;
         boxes[o] = x0;
         boxes[o + 1] = y0;
@@ -128,7 +159,7 @@ export class Labels {
         }
         n++;
       };
-      const place = (id, x, y) => {
+      const place = (id: number, x: number, y: number) => {
         if (shown.has(id) || n >= MAX_LABELS) return;
         const name = names.get(id);
         if (name === undefined) return;
@@ -178,10 +209,10 @@ export class Labels {
   }
 
   /** Shows (creating or reusing) the label of `id` at CSS (x, y); touches only what changed. */
-  #show(id, name, x, y, sel, f) {
+  #show(id: number, name: string, x: number, y: number, sel: boolean, f: Int32Array | null | undefined): void {
     let el = this.pool.get(id);
     if (!el) {
-      el = document.createElement('div');
+      el = document.createElement('div') as LabelElement;
       el.className = 'rp-label';
       el.dataset.id = String(id);
       const nameEl = document.createElement('span');
@@ -214,7 +245,8 @@ export class Labels {
       el.classList.toggle('selected', sel);
     }
     const k = f ? findEntity(f, id) : -1;
-    if (k >= 0) {
+    // (k ≥ 0 only where there is a frame `f`: the test on `f` tells TypeScript so.)
+    if (f && k >= 0) {
       const hp = Math.round(Math.min(100, Math.max(0, f[k + F_HEALTH] / 100)));
       const dead = (f[k + F_FLAGS] & 1) !== 1;
       if (dead !== el.rpDead) {
@@ -242,7 +274,7 @@ export class Labels {
   }
 
   /** Removes every label (a new replay). */
-  clear() {
+  clear(): void {
     for (const el of this.pool.values()) el.remove();
     this.pool.clear();
     this.shown.clear();
@@ -252,7 +284,7 @@ export class Labels {
   }
 
   /** Removes the layer. */
-  remove() {
+  remove(): void {
     this.#layer.remove();
   }
 }

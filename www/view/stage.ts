@@ -1,34 +1,61 @@
-// @ts-nocheck
 // The canvas and the renderer that draws on it (docs/renderer.md): started in the render worker (or
 // on the page), sized to the element and its devicePixelRatio, told each recording's world, emptied
 // for the next, started again on a fresh canvas after the render worker died; and the pointer on it
 // (a drag orbits, a pinch or the wheel zooms, a click that did not move picks an entity).
 import { createRenderer } from '../bridge/renderer.ts';
+import type { AnyRenderer, SpawnWorker } from '../bridge/renderer.ts';
 
 /** How far a finger may move (CSS px) and still tap (select) rather than drag (orbit). */
 export const TAP_SLOP_TOUCH = 10;
-const CATEGORY = { other: 0, aircraft: 1, projectile: 2, ground: 3, character: 4 };
+const CATEGORY: Record<string, number> = { other: 0, aircraft: 1, projectile: 2, ground: 3, character: 4 };
+
+/** How the stage's renderer starts. `spawn`: how the render worker starts (bridge/renderer.ts). */
+export interface StageOptions {
+  forceWebgl?: boolean;
+  renderInPage?: boolean;
+  spawn?: SpawnWorker;
+}
+
+/** What the stage tells its owner: the renderer started; the render worker died; the renderer could
+ *  not start; the render worker's proxy queued a call or got a reply; a click (`shift`: with Shift
+ *  held) picked entity `id` (-1: none). */
+export interface StageEvents {
+  started(): void;
+  died(message: string): void;
+  failed(e: unknown): void;
+  activity(kind: string): void;
+  picked(id: number, shift: boolean): void;
+}
+
+/** What `setWorld` reads of a recording's info (the decoder's RecordingInfo). */
+export interface WorldInfo {
+  world?: { kind: string; radius_m?: number } | null;
+  position_quantum_m: number;
+  entity_types: readonly { index: number; category: string }[];
+}
 
 export class Stage {
-  #element;
-  #opts;
-  #on;
-  #token;
-  #stopped;
-  #ro;
-  #dpr;
-  #unbindPointer;
+  #element: HTMLElement;
+  #opts: StageOptions;
+  #on: StageEvents;
+  #token: number;
+  #stopped: boolean;
+  #ro: ResizeObserver;
+  #dpr: { q: MediaQueryList; onChange: () => void } | null;
+  #unbindPointer: () => void;
+  canvas: HTMLCanvasElement;
+  renderer: AnyRenderer | null;
+  backend: string;
+  build: string;
+  inWorker: boolean;
+  dead: boolean;
+  held: boolean;
 
   /**
-   * @param {HTMLElement} element  the container the canvas fills
-   * @param {{forceWebgl?: boolean, renderInPage?: boolean, spawn?: Function}} opts  spawn: how the
-   *   render worker starts (bridge/renderer.ts)
-   * @param {{started(): void, died(message: string): void, failed(e: unknown): void,
-   *   activity(kind: string): void, picked(id: number, shift: boolean): void}} on  the renderer started;
-   *   the render worker died; the renderer could not start; the render worker's proxy queued a call or
-   *   got a reply; a click (`shift`: with Shift held) picked entity `id` (-1: none).
+   * `element`: the container the canvas fills; `opts`: how the renderer starts; `on`: what the
+   * stage tells its owner.
    */
-  constructor(element, opts, on) {
+  constructor(element: HTMLElement, opts: StageOptions, on: StageEvents) {
     this.#element = element;
     this.#opts = opts;
     this.#on = on;
@@ -44,6 +71,9 @@ export class Stage {
     this.inWorker = false;
     /** The render worker died: restart() starts a fresh one. */
     this.dead = false;
+    /** Export → Video holds the stage (www/features/export/video-frames.ts): the renderer is sized
+     *  to the video's, not resized to the element's. */
+    this.held = false;
     /** Which start is the current one (a dead renderer's late news is ignored). */
     this.#token = 0;
     this.#stopped = false;
@@ -55,7 +85,7 @@ export class Stage {
   }
 
   /** Starts the renderer on the canvas; `on.started()` once it can draw. */
-  async start() {
+  async start(): Promise<void> {
     try {
       const token = ++this.#token;
       const r = await createRenderer(this.canvas, {
@@ -90,9 +120,9 @@ export class Stage {
 
   /** After the render worker died: a fresh canvas (one handed to a worker cannot be handed again)
    *  and a fresh renderer on it. */
-  restart() {
+  restart(): void {
     this.dead = false;
-    const fresh = this.canvas.cloneNode(false);
+    const fresh = this.canvas.cloneNode(false) as HTMLCanvasElement;
     this.canvas.replaceWith(fresh);
     this.canvas = fresh;
     this.start();
@@ -100,8 +130,9 @@ export class Stage {
 
   /** Tells the renderer the recording's world (`info.info`): its shape, entity categories, and an
    *  orbit camera on nothing. Throws what the renderer throws. */
-  setWorld(info) {
-    const r = this.renderer;
+  setWorld(info: WorldInfo): void {
+    // (Called once the renderer has started.)
+    const r = this.renderer as AnyRenderer;
     const world = info.world ?? { kind: 'flat' };
     r.setWorld(world.kind === 'planet' ? 'planet' : 'flat', world.radius_m ?? 0, info.position_quantum_m);
     const maxIndex = info.entity_types.reduce((m, t) => Math.max(m, t.index), -1);
@@ -119,16 +150,18 @@ export class Stage {
    * view): on a canvas taller than wide (a phone upright) it backs off by height / width, so that
    * the narrower horizontal field holds them too.
    */
-  fitCamera() {
-    const r = this.renderer;
+  fitCamera(): void {
+    // (Called once the renderer has started.)
+    const r = this.renderer as AnyRenderer;
     r.resetCamera();
     const aspect = this.canvas.clientWidth / this.canvas.clientHeight;
     if (aspect > 0 && aspect < 1) r.zoom(1000 * Math.log(1 / aspect));
   }
 
   /** Empties the picture (the old replay's entities and trails). */
-  clear() {
-    const r = this.renderer;
+  clear(): void {
+    // (Called once the renderer has started.)
+    const r = this.renderer as AnyRenderer;
     try {
       const none = new Int32Array(0);
       r.setFrames(none, 0, none, 0);
@@ -144,7 +177,7 @@ export class Stage {
     }
   }
 
-  resize() {
+  resize(): void {
     // Export → Video sizes the renderer to the video's while it holds the stage (`held`).
     if (!this.renderer || this.held) return;
     const w = Math.max(1, this.#element.clientWidth);
@@ -158,7 +191,7 @@ export class Stage {
     }
   }
 
-  #watchDpr() {
+  #watchDpr(): void {
     const q = matchMedia(`(resolution: ${window.devicePixelRatio || 1}dppx)`);
     const onChange = () => {
       this.resize();
@@ -169,15 +202,15 @@ export class Stage {
   }
 
   /** Listens on the element for the pointer on the canvas; returns the function that stops. */
-  #bindPointer() {
-    const pointers = new Map();
+  #bindPointer(): () => void {
+    const pointers = new Map<number, { x: number; y: number }>();
     let pinch = 0;
-    let down = null;
-    const local = (e) => {
+    let down: { x: number; y: number; moved: boolean; slop: number } | null = null;
+    const local = (e: PointerEvent) => {
       const r = this.canvas.getBoundingClientRect();
       return { x: e.clientX - r.left, y: e.clientY - r.top };
     };
-    const onDown = (e) => {
+    const onDown = (e: PointerEvent) => {
       if (e.target !== this.canvas) return;
       this.canvas.setPointerCapture?.(e.pointerId);
       pointers.set(e.pointerId, { x: e.clientX, y: e.clientY });
@@ -189,7 +222,7 @@ export class Stage {
         pinch = Math.hypot(a.x - b.x, a.y - b.y);
       }
     };
-    const onMove = (e) => {
+    const onMove = (e: PointerEvent) => {
       const p = pointers.get(e.pointerId);
       const r = this.renderer;
       if (!p || !r) return;
@@ -207,7 +240,7 @@ export class Stage {
         pinch = d;
       }
     };
-    const onUp = (e) => {
+    const onUp = (e: PointerEvent) => {
       if (!pointers.has(e.pointerId)) return;
       pointers.delete(e.pointerId);
       if (down && !down.moved && e.type === 'pointerup' && this.renderer) {
@@ -222,7 +255,7 @@ export class Stage {
       }
       down = null;
     };
-    const onWheel = (e) => {
+    const onWheel = (e: WheelEvent) => {
       if (e.target !== this.canvas || !this.renderer) return;
       e.preventDefault();
       const scale = e.deltaMode === 1 ? 33 : e.deltaMode === 2 ? 400 : 1;
@@ -244,7 +277,7 @@ export class Stage {
   }
 
   /** Stops for good: the renderer freed, the canvas removed, no more listening. */
-  dispose() {
+  dispose(): void {
     this.#stopped = true;
     this.#ro.disconnect();
     this.#dpr?.q.removeEventListener('change', this.#dpr.onChange);

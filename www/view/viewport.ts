@@ -1,4 +1,3 @@
-// @ts-nocheck
 // Whether a player's element has come into view (docs/embedding.md "Several players"): a player
 // below the fold opens its recording (the info only: header, sections, trailer) but asks the
 // worker for no chunk and starts no renderer until it is scrolled near the viewport. Once in view
@@ -13,7 +12,7 @@ export const VIEW_MARGIN_PX = 200;
  * IntersectionObserver's word (a framed page's observer knows where the top-level viewport is).
  * Returns the function that stops watching (dispose).
  */
-export function whenInView(element, fn) {
+export function whenInView(element: Element, fn: () => void): () => void {
   if (typeof IntersectionObserver === 'undefined' || inViewNow(element)) {
     fn();
     return () => {};
@@ -31,7 +30,7 @@ export function whenInView(element, fn) {
 }
 
 /** In view now, as far as a top-level page can tell from the layout (a framed page cannot). */
-function inViewNow(element) {
+function inViewNow(element: Element): boolean {
   if (window.top !== window || !element.isConnected || element.getClientRects().length === 0) return false;
   const r = element.getBoundingClientRect();
   const m = VIEW_MARGIN_PX;

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The compare worker: two recordings compared tick by tick (the determinism gate in the page:
 // docs/playback.md "Comparing two recordings"; protocol: docs/worker-protocol.md "The compare
 // worker"). Started by the page on the first Compare (features/compare/view.ts), it loads the decoder_spark
@@ -13,29 +12,45 @@
 //                  {type: 'error', id, message}
 // A new comparison is a new worker (the page ends the old one): there is no cancel message.
 import { loadWasm } from '../../lib/wasm.ts';
+import type { Builds } from '../../lib/wasm.ts';
+import type { CompareInfo, CompareMessage, CompareOutcome, CompareRequest } from '../../lib/protocol/compare.ts';
 
 const BUILD = 'decoder_spark';
 /** At most one progress message per this many ms. */
 const PROGRESS_MS = 100;
 
-let wasm = null;
-function load() {
+/** `CompareSession.progress()` (crate/src/web/decoder/compare.rs): ticks equal so far, the last
+ *  one, and the chunks decoded and in all of each file. */
+interface Progress {
+  ticks: number;
+  lastTick: number | null;
+  chunksDone: [number, number];
+  chunks: [number, number];
+}
+
+let wasm: Promise<Builds[typeof BUILD]> | null = null;
+function load(): Promise<Builds[typeof BUILD]> {
   wasm ??= (async () => {
     return (await loadWasm(BUILD)).mod;
   })().catch((e) => {
     wasm = null;
-    throw new Error(`the comparison could not be loaded: ${e?.message ?? e}`);
+    throw new Error(`the comparison could not be loaded: ${(e as Error | null)?.message ?? e}`);
   });
   return wasm;
 }
 
 /** The comparison's fraction done: chunks decoded of both files over their chunks. */
-function fractionOf(p) {
+function fractionOf(p: Progress): number {
   const total = p.chunks[0] + p.chunks[1];
   return total > 0 ? (p.chunksDone[0] + p.chunksDone[1]) / total : 0;
 }
 
-async function compare({ id, a, b }) {
+/** Posts `msg` to the page. */
+function post(msg: CompareMessage): void {
+  postMessage(msg);
+}
+
+async function compare({ id, a, b }: CompareRequest): Promise<void> {
   const t0 = performance.now();
   const mod = await load();
   const files = [a, b];
@@ -54,26 +69,28 @@ async function compare({ id, a, b }) {
         cmp.feed(buf);
       } catch (e) {
         // The reader's words, with the file's name for its side ("A: …").
-        const m = String(e?.message ?? e);
+        const m = String((e as Error | null)?.message ?? e);
         throw new Error(`${file.name || (side ? 'B' : 'A')}: ${m.replace(/^[AB]: /, '')}`);
       }
       const now = performance.now();
       if (now - shown >= PROGRESS_MS) {
         shown = now;
-        const p = cmp.progress();
-        postMessage({ type: 'progress', id, fraction: fractionOf(p), ticks: p.ticks });
+        const p = cmp.progress() as Progress;
+        post({ type: 'progress', id, fraction: fractionOf(p), ticks: p.ticks });
       }
     }
-    const outcome = cmp.outcome();
-    const info = [cmp.info(0), cmp.info(1)];
-    postMessage({ type: 'result', id, outcome, info, ms: performance.now() - t0, reads, bytes });
+    const outcome = cmp.outcome() as CompareOutcome;
+    const info: [CompareInfo | null, CompareInfo | null] = [cmp.info(0), cmp.info(1)];
+    post({ type: 'result', id, outcome, info, ms: performance.now() - t0, reads, bytes });
   } finally {
     cmp.free();
   }
 }
 
-self.onmessage = (e) => {
+self.onmessage = (e: MessageEvent<CompareRequest | null>) => {
   const m = e.data;
   if (m?.type !== 'compare') return;
-  compare(m).catch((err) => postMessage({ type: 'error', id: m.id, message: String(err?.message ?? err) }));
+  compare(m).catch((err: unknown) =>
+    post({ type: 'error', id: m.id, message: String((err as Error | null)?.message ?? err) }),
+  );
 };

@@ -1,4 +1,3 @@
-// @ts-nocheck
 // The export worker (docs/export.md "In the player"; protocol: docs/worker-protocol.md "The export
 // worker"): an ACMI export or a replay clip of a tick range, with the decoder_export wasm (its
 // ExportSession is crate/src/web/decoder/export.rs: the CLI's writers, sans-IO). Started by the page
@@ -30,16 +29,66 @@
 import { BlobSource, UrlSource } from '../decode/sources.ts';
 import { shippedUrl } from '../../lib/shipped.ts';
 import { loadWasm } from '../../lib/wasm.ts';
+import type { Builds } from '../../lib/wasm.ts';
+import type {
+  ExportBytes,
+  ExportMessage,
+  ExportOutput,
+  ExportPatch,
+  ExportRequest,
+  ExportWorkerRequest,
+  HelperJob,
+  HelperMessage,
+  HelperRequest,
+} from '../../lib/protocol/export.ts';
 
 const BUILD = 'decoder_export';
 
-let wasm = null;
+type Exporter = Builds[typeof BUILD];
+type ExportSession = Exporter['ExportSession']['prototype'];
+
+/** What this worker reads from (workers/decode/sources.ts: a BlobSource or a UrlSource). */
+interface Source {
+  length: number;
+  read(offset: number, len: number): Promise<Uint8Array>;
+  close(): void;
+}
+
+/** The output of one export as it comes (`outputOf`). */
+interface Output {
+  zipped: boolean;
+  chunk: (b: Uint8Array) => ExportBytes;
+  flush: () => ExportBytes;
+  append: (b: Uint8Array) => ExportBytes;
+  end: (b: Uint8Array, crc: number, size: number) => ExportBytes;
+  patches: (p: ExportPatch[]) => ExportPatch[];
+}
+
+/** A helper's message as it waits here: its bytes kept as a Blob. */
+type Waiting =
+  | { type: 'part'; bytes: undefined; blob: Blob }
+  | { type: 'done'; bytes: undefined; blob: Blob; reads: number; bytesRead: number; crc: number; len: number }
+  | { type: 'error'; message: string };
+
+/** A helper (`startHelper`). */
+interface Helper {
+  start: (job: HelperJob) => void;
+  next: () => Promise<Waiting>;
+  end: () => void;
+}
+
+let wasm: Promise<Exporter> | null = null;
 /** The exporter's compiled module: a helper is handed it, and compiles nothing (V8 shares the
  *  code, tiered up, between the two). */
-let compiled = null;
+let compiled: WebAssembly.Module | null = null;
+
+/** Posts `msg` to whoever started this worker: the page, or (a helper) its export worker. */
+function post(msg: ExportMessage | HelperMessage, transfer: Transferable[] = []): void {
+  postMessage(msg, transfer);
+}
 
 /** Compiles the exporter (streamed where it is served as application/wasm). */
-async function compile() {
+async function compile(): Promise<WebAssembly.Module> {
   const res = await fetch(shippedUrl(`./pkg/${BUILD}/${BUILD}_bg.wasm`));
   if (!res.ok) throw new Error(`${res.status} ${res.statusText} fetching the exporter`);
   if (res.headers.get('Content-Type') === 'application/wasm') return WebAssembly.compileStreaming(res);
@@ -47,19 +96,19 @@ async function compile() {
 }
 
 /** Loads the exporter once: from `module` (a helper's, handed over), else fetched and compiled. */
-function load(module) {
+function load(module?: WebAssembly.Module | null): Promise<Exporter> {
   wasm ??= (async () => {
     compiled = module instanceof WebAssembly.Module ? module : await compile();
     return (await loadWasm(BUILD, compiled)).mod;
   })().catch((e) => {
     wasm = null;
-    throw new Error(`the exporter could not be loaded: ${e?.message ?? e}`);
+    throw new Error(`the exporter could not be loaded: ${(e as Error | null)?.message ?? e}`);
   });
   return wasm;
 }
 
 /** The byte arrays one after the other, in a new one. */
-function concat(...parts) {
+function concat(...parts: Uint8Array[]): ExportBytes {
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
   let at = 0;
   for (const p of parts) {
@@ -74,13 +123,21 @@ function concat(...parts) {
  *  With a helper: `flush()` after this worker's part, then `append(deflated)` of the helper's
  *  (a deflate stream of its own); `end(bytes, crc, size)` is given the whole text's CRC-32 and
  *  size. */
-async function outputOf(name) {
+async function outputOf(name: string | null): Promise<Output> {
   if (typeof name !== 'string' || !name) {
     const none = new Uint8Array(0);
-    return { zipped: false, chunk: (b) => b, flush: () => none, append: (b) => b, end: (b) => b, patches: (p) => p };
+    // (The wasm's arrays are copies of its own, each on an ArrayBuffer.)
+    return {
+      zipped: false,
+      chunk: (b) => b as ExportBytes,
+      flush: () => none,
+      append: (b) => b as ExportBytes,
+      end: (b) => b as ExportBytes,
+      patches: (p) => p,
+    };
   }
   const { zipStream } = await import('./zip-stream.ts');
-  let pieces = [];
+  let pieces: Uint8Array[] = [];
   const z = zipStream(name.slice(0, 255), (b) => pieces.push(b));
   const take = () => {
     const out = concat(...pieces);
@@ -123,12 +180,12 @@ const SPLIT_MIN_BYTES = 1 << 20;
 
 /** Whether an export may be split (`splitAt` then decides by the range): asked before the open,
  *  so that a helper starts loading meanwhile. */
-const mayHelp = ({ kind, src, workers }) =>
+const mayHelp = ({ kind, src, workers }: ExportRequest): boolean =>
   kind === 'acmi' && workers >= 2 && src instanceof Blob && src.size >= SPLIT_MIN_BYTES;
 
 /** The first chunk a helper writes, or 0 for one worker: the ACMI (text or zipped) of a local
  *  file (`mayHelp`), when the range has at least 1 MiB in 3 chunks. */
-function splitAt(x, job, first, end) {
+function splitAt(x: ExportSession, job: ExportRequest, first: number, end: number): number {
   if (!mayHelp(job) || end - first < 3) return 0;
   let bytes = 0;
   for (let i = first; i < end; i++) bytes += x.chunkRange(i)[1];
@@ -140,23 +197,23 @@ function splitAt(x, job, first, end) {
 /** A helper (this script again), loading the exporter from this worker's compiled module;
  *  `start(job)` has it write the chunks from `job.writeFrom` on. Its messages wait in order until
  *  taken (`next()`), its parts as Blobs. `null` where no worker can be started here. */
-function startHelper() {
-  let w;
+function startHelper(): Helper | null {
+  let w: Worker | undefined;
   try {
     w = new Worker(shippedUrl('./export-worker.js'), { type: 'module', name: 'replay-export-part' });
-    w.postMessage({ type: 'load', module: compiled });
+    w.postMessage({ type: 'load', module: compiled } satisfies HelperRequest);
   } catch {
     w?.terminate();
     return null;
   }
-  const queue = [];
-  let wake = null;
-  const push = (m) => {
+  const queue: Waiting[] = [];
+  let wake: (() => void) | null = null;
+  const push = (m: Waiting) => {
     queue.push(m);
     wake?.();
     wake = null;
   };
-  w.onmessage = ({ data: m }) => {
+  w.onmessage = ({ data: m }: MessageEvent<HelperMessage | null>) => {
     if (m?.type === 'part' || m?.type === 'done') {
       // Kept as a Blob (which may live on disk) until this worker's own part is handed on.
       push({ ...m, bytes: undefined, blob: new Blob([m.bytes ?? new Uint8Array(0)]) });
@@ -168,21 +225,22 @@ function startHelper() {
   };
   w.onmessageerror = () => push({ type: 'error', message: 'a message of the export helper could not be read' });
   return {
-    start: (job) => w.postMessage({ type: 'export-part', ...job }),
+    start: (job) => w.postMessage({ type: 'export-part', ...job } satisfies HelperRequest),
     next: async () => {
-      while (!queue.length) await new Promise((resolve) => (wake = resolve));
-      return queue.shift();
+      while (!queue.length) await new Promise<void>((resolve) => (wake = resolve));
+      // (Not empty: the loop waited for a message.)
+      return queue.shift() as Waiting;
     },
     end: () => w.terminate(),
   };
 }
 
 /** `source`'s reads, counted (`done` reports them). */
-function counted(source) {
+function counted(source: Source) {
   const io = {
     reads: 0,
     bytesRead: 0,
-    read: async (offset, len) => {
+    read: async (offset: number, len: number): Promise<Uint8Array> => {
       const b = await source.read(offset, len);
       io.reads++;
       io.bytesRead += b.length;
@@ -193,16 +251,17 @@ function counted(source) {
 }
 
 /** Opens `x` (an `ExportSession`) with the ranges it asks for. */
-async function open(x, read) {
+async function open(x: ExportSession, read: (offset: number, len: number) => Promise<Uint8Array>): Promise<void> {
   for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
 }
 
-async function run(job) {
+async function run(job: ExportRequest): Promise<void> {
   const { kind, src, from, to, zip } = job;
   const t0 = performance.now();
   const mod = await load();
   const output = await outputOf(kind === 'acmi' ? zip : null);
-  const source = typeof Blob !== 'undefined' && src instanceof Blob ? new BlobSource(src) : await UrlSource.open(src);
+  const source: Source =
+    typeof Blob !== 'undefined' && src instanceof Blob ? new BlobSource(src) : await UrlSource.open(src as string);
   const x = new mod.ExportSession(source.length);
   const io = counted(source);
   // Started before the open, so that it loads meanwhile; ended if the range is too small.
@@ -212,24 +271,26 @@ async function run(job) {
     const [first, end, fromTick, toTick] = x.begin(kind, from ?? undefined, to ?? undefined);
     // The zip entry's CRC-32, counted in the wasm.
     if (output.zipped) x.keepTextCrc();
-    postMessage({ type: 'begin', format: x.format(), chunks: end - first, fromTick, toTick });
+    post({ type: 'begin', format: x.format(), chunks: end - first, fromTick, toTick });
     const of = end - first;
     const k = helper ? splitAt(x, job, first, end) : 0;
-    if (k) helper.start({ src, from, to, writeFrom: k, zip: output.zipped });
+    // (`k` is not 0 only with a helper, which `mayHelp` starts only for a Blob.)
+    if (k) helper?.start({ src: src as Blob, from, to, writeFrom: k, zip: output.zipped });
     else {
       helper?.end();
       helper = null;
     }
     let i = first;
-    const writeUntil = async (stop) => {
+    const writeUntil = async (stop: number) => {
       for (; i < stop; i++) {
         const [offset, len] = x.chunkRange(i);
         const bytes = output.chunk(x.chunk(i, await io.read(offset, len)));
-        postMessage({ type: 'part', bytes, done: i + 1 - first, of }, [bytes.buffer]);
+        post({ type: 'part', bytes, done: i + 1 - first, of }, [bytes.buffer]);
       }
     };
     await writeUntil(helper ? k : end);
-    let last = null;
+    /** The helper's `done`, its bytes handed on (zipped) or its Blob. */
+    let last: (Omit<Extract<Waiting, { type: 'done' }>, 'bytes'> & { bytes?: ExportBytes }) | null = null;
     if (helper) {
       // The helper's parts, in order, after this worker's. One that failed before it wrote
       // anything leaves the rest here; after, its error is the export's (this worker would meet
@@ -237,7 +298,7 @@ async function run(job) {
       // the helper's (a stream of its own) follows it in the entry.
       let done = k - first;
       let flushed = false;
-      const handOn = async (blob) => {
+      const handOn = async (blob: Blob): Promise<ExportOutput> => {
         if (!output.zipped) return { blob };
         const bytes = flushed ? new Uint8Array(0) : output.flush();
         flushed = true;
@@ -259,14 +320,14 @@ async function run(job) {
         }
         done++;
         const part = await handOn(m.blob);
-        postMessage({ type: 'part', ...part, done, of }, part.bytes ? [part.bytes.buffer] : []);
+        post({ type: 'part', ...part, done, of }, part.bytes ? [part.bytes.buffer] : []);
       }
       if (!helper) await writeUntil(end);
     }
     if (last) {
       const ms = () => performance.now() - t0;
       if (!output.zipped) {
-        postMessage({
+        post({
           type: 'done',
           blob: last.blob,
           patches: [],
@@ -280,21 +341,19 @@ async function run(job) {
       // The entry's CRC-32 and size: this worker's text's, then the helper's.
       const [crc, size] = x.textCrc();
       const tail = output.end(new Uint8Array(0), mod.crc32Combine(crc, last.crc, last.len), size + last.len);
-      const bytes = concat(last.bytes, tail);
-      postMessage(
-        { type: 'done', bytes, patches: [], reads: io.reads, bytesRead: io.bytesRead, ms: ms(), workers: 2 },
-        [bytes.buffer],
-      );
+      // (Zipped: `handOn` gave the helper's bytes.)
+      const bytes = concat(last.bytes as ExportBytes, tail);
+      post({ type: 'done', bytes, patches: [], reads: io.reads, bytesRead: io.bytesRead, ms: ms(), workers: 2 }, [
+        bytes.buffer,
+      ]);
       return;
     }
     const rest = x.finish();
     const [crc, size] = output.zipped ? x.textCrc() : [0, 0];
     const bytes = output.end(rest, crc, size);
-    const patches = output.patches(x.patches());
+    const patches = output.patches(x.patches() as ExportPatch[]);
     const ms = performance.now() - t0;
-    postMessage({ type: 'done', bytes, patches, reads: io.reads, bytesRead: io.bytesRead, ms, workers: 1 }, [
-      bytes.buffer,
-    ]);
+    post({ type: 'done', bytes, patches, reads: io.reads, bytesRead: io.bytesRead, ms, workers: 1 }, [bytes.buffer]);
   } finally {
     helper?.end();
     x.free();
@@ -304,12 +363,13 @@ async function run(job) {
 
 /** The helper's part: chunks `writeFrom..` of the ACMI export of `src`, the ones before followed;
  *  `zip`: deflated, as a deflate stream of its own. */
-async function runPart({ src, from, to, writeFrom, zip }) {
+async function runPart({ src, from, to, writeFrom, zip }: HelperJob): Promise<void> {
   const mod = await load(compiled);
-  let pieces = [];
+  let pieces: Uint8Array[] = [];
   const z = zip ? (await import('./zip-stream.ts')).deflateStream((b) => pieces.push(b)) : null;
-  const out = (text, last) => {
-    if (!z) return text;
+  const out = (text: Uint8Array, last: boolean): ExportBytes => {
+    // (The wasm's arrays are copies of its own, each on an ArrayBuffer.)
+    if (!z) return text as ExportBytes;
     z.push(text);
     if (last) z.end();
     const bytes = concat(...pieces);
@@ -329,21 +389,21 @@ async function runPart({ src, from, to, writeFrom, zip }) {
       const text = x.chunk(i, await io.read(offset, len));
       if (i < writeFrom) continue;
       const bytes = out(text, false);
-      postMessage({ type: 'part', bytes }, [bytes.buffer]);
+      post({ type: 'part', bytes }, [bytes.buffer]);
     }
     const bytes = out(x.finish(), true);
     // The CRC-32 and size of its text, for the zip entry's.
     const [crc, len] = z ? x.textCrc() : [0, 0];
-    postMessage({ type: 'done', bytes, reads: io.reads, bytesRead: io.bytesRead, crc, len }, [bytes.buffer]);
+    post({ type: 'done', bytes, reads: io.reads, bytesRead: io.bytesRead, crc, len }, [bytes.buffer]);
   } finally {
     x.free();
     source.close();
   }
 }
 
-self.onmessage = (e) => {
+self.onmessage = (e: MessageEvent<ExportWorkerRequest | null>) => {
   const m = e.data;
-  const fail = (err) => postMessage({ type: 'error', message: String(err?.message ?? err) });
+  const fail = (err: unknown) => post({ type: 'error', message: String((err as Error | null)?.message ?? err) });
   if (m?.type === 'export') run(m).catch(fail);
   // A helper: the module first (loaded at once), then its part.
   else if (m?.type === 'load') load(m.module).catch(() => {});

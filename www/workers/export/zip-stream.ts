@@ -1,4 +1,3 @@
-// @ts-nocheck
 // A .zip of one entry, written as its bytes come (docs/export.md "In the player": Export → ACMI,
 // zipped): fflate's streaming Zip and Deflate, in the export worker, imported there on the first
 // zipped export only (nothing of it in the first load). Never holds the whole input or output:
@@ -10,24 +9,35 @@
 // the helper's is appended whole (`append`). The entry's CRC-32 and size are given at the end
 // (`end`): the wasm counts them (`ExportSession.textCrc`, `crc32Combine`).
 import { Deflate, Zip } from 'fflate';
+import type { FlateError, ZipInputFile } from 'fflate';
 
 /** The deflate level of both parts (fflate's default; the CLI's `zip` crate's is 6 too). */
 const LEVEL = 6;
 
+/** A .zip of one entry being written (`zipStream`). */
+export interface ZipStream {
+  push(bytes: Uint8Array): void;
+  flush(): void;
+  append(deflated: Uint8Array): void;
+  end(crc: number, size: number): void;
+}
+
+/** A deflate stream of its own (`deflateStream`). */
+export interface DeflateStream {
+  push: (bytes: Uint8Array) => void;
+  end: () => void;
+}
+
 /**
- * @param {string} name  the entry's name
- * @param {(bytes: Uint8Array) => void} out  called with each piece of the .zip, in order
- * @returns {{push: (bytes: Uint8Array) => void, flush: () => void, append: (deflated: Uint8Array) => void,
- *   end: (crc: number, size: number) => void}}
+ * `name`: the entry's name; `out`: called with each piece of the .zip, in order.
  */
-export function zipStream(name, out) {
-  let failed = null;
+export function zipStream(name: string, out: (bytes: Uint8Array) => void): ZipStream {
+  let failed: FlateError | null = null;
   const zip = new Zip((err, data) => {
     if (err) failed = err;
     else if (data?.length) out(data);
   });
-  /** @type {import('fflate').ZipInputFile} */
-  const entry = { filename: name, size: 0, crc: 0, compression: 8, flag: 0 };
+  const entry: ZipInputFile = { filename: name, size: 0, crc: 0, compression: 8, flag: 0 };
   zip.add(entry);
   let flushed = false;
   const deflate = new Deflate({ level: LEVEL }, (dat, final) => entry.ondata?.(null, dat, final));
@@ -52,7 +62,7 @@ export function zipStream(name, out) {
     /** Appends bytes of a deflate stream of its own (after `flush`). */
     append(deflated) {
       if (!flushed) throw new Error('zip: append() before flush()');
-      if (deflated?.length) entry.ondata?.(null, deflated, false);
+      if (deflated?.length) entry.ondata?.(null, deflated as Uint8Array<ArrayBuffer>, false);
       check();
     },
     /** Ends the entry, whose text had CRC-32 `crc` and `size` bytes, and the zip. */
@@ -69,11 +79,9 @@ export function zipStream(name, out) {
 
 /**
  * A deflate stream of its own (a helper's part of a zipped export, appended to the entry's
- * stream by `zipStream(...).append`).
- * @param {(bytes: Uint8Array) => void} out  called with each piece of the stream, in order
- * @returns {{push: (bytes: Uint8Array) => void, end: () => void}}
+ * stream by `zipStream(...).append`). `out`: called with each piece of the stream, in order.
  */
-export function deflateStream(out) {
+export function deflateStream(out: (bytes: Uint8Array) => void): DeflateStream {
   const deflate = new Deflate({ level: LEVEL }, (dat) => {
     if (dat?.length) out(dat);
   });
