@@ -59,7 +59,8 @@ export class Camera {
   /** The renderer's camera mode ('orbit' before there is a renderer). */
   mode(): CameraMode {
     const r = this.#p.renderer;
-    return r ? r.cameraMode() : 'orbit';
+    // The renderer's mode names are the shell's (docs/renderer.md "Cameras").
+    return r ? (r.cameraMode() as CameraMode) : 'orbit';
   }
 
   select(id: number, { follow = false }: { follow?: boolean } = {}): void {

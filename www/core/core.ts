@@ -4,7 +4,6 @@
 // public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
 // Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
 import type {
-  CameraMode,
   EntityState,
   Gap,
   KillScan,
@@ -25,11 +24,12 @@ import { EventLedger } from './ledger.ts';
 import type { TimedEvent, TimedKill } from './ledger.ts';
 import { Labels } from '../view/labels.ts';
 import { FrameLoop } from './loop.ts';
-import type { LoopPerf, RendererTimings } from './loop.ts';
+import type { LoopPerf } from './loop.ts';
 import { Hints } from './hints.ts';
 import { Camera } from './camera.ts';
 import type { KillCamRestore } from './camera.ts';
 import { Stage } from '../view/stage.ts';
+import type { AnyRenderer } from '../bridge/renderer.ts';
 import { Moment } from './moment.ts';
 import { Gaps } from './gaps.ts';
 import { Ghosts } from './ghosts.ts';
@@ -48,37 +48,8 @@ export type Thrown = { message?: string; fatal?: boolean } | null | undefined;
 
 /** The renderer as the player's inside calls it (the render worker's proxy, bridge/render.ts, or
  *  the in-page wasm Renderer, bridge/renderer.ts): a narrow view until view/ and bridge/ type it. */
-export interface CoreRenderer extends RendererTimings {
-  cameraMode(): CameraMode;
-  setCameraMode(mode: string): void;
-  setSelected(id: number): void;
-  follow(id: number): void;
-  killCam(killer: number, victim: number): void;
-  fly(forward: number, right: number, up: number): void;
-  setCameraPose(pose: Float64Array): unknown;
-  setFrames(a: Int32Array, ta: number, b: Int32Array, tb: number): void;
-  pushFrame(b: Int32Array, tb: number): void;
-  setGhostFrames(a: Int32Array, ta: number, b: Int32Array, tb: number): void;
-  setTime(t: number): void;
-  /** Whether the frame was drawn (the proxy: the last one answered); `capture`: Export → Video's. */
-  render(capture?: boolean): boolean;
-  /** The proxy only: nothing queued or unanswered, the last frame drawn. */
-  quiet?(): boolean;
-  /** The proxy only: whether the last frame answered had entity frames in it. */
-  contentDrawn?(): boolean;
-  /** `[id, x, y, visible]` of entity `id` in the last frame drawn (empty when not). */
-  labelOf(id: number): ArrayLike<number>;
-  flash(id: number): void;
-  flashAt(x: number, y: number, z: number): void;
-  wasmBytes(): number;
-  clearTrails(): void;
-  resize(width: number, height: number, dpr: number): void;
-  /** A read of the renderer (`cameraPose`, `pick`, …): the proxy's request, or the in-page
-   *  renderer's call wrapped the same way (bridge/renderer.ts). */
-  request(name: string, ...args: unknown[]): Promise<ArrayLike<number>>;
-  /** The proxy only: frames posted, drawn, skipped and idle. */
-  stats?: RenderStats;
-}
+/** The renderer Core draws with: the render worker's proxy, or the renderer on the page. */
+export type CoreRenderer = AnyRenderer;
 
 /** The render worker proxy's frame counts (bridge/render.ts). */
 export interface RenderStats {
@@ -88,28 +59,10 @@ export interface RenderStats {
   idle: number;
 }
 
-/** The fields of view/stage.ts's Stage that Core and its readers use (its class declares them once
- *  its owner has typed it). */
-interface StageFields {
-  renderer: CoreRenderer | null;
-  backend: string;
-  build: string;
-  inWorker: boolean;
-  dead: boolean;
-  canvas: HTMLCanvasElement;
-  /** Export → Video holds the stage: only its own calls draw (features/export/video-frames.ts). */
-  held: boolean;
-}
-/** The stage (view/stage.ts) with its fields. */
-export type CoreStage = Stage & StageFields;
-
-/** The fields of bridge/decoder.ts's WorkerClient that Core and its readers use (as above). */
-interface DecoderClientFields {
-  spawn: Spawn;
-  restarts: number;
-}
-/** The decoder worker's client (bridge/decoder.ts) with its fields. */
-export type DecoderClient = WorkerClient & DecoderClientFields;
+/** The canvas and its renderer (view/stage.ts). */
+export type CoreStage = Stage;
+/** The decoder worker's client (bridge/decoder.ts). */
+export type DecoderClient = WorkerClient;
 
 /** What a player opens: a File/Blob, a URL, or a live source ({live: url}: docs/live.md). */
 export type CoreSource = (Blob & { name?: string }) | string | LiveSource;
@@ -268,7 +221,7 @@ export class Core {
         if (!shift) this.camera.select(id, { follow: id >= 0 });
         this.emit('pick', { id, shiftKey: shift });
       },
-    }) as CoreStage;
+    });
     this.labels = new Labels(element);
     this.frameHooks = new Set();
 
@@ -276,7 +229,7 @@ export class Core {
       onPush: (m: unknown) => this.#onPush(m as DecoderPush),
       onFatal: (message: string) => this.#onWorkerCrash(message),
       spawn: opts.spawn,
-    }) as DecoderClient;
+    });
     this.ghosts = null;
 
     /** Frames whose drawing threw since the renderer started (the first is reported). */
@@ -1063,9 +1016,9 @@ export class Core {
       ...this.loop.perf(reset),
       rendererWasmBytes: r?.wasmBytes() ?? 0,
       renderInWorker: !!this.stage.inWorker,
-      renderStats: r?.stats ? { ...r.stats } : null,
+      renderStats: r && 'stats' in r ? { ...r.stats } : null,
     };
-    if (reset && r?.stats) r.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
+    if (reset && r && 'stats' in r) r.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
     return out;
   }
 

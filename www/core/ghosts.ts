@@ -41,7 +41,7 @@ export class Ghosts {
       onPush: (m: unknown) => this.#onPush(m as DecoderPush),
       onFatal: (message: string) => this.#failed(message),
       spawn,
-    }) as DecoderClient;
+    });
     this.name = '';
   }
 

@@ -110,7 +110,7 @@ export class Labels {
    * `transform` only (no layout reads).
    */
   place(
-    r: LabelPositions,
+    r: LabelPositions | null,
     on: boolean,
     names: ReadonlyMap<number, string>,
     selected: number,
@@ -120,7 +120,7 @@ export class Labels {
   ): void {
     const shown = new Set<number>();
     let hidden = 0;
-    if (on) {
+    if (on && r) {
       const L = r.labelsNear(LABEL_CANDIDATES);
       const grid = this.#grid;
       grid.clear();

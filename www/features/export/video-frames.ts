@@ -9,7 +9,8 @@ import { fmtTime } from '../../widgets/format.ts';
 
 /** A callsign label the player placed (view/labels.ts's pool: an element with its rp* fields). */
 interface PlacedLabel {
-  rpText: string;
+  /** null until the label was first placed (a shown label has its text). */
+  rpText: string | null;
   rpX: number;
   rpY: number;
   rpSel: boolean;
@@ -123,7 +124,8 @@ export function holdStage(player: VideoPlayer, width: number, height: number) {
       const labels: FrameLabel[] = [];
       for (const id of core.labels.shown) {
         const el = core.labels.pool.get(id);
-        if (el) labels.push({ text: el.rpText, x: el.rpX, y: el.rpY, sel: el.rpSel, dead: el.rpDead, hp: el.rpHp });
+        if (el)
+          labels.push({ text: el.rpText ?? '', x: el.rpX, y: el.rpY, sel: el.rpSel, dead: el.rpDead, hp: el.rpHp });
       }
       return { image, labels };
     },
