@@ -9,46 +9,8 @@
 import type { Player } from '../../../types/player.d.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
-// The compare worker's messages as this panel reads them (docs/worker-protocol.md, "The compare
-// worker"): narrow local types until www/lib/protocol/compare.ts holds the protocol.
-
-/** An entity that differs at the first divergent tick: in both (its fields that differ) or in one only. */
-interface DivergedEntity {
-  id: number;
-  presence: 'both' | 'onlyA' | 'onlyB';
-  fields: { field: string; a: number; b: number }[];
-}
-
-/** What the comparison found. */
-type CompareOutcome =
-  | { kind: 'identical'; ticks: number; lastTick: number; lastTickB: number }
-  | {
-      kind: 'diverged';
-      identicalTicks: number;
-      tickA: number;
-      tickB: number;
-      hashA: string;
-      hashB: string;
-      entities: DivergedEntity[];
-      entitiesDiffering: number;
-    }
-  | { kind: 'shorter'; ticks: number; lastTick: number | null; ended: 'A' | 'B'; nextTick: number }
-  | { kind: 'mismatched'; reasons: string[] };
-
-/** A file's RecordingInfo as the wasm made it. */
-type CompareInfo = Readonly<Record<string, unknown>>;
-
-/** worker → page. */
-type CompareMessage =
-  | { type: 'progress'; id: number; fraction: number; ticks: number }
-  | {
-      type: 'result';
-      id: number;
-      outcome: CompareOutcome;
-      info: [CompareInfo | null, CompareInfo | null];
-      ms: number;
-    }
-  | { type: 'error'; id: number; message: string };
+// The compare worker's messages (docs/worker-protocol.md, "The compare worker"): both sides import them.
+import type { CompareInfo, CompareMessage, CompareOutcome, DivergedEntity } from '../../lib/protocol/compare.ts';
 
 /** What the Compare panel reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
 export type ComparePlayer = Pick<

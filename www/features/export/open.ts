@@ -6,31 +6,8 @@
 import { createExport, type ExportContext, type ExportDialog, type ExportItem, type ExportPlayer } from './dialog.ts';
 import { shippedUrl } from '../../lib/shipped.ts';
 
-// The export worker's messages as this page sends and reads them (docs/worker-protocol.md, "The
-// export worker"): narrow local types until www/lib/protocol/export.ts holds the protocol.
-
-/** Bytes of the output (their buffer transferred). */
-type ExportBytes = Uint8Array<ArrayBuffer>;
-
-/** A part of the output: bytes, or a Blob (one a second worker wrote). */
-interface ExportOutput {
-  bytes?: ExportBytes;
-  blob?: Blob;
-}
-
-/** worker → page. */
-type ExportMessage =
-  | { type: 'begin'; format: string; chunks: number; fromTick: number; toTick: number }
-  | ({ type: 'part'; done: number; of: number } & ExportOutput)
-  | ({
-      type: 'done';
-      patches: [number, ExportBytes][];
-      reads: number;
-      bytesRead: number;
-      ms: number;
-      workers: number;
-    } & ExportOutput)
-  | { type: 'error'; message: string };
+// The export worker's messages (docs/worker-protocol.md, "The export worker"): both sides import them.
+import type { ExportBytes, ExportMessage } from '../../lib/protocol/export.ts';
 
 /** What a worker export reports of itself (the dialog's `detail`). */
 export interface WorkerExportDetail {

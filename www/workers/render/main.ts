@@ -19,6 +19,7 @@ import type {
   RendererBuild,
   WasmRenderer,
 } from '../../lib/protocol/render.ts';
+import { messageOf } from '../../lib/errors.ts';
 
 const BUILDS = new Set<string>(['renderer', 'renderer_webgl']);
 
@@ -45,10 +46,6 @@ let memory: WebAssembly.Memory | null = null;
 let surface: OffscreenCanvas | null = null;
 /** Set once a renderer call throws a wasm trap: the instance is unusable, the page replaces us. */
 let broken: string | null = null;
-
-function messageOf(e: unknown): string {
-  return (e as { message?: string } | null)?.message ?? String(e);
-}
 
 /** What this module uses of WebGPU (the DOM and worker libs do not declare it). */
 type GpuNavigator = WorkerNavigator & { gpu?: { requestAdapter(): Promise<unknown> } };
