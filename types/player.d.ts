@@ -355,6 +355,8 @@ export interface Player {
   load(src: ReplaySource, options?: LoadOptions): Promise<void>;
   /** Where the player is; each change is a `statuschange` event. */
   readonly status: PlayerStatus;
+  /** Why it failed (the `error` event's message) while `status` is 'failed', else null. */
+  readonly error: string | null;
   /** The sentences of the last load's `notice` events so far. */
   readonly notices: string[];
   /** The replay's address (absolute), or '' for a file or bytes. */

@@ -140,6 +140,10 @@ export class Player {
   get status(): PlayerStatus {
     return this.#status;
   }
+  /** Why the player failed (the `error` event's message) while `status` is 'failed', else null. */
+  get error(): string | null {
+    return this.#status === 'failed' ? this.#c.error : null;
+  }
   #setStatus(s: PlayerStatus) {
     if (this.#status === s || this.#status === 'disposed') return;
     this.#status = s;

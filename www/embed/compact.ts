@@ -5,6 +5,7 @@
 // playing they fade out unless the pointer or the focus is on the player (player.css). One
 // component for the iframe, the script and the element forms; only the handle's public API.
 // File strings (the kill tooltip) reach the DOM as text only.
+import type { PlayerStatus } from '../../types/player.d.ts';
 import { fmtTime } from '../widgets/format.ts';
 import { SPEEDS } from '../core/clock.ts';
 import { CAMERA_MODES, KILL_LEAD_S } from '../api/player.ts';
@@ -46,9 +47,8 @@ export interface ControlsPlayer {
   /** A mode from the camera select (the player's own names). */
   setCameraMode(mode: string): void;
   cameraMode(): string;
-  /** The diagnostics snapshot (plain data, its fields the code's): where the player is when the
-   *  controls are mounted. */
-  state(): { ready?: unknown; playing?: unknown };
+  /** Where the player is when the controls are mounted. */
+  readonly status: PlayerStatus;
   on<K extends keyof ControlsEvents>(ev: K, fn: (payload: ControlsEvents[K]) => void): () => void;
 }
 
@@ -400,12 +400,10 @@ export function createControls(player: ControlsPlayer, element: HTMLElement): Co
   ];
 
   // Mounted while the player may already be under way (create() imports this on first use).
-  // (Booleans in the snapshot; read as such, whatever else a snapshot may hold.)
-  const now = player.state();
-  ready = now.ready === true;
-  played = now.playing === true;
+  ready = player.status === 'ready';
+  played = player.playing;
   enable(ready);
-  setPlaying(now.playing === true);
+  setPlaying(player.playing);
   showSpeed(player.speed);
   camera.value = player.cameraMode();
   showBig();

@@ -4,6 +4,7 @@
 // player's stylesheet into its document or shadow root, and shows what the player is doing over
 // the picture: opening, an error, and the notices of options it could not use. Text only
 // (textContent): messages carry file strings and a link's values.
+import type { PlayerStatus } from '../../types/player.d.ts';
 
 /** The handle's events the frame listens to, and the payloads it reads. */
 interface FrameEvents {
@@ -20,8 +21,10 @@ interface FrameEvents {
 export interface FramePlayer {
   /** The sentences of the last load's `notice` events so far. */
   readonly notices: readonly string[];
-  /** The diagnostics snapshot: what the frame shows when mounted after the load began. */
-  state(): { error?: unknown; name?: unknown; ready?: unknown; playing?: unknown };
+  /** Where the player is, and why it failed: what the frame shows when mounted after the load began. */
+  readonly status: PlayerStatus;
+  readonly error: string | null;
+  readonly playing: boolean;
   on<K extends keyof FrameEvents>(ev: K, fn: (payload: FrameEvents[K]) => void): () => void;
 }
 
@@ -182,10 +185,9 @@ export function createFrame(
     player.on('pause', () => element.classList.remove('rp-playing')),
   ];
   // Mounted after the player started loading (create() imports this on first use).
-  const now = player.state();
-  if (now.error) message(`This replay cannot be played: ${now.error}`, true);
-  else if (now.name && !now.ready) message('Opening…');
-  if (now.playing) element.classList.add('rp-playing');
+  if (player.status === 'failed') message(`This replay cannot be played: ${player.error}`, true);
+  else if (player.status === 'loading') message('Opening…');
+  if (player.playing) element.classList.add('rp-playing');
   for (const text of player.notices) notice(text);
 
   return {
