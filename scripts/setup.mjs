@@ -23,6 +23,8 @@ const NPM_PACKAGES = [
   'esbuild',
   '@biomejs/biome',
   'typescript',
+  'tsx',
+  'madge',
 ];
 
 function cargoBin(name) {
