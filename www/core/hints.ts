@@ -2,15 +2,31 @@
 // resting on the timeline or a kill row, a seek's landing, a key's next step), so that the seek
 // neither reads nor decompresses (docs/worker-protocol.md `prefetch`). Nothing here waits in front
 // of the picture: a hint is a notification, sent after HINT_DELAY_MS.
-import type { Core } from './core.ts';
+import type { PrefetchParams } from '../lib/protocol/decode.ts';
+import type { EventLedger } from './ledger.ts';
+import type { HeldPieces, Timebase } from './pieces.ts';
 
 /** How long the pointer stays on a moment before the worker is told. */
 const HINT_DELAY_MS = 60;
 /** ← / → seek this far (seconds; the keyboard's step without Shift or Alt). */
 export const SEEK_STEP_S = 5;
 
+/** What Hints reads and calls on the player (core.ts `Core` is one). */
+export interface HintsHost {
+  /** The open's answer, once it came (only whether there is one). */
+  readonly info: unknown;
+  /** The open session: a hint for an older one is dropped. */
+  readonly sessionId: number;
+  readonly tb: Pick<Timebase, 'tickAt' | 'duration'>;
+  /** The clock: whether it moves, the playhead, whether a kill cam plays. */
+  readonly pb: { readonly moving: boolean; readonly time: number; readonly killCam: unknown };
+  readonly pieces: Pick<HeldPieces, 'at'>;
+  readonly ledger: Pick<EventLedger, 'killStart'>;
+  readonly client: { notify(method: 'prefetch', params: PrefetchParams): void };
+}
+
 export class Hints {
-  #p: Core;
+  #p: HintsHost;
   #timer: number;
   /** The tick of the last hint sent (-1: none since the last seek or open). */
   prefetched: number;
@@ -20,7 +36,7 @@ export class Hints {
   lastSeekDir: number;
 
   /** `player`: the player the hints are for. */
-  constructor(player: Core) {
+  constructor(player: HintsHost) {
     this.#p = player;
     this.prefetched = -1;
     this.#timer = 0;
