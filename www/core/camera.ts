@@ -1,10 +1,9 @@
 // What the view looks at: the selected and followed entities, the renderer's camera modes, the free
 // camera's flight and the kill cam (docs/playback.md, "Kill cam" and "Camera modes"). The clock's
 // side of the kill cam is core/clock.ts's; this drives the renderer's.
-import type { CameraMode, FlyKeys, KillEvent } from '../../types/player.d.ts';
+import type { CameraMode, FlyKeys, KillEvent, PlayerEventMap } from '../../types/player.d.ts';
 import { KILLCAM_REWIND } from './clock.ts';
 import type { KillCam } from './clock.ts';
-import type { Core } from './core.ts';
 import { NO_ENTITY } from './entities.ts';
 
 /** What a kill cam keeps to restore when it ends: the camera mode, the followed and selected entity. */
@@ -22,8 +21,51 @@ interface FlyState {
   fast: boolean;
 }
 
+/** The renderer's camera calls the camera makes (bridge/renderer.ts AnyRenderer has them). */
+export interface CameraRenderer {
+  cameraMode(): string;
+  setSelected(id: number): void;
+  follow(id: number): void;
+  setCameraMode(mode: string): void;
+  killCam(killer: number, victim: number): void;
+  fly(forward: number, right: number, up: number): void;
+}
+
+/** The clock's kill cam as the camera reads and drives it (core/clock.ts Playback). */
+export interface CameraClock {
+  readonly killCam: KillCam<KillCamRestore> | null;
+  endKillCam(): void;
+  startKillCam(killTime: number, opts: { rewind: number; data: KillCamRestore }): unknown;
+}
+
+/** What afterChange() compares (core.ts Snap): the camera reads and clears its kill cam. */
+export interface CameraSnap {
+  kc: KillCam<KillCamRestore> | null;
+}
+
+/** What the camera uses of the player (core.ts's Core): the renderer, the clock and its commands,
+ *  the open recording's participants, the scene, the frame loop and the events it emits. */
+export interface CameraHost {
+  /** The renderer once it has started, else null. */
+  readonly renderer: CameraRenderer | null;
+  readonly pb: CameraClock;
+  /** The open's answer, once it came (the participants "follow"/"first" fall back to). */
+  readonly info: { readonly info: { readonly participants: readonly { readonly entity: number }[] } } | null;
+  readonly stage: { fitCamera(): void };
+  readonly ledger: { killTime(k: Pick<KillEvent, 'tick'>): number };
+  readonly loop: { restartClock(): void; wake(): void };
+  /** Diagonal of the current frame in metres (the free camera's speed). */
+  readonly sceneExtentM: number;
+  nearestKill(): KillEvent | null;
+  snap(): CameraSnap;
+  afterChange(before: CameraSnap): void;
+  cmd(fn: (pb: CameraClock) => unknown): unknown;
+  jumped(): unknown;
+  emit<K extends keyof PlayerEventMap>(ev: K, detail?: PlayerEventMap[K]): void;
+}
+
 export class Camera {
-  #p: Core;
+  #p: CameraHost;
   #fly: FlyState;
   /** The selected entity (the inspector's), or -1. */
   selected: number;
@@ -34,7 +76,7 @@ export class Camera {
   /** Seconds a kill cam starts before its kill. */
   killCamRewind: number;
 
-  constructor(player: Core) {
+  constructor(player: CameraHost) {
     this.#p = player;
     this.selected = -1;
     this.followId = -1;

@@ -23,6 +23,30 @@ export interface LoopHost {
   readonly renderer: RendererTimings | null;
 }
 
+/** The page's frames, timers and clock, as the loop uses them. A Node test gives fakes. */
+export interface LoopClock {
+  requestAnimationFrame(cb: FrameRequestCallback): number;
+  cancelAnimationFrame(id: number): void;
+  setTimeout(cb: () => void, ms: number): number;
+  clearTimeout(id: number): void;
+  /** performance.now() */
+  now(): number;
+  /** performance.timeOrigin */
+  readonly timeOrigin: number;
+}
+
+/** The page's own, looked up at each call (a page may wrap them later: tests/e2e/embed.test.mjs). */
+const PAGE_CLOCK: LoopClock = {
+  requestAnimationFrame: (cb) => requestAnimationFrame(cb),
+  cancelAnimationFrame: (id) => cancelAnimationFrame(id),
+  setTimeout: (cb, ms) => setTimeout(cb, ms),
+  clearTimeout: (id) => clearTimeout(id),
+  now: () => performance.now(),
+  get timeOrigin() {
+    return performance.timeOrigin;
+  },
+};
+
 /** The renderer's timings of its last frame (ms). */
 export interface RendererTimings {
   frameMs(): number;
@@ -55,9 +79,11 @@ export interface LoopPerf {
  * on the first after a rest or `restartClock()`), rests once `host.mayRest()` has held for
  * REST_AFTER_FRAMES frames and REST_AFTER_MS, and then runs again on `wake()`. After each frame
  * `host.frameTimed()` says whether the frame's timings count (perf()); `host.renderer` gives them.
+ * `clock`: the page's frames, timers and performance clock unless a test gives its own.
  */
 export class FrameLoop {
   #host: LoopHost;
+  #clock: LoopClock;
   #onFrame: FrameRequestCallback;
   #raf: number;
   #lastTs: number;
@@ -79,8 +105,9 @@ export class FrameLoop {
   /** The timings of the last PERF_CHUNKS pieces received. */
   perfChunks: ChunkTiming[];
 
-  constructor(host: LoopHost) {
+  constructor(host: LoopHost, clock: LoopClock = PAGE_CLOCK) {
     this.#host = host;
+    this.#clock = clock;
     this.#onFrame = (ts) => this.#frame(ts);
     this.#lastTs = 0;
     this.resting = false;
@@ -97,13 +124,13 @@ export class FrameLoop {
     this.#build = new Float64Array(PERF_FRAMES);
     this.perfN = 0;
     this.perfChunks = [];
-    this.#raf = requestAnimationFrame(this.#onFrame);
+    this.#raf = this.#clock.requestAnimationFrame(this.#onFrame);
   }
 
   #frame(ts: number): void {
     if (this.#stopped) return;
-    this.#raf = requestAnimationFrame(this.#onFrame);
-    const t0 = performance.now();
+    this.#raf = this.#clock.requestAnimationFrame(this.#onFrame);
+    const t0 = this.#clock.now();
     const dt = this.#lastTs ? Math.min(0.25, (ts - this.#lastTs) / 1000) : 0;
     this.#lastTs = ts;
     const host = this.#host;
@@ -115,7 +142,7 @@ export class FrameLoop {
     if (host.frameTimed()) {
       const r = host.renderer;
       const k = this.perfN++ % PERF_FRAMES;
-      this.#total[k] = performance.now() - t0;
+      this.#total[k] = this.#clock.now() - t0;
       this.#render[k] = r.frameMs();
       this.#time[k] = r.timeMs();
       this.#build[k] = r.buildMs();
@@ -130,11 +157,11 @@ export class FrameLoop {
   /** Stops the animation-frame loop until `wake()`: an untouched, paused player costs no frames.
    *  A timer wakes it once a second, so the render worker's idle redraw still notices a lost device. */
   #rest(): void {
-    cancelAnimationFrame(this.#raf);
+    this.#clock.cancelAnimationFrame(this.#raf);
     this.#raf = 0;
     this.resting = true;
     // Only for the worker's idle redraw: back to rest as soon as it is answered.
-    this.#restTimer = setTimeout(() => {
+    this.#restTimer = this.#clock.setTimeout(() => {
       this.#restAfterMs = 0;
       this.wake(false);
     }, REST_REDRAW_MS);
@@ -156,10 +183,10 @@ export class FrameLoop {
     if (!this.resting || this.#stopped) return;
     this.resting = false;
     this.stayAwake();
-    clearTimeout(this.#restTimer);
+    this.#clock.clearTimeout(this.#restTimer);
     // The first frame after a rest steps the clock by nothing (it did not run meanwhile).
     this.#lastTs = 0;
-    this.#raf = requestAnimationFrame(this.#onFrame);
+    this.#raf = this.#clock.requestAnimationFrame(this.#onFrame);
   }
 
   /** Keeps the timing of a piece that arrived at `received` (performance.now()) for perf(). */
@@ -168,12 +195,12 @@ export class FrameLoop {
       index: m.chunk,
       from: m.from,
       ...m.timing,
-      transit: performance.timeOrigin + received - m.timing.postedAt,
-      page: performance.now() - received,
+      transit: this.#clock.timeOrigin + received - m.timing.postedAt,
+      page: this.#clock.now() - received,
     };
     delete t.postedAt;
     // When the worker began the piece, on the page's clock (the request's way there).
-    if (m.timing.startedAt) t.started = m.timing.startedAt - performance.timeOrigin;
+    if (m.timing.startedAt) t.started = m.timing.startedAt - this.#clock.timeOrigin;
     delete t.startedAt;
     if (this.perfChunks.push(t) > PERF_CHUNKS) this.perfChunks.shift();
   }
@@ -210,7 +237,7 @@ export class FrameLoop {
   /** Stops for good (dispose). */
   stop(): void {
     this.#stopped = true;
-    cancelAnimationFrame(this.#raf);
-    clearTimeout(this.#restTimer);
+    this.#clock.cancelAnimationFrame(this.#raf);
+    this.#clock.clearTimeout(this.#restTimer);
   }
 }
