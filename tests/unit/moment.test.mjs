@@ -39,6 +39,49 @@ function fakePlayer({ names = { Iceman: 10 } } = {}) {
 }
 const opts = (q) => readOptions(new URLSearchParams(q)).options;
 
+// A MomentHost that writes down, in one list and in order, everything Moment asks of it: the
+// clock's seeks and speed, the events it emits, the camera's and the renderer's calls.
+function recordingHost({ names = { Iceman: 10 }, renderer = true, mode = 'orbit' } = {}) {
+  const asks = [];
+  const tb = new Timebase();
+  tb.set({ first_tick: 0, last_tick: 6000, tick_rate_hz: 60 });
+  let speed = 1;
+  const h = {
+    asks,
+    tb,
+    duration: 100,
+    pb: {
+      time: 0,
+      get speed() {
+        return speed;
+      },
+      set speed(v) {
+        asks.push(['speed', v]);
+        speed = v;
+      },
+      seek(t) {
+        asks.push(['seek', t]);
+        h.pb.time = t;
+        return t;
+      },
+    },
+    emit: (ev, d) => asks.push(['emit', ev, d]),
+    entities: { find: (w) => names[w] ?? -1 },
+    camera: {
+      mode: () => mode,
+      select: (id, o) => asks.push(['select', id, o]),
+      setMode: (m) => {
+        asks.push(['setMode', m]);
+        mode = m;
+      },
+      startKillCam: () => asks.push(['startKillCam']),
+    },
+    renderer: renderer ? { setCameraPose: (a) => asks.push(['setCameraPose', a]) } : null,
+  };
+  h.moment = new Moment(h);
+  return h;
+}
+
 test('the clock starts at t before anything is decoded; a tick is the recording tick; speed is set', () => {
   const p = fakePlayer();
   p.moment.set(opts('t=1:35.2&speed=4'));
@@ -196,4 +239,120 @@ test('spoiler-safe hides the length until the end is reached, even in a notice',
   r.moment.set(opts('t=30'));
   r.moment.opened();
   assert.equal(r.moment.lengthHidden, false, 'not spoiler-safe');
+});
+
+test('opening without options asks nothing of the player: no seek, no speed, no event', () => {
+  const h = recordingHost();
+  h.moment.set(undefined);
+  h.moment.opened();
+  h.moment.firstFrame();
+  assert.deepEqual(h.asks, []);
+  assert.equal(h.moment.start, 0);
+  assert.equal(h.moment.clip, null);
+  const z = recordingHost();
+  z.moment.set(opts('t=0'));
+  z.moment.opened();
+  assert.deepEqual(z.asks, [], 't=0 is where the clock already is: no seek');
+});
+
+test('opening asks one seek, then the speed and its ratechange; a poster is the one seek', () => {
+  const h = recordingHost();
+  h.moment.set(opts('t=tick:1200&speed=2'));
+  h.moment.opened();
+  assert.deepEqual(h.asks, [
+    ['seek', 20],
+    ['speed', 2],
+    ['emit', 'ratechange', 2],
+  ]);
+  assert.equal(h.moment.revealedUntil, 20, 'what the seek landed on is revealed');
+  const p = recordingHost();
+  p.moment.set(opts('t=10&poster=42'));
+  p.moment.opened();
+  assert.deepEqual(p.asks, [['seek', 42]], 'the poster still, not t, is decoded first');
+  assert.equal(p.moment.start, 10);
+});
+
+test('autoplay: the poster is skipped, the clock seeks to t; a new load forgets autoplay', () => {
+  const h = recordingHost();
+  h.moment.set(opts('t=10&poster=42&autoplay=1&speed=0.5'));
+  assert.equal(h.moment.autoplay, true);
+  h.moment.opened();
+  assert.equal(h.moment.posterPending, false);
+  assert.deepEqual(h.asks, [
+    ['seek', 10],
+    ['speed', 0.5],
+    ['emit', 'ratechange', 0.5],
+  ]);
+  const q = recordingHost();
+  q.moment.set(opts('poster=42'));
+  q.moment.opened();
+  assert.equal(q.moment.autoplay, false);
+  assert.equal(q.moment.posterPending, true);
+  q.moment.set({});
+  assert.equal(q.moment.posterPending, false, 'set() forgets the last poster');
+});
+
+test('a notice is emitted as it is written down, with the same words', () => {
+  const h = recordingHost();
+  h.moment.set(opts('t=tick:9000&end=5'), ['From reading: speed=3 ignored.']);
+  h.moment.opened();
+  const emitted = h.asks.filter((a) => a[1] === 'notice').map((a) => a[2].text);
+  assert.equal(emitted.length, 2, 'the time past the end, the end before the start');
+  assert.deepEqual(h.moment.notices, ['From reading: speed=3 ignored.', ...emitted]);
+  assert.match(emitted[0], /tick 9000 is past the end/);
+  assert.deepEqual(h.asks[1], ['seek', 100], 'noticed first, then the clock goes to the end');
+});
+
+test('the view asks the camera in order: follow, kill cam; an orbit pose goes to the renderer', () => {
+  const h = recordingHost();
+  h.moment.set(opts('follow=Iceman&camera=kill'));
+  h.moment.opened();
+  h.moment.firstFrame();
+  assert.deepEqual(h.asks, [['select', 10, { follow: true }], ['startKillCam']]);
+  const v = recordingHost();
+  v.moment.set(opts('view=1,2,3,0.1,0.2,300'));
+  v.moment.opened();
+  v.moment.firstFrame();
+  assert.equal(v.asks.length, 1);
+  assert.equal(v.asks[0][0], 'setCameraPose');
+  assert.ok(v.asks[0][1] instanceof Float64Array, 'the renderer gets a Float64Array');
+  assert.deepEqual(Array.from(v.asks[0][1]), [1, 2, 3, 0.1, 0.2, 300]);
+});
+
+test("the pose's length is checked against the mode the link just set, not the one before", () => {
+  const h = recordingHost({ mode: 'orbit' });
+  h.moment.set(opts('camera=first&view=0.3,0.1'));
+  h.moment.opened();
+  h.moment.firstFrame();
+  assert.deepEqual(
+    h.asks.map((a) => a[0]),
+    ['setMode', 'setCameraPose'],
+  );
+  assert.equal(h.moment.notices.length, 0);
+});
+
+test('a pose the renderer refuses changes nothing and throws nothing', () => {
+  const h = recordingHost();
+  h.renderer.setCameraPose = () => {
+    throw new Error('refused');
+  };
+  h.moment.set(opts('view=1,2,3,0.1,0.2,300'));
+  h.moment.opened();
+  assert.doesNotThrow(() => h.moment.firstFrame());
+  assert.deepEqual(h.moment.notices, []);
+});
+
+test('no renderer on the first frame: the view is not applied, then or later; a new load applies it', () => {
+  const h = recordingHost({ renderer: false });
+  h.moment.set(opts('follow=Goose&camera=free'));
+  h.moment.opened();
+  h.moment.firstFrame();
+  assert.deepEqual(h.asks, [], 'not even the notice for a callsign nobody has');
+  h.renderer = { setCameraPose: () => h.asks.push(['setCameraPose']) };
+  h.moment.firstFrame();
+  assert.deepEqual(h.asks, [], 'the first frame was the chance');
+  h.moment.set(opts('camera=free'));
+  h.moment.opened();
+  h.moment.firstFrame();
+  assert.deepEqual(h.asks, [['setMode', 'free']]);
 });

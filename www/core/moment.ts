@@ -10,8 +10,9 @@
 // something the recording does not have (a callsign nobody has, a tick past the end) becomes a
 // notice, not an error.
 
-import type { CameraMode, Clip } from '../../types/player.d.ts';
-import type { Core } from './core.ts';
+import type { CameraMode, Clip, PlayerEventMap } from '../../types/player.d.ts';
+import type { Playback } from './clock.ts';
+import type { Timebase } from './pieces.ts';
 
 /** How many numbers a camera pose of each mode has (docs/renderer.md "Camera pose"). */
 const POSE_LENGTH: Partial<Record<string, number>> = { orbit: 6, free: 5, follow: 3, first: 2, kill: 3 };
@@ -33,8 +34,28 @@ export interface MomentOptions {
   spoilers?: boolean;
 }
 
+/** What Moment reads and calls on the player (core.ts `Core` is one): the clock it seeks and sets
+ *  the speed of, the timebase and length a link's time is read against, who the recording names,
+ *  the camera and renderer the link's view goes to, and the events it emits. */
+export interface MomentHost {
+  readonly tb: Pick<Timebase, 'timeOf'>;
+  /** The recording's length in seconds. */
+  readonly duration: number;
+  readonly pb: Pick<Playback, 'seek' | 'time' | 'speed'>;
+  readonly entities: { find(who: unknown): number };
+  readonly camera: {
+    mode(): CameraMode;
+    select(id: number, opts: { follow?: boolean }): void;
+    setMode(mode: CameraMode): void;
+    startKillCam(): unknown;
+  };
+  /** The renderer once it has started, else null. */
+  readonly renderer: { setCameraPose(pose: Float64Array): unknown } | null;
+  emit<K extends keyof PlayerEventMap>(ev: K, detail?: PlayerEventMap[K]): void;
+}
+
 export class Moment {
-  #p: Core;
+  #p: MomentHost;
   #opts: MomentOptions;
   #applied: boolean;
   /** What the options could not use (one sentence each), as `notice` events said it. */
@@ -51,7 +72,7 @@ export class Moment {
   start: number;
   posterPending: boolean;
 
-  constructor(player: Core) {
+  constructor(player: MomentHost) {
     this.#p = player;
     /** The options of the recording being opened (readOptions()'s `options`), or {}. */
     this.#opts = {};
