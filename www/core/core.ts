@@ -222,7 +222,7 @@ export class Core {
         this.emit('pick', { id, shiftKey: shift });
       },
     });
-    this.labels = new Labels(element);
+    this.labels = new Labels(element, window);
     this.frameHooks = new Set();
 
     this.client = new WorkerClient({

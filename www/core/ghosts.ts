@@ -5,11 +5,13 @@
 // frame, B's frames at A's two ticks go to the renderer (`setGhostFrames`, docs/renderer.md) and
 // are interpolated at A's time. B's tick T is drawn at A's tick T's time: recordings of one
 // session share their tick numbers. Memory: B's window, the size of A's.
-import type { OpenInfo } from '../../types/player.d.ts';
+import type { OpenInfo, PlayerEventMap } from '../../types/player.d.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
-import type { Core, CoreRenderer, DecoderClient, DecoderPush, Spawn, Thrown } from './core.ts';
+import type { Spawn } from '../bridge/decoder.ts';
+import type { DecodeParams } from '../lib/protocol/decode.ts';
+import type { DecoderPush, Thrown } from './core.ts';
 import { Timebase, HeldPieces } from './pieces.ts';
-import type { HeldFrame } from './pieces.ts';
+import type { ClockView, HeldFrame } from './pieces.ts';
 
 /** A ghost frame this far (seconds) from the playhead is stale (a seek B has not caught up with). */
 const STALE_S = 0.5;
@@ -18,9 +20,44 @@ const NONE = new Int32Array(0);
 /** What ghosts are drawn from: a File/Blob, or a URL. */
 export type GhostSource = (Blob & { name?: string }) | string | URL;
 
+/** What ghosts use of the player (core.ts's Core): A's clock and timebase, its tick, the frame
+ *  loop to wake, and the `notice` event. */
+export interface GhostsHost {
+  /** A's clock: where it is, and which way and how fast it moves (B's window follows it). */
+  readonly pb: ClockView & { readonly time: number };
+  /** A's timebase: B's tick T is drawn at A's tick T's time. */
+  readonly tb: { timeOf(tick: number): number };
+  readonly loop: { wake(): void };
+  currentTickInt(): number;
+  emit(ev: 'notice', detail: PlayerEventMap['notice']): void;
+}
+
+/** What ghosts use of B's decoder worker client (bridge/decoder.ts WorkerClient). */
+export interface GhostsClient {
+  call(method: 'open', params: DecodeParams<'open'>): Promise<unknown>;
+  notify(method: 'want', params: DecodeParams<'want'>): void;
+  terminate(): void;
+}
+
+/** What B's worker client tells the ghosts. */
+export interface GhostsClientHooks {
+  onPush: (m: unknown) => void;
+  onFatal: (message: string) => void;
+}
+
+/** Starts B's worker client (default: a WorkerClient whose worker starts with `spawn`). */
+export type GhostsClientFactory = (hooks: GhostsClientHooks, spawn?: Spawn) => GhostsClient;
+
+const workerClient: GhostsClientFactory = ({ onPush, onFatal }, spawn) => new WorkerClient({ onPush, onFatal, spawn });
+
+/** What ghosts draw with (the renderer, core.ts CoreRenderer). */
+export interface GhostsRenderer {
+  setGhostFrames(a: Int32Array, ta: number, b: Int32Array, tb: number): void;
+}
+
 export class Ghosts {
-  #core: Core;
-  #client: DecoderClient;
+  #core: GhostsHost;
+  #client: GhostsClient;
   #tb = new Timebase();
   #pieces = new HeldPieces(this.#tb);
   #session = 0;
@@ -33,15 +70,18 @@ export class Ghosts {
   /** The recording drawn as ghosts (its name), or ''. */
   name: string;
 
-  /** `spawn`: how its worker starts (as the player's: bridge/decoder.ts). */
-  constructor(core: Core, spawn?: Spawn) {
+  /** `spawn`: how its worker starts (as the player's: bridge/decoder.ts); `makeClient`: how its
+   *  worker client is made (a test's fake). */
+  constructor(core: GhostsHost, spawn?: Spawn, makeClient: GhostsClientFactory = workerClient) {
     this.#core = core;
     // (bridge/decoder.ts declares the client's fields once its owner has typed it.)
-    this.#client = new WorkerClient({
-      onPush: (m: unknown) => this.#onPush(m as DecoderPush),
-      onFatal: (message: string) => this.#failed(message),
+    this.#client = makeClient(
+      {
+        onPush: (m: unknown) => this.#onPush(m as DecoderPush),
+        onFatal: (message: string) => this.#failed(message),
+      },
       spawn,
-    });
+    );
     this.name = '';
   }
 
@@ -113,7 +153,7 @@ export class Ghosts {
 
   /** One frame: asks B's worker for what A's clock needs and hands the renderer B's frames at the
    *  ticks of A's pair (`a`, and the frame after it). */
-  frame(r: CoreRenderer, a: HeldFrame | null): void {
+  frame(r: GhostsRenderer, a: HeldFrame | null): void {
     const core = this.#core;
     if (!this.#open) {
       if (this.#sent !== '') this.#set(r, '', NONE, 0, NONE, 0);
@@ -137,7 +177,7 @@ export class Ghosts {
     this.#set(r, key, ga.frame, core.tb.timeOf(ga.tick), gb.frame, core.tb.timeOf(gb.tick));
   }
 
-  #set(r: CoreRenderer, key: string, fa: Int32Array, ta: number, fb: Int32Array, tb: number): void {
+  #set(r: GhostsRenderer, key: string, fa: Int32Array, ta: number, fb: Int32Array, tb: number): void {
     try {
       r.setGhostFrames(fa, ta, fb, tb);
       this.#sent = key;

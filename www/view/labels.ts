@@ -30,6 +30,13 @@ export interface LabelPositions {
   labelOf(id: number): ArrayLike<number>;
 }
 
+/** What the labels need of the page: element creation and the layer's computed style (the page's
+ *  `window`; a test passes a fake). */
+export interface LabelsDom {
+  readonly document: { createElement<K extends keyof HTMLElementTagNameMap>(tag: K): HTMLElementTagNameMap[K] };
+  getComputedStyle(el: Element): CSSStyleDeclaration;
+}
+
 /** A label element, with what was last written to it (so only what changed is written again). */
 export interface LabelElement extends HTMLDivElement {
   rpName: HTMLSpanElement;
@@ -44,6 +51,7 @@ export interface LabelElement extends HTMLDivElement {
 }
 
 export class Labels {
+  #dom: LabelsDom;
   #layer: HTMLDivElement;
   #count: HTMLDivElement;
   #hiddenShown: number;
@@ -55,8 +63,10 @@ export class Labels {
   shown: Set<number>;
   hidden: number;
 
-  /** Adds the label layer to `parent` (after the canvas: above it). */
-  constructor(parent: Element) {
+  /** Adds the label layer to `parent` (after the canvas: above it); `dom`: the page's `window`. */
+  constructor(parent: Element, dom: LabelsDom) {
+    this.#dom = dom;
+    const document = dom.document;
     this.#layer = document.createElement('div');
     this.#layer.className = 'rp-labels';
     this.#layer.setAttribute('aria-hidden', 'true');
@@ -86,9 +96,9 @@ export class Labels {
     let w = this.#widths.get(name);
     if (w === undefined) {
       if (!this.#ctx) {
-        const cs = getComputedStyle(this.#layer);
+        const cs = this.#dom.getComputedStyle(this.#layer);
         const family = cs.getPropertyValue('--font').trim() || cs.fontFamily;
-        this.#ctx = document.createElement('canvas').getContext('2d');
+        this.#ctx = this.#dom.document.createElement('canvas').getContext('2d');
         // Bold: the selected label's weight, the widest a label gets.
         if (this.#ctx) this.#ctx.font = `600 11px ${family || 'sans-serif'}`;
       }
@@ -212,6 +222,7 @@ export class Labels {
   #show(id: number, name: string, x: number, y: number, sel: boolean, f: Int32Array | null | undefined): void {
     let el = this.pool.get(id);
     if (!el) {
+      const document = this.#dom.document;
       el = document.createElement('div') as LabelElement;
       el.className = 'rp-label';
       el.dataset.id = String(id);
