@@ -12,6 +12,7 @@
 // first load, which only reads a link, does not carry the writer (the Share dialog loads it).
 
 import { SPEEDS } from '../core/speeds.ts';
+import type { LinkTime, MomentOptions } from '../core/moment.ts';
 
 /** Camera modes a link may ask for (the renderer's names, docs/renderer.md "Cameras"). */
 export const CAMERA_MODES = Object.freeze(['orbit', 'free', 'follow', 'first', 'kill'] as const);
@@ -20,28 +21,19 @@ export type CameraMode = (typeof CAMERA_MODES)[number];
 export const PANELS = Object.freeze(['recording', 'roster', 'kills'] as const);
 export type PanelName = (typeof PANELS)[number];
 
-/** A time as a link gives it. */
-export type LinkTime = { seconds: number; tick?: undefined } | { tick: number; seconds?: undefined };
+/** A time as a link gives it (core/moment.ts applies it). */
+export type { LinkTime } from '../core/moment.ts';
 
-/** The options read (docs/embedding.md "Options"): each present only when its value was read. */
-export interface Options {
+/** The options read (docs/embedding.md "Options"): each present only when its value was read. What
+ *  the player applies to a load (core/moment.ts MomentOptions), and what the page and embeds read. */
+export interface Options extends Omit<MomentOptions, 'camera'> {
   url?: string;
-  t?: LinkTime;
-  end?: LinkTime;
-  loop?: boolean;
-  follow?: string;
   camera?: CameraMode;
-  view?: number[];
-  speed?: number;
-  autoplay?: boolean;
-  spoilers?: boolean;
   controls?: boolean;
   panels?: PanelName[];
-  poster?: LinkTime;
   origin?: string[];
   aspect?: number;
-}
-/** Longest text value read (a callsign, a URL); longer values are refused, not cut. */
+} /** Longest text value read (a callsign, a URL); longer values are refused, not cut. */
 export const MAX_VALUE_LENGTH = 2048;
 /** Most numbers in a camera pose (`view=`). */
 export const MAX_VIEW_NUMBERS = 8;

@@ -7,6 +7,7 @@ import { upperBound } from './clock.ts';
 import type { Playback } from './clock.ts';
 import { STRIDE } from './entities.ts';
 import type { Gaps, TickGap } from './gaps.ts';
+import type { PieceTiming } from '../lib/protocol/decode.ts';
 
 /** Frames held ahead of the playhead while moving: this much wall-clock time at the current speed.
  *  Paused, only the frame at the playhead and the next one. */
@@ -19,17 +20,8 @@ const KEEP_S = 0.5;
 const THIN_FROM = 4;
 const MAX_THIN = 8;
 
-/** The worker's timings of a piece (diagnostics, ms; `startedAt` / `postedAt`: wall-clock ms). */
-export interface PieceTiming {
-  resumed: boolean;
-  cached: boolean;
-  read: number;
-  decode: number;
-  extract: number;
-  copy: number;
-  startedAt: number;
-  postedAt: number;
-}
+/** The worker's timings of a piece (diagnostics, ms; the decode protocol's). */
+export type { PieceTiming } from '../lib/protocol/decode.ts';
 
 /** A `piece` message (docs/worker-protocol.md): the frames of ticks [from, end) at `stride`, and the
  *  worker's timings (null: none). */
