@@ -7,7 +7,7 @@ import { upperBound } from './clock.ts';
 import type { Playback } from './clock.ts';
 import { STRIDE } from './entities.ts';
 import type { Gaps, TickGap } from './gaps.ts';
-import type { PieceTiming } from '../lib/protocol/decode.ts';
+import type { PiecePush, PieceTiming } from '../lib/protocol/decode.ts';
 
 /** Frames held ahead of the playhead while moving: this much wall-clock time at the current speed.
  *  Paused, only the frame at the playhead and the next one. */
@@ -27,22 +27,12 @@ export type { PieceTiming } from '../lib/protocol/decode.ts';
  *  worker's timings (null: none). */
 export type PieceMessage = PieceFrames & ({ timing: PieceTiming } | { timing: null });
 
-/** A `piece` message's frames and events. */
-export interface PieceFrames {
-  type: 'piece';
-  session: number;
-  gen: number;
-  chunk: number;
-  from: number;
-  end: number;
-  stride: number;
-  ticks: Float64Array;
-  offsets: Uint32Array;
-  entities: Int32Array;
+/** A `piece` message's frames and events: the decode protocol's `piece` push, its events in the
+ *  published shape (types/player.d.ts) and the ones it may lack (`skippedEvents`: tests' fakes). */
+export type PieceFrames = Omit<PiecePush, 'events' | 'skippedEvents' | 'timing'> & {
   events: ReplayEvent[];
-  eventTicks: Float64Array;
   skippedEvents?: number;
-}
+};
 
 /** A piece held: the message, with the id `add()` gave it. */
 export type Piece = PieceMessage & { id: number };
