@@ -10,6 +10,7 @@
 //
 // See docs/playback.md for the full table. Times are seconds of playback (0 … duration).
 import { SPEEDS } from './speeds.ts';
+import type { PlaybackStatus } from '../../types/player.d.ts';
 
 export const State = Object.freeze({
   Stopped: 'Stopped',
@@ -109,18 +110,7 @@ export interface KillCam<D = unknown> {
 export type ClockSignal = 'buffering' | 'ended' | 'start' | 'killcam-hold' | 'killcam-end';
 
 /** The numbers status() prints (statusFields()); a spoiler-safe view nulls the duration and frames. */
-export interface StatusFields {
-  state: PlaybackState;
-  time: number;
-  duration: number | null;
-  speed: number;
-  frames: number | null;
-  events: number;
-  map: string;
-  mode: string;
-  camera: string;
-  killCam: boolean;
-}
+export type StatusFields = Omit<PlaybackStatus, 'text'>;
 
 /** The clock of events `E` (each with its time `t`), whose kill cams carry the shell's data `D`. */
 export class Playback<E extends Timed = Timed, D = unknown> {
