@@ -5,7 +5,8 @@
 // conditions of package.json, resolved by name as an installed package is: tests/types/package.ts).
 //   node scripts/check-types.mjs              skips (exit 0) when typescript is not installed
 //   node scripts/check-types.mjs --require    fails when it is not
-//   node scripts/check-types.mjs --shell      the shell only (needs www/pkg: after the wasm build)
+//   node scripts/check-types.mjs --shell      the shell (needs www/pkg: after the wasm build), and that
+//                                             types/*.d.ts are what it declares (scripts/types.mjs)
 // The compiler is `typescript` from node_modules (a devDependency), or TYPESCRIPT=<its folder>.
 import fs from 'node:fs';
 import path from 'node:path';
@@ -100,5 +101,20 @@ if (isMain(import.meta.url)) {
       process.exit(1);
     }
     log(`ok: ${what} (TypeScript ${ts.version})`);
+    if (shell) {
+      // The package's declarations are generated from the shell (scripts/types.mjs): the committed
+      // ones must be what the source declares now.
+      const { generate } = await import('./types.mjs');
+      const stale = (await generate()).filter(({ out, text }) => {
+        const file = path.join(ROOT, out);
+        return !fs.existsSync(file) || fs.readFileSync(file, 'utf8') !== text;
+      });
+      if (stale.length) {
+        for (const { out } of stale)
+          console.error(`[replay-player] ${out} differs from what the source declares: run node scripts/types.mjs`);
+        process.exit(1);
+      }
+      log('ok: types/*.d.ts are what the source declares (scripts/types.mjs)');
+    }
   }
 }

@@ -25,6 +25,7 @@ const NPM_PACKAGES = [
   'typescript',
   'tsx',
   'madge',
+  'dts-bundle-generator',
 ];
 
 function cargoBin(name) {

@@ -1,7 +1,7 @@
 // A site's use of the declarations (types/*.d.ts), type-checked by scripts/check-types.mjs with
 // `tsc --strict`: what must compile does, and each `@ts-expect-error` line must be an error (a
 // declaration that grew too loose fails the check as surely as one that is wrong).
-import { CAMERA_MODES, create, type Player, type PlayerState, SPEEDS, State } from '../../types/player.js';
+import { CAMERA_MODES, create, type Player, type PlayerState, type PlayerStatus, SPEEDS } from '../../types/player.js';
 import type { ReplayPlayerElement } from '../../types/element.js';
 
 const stage = document.createElement('div');
@@ -50,15 +50,25 @@ p.follow(null);
 p.setCamera(CAMERA_MODES[0]);
 // @ts-expect-error: not a camera mode
 p.setCamera('drone');
-p.cameraPose().then((pose) => p.setCameraPose(pose));
 const s: PlayerState = p.getState();
-const playing: boolean = s.playing && p.playbackState === State.Playing;
+const playing: boolean = s.playing && p.playing;
+const status: PlayerStatus = p.status;
+p.on('statuschange', (now) => now === 'failed' && p.error?.length);
+p.captureFrame(12, 320, 180).then((image: ImageBitmap) => image.close());
+const frames: number = p.diagnostics.perf().renderStats?.drawn ?? 0;
+p.diagnostics.snapshot().killFeed.map((k) => k.text);
+// @ts-expect-error: the inside is not published (diagnostics is)
+p.debug;
+// @ts-expect-error: the full page's commands are not the site's
+p.startKillCam();
+// @ts-expect-error: state() became diagnostics.snapshot()
+p.state();
 const clip = p.setClip({ start: 5, end: 9, loop: true });
 if (clip) clip.end?.toFixed();
 // @ts-expect-error: duration is read-only
 p.duration = 3;
 p.dispose();
-console.log(d, playing);
+console.log(d, playing, status, frames);
 
 const el = document.querySelector('replay-player');
 if (el) {

@@ -7,38 +7,26 @@
 //   p.load(fileOrUrlOrBytes, options); p.dispose();
 //
 // create() is the embed forms' player: its own UI (embed/mount.ts: frame, keys, compact controls),
-// workers from wherever this file is served, nothing decoded until it is in view. createPlayer()
-// is the handle alone, for a page served with the player that draws its own UI (index.html).
-//
-// The handle itself and createPlayer() are www/api/player.ts's (re-exported here): its events are listed
-// there and in docs/player-api.md.
-import { Player, open } from './player.ts';
-import type { PlayerOptions, ReplaySource } from './player.ts';
-import { readOptions } from './options.ts';
-import { spawnWorker } from '../bridge/spawn.ts';
-import { whenInView } from '../view/viewport.ts';
-import { mountUI } from '../embed/mount.ts';
+// workers from wherever this file is served, nothing decoded until it is in view. It returns the
+// published handle (api/player.ts); the controller behind it (api/controller.ts) stays inside.
+import type { Player } from './player.ts';
+import type { PlayerOptions, ReplaySource } from '../lib/types.ts';
+import { embedded } from './embedded.ts';
 
-export {
-  createPlayer,
-  SEEK_SHOW_MS,
-  SPEEDS,
-  State,
-  STRIDE,
-  NO_ENTITY,
-  NO_WEAPON,
-  FLAG_NAMES,
-  findEntity,
-  KILL_LEAD_S,
-  SEEK_STEP_S,
-  MAX_LABELS,
-  CAMERA_MODES,
-  FACTION_COLOURS,
-  factionColour,
-} from './player.ts';
-
-/** create()'s options: a load's options and the embed's settings (`ui`, `lazy`, `controls`, `aspect`). */
-export type CreateOptions = PlayerOptions & { ui?: boolean; lazy?: boolean; controls?: unknown; aspect?: unknown };
+export { CAMERA_MODES, SPEEDS, FACTION_COLOURS, factionColour } from './constants.ts';
+export type { Player } from './player.ts';
+export type {
+  Diagnostics,
+  Perf,
+  PieceTimes,
+  Snapshot,
+  FrameCopy,
+  LabelInfo,
+  PieceSummary,
+  FeedRow,
+  WorkerStats,
+} from '../core/diagnostics.ts';
+export type * from '../lib/types.ts';
 
 /**
  * The embed forms' player (docs/embedding.md "Script"): creates a player on `element` (the
@@ -51,12 +39,6 @@ export type CreateOptions = PlayerOptions & { ui?: boolean; lazy?: boolean; cont
  * compact controls; `ui: false` draws none (embed.js and element.js mount it themselves).
  * `opts` also takes forceWebgl, renderInPage (draw on the page instead of in a render worker).
  */
-export function create(src: ReplaySource | null, element: HTMLElement, opts: CreateOptions = {}): Player {
-  const { options } = readOptions({ controls: opts.controls, aspect: opts.aspect });
-  const ui =
-    opts.ui === false
-      ? null
-      : (p: Player) => mountUI(p, element, { controls: options.controls !== false, aspect: options.aspect });
-  const inside = { ...opts, spawn: spawnWorker, whenInView: opts.lazy === false ? null : whenInView };
-  return open(new Player(element, inside, ui), src, opts);
+export function create(src: ReplaySource | null, element: HTMLElement, opts: PlayerOptions = {}): Player {
+  return embedded(src, element, opts).handle;
 }

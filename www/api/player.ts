@@ -1,719 +1,244 @@
-// The player's handle: one replay on one canvas (docs/player-api.md, the whole surface), and
-// createPlayer(), the handle alone for a page served with the player that draws its own UI (the
-// full page, index.html). www/player.ts, the entry a site imports, adds create(): the embed forms'
-// player with its own UI. The full page imports this file, not player.js, so that what only the
-// embed forms need (their UI, api/options.ts read at once, workers from another origin) is not in its
-// first load.
-//
-// Events (`on(name, fn)`; fn gets the payload):
-//   statuschange (status: 'idle' | 'loading' | 'ready' | 'failed' | 'disposed', the handle's `status`)
-//   loadstart {name, src} · progress {phase, loaded, total} · info (the open's answer) · ready (the same,
-//   once the first frame can be drawn) · foldback {src, name, info} (a .foldback file: the divergence
-//   view takes it) · backend (name) · error {message}
-//   play · pause · ratechange (speed) · statechange (playbackStatus()) · seeking (time) · seeked
-//   (time) · timeupdate (time) · ended
-//   events (the newly known events, of every kind) · markers (every kill known, in tick order) ·
-//   event (an event the playhead just crossed) · kill (a kill it crossed, before its `event`) ·
-//   toast {kind, text} · notice {text} · gap {from, to, cause, reason, text} (a part skipped) ·
-//   scan {done, total, kills, complete} (the kill scan of a recording without an index)
-//   killcam {active, holding, kill} · cameramode (mode) · selection (entity id, -1: none) ·
-//   pick {id, shiftKey} (a click on the canvas picked an entity; Shift: the selection stays)
-// Times are seconds of playback (0 … duration). The clock is core/clock.ts's state machine
-// (Stopped/Playing/Paused/Rewinding/FastForward). This handle is the whole public surface: the
-// player's inside (www/player/) stays private, and tests and benchmarks reach it through `debug`.
-import { Core, SEEK_SHOW_MS } from '../core/core.ts';
-import type { CoreEventName, CoreEvents, CoreOptions, CoreSource } from '../core/core.ts';
-import type { GhostSource } from '../core/ghosts.ts';
-import { State } from '../core/clock.ts';
-import type { Options } from './options.ts';
-import { messageOf } from '../lib/errors.ts';
+// The published handle (docs/player-api.md): what create() gives a site, and `<replay-player>`'s
+// `player`. Deliberately narrow: loading and its status, the clock, what the recording holds, the
+// camera a link or an embed sets, a clip, a frame as a picture, and diagnostics. The full page and
+// the embeds' own UI drive more through the controller behind it (api/controller.ts), which is not
+// published. The package's declarations (types/player.d.ts) are generated from this interface.
+import type { Controller } from './controller.ts';
+import type { Diagnostics } from '../core/diagnostics.ts';
 import type {
   CameraMode,
   Clip,
-  FlyKeys,
+  Gap,
+  KillDescription,
   KillEvent,
-  LiveSource,
+  LoadOptions,
+  OpenInfo,
+  PlayerEventMap,
+  PlayerEventName,
+  PlayerState,
   PlayerStatus,
   ReplayEvent,
-} from '../../types/player.d.ts';
+  ReplaySource,
+} from '../lib/types.ts';
 
-export { SEEK_SHOW_MS };
-export { SPEEDS, State } from '../core/clock.ts';
-export { STRIDE, NO_ENTITY, NO_WEAPON, FLAG_NAMES, findEntity } from '../core/entities.ts';
-export { KILL_LEAD_S } from '../core/ledger.ts';
-export { SEEK_STEP_S } from '../core/hints.ts';
-export { MAX_LABELS } from '../view/labels.ts';
-
-/** Camera modes the shell offers (renderer names). */
-export const CAMERA_MODES: readonly CameraMode[] = ['orbit', 'free', 'follow', 'first', 'kill'];
-
-/** Faction colours, the renderer's palette (Okabe–Ito, then Tol's muted: crate/src/render/scene.rs); index modulo 14. */
-export const FACTION_COLOURS = [
-  '#0072B2',
-  '#E69F00',
-  '#009E73',
-  '#CC79A7',
-  '#56B4E9',
-  '#D55E00',
-  '#F0E442',
-  '#882255',
-  '#999933',
-  '#AA4499',
-  '#DDDDDD',
-  '#CC6677',
-  '#DDCC77',
-  '#44AA99',
-];
-export function factionColour(i: number): string {
-  const n = FACTION_COLOURS.length;
-  return FACTION_COLOURS[((i % n) + n) % n] ?? FACTION_COLOURS[0];
-}
-
-/** create()'s settings of the page, not options of a recording (api/options.ts does not read them). */
-const SETTINGS = new Set(['forceWebgl', 'renderInPage', 'lazy', 'ui', 'spawn', 'whenInView']);
-
-/** Whether `options` (URLSearchParams or an object) holds anything api/options.ts should read. */
-function hasOptions(options: unknown): boolean {
-  if (options instanceof URLSearchParams) return options.size > 0;
-  return !!options && typeof options === 'object' && Object.keys(options).some((k) => !SETTINGS.has(k));
-}
-
-/** Whether `mode` is one of the camera modes. */
-const isCameraMode = (mode: string): mode is CameraMode => (CAMERA_MODES as readonly string[]).includes(mode);
-
-/** A recording drawn as ghosts: what load() takes but a live source. */
-export type GhostInput = Exclude<ReplaySource, LiveSource>;
-
-/** A replay given as bytes (an ArrayBuffer or a view of one) opens as a Blob. */
-function asSource(src: GhostInput): GhostSource;
-function asSource(src: ReplaySource): CoreSource;
-function asSource(src: ReplaySource): CoreSource | GhostSource {
-  // (A view over a SharedArrayBuffer is copied by the Blob as any other.)
-  if (src instanceof ArrayBuffer || ArrayBuffer.isView(src)) return new Blob([src as ArrayBufferView<ArrayBuffer>]);
-  // A URL object opens as its address (the name shown, the link written).
-  if (src instanceof URL) return src.href;
-  return src;
-}
-
-/** What load() opens: a File/Blob, bytes, a URL, or a live source ({live: url}). */
-export type ReplaySource = Blob | ArrayBuffer | ArrayBufferView | string | URL | LiveSource;
-
-/** The UI create() mounts on the handle (embed/mount.ts); disposed with it. */
-export interface MountedUi {
-  dispose(): void;
-}
-
-/** create()'s settings and a load's options: the options' vocabulary, as given (read by api/options.ts). */
-export type PlayerOptions = CoreOptions & { [option: string]: unknown };
-
-/** The handle (docs/player-api.md); create() and createPlayer() make one. */
-export class Player {
-  #c: Core;
-  #url: string;
-  #file: Blob | null = null;
-  #ui: MountedUi | null;
-  // Counts load() calls: the last one wins, even when an earlier one still reads its options.
-  #loads = 0;
-  #status: PlayerStatus = 'idle';
-
-  /** `ui(handle)`: mounts the player's own UI (create()) and returns it; null: none. */
-  constructor(element: HTMLElement, opts: PlayerOptions, ui: ((p: Player) => MountedUi) | null = null) {
-    this.#c = new Core(element, opts, () => this.play());
-    // The lifecycle, from the inside's events (listened to first: `statuschange` comes before them).
-    this.#c.on('loadstart', () => this.#setStatus('loading'));
-    this.#c.on('ready', () => this.#setStatus('ready'));
-    this.#c.on('error', () => this.#setStatus('failed'));
-    /** The address of the replay open, or '' (a file from the disk, bytes). */
-    this.#url = '';
-    /** The player's own UI (embed/mount.ts); disposed with the player. */
-    this.#ui = ui?.(this) ?? null;
-  }
-
-  // ------------------------------------------------------------ lifecycle, events, loading
-
+/** The handle create() returns: one replay on one canvas. */
+export interface Player {
   /**
    * Where the player is: 'idle' (nothing loaded yet), 'loading' (a load began: its first frame is
-   * not drawable yet), 'ready' (the first frame can be drawn), 'failed' (opening, decoding or
-   * drawing failed, or a worker crashed: the next load() starts afresh) or 'disposed' (dead).
-   * Each change is a `statuschange` event.
+   * not drawable yet), 'ready' (it is), 'failed' (opening, decoding or drawing failed, or a worker
+   * crashed: the next load() starts afresh) or 'disposed'. Each change is a `statuschange` event.
    */
-  get status(): PlayerStatus {
-    return this.#status;
-  }
-  /** Why the player failed (the `error` event's message) while `status` is 'failed', else null. */
-  get error(): string | null {
-    return this.#status === 'failed' ? this.#c.error : null;
-  }
-  #setStatus(s: PlayerStatus) {
-    if (this.#status === s || this.#status === 'disposed') return;
-    this.#status = s;
-    this.#c.emit('statuschange', s);
-  }
-
-  /** Listens to event `ev` (the list above); returns the function that stops listening. */
-  on<K extends CoreEventName>(ev: K, fn: (detail: CoreEvents[K]) => void): () => void {
-    return this.#c.on(ev, fn);
-  }
-  off<K extends CoreEventName>(ev: K, fn: (detail: CoreEvents[K]) => void): void {
-    this.#c.off(ev, fn);
-  }
-  /**
-   * Opens a File/Blob, bytes (ArrayBuffer), or a URL (string); the previous replay is closed.
-   * `options`: where and how it opens (docs/embedding.md "Options": t, end, loop, follow, camera,
-   * view, speed, autoplay, spoilers, poster); values that cannot be used arrive as `notice` events.
-   */
-  load(src: ReplaySource, options: unknown = {}): Promise<void> {
-    // The options are read by api/options.ts, fetched only when there are any (a share link, an
-    // embed): the full page opening the demo or a file does not download it.
-    const mine = ++this.#loads;
-    if (!hasOptions(options)) return this.#open(src, {}, []);
-    return import('./options.ts').then(({ readOptions }) => {
-      if (mine !== this.#loads) return;
-      const { options: o, notices } = readOptions(options);
-      return this.#open(src, o, notices);
-    });
-  }
-  #open(src: ReplaySource, o: Options, notices: string[]): Promise<void> {
-    const c = this.#c;
-    c.moment.set(o, notices);
-    const source = asSource(src);
-    this.#url = typeof source === 'string' ? new URL(source, document.baseURI).href : '';
-    this.#file = source instanceof Blob ? source : null;
-    // After the caller has had the chance to listen (create() returns first).
-    if (notices.length)
-      queueMicrotask(() => {
-        for (const text of notices) c.emit('notice', { text });
-      });
-    return c.load(source);
-  }
-  /** Says `text` as a `notice` event (where the page or the embed shows the player's notices);
-   *  for the page's own modules that act on the player (the live view). Text only. */
-  notice(text: unknown): void {
-    this.#c.emit('notice', { text: String(text) });
-  }
+  readonly status: PlayerStatus;
+  /** Why it failed (the `error` event's message) while `status` is 'failed', else null. */
+  readonly error: string | null;
+  /** Listens to an event; returns the function that stops listening. */
+  on<K extends PlayerEventName>(event: K, fn: (payload: PlayerEventMap[K]) => void): () => void;
+  off<K extends PlayerEventName>(event: K, fn: (payload: PlayerEventMap[K]) => void): void;
+  /** Opens a replay (the previous one is closed) with `options` (docs/embedding.md "Options");
+   *  resolves when the open is answered (failures arrive as `error`, options it cannot use as
+   *  `notice`). */
+  load(src: ReplaySource, options?: LoadOptions): Promise<void>;
+  /** Stops the workers and the loop, releases the GPU device and removes the canvas and the UI it
+   *  drew; the handle is dead afterwards. */
+  dispose(): void;
+  /** The open's answer (`info.info`: the recording), or null. */
+  readonly info: OpenInfo | null;
+  /** 'webgpu' or 'webgl2' once the renderer has started, else ''. */
+  readonly backend: '' | 'webgpu' | 'webgl2';
+  /** The replay's address (absolute), or '' for a file or bytes. */
+  readonly url: string;
   /** The sentences of the last load's `notice` events so far (options it could not use). */
-  get notices() {
-    return [...this.#c.moment.notices];
+  readonly notices: string[];
+
+  /** Forward at the current speed (from the start when stopped or at the end). */
+  play(): void;
+  pause(): void;
+  /** Pause, or resume the way it was going. */
+  toggle(): void;
+  /** Seeks to `t` seconds (clamped); resolves with the time once the frame there is decoded. */
+  seek(t: number): Promise<number>;
+  /** Seeks to tick `tick` of the recording. */
+  seekTick(tick: number): Promise<number>;
+  /** Pauses and moves `n` ticks. */
+  step(n: number): Promise<number>;
+  /** 0.25–16; anything not positive is ignored. Ends a kill cam. */
+  setSpeed(speed: number): void;
+  /** The playhead (seconds); setting it seeks. */
+  currentTime: number;
+  /** The recording's length (seconds; 0 before one is open). */
+  readonly duration: number;
+  /** The tick the playhead shows. */
+  readonly tick: number;
+  readonly playing: boolean;
+  readonly paused: boolean;
+  /** At the end, or where a clip stopped. */
+  readonly ended: boolean;
+  readonly speed: number;
+
+  /** Every event known, in time order (spoiler-safe: those reached). */
+  readonly events: ReplayEvent[];
+  /** Every kill known, in tick order (spoiler-safe: those reached). */
+  readonly kills: KillEvent[];
+  /** The parts of the recording skipped (damaged, or not sent by a server), in time order. */
+  readonly gaps: Gap[];
+  /** A kill as a viewer reads it: names, the weapon's name and its time (file strings: text). */
+  describeKill(kill: KillEvent): KillDescription;
+  /** Entity `id`'s callsign (a file string: show it as text). */
+  entityName(id: number): string;
+  /** Where entity `id` was drawn in the last frame (CSS px of the player's element), or null. */
+  screenPosition(id: number): { x: number; y: number; visible: boolean } | null;
+  /** `fn()` after every frame drawn (not while the loop rests); returns the function that stops it. */
+  onFrame(fn: () => void): () => void;
+
+  /** The selected entity, or -1. */
+  readonly selected: number;
+  /** Follows an entity (id, callsign or "#id"); null or -1 follows nothing. Throws for a name nobody has. */
+  follow(entity: number | string | null): void;
+  cameraMode(): CameraMode;
+  /** 'orbit', 'free', 'follow', 'first' or 'kill'; throws on an unknown mode. */
+  setCamera(mode: CameraMode): void;
+
+  /** The clip `{start, end, loop}` (seconds), or null. */
+  readonly clip: Clip | null;
+  /** Sets the clip (null clears it); returns the clip kept. */
+  setClip(clip: { start?: number; end?: number | null; loop?: boolean } | null): Clip | null;
+  /** What an embedding page may know now (the postMessage `state`). */
+  getState(): PlayerState;
+  /** The picture at `t` seconds drawn at `width` × `height` px (the canvas alone, without the
+   *  labels over it); the playhead and the canvas are as they were afterwards. */
+  captureFrame(t: number, width: number, height: number): Promise<ImageBitmap>;
+  /** Diagnostics: a snapshot of the state, timings, the decoder worker's counters, a frame drawn
+   *  (docs/player-api.md "Diagnostics"). */
+  readonly diagnostics: Diagnostics;
+}
+
+/** The published handle over a controller: each member forwards (docs/player-api.md). */
+export class Handle implements Player {
+  #c: Controller;
+  constructor(c: Controller) {
+    this.#c = c;
   }
-  /** The address of the replay open (absolute), or '' for a file from the disk or bytes. */
-  get url() {
-    return this.#url;
+  get status() {
+    return this.#c.status;
   }
-  /** The File/Blob open (a reference: a second reader may open it), or null (a URL). */
-  get file() {
-    return this.#file;
+  get error() {
+    return this.#c.error;
   }
-  /**
-   * Draws recording `src` (a File/Blob, bytes or a URL) translucent over this one, on this one's
-   * clock: its tick T where this one's tick T is (Compare's ghosts of B over A: docs/playback.md
-   * "Comparing two recordings"). `null` removes it; so does opening another recording. Resolves
-   * once it is open; rejects (and a `notice` says why) when it cannot be read.
-   */
-  showGhosts(src: GhostInput | null | undefined): Promise<void> {
-    return this.#c.showGhosts(src == null ? null : asSource(src));
+  on<K extends PlayerEventName>(event: K, fn: (payload: PlayerEventMap[K]) => void): () => void {
+    return this.#c.on(event, fn);
   }
-  /** The name of the recording drawn as ghosts, or '' (none). */
-  get ghosts() {
-    return this.#c.ghosts?.name ?? '';
+  off<K extends PlayerEventName>(event: K, fn: (payload: PlayerEventMap[K]) => void): void {
+    this.#c.off(event, fn);
   }
-  /** Events of ticks [from, end) read elsewhere from this recording (every event of those ticks,
-   *  `recordedAt[k]` the tick event k was recorded in): each joins `events` once. */
-  learnEvents(events: ReplayEvent[], from: number, end: number, recordedAt?: ArrayLike<number>): void {
-    this.#c.learnEvents(events, from, end, recordedAt);
+  load(src: ReplaySource, options?: LoadOptions) {
+    return this.#c.load(src, options);
   }
-  /** Stops everything and removes the canvas; the handle is dead afterwards. */
   dispose() {
-    if (this.#status === 'disposed') return;
-    this.#ui?.dispose();
-    this.#ui = null;
-    this.#setStatus('disposed');
     this.#c.dispose();
   }
-
-  /** The open's answer (docs/worker-protocol.md `open`: `info.info` is the recording's), or null. */
   get info() {
     return this.#c.info;
   }
-  /** The graphics backend ('webgpu', 'webgl2'), '' until the renderer has started. */
   get backend() {
-    return this.#c.stage.backend;
+    return this.#c.backend as Player['backend'];
   }
-
-  // ------------------------------------------------------------ the clock
-
-  /** Forward at the current speed (from the start when Stopped or at the end). */
+  get url() {
+    return this.#c.url;
+  }
+  get notices() {
+    return this.#c.notices;
+  }
   play() {
-    const c = this.#c;
-    if (!c.info) return;
-    if (c.pb.moving && c.pb.direction > 0) return;
-    // A poster still is not where playing starts; a clip that stopped plays again from its start.
-    if (c.moment.posterPending || c.moment.atClipEnd(c.pb.time)) this.seek(c.moment.clip?.start ?? c.moment.start);
-    if (c.pb.state === State.Stopped || c.pb.time >= c.duration) this.seek(0);
-    c.loop.restartClock();
-    c.cmd((pb) => pb.play());
-    c.updateWant(true);
+    this.#c.play();
   }
   pause() {
-    this.#c.cmd((pb) => pb.pause());
+    this.#c.pause();
   }
-  /** Pause, or resume in the direction it was paused in (from the start when Stopped/at the end). */
   toggle() {
-    const c = this.#c;
-    if (!c.info) return;
-    if (c.pb.moving) {
-      this.pause();
-      return;
-    }
-    if (
-      c.pb.state === State.Stopped ||
-      (c.pb.resumeDir > 0 && (c.pb.time >= c.duration || c.moment.atClipEnd(c.pb.time)))
-    ) {
-      this.play();
-      return;
-    }
-    c.loop.restartClock();
-    c.cmd((pb) => pb.resume());
-    c.updateWant(true);
+    this.#c.toggle();
   }
-  /** StopPlayback: Stopped at time 0. Resolves like seek(). */
-  stop() {
-    const c = this.#c;
-    if (!c.info) return Promise.resolve(0);
-    c.cmd((pb) => pb.stop());
-    return c.jumped();
+  seek(t: number) {
+    return this.#c.seek(t);
   }
-  /** Plays backwards at the current speed (Rewinding); Paused at 0 when it gets there. */
-  rewind() {
-    const c = this.#c;
-    if (!c.info) return;
-    c.loop.restartClock();
-    c.cmd((pb) => pb.rewind());
-    try {
-      c.renderer?.clearTrails();
-    } catch {
-      /* ignore */
-    }
-    c.updateWant(true);
+  seekTick(tick: number) {
+    return this.#c.seekTick(tick);
   }
-  /** Forward at `speed` (> 1; default max(2, current)). */
-  fastForward(speed?: number): void {
-    const c = this.#c;
-    if (!c.info) return;
-    if (c.pb.state === State.Stopped || c.pb.time >= c.duration) this.seek(0);
-    c.loop.restartClock();
-    try {
-      c.cmd((pb) => pb.fastForward(speed));
-    } catch (e) {
-      console.warn(messageOf(e));
-    }
-    c.updateWant(true);
+  step(n: number) {
+    return this.#c.step(n);
   }
-  /** Seeks to `t` seconds (clamped to [0, duration]); resolves (with the time) when the frame
-   *  there is decoded. */
-  seek(t: number): Promise<number> {
-    const c = this.#c;
-    if (!c.info) return Promise.resolve(0);
-    c.hints.lastSeekDir = Number(t) < c.pb.time ? -1 : 1;
-    c.cmd((pb) => pb.seek(t));
-    return c.jumped();
-  }
-  /** Seeks to tick `tick` of the recording. */
-  seekTick(tick: number): Promise<number> {
-    const c = this.#c;
-    if (!c.info) return Promise.resolve(0);
-    return this.seek(c.tb.timeOf(tick));
-  }
-  /** Steps `n` ticks from the current tick (pauses). */
-  step(n: number): Promise<number> {
-    const c = this.#c;
-    if (!c.info) return Promise.resolve(0);
-    this.pause();
-    return this.seekTick(Math.min(c.tb.last, Math.max(c.tb.first, c.currentTickInt() + n)));
-  }
-  /** A positive multiplier (0.25–16); anything else is ignored. Ends a kill cam. */
-  setSpeed(s: unknown): void {
-    const c = this.#c;
-    const v = Number(s);
-    if (!(v > 0) || !Number.isFinite(v)) return;
-    if (!c.info) {
-      c.pb.speed = v;
-      c.emit('ratechange', v);
-      return;
-    }
-    c.cmd((pb) => pb.setSpeed(v));
-    c.updateWant();
-  }
-  /**
-   * A hint that the user may seek to `t` seconds soon (the pointer over the timeline, a kill row):
-   * the worker readies that moment, so that the seek neither reads nor decompresses
-   * (docs/worker-protocol.md `prefetch`); nothing when the frames there are already held.
-   */
-  prefetch(t: number): void {
-    const c = this.#c;
-    if (!c.info || !Number.isFinite(t)) return;
-    // The pointer is over the timeline: a click may follow. A resting page's first frame runs at
-    // once and would hold the seek's piece behind it (~5 ms here), so the loop stays awake.
-    c.loop.wake();
-    c.loop.stayAwake();
-    c.hints.hint(t);
+  setSpeed(speed: number) {
+    this.#c.setSpeed(speed);
   }
   get currentTime() {
-    return this.#c.pb.time;
+    return this.#c.currentTime;
   }
   set currentTime(t: number) {
-    this.seek(t);
+    this.#c.currentTime = t;
   }
   get duration() {
     return this.#c.duration;
   }
-  /** The tick the playhead shows (0 before a recording is open). */
   get tick() {
-    return this.#c.currentTickInt();
+    return this.#c.tick;
   }
   get playing() {
-    return this.#c.pb.moving;
+    return this.#c.playing;
   }
   get paused() {
-    return !this.#c.pb.moving;
+    return this.#c.paused;
   }
-  /** At the end, or where a clip stopped. */
   get ended() {
-    const c = this.#c;
-    return c.pb.ended || (!c.pb.moving && c.moment.atClipEnd(c.pb.time));
+    return this.#c.ended;
   }
   get speed() {
-    return this.#c.pb.speed;
+    return this.#c.speed;
   }
-  /** 'Stopped', 'Playing', 'Paused', 'Rewinding' or 'FastForward'. */
-  get playbackState() {
-    return this.#c.pb.state;
-  }
-  /** The status readout (Console_GetStatus): the clock's fields and `text`. */
-  playbackStatus() {
-    return this.#c.playbackStatus();
-  }
-  /** A seek (or another jump of the clock) waits for the frame at its time: 'seeked' ends it. */
-  get seekPending() {
-    return !!this.#c.pendingSeek;
-  }
-  /** Whether a page's own changes for a seek (clock, timeline, panels) should wait for its frame
-   *  (docs/playback.md, "A seek's page changes wait for its frame"). */
-  get pageWaitsForSeek() {
-    return this.#c.pageWaitsForSeek;
-  }
-  /** Milliseconds until a waiting seek's changes show without its frame (≤ 0: due). */
-  get seekShowInMs() {
-    const c = this.#c;
-    return c.seekShowMs - (performance.now() - c.seekStartedAt);
-  }
-
-  // ------------------------------------------------------------ events and kills of the recording
-
-  /** Every event known, in time order (each with `t`, its seconds). */
   get events() {
-    return this.#c.visibleEvents();
+    return this.#c.events;
   }
-  /** The parts of the recording skipped (damaged, or not sent by a server): `[{from, to, cause,
-   *  reason, text}]`, seconds, in time order. */
-  get gaps() {
-    return this.#c.gaps.list.map((g) => ({ ...g.shown }));
-  }
-  /** A recording without an index: how far the background kill scan got (`{done, total, kills,
-   *  complete}`, chunks and kills), or null (an index gave every kill). */
-  get scan() {
-    const s = this.#c.scan;
-    return s ? { ...s } : null;
-  }
-  /** Every kill known, in tick order (spoiler-safe: those the playhead has reached). */
   get kills() {
-    return this.#c.ledger.visible;
+    return this.#c.kills;
   }
-  /** Events within `window` seconds of the playhead (GetEventsNearTime; default 0.1; spoiler-safe:
-   *  none beyond `revealedUntil`). */
-  eventsNear(window?: number) {
-    const m = this.#c.moment;
-    const near = this.#c.pb.eventsNear(window);
-    return m.spoilerSafe ? near.filter((e) => e.t <= m.revealedUntil) : near;
+  get gaps() {
+    return this.#c.gaps;
   }
-  /** The kill nearest to `tick` (default: the playhead's; ties: the upcoming one), or null. */
-  nearestKill(tick?: number) {
-    return this.#c.nearestKill(tick);
+  describeKill(kill: KillEvent) {
+    return this.#c.describeKill(kill);
   }
-  /** Playback seconds of kill `k`. */
-  killTime(k: KillEvent): number {
-    return this.#c.ledger.killTime(k);
-  }
-  /** Where [ (`dir` −1) or ] (1) seeks from `now` (default: the playhead): the previous / next
-   *  kill's viewing point, or null. */
-  killStart(dir: -1 | 1, now: number = this.currentTime) {
-    return this.#c.ledger.killStart(dir, now);
-  }
-
-  // ------------------------------------------------------------ entities
-
   entityName(id: number) {
-    return this.#c.entities.name(id);
+    return this.#c.entityName(id);
   }
-  typeName(index: number) {
-    return this.#c.entities.typeName(index);
-  }
-  weaponName(index: number) {
-    return this.#c.entities.weaponName(index);
-  }
-  /** Whether the recording names kill weapons (a SparkEngine replay holds none). */
-  get weaponsRecorded() {
-    return this.#c.entities.weaponsRecorded !== false;
-  }
-  /** "killer → victim (weapon)". */
-  killText(k: KillEvent) {
-    return this.#c.entities.killText(k);
-  }
-  entityFactionOf(id: number) {
-    return this.#c.entities.factionOf(id);
-  }
-  /** The participant with id `id` (info.participants' shape), or undefined. */
-  participant(id: number) {
-    return this.#c.entities.participant(id);
-  }
-  /** Entity `id` in the frame at the playhead, in display units, or null. */
-  entityState(id: number) {
-    return this.#c.entityState(id);
-  }
-  /** Alive or not, by entity id, in the frame at the playhead. */
-  aliveNow() {
-    return this.#c.aliveNow();
-  }
-  /** Where entity `id` was drawn in the last frame, `{x, y, visible}` in CSS px of the player's
-   *  element, or null (not drawn; the first ask is answered by the next frame). */
   screenPosition(id: number) {
     return this.#c.screenPosition(id);
   }
-  /**
-   * `fn()` after every frame drawn (not while the loop rests: nothing moves then); returns the
-   * function that stops it. For overlays that follow the picture: keep `fn` cheap, it runs in the
-   * frame. It does not wake the loop.
-   */
-  onFrame(fn: () => void): () => void {
-    const hooks = this.#c.frameHooks;
-    hooks.add(fn);
-    return () => hooks.delete(fn);
+  onFrame(fn: () => void) {
+    return this.#c.onFrame(fn);
   }
-
-  // ------------------------------------------------------------ view: selection, cameras, kill cam
-
-  /** The selected entity, or -1. */
   get selected() {
-    return this.#c.camera.selected;
+    return this.#c.selected;
   }
-  /** The followed entity, or -1. */
-  get followed() {
-    return this.#c.camera.followId;
-  }
-  /** Selects entity `id` (-1: none); `follow`: the camera follows it too. */
-  select(id: number, opts?: { follow?: boolean }) {
-    this.#c.camera.select(id, opts);
-  }
-  /**
-   * Follows an entity: its id, or (from a link or a command) a callsign or `#id`; null or -1 follows
-   * nothing. Throws when the name is nobody's in this recording.
-   */
-  follow(entity: number | string | null): void {
-    const c = this.#c;
-    if (entity === null || entity === -1) {
-      c.camera.select(-1, { follow: true });
-      return;
-    }
-    const id = typeof entity === 'number' ? entity : c.entities.find(entity);
-    if (!(id >= 0)) throw new Error(`nobody called "${String(entity).slice(0, 64)}" is in this recording`);
-    c.camera.select(id, { follow: true });
-  }
-  /** 'orbit', 'free', 'follow', 'first' or 'kill' (the kill cam on the nearest kill). */
-  setCameraMode(mode: CameraMode) {
-    this.#c.camera.setMode(mode);
+  follow(entity: number | string | null) {
+    this.#c.follow(entity);
   }
   cameraMode() {
-    return this.#c.camera.mode();
+    return this.#c.cameraMode();
   }
-  /** The same as setCameraMode (the embed API's name); throws on an unknown mode. */
-  setCamera(mode: string) {
-    if (!isCameraMode(mode)) throw new Error(`unknown camera mode "${String(mode).slice(0, 32)}"`);
-    this.setCameraMode(mode);
+  setCamera(mode: CameraMode) {
+    this.#c.setCamera(mode);
   }
-  /** The current mode's camera as numbers (docs/renderer.md "Camera pose") → Promise<number[]>. */
-  async cameraPose(): Promise<number[]> {
-    const r = this.#c.renderer;
-    if (!r) return [];
-    return Array.from(await r.request('cameraPose'));
-  }
-  /** Applies a pose of the current mode (a share link's `view`); a pose that is not one is ignored. */
-  setCameraPose(pose: unknown): void {
-    const r = this.#c.renderer;
-    if (!r || !Array.isArray(pose)) return;
-    r.setCameraPose(new Float64Array(pose.map(Number)));
-  }
-  /** Back to the orbit camera's fitted view, following nothing. */
-  resetCamera() {
-    this.#c.camera.resetView();
-  }
-  /** Free camera keys held: {forward, right, up} (−1, 0, 1) and `fast`. */
-  setFlyKeys(k: FlyKeys) {
-    this.#c.camera.setFlyKeys(k);
-  }
-  /** Kill cam on `kill` (default: the nearest) from `rewind` seconds before it; returns the kill
-   *  or null (docs/playback.md, "Kill cam"). */
-  startKillCam(kill?: KillEvent | null, opts?: { rewind?: number }) {
-    return this.#c.camera.startKillCam(kill, opts);
-  }
-  /** Ends the kill cam now (Paused where it is, 1×, camera restored). */
-  stopKillCam() {
-    this.#c.cmd((pb) => pb.stopKillCam());
-  }
-  get killCamActive() {
-    return this.#c.pb.killCam !== null;
-  }
-  /** The kill the kill cam is on, or null. */
-  get killCamKill() {
-    return this.#c.camera.killCamKill;
-  }
-  /** Seconds a kill cam starts before its kill. */
-  get killCamRewind() {
-    return this.#c.camera.killCamRewind;
-  }
-
-  // ------------------------------------------------------------ links, clips, spoilers
-
-  /** The clip: `{ start, end, loop }` in seconds (`end` null: to the end), or null. Playing
-   *  forward stops at `end` (`ended`), or goes back to `start` with `loop`. */
   get clip() {
-    const c = this.#c.moment.clip;
-    return c ? { ...c } : null;
+    return this.#c.clip;
   }
-  /** Sets the clip (the page's in / out points); null clears it. Returns the clip kept. */
-  setClip(clip: Clip | null) {
-    return this.#c.moment.setClip(clip);
+  setClip(clip: { start?: number; end?: number | null; loop?: boolean } | null) {
+    return this.#c.setClip(clip as Clip | null);
   }
-  /** Spoiler-safe (`spoilers: false`): show kills, totals and the remaining time only up to `revealedUntil`. */
-  get spoilerSafe() {
-    return this.#c.moment.spoilerSafe;
-  }
-  /** The furthest time the playhead has been at (seconds). */
-  get revealedUntil() {
-    return this.#c.moment.revealedUntil;
-  }
-  /** A kill as a viewer reads it: names and the weapon's name (file strings: show them as text). */
-  describeKill(k: KillEvent) {
-    const e = this.#c.entities;
-    return {
-      killer: e.name(k.killer),
-      victim: e.name(k.victim),
-      weapon: e.weaponName(k.weapon_type),
-      time: this.killTime(k),
-    };
-  }
-  /** What an embedding page may know of the player now (the postMessage `state`): `duration` is
-   *  null while spoiler-safe hides it, `follow` a callsign (or `#id`) that follow() takes back. */
   getState() {
-    const c = this.#c;
-    const f = c.camera.followId;
-    return {
-      time: c.pb.time,
-      duration: c.moment.lengthHidden ? null : c.duration,
-      tick: this.tick,
-      playing: c.pb.moving,
-      speed: c.pb.speed,
-      camera: this.cameraMode(),
-      follow: f >= 0 ? c.entities.ref(f) : null,
-      url: this.#url || null,
-    };
+    return this.#c.getState();
   }
-
-  // ------------------------------------------------------------ diagnostics
-
-  /** A snapshot for tests and diagnostics (plain data). */
-  state() {
-    const c = this.#c;
-    const pb = c.pb;
-    const k = c.camera.killCamKill;
-    return {
-      loaded: c.loaded,
-      ready: c.readyEmitted,
-      name: c.sourceName,
-      backend: c.stage.backend,
-      rendererBuild: c.stage.build ?? '',
-      renderInWorker: !!c.stage.inWorker,
-      time: pb.time,
-      tick: this.tick,
-      duration: this.duration,
-      playing: pb.moving,
-      ended: pb.ended,
-      buffering: c.buffering,
-      speed: pb.speed,
-      playbackState: pb.state,
-      killCam: pb.killCam !== null,
-      killCamHolding: pb.killCam?.phase === 'hold',
-      killCamKill: k ? { tick: k.tick, killer: k.killer, victim: k.victim } : null,
-      cameraMode: this.cameraMode(),
-      followed: c.camera.followId,
-      events: pb.events.length,
-      eventKinds: pb.events.reduce((m: Record<string, number>, e) => {
-        const kind = String(e.kind === 'custom' ? e.type : e.kind);
-        m[kind] = (m[kind] ?? 0) + 1;
-        return m;
-      }, {}),
-      status: c.info ? c.playbackStatus().text : '',
-      markers: this.kills.length,
-      killFeed: this.kills.map((x) => ({
-        tick: x.tick,
-        time: this.killTime(x),
-        killer: x.killer,
-        victim: x.victim,
-        text: this.killText(x),
-      })),
-      chunksHeld: [...new Set(c.pieces.list.map((p) => p.chunk))].sort((a, b) => a - b),
-      pieces: c.pieces.list.map((p) => ({
-        chunk: p.chunk,
-        from: p.from,
-        end: p.end,
-        stride: p.stride,
-        ticks: p.ticks.length,
-        states: p.offsets[p.offsets.length - 1] ?? 0,
-      })),
-      heldBytes: c.pieces.heldBytes(),
-      selected: c.camera.selected,
-      error: c.error,
-      info: c.info,
-      workerRestarts: c.client.restarts,
-    };
+  captureFrame(t: number, width: number, height: number) {
+    return this.#c.captureFrame(t, width, height);
   }
-
-  /** The player's inside for Export → Video (www/features/export/video-frames.ts), which draws its frames. */
-  videoSource() {
-    return this.#c;
+  get diagnostics() {
+    return this.#c.diagnostics;
   }
-
-  /**
-   * The player's inside (www/core/core.ts and its parts), for tests and benchmarks only: not an
-   * API, its names follow the code (docs/player-api.md, "debug").
-   */
-  get debug() {
-    return this.#c;
-  }
-}
-
-/**
- * A player for a page served with the player that draws its own UI (the full page, index.html):
- * the handle only; workers from the page's origin; decoding at once. `opts` as create()'s.
- * @param {File|Blob|ArrayBuffer|string|null} src
- * @param {HTMLElement} element  a positioned container the canvas fills
- * @param {object} [opts]
- * @returns {Player}
- */
-export function createPlayer(src: ReplaySource | null, element: HTMLElement, opts: PlayerOptions = {}): Player {
-  return open(new Player(element, opts), src, opts);
-}
-
-/** Starts loading `src` (when given) with `opts` on a new player `p`; returns it. */
-export function open(p: Player, src: ReplaySource | null | undefined, opts: unknown): Player {
-  if (src) p.load(src, opts);
-  return p;
 }

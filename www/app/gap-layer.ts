@@ -4,7 +4,7 @@
 // skipped (`gapText`). Redrawn when a gap comes and on resize, never on a time update. main.js
 // imports this on the first gap.
 import { fmtTime } from '../widgets/format.ts';
-import type { Player } from '../api/player.ts';
+import type { Controller } from '../api/controller.ts';
 
 /** What a viewer reads about a gap, by its cause. */
 const WHY: Record<string, string> = {
@@ -25,7 +25,7 @@ export const GAP_STRIPE = 'rgb(230, 180, 0)';
 
 /** A gap as the player lists it (`player.gaps`: seconds, its cause and the server's reason); `text`
  *  is its sentence, written here when it has none. */
-type ShownGap = Player['gaps'][number] & { text?: string };
+type ShownGap = Controller['gaps'][number] & { text?: string };
 
 /** A gap as the layer draws it: x in CSS px of the scrubber, seconds, and its sentence. */
 export interface GapSpan {
@@ -46,7 +46,7 @@ export interface GapLayer {
  *  (those known already included: the first one is why this was loaded). `span()`: the seconds
  *  the scrubber spans (the timeline's: spoiler-safe, a horizon, not the recording's length). */
 export function createGapLayer(
-  player: Player,
+  player: Controller,
   scrubber: HTMLElement,
   notify?: (text: string) => void,
   span: () => number = () => player.duration,

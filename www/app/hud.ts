@@ -4,7 +4,7 @@
 // nothing of the first load but widgets/format.ts; the entity's state comes from the handle
 // (`entityState`: the same numbers the inspector shows).
 import { fmtAltitude, fmtHeading, fmtSpeed } from '../widgets/format.ts';
-import type { Player } from '../api/player.ts';
+import type { Controller } from '../api/controller.ts';
 
 /** Degrees of pitch per CSS px of the horizon's travel: the ladder spans ±30° over ±(h/2). */
 const PITCH_SPAN_DEG = 30;
@@ -19,7 +19,7 @@ export interface Hud {
  * `player`: the handle (entityState, followed, selected, on, cameraMode); `stage`: the positioned
  * box over the canvas.
  */
-export function createHud(player: Player, stage: HTMLElement): Hud {
+export function createHud(player: Controller, stage: HTMLElement): Hud {
   const root = document.createElement('div');
   root.className = 'hud';
   root.hidden = true;

@@ -1,6 +1,7 @@
 // Page boot: creates the player on the stage, wires the UI, opens ?url=, a picked or dropped file,
 // or the bundled demo. Exposes the facade as window.__player (test hook).
-import { createPlayer, SEEK_STEP_S, factionColour, NO_ENTITY } from '../api/player.ts';
+import { createController } from '../api/controller.ts';
+import { SEEK_STEP_S, factionColour, NO_ENTITY } from '../api/constants.ts';
 import { eventKindKey, eventText } from '../widgets/events.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
 import { createTimeline } from './timeline.ts';
@@ -8,8 +9,8 @@ import { createPanels } from './panels.ts';
 import { bindKeyboard } from '../widgets/keyboard.ts';
 import { el } from '../widgets/format.ts';
 import { shippedUrl } from '../lib/shipped.ts';
-import type { Player } from '../api/player.ts';
-import type { CameraMode, PlayerEventMap } from '../../types/player.d.ts';
+import type { Controller } from '../api/controller.ts';
+import type { CameraMode, PlayerEventMap } from '../lib/types.ts';
 import type { Timeline } from './timeline.ts';
 import type { Panels } from './panels.ts';
 import type { Hud } from './hud.ts';
@@ -45,7 +46,7 @@ interface LaunchQueue {
 declare global {
   interface Window {
     /** The page's player (test hook). */
-    __player: Player;
+    __player: Controller;
     /** The page's UI (test / inspection hooks). */
     __ui: AppUi;
     /** The lazily loaded views, once each exists (test hooks). */
@@ -77,7 +78,7 @@ const hosted = hostSrc
 const DEMO = 'demo/demo.flrep';
 
 const stage = $('stage');
-const player = createPlayer(null, stage, {
+const player = createController(null, stage, {
   forceWebgl: params.get('renderer') === 'webgl',
   renderInPage: params.get('render') === 'page',
 });

@@ -3,14 +3,14 @@
 // "Kill cam" per kill), and the inspector card on the stage (selected/followed entity: health, flag chips, motion).
 // Strings from files only ever go through textContent.
 import { fmtAltitude, fmtBytes, fmtDuration, fmtHeading, fmtSpeed, el, setText } from '../widgets/format.ts';
-import { factionColour, NO_ENTITY, FLAG_NAMES } from '../api/player.ts';
+import { factionColour, NO_ENTITY, FLAG_NAMES } from '../api/constants.ts';
 import { createKillFeed } from '../widgets/killfeed.ts';
 import { createVirtualList } from '../widgets/virtual-list.ts';
 import { idleTask } from '../widgets/idle.ts';
-import type { Player } from '../api/player.ts';
+import type { Controller } from '../api/controller.ts';
 
 /** The open's answer as the handle holds it (`player.info`, the `info` event's payload). */
-type Open = NonNullable<Player['info']>;
+type Open = NonNullable<Controller['info']>;
 /** A participant of the recording (the roster's rows). */
 type Participant = Open['info']['participants'][number];
 /** A faction and an entity type as the recording lists them. */
@@ -27,7 +27,7 @@ export interface Panels {
 
 const ROSTER_ROW_PX = 28;
 
-export function createPanels(player: Player, root: Document = document): Panels {
+export function createPanels(player: Controller, root: Document = document): Panels {
   // (The page's elements: index.html has each of them.)
   const $ = <T extends HTMLElement = HTMLElement>(id: string) => root.getElementById(id) as T;
   const infoList = $('info-list');

@@ -3,7 +3,7 @@
 // its kills in the background (docs/worker-protocol.md `scan`), how far it got and how many it
 // found. Text only (a warning is the reader's, a file's name is the file's).
 import { el, fmtTime } from '../widgets/format.ts';
-import type { Player } from '../api/player.ts';
+import type { Controller } from '../api/controller.ts';
 
 /** A reader's warning that says the file was cut (crate/src/format/flrep/open.rs). */
 const CUT = /cut short|no index trailer/i;
@@ -21,7 +21,7 @@ export interface RecordingBanner {
 /** The note for `player`'s recordings on `stage`; `open`: the open's answer it is made for (later
  *  ones arrive as `info` events). */
 export function createRecordingBanner(
-  player: Player,
+  player: Controller,
   stage: HTMLElement,
   open: OpenWarnings | null = null,
 ): RecordingBanner {

@@ -6,17 +6,17 @@
 // "Timeline zoom"): a minimap above it shows the whole and the window, "Whole" or Escape go back.
 import { fmtTime, el } from '../widgets/format.ts';
 import { nextSpeed } from '../core/clock.ts';
-import { KILL_LEAD_S } from '../api/player.ts';
+import { KILL_LEAD_S } from '../api/constants.ts';
 import { eventKindKey, eventKindLabel, eventText } from '../widgets/events.ts';
 import { createMarkerLayer } from '../widgets/marker-layer.ts';
-import type { Player } from '../api/player.ts';
+import type { Controller } from '../api/controller.ts';
 import type { createZoom, Zoom, ZoomView } from './timeline-zoom.ts';
 import type { GapLayer } from './gap-layer.ts';
 
 /** A kill as the handle lists it (`player.kills`). */
-type Kill = Player['kills'][number];
+type Kill = Controller['kills'][number];
 /** An event of any kind as the handle lists it (`player.events`). */
-type ReplayEvent = Player['events'][number];
+type ReplayEvent = Controller['events'][number];
 
 /** A filter of the markers (the Analysis panel's): whether the marker of `event` shows. */
 export type MarkerFilter = (event: Kill | ReplayEvent) => boolean;
@@ -53,7 +53,11 @@ export interface TimelineOptions {
 const MIN_VIEW_S = 1;
 
 /** `opts.loadZoom()`: imports www/app/timeline-zoom.ts (no zoom without it: the embeds' timeline). */
-export function createTimeline(player: Player, root: Document = document, { loadZoom = null }: TimelineOptions = {}) {
+export function createTimeline(
+  player: Controller,
+  root: Document = document,
+  { loadZoom = null }: TimelineOptions = {},
+) {
   // (The page's elements: index.html has each of them.)
   const $ = <T extends HTMLElement = HTMLElement>(id: string) => root.getElementById(id) as T;
   const playBtn = $<HTMLButtonElement>('play');

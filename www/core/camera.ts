@@ -1,7 +1,7 @@
 // What the view looks at: the selected and followed entities, the renderer's camera modes, the free
 // camera's flight and the kill cam (docs/playback.md, "Kill cam" and "Camera modes"). The clock's
 // side of the kill cam is core/clock.ts's; this drives the renderer's.
-import type { CameraMode, FlyKeys, KillEvent, PlayerEventMap } from '../../types/player.d.ts';
+import type { CameraMode, FlyKeys, KillEvent, PlayerEventMap } from '../lib/types.ts';
 import { KILLCAM_REWIND } from './clock.ts';
 import type { KillCam } from './clock.ts';
 import { NO_ENTITY } from './entities.ts';

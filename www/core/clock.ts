@@ -10,7 +10,7 @@
 //
 // See docs/playback.md for the full table. Times are seconds of playback (0 … duration).
 import { SPEEDS } from './speeds.ts';
-import type { PlaybackStatus } from '../../types/player.d.ts';
+import type { PlaybackStatus } from '../lib/types.ts';
 
 export const State = Object.freeze({
   Stopped: 'Stopped',

@@ -12,7 +12,7 @@ import type {
   OpenInfo,
   PlayerEventMap,
   ReplayEvent,
-} from '../../types/player.d.ts';
+} from '../lib/types.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
 import { Playback, upperBound } from './clock.ts';
 import type { KillCam, PlaybackState, StatusFields } from './clock.ts';
@@ -37,6 +37,8 @@ import type { GhostSource } from './ghosts.ts';
 
 /** The longest the page's clock, timeline and panels wait for a seek's frame (ms). */
 export const SEEK_SHOW_MS = 100;
+/** Frames of label timings kept for perf(). */
+const PERF_LABELS = 600;
 /** Entities that killed or died this many seconds before the playhead are labelled first. */
 const RECENT_S = 3;
 
@@ -138,6 +140,8 @@ export interface CurrentFrame {
 
 /** perf()'s answer: the loop's timings with the renderer's side. */
 export interface CorePerf extends LoopPerf {
+  /** ms of placing the callsign labels, per timed frame. */
+  labelsMs: number[];
   rendererWasmBytes: number;
   renderInWorker: boolean;
   renderStats: RenderStats | null;
@@ -157,6 +161,10 @@ export class Core {
   #withheld: TimedEvent[];
   #unwatch: (() => void) | null;
   #recent: { tick: number; ids: Set<number> | null } = { tick: -1, ids: null };
+  /** ms of each timed frame's placeLabels() (perf(): `labelsMs`), the last PERF_LABELS. */
+  #labelsMs: number[] = [];
+  /** No callsign labels (diagnostics: benchmarks compare their cost). */
+  labelsOff = false;
   disposed: boolean;
   stage: CoreStage;
   labels: Labels;
@@ -764,15 +772,17 @@ export class Core {
   /** The callsign labels over the last frame the renderer drew. */
   placeLabels(): void {
     const c = this.camera;
+    const t0 = performance.now();
     this.labels.place(
       this.renderer,
-      !!this.info && this.firstFrameShown,
+      !!this.info && this.firstFrameShown && !this.labelsOff,
       this.entities.names,
       c.selected,
       c.followId,
       this.cur?.frame,
       this.#recentIds(),
     );
+    if (this.frameTimed() && this.#labelsMs.push(performance.now() - t0) > PERF_LABELS) this.#labelsMs.shift();
   }
 
   /** Entity ids that killed or died in the RECENT_S seconds before the playhead (labels place
@@ -1014,10 +1024,12 @@ export class Core {
     const r = this.renderer;
     const out = {
       ...this.loop.perf(reset),
+      labelsMs: [...this.#labelsMs],
       rendererWasmBytes: r?.wasmBytes() ?? 0,
       renderInWorker: !!this.stage.inWorker,
       renderStats: r && 'stats' in r ? { ...r.stats } : null,
     };
+    if (reset) this.#labelsMs = [];
     if (reset && r && 'stats' in r) r.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
     return out;
   }

@@ -1,7 +1,7 @@
 // Entities as the page knows them: the packed frame's words (16 i32 per entity, sorted by id, in
 // the file's quantized units: docs/worker-protocol.md `piece`), their readouts in display units,
 // and who is who (callsigns, types, factions from the info and the pieces' spawns). No DOM.
-import type { EntityState, EntityType, KillEvent, Participant, RecordingInfo } from '../../types/player.d.ts';
+import type { EntityState, EntityType, KillEvent, Participant, RecordingInfo } from '../lib/types.ts';
 import { bisect } from './clock.ts';
 import type { PieceMessage } from './pieces.ts';
 

@@ -5,7 +5,7 @@
 // frame, B's frames at A's two ticks go to the renderer (`setGhostFrames`, docs/renderer.md) and
 // are interpolated at A's time. B's tick T is drawn at A's tick T's time: recordings of one
 // session share their tick numbers. Memory: B's window, the size of A's.
-import type { OpenInfo, PlayerEventMap } from '../../types/player.d.ts';
+import type { OpenInfo, PlayerEventMap } from '../lib/types.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
 import type { Spawn } from '../bridge/decoder.ts';
 import type { DecodeParams } from '../lib/protocol/decode.ts';

@@ -2,7 +2,7 @@
 // the pieces it has seen, each once, and the kills among them in tick order (the timeline's
 // markers, the kill feed, [ / ] and the kill cam). No DOM: the player adds what arrives and hands
 // the fresh events to the clock (core/clock.ts keeps them in time order; tests/unit/ledger.test.mjs).
-import type { KillEvent, ReplayEvent } from '../../types/player.d.ts';
+import type { KillEvent, ReplayEvent } from '../lib/types.ts';
 import { upperBound } from './clock.ts';
 import type { Timebase } from './pieces.ts';
 

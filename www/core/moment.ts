@@ -10,7 +10,7 @@
 // something the recording does not have (a callsign nobody has, a tick past the end) becomes a
 // notice, not an error.
 
-import type { CameraMode, Clip, PlayerEventMap } from '../../types/player.d.ts';
+import type { CameraMode, Clip, PlayerEventMap } from '../lib/types.ts';
 import type { Playback } from './clock.ts';
 import type { Timebase } from './pieces.ts';
 

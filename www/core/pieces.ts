@@ -2,7 +2,7 @@
 // `want` and `piece`): the frames at and ahead of the playhead, and nothing else. No DOM, no
 // worker: the player hands it the pieces that arrive and sends the `want`s it computes
 // (tests/unit/pieces.test.mjs).
-import type { RecordingInfo, ReplayEvent } from '../../types/player.d.ts';
+import type { RecordingInfo, ReplayEvent } from '../lib/types.ts';
 import { upperBound } from './clock.ts';
 import type { Playback } from './clock.ts';
 import { STRIDE } from './entities.ts';

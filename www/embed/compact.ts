@@ -5,10 +5,10 @@
 // playing they fade out unless the pointer or the focus is on the player (player.css). One
 // component for the iframe, the script and the element forms; only the handle's public API.
 // File strings (the kill tooltip) reach the DOM as text only.
-import type { PlayerStatus } from '../../types/player.d.ts';
+import type { PlayerStatus } from '../lib/types.ts';
 import { fmtTime } from '../widgets/format.ts';
 import { SPEEDS } from '../core/clock.ts';
-import { CAMERA_MODES, KILL_LEAD_S } from '../api/player.ts';
+import { CAMERA_MODES, KILL_LEAD_S } from '../api/constants.ts';
 import { createMarkerLayer, type MarkerEvent, type MarkerHit, type MarkerInspection } from '../widgets/marker-layer.ts';
 import type { Kill } from '../widgets/events.ts';
 

@@ -12,10 +12,12 @@
 // dispatched on the element as a CustomEvent of the same name (`detail`: the payload). The player
 // lives in the element's shadow root with its stylesheet; it starts when the element is connected
 // and is disposed when it is removed from the document (workers ended, GPU released).
-import { create } from '../api/create.ts';
-import { mountUI, type MountedUI, type MountPlayer } from './mount.ts';
+import { embedded } from '../api/embedded.ts';
+import type { Controller } from '../api/controller.ts';
+import type { Player } from '../api/player.ts';
+import { mountUI, type MountedUI } from './mount.ts';
 import { readOptions } from '../api/options.ts';
-import type { PlayerEventMap } from '../../types/player.d.ts';
+import type { PlayerEventMap } from '../lib/types.ts';
 
 /** A time option as api/options.ts reads it: seconds, or a tick. */
 type TimeOption = { seconds: number; tick?: undefined } | { tick: number; seconds?: undefined };
@@ -40,26 +42,6 @@ interface ReadOptions {
 /** What load() opens: a URL, a File/Blob, bytes, or a live source ({ live }). */
 type LoadSource = string | URL | Blob | ArrayBuffer | ArrayBufferView | { live: string };
 
-/** The clip as the handle keeps it, and as setClip() takes it. */
-interface Clip {
-  start: number;
-  end: number | null;
-  loop: boolean;
-}
-
-/** What the element asks of the player (the public handle, www/api/player.ts): the UI's needs and its own. */
-export type ElementPlayer = MountPlayer & {
-  readonly clip: Clip | null;
-  load(src: LoadSource, options?: object): Promise<unknown>;
-  seekTick(tick: number): unknown;
-  follow(entity: string | number | null): unknown;
-  setCamera(mode: string): unknown;
-  setClip(clip: Clip | null): unknown;
-  dispose(): void;
-  /** Any event of the handle (EVENTS, and the page's own `on`): `fn` gets its payload. */
-  on<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): () => void;
-  off<K extends keyof PlayerEventMap>(ev: K, fn: (payload: PlayerEventMap[K]) => void): void;
-};
 /** The handle seen by name (the methods and getters the element forwards, METHODS and GETTERS). */
 type ByName = { [name: string]: unknown };
 
@@ -105,60 +87,53 @@ const EVENTS = [
   'killcam',
   'cameramode',
   'selection',
+  'pick',
+  'gap',
+  'scan',
+  'statuschange',
   'live',
-] as const;
+] as const satisfies readonly (keyof PlayerEventMap)[];
 /** The handle's methods the element has (called on the handle; nothing before it is connected). */
 const METHODS = [
   'play',
   'pause',
   'toggle',
-  'stop',
   'seek',
   'seekTick',
   'step',
   'setSpeed',
-  'prefetch',
   'follow',
-  'select',
   'setCamera',
-  'setCameraMode',
   'cameraMode',
-  'resetCamera',
-  'cameraPose',
-  'setCameraPose',
-  'startKillCam',
-  'stopKillCam',
   'setClip',
   'getState',
   'describeKill',
-  'killText',
-  'killTime',
   'entityName',
-  'playbackStatus',
-  'state',
-];
+  'screenPosition',
+  'onFrame',
+  'captureFrame',
+] as const satisfies readonly (keyof Player)[];
 /** Its getters (undefined before it is connected). */
 const GETTERS = [
+  'status',
+  'error',
   'duration',
   'tick',
   'playing',
   'paused',
   'ended',
   'speed',
-  'playbackState',
   'info',
   'backend',
   'kills',
   'events',
+  'gaps',
   'notices',
   'url',
   'clip',
-  'spoilerSafe',
-  'revealedUntil',
   'selected',
-  'followed',
-  'killCamActive',
-];
+  'diagnostics',
+] as const satisfies readonly (keyof Player)[];
 /** Attributes that change a playing recording; the others wait for the next load. */
 const LIVE = new Set(['t', 'end', 'loop', 'follow', 'camera', 'speed', 'controls', 'aspect']);
 
@@ -184,7 +159,7 @@ function hostRules() {
 export class ReplayPlayerElement extends HTMLElement {
   static observedAttributes = ATTRIBUTES;
   #box: HTMLDivElement;
-  #p: ElementPlayer | null;
+  #p: Controller | null;
   #ui: MountedUI | null;
   #pending: Set<string>;
   #ready: boolean;
@@ -214,7 +189,7 @@ export class ReplayPlayerElement extends HTMLElement {
   connectedCallback() {
     if (this.#p) return;
     const { options } = this.#read();
-    const p = create(null, this.#box, { ui: false });
+    const p = embedded(null, this.#box, { ui: false });
     this.#p = p;
     this.#ui = mountUI(p, this.#box, { controls: options.controls !== false, aspect: options.aspect });
     for (const ev of EVENTS) p.on(ev, (detail: unknown) => this.dispatchEvent(new CustomEvent(ev, { detail })));
@@ -323,8 +298,8 @@ export class ReplayPlayerElement extends HTMLElement {
   }
 
   /** The player's handle (player.js), or null while the element is not connected. */
-  get player() {
-    return this.#p;
+  get player(): Player | null {
+    return this.#p?.handle ?? null;
   }
   /** The replay's address (the `src` attribute); setting it loads that replay. */
   get src() {
@@ -373,6 +348,44 @@ for (const g of GETTERS) {
       return (this.player as ByName | null)?.[g];
     },
   });
+}
+
+/** The handle's methods and getters the element forwards (METHODS, GETTERS: undefined before it is connected). */
+export interface ReplayPlayerElement
+  extends Pick<Player, (typeof METHODS)[number]>,
+    Readonly<Pick<Player, Exclude<(typeof GETTERS)[number], 'status'>>> {
+  readonly status: Player['status'] | undefined;
+  addEventListener<K extends keyof ReplayPlayerElementEventMap>(
+    type: K,
+    listener: (this: ReplayPlayerElement, ev: ReplayPlayerElementEventMap[K]) => unknown,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | AddEventListenerOptions,
+  ): void;
+  removeEventListener<K extends keyof ReplayPlayerElementEventMap>(
+    type: K,
+    listener: (this: ReplayPlayerElement, ev: ReplayPlayerElementEventMap[K]) => unknown,
+    options?: boolean | EventListenerOptions,
+  ): void;
+  removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject,
+    options?: boolean | EventListenerOptions,
+  ): void;
+}
+
+/** The element's events: the handle's, as CustomEvents carrying the payload in `detail`. */
+export type ReplayPlayerElementEventMap = Omit<HTMLElementEventMap, keyof PlayerEventMap> & {
+  [K in keyof PlayerEventMap]: CustomEvent<PlayerEventMap[K]>;
+};
+
+declare global {
+  interface HTMLElementTagNameMap {
+    'replay-player': ReplayPlayerElement;
+  }
 }
 
 if (!customElements.get('replay-player')) customElements.define('replay-player', ReplayPlayerElement);

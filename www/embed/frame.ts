@@ -4,7 +4,7 @@
 // player's stylesheet into its document or shadow root, and shows what the player is doing over
 // the picture: opening, an error, and the notices of options it could not use. Text only
 // (textContent): messages carry file strings and a link's values.
-import type { PlayerStatus } from '../../types/player.d.ts';
+import type { PlayerStatus } from '../lib/types.ts';
 
 /** The handle's events the frame listens to, and the payloads it reads. */
 interface FrameEvents {

@@ -5,7 +5,7 @@
 // events go: embed/postmessage.ts), or `live=` instead of `url=`: a live recording (a segments
 // manifest.json or ws:// wss://, docs/live.md), with its LIVE badge (embed/mount.ts). Keys work while
 // the frame has focus (they never reach the host).
-import { create } from '../api/create.ts';
+import { embedded } from '../api/embedded.ts';
 import { mountUI } from './mount.ts';
 import { readOptions } from '../api/options.ts';
 import { bindBridge } from './postmessage.ts';
@@ -23,16 +23,15 @@ const params = new URLSearchParams(location.search);
 const { options }: { options: PageOptions } = readOptions(params);
 // (embed.html's markup holds it.)
 const frame = document.getElementById('player') as HTMLElement;
-const player = create(null, frame, {
+const player = embedded(null, frame, {
   ui: false,
   forceWebgl: params.get('renderer') === 'webgl',
   renderInPage: params.get('render') === 'page',
 });
 const ui = mountUI(player, frame, { controls: options.controls !== false, fill: true, keys: document });
-// Test / inspection hooks, as on the full page.
-const hooks = window as { __player?: unknown; __ui?: unknown };
+// The test / inspection hook, as on the full page: the page's controller.
+const hooks = window as { __player?: unknown };
 hooks.__player = player;
-hooks.__ui = ui;
 
 // An `origin=` that cannot be read commands nothing (rather than leaving the player to anyone).
 if (!params.has('origin') || options.origin) bindBridge(player, { win: window, origins: options.origin ?? [] });

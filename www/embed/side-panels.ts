@@ -9,7 +9,7 @@
 import { createKillFeed, type KillFeedPlayer } from '../widgets/killfeed.ts';
 import { createVirtualList } from '../widgets/virtual-list.ts';
 import { el, fmtDuration } from '../widgets/format.ts';
-import { factionColour, NO_ENTITY } from '../api/player.ts';
+import { factionColour, NO_ENTITY } from '../api/constants.ts';
 
 /** A participant as the roster reads it (the recording's `participants`). */
 interface Participant {

@@ -5,7 +5,7 @@
 // faster) · I / O a clip's in / out point · N / Shift+N the next / previous matching event (the
 // Analysis panel's filter) · Esc clears the selection / ends the kill cam · ? this help.
 import { nextSpeed } from '../core/clock.ts';
-import { SEEK_STEP_S } from '../api/player.ts';
+import { SEEK_STEP_S } from '../api/constants.ts';
 
 /** A camera mode (the renderer's names). */
 type CameraMode = 'orbit' | 'free' | 'follow' | 'first' | 'kill';

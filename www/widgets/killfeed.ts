@@ -6,7 +6,7 @@
 import { fmtTime, el } from './format.ts';
 import { createVirtualList, type VirtualList } from './virtual-list.ts';
 import { idleTask } from './idle.ts';
-import { factionColour, KILL_LEAD_S } from '../api/player.ts';
+import { factionColour, KILL_LEAD_S } from '../api/constants.ts';
 import { lowerBound } from '../core/clock.ts';
 import type { Kill } from './events.ts';
 

@@ -6,7 +6,7 @@
 // (or A) ends first, or why the two are not recordings of one session. A mark on the timeline at
 // the divergence seeks there. Loaded on first use (main.js); imports only ./format.js.
 // File strings (names, reasons) reach the DOM only as text.
-import type { Player } from '../../../types/player.d.ts';
+import type { Controller } from '../../api/controller.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
 // The compare worker's messages (docs/worker-protocol.md, "The compare worker"): both sides import them.
@@ -14,7 +14,7 @@ import type { CompareInfo, CompareMessage, CompareOutcome, DivergedEntity } from
 
 /** What the Compare panel reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
 export type ComparePlayer = Pick<
-  Player,
+  Controller,
   'ghosts' | 'showGhosts' | 'on' | 'info' | 'duration' | 'pause' | 'seekTick' | 'load' | 'entityName'
 >;
 

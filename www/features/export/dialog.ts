@@ -5,7 +5,7 @@
 // and a Cancel button; what it produces is downloaded under a name from the recording's.
 // Loaded on first use (www/features/export/open.ts, a root module, imports it and hands in the items); it imports
 // nothing of the first load but widgets/format.ts. A modal <dialog> with the Share dialog's styles.
-import type { Player } from '../../../types/player.d.ts';
+import type { Controller } from '../../api/controller.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
 /**
@@ -31,7 +31,7 @@ export interface ExportItem {
 }
 
 /** What the Export dialog reads of the player (www/api/player.ts's handle: types/player.d.ts). */
-export type ExportPlayer = Pick<Player, 'clip'>;
+export type ExportPlayer = Pick<Controller, 'clip'>;
 
 /** The range of an export: seconds from the start (inclusive; null: that end of the recording). */
 export interface ExportRange {

@@ -143,7 +143,7 @@ function build(
               // Not drawOnly: a file was made (r.blob!).
               download(
                 r.blob!,
-                `${((player.state().name as string | undefined) || 'replay').replace(/\.[^.]*$/, '')}-${fmtTime(r.start).replace(/[:.]/g, '')}.webm`,
+                `${(player.name || 'replay').replace(/\.[^.]*$/, '')}-${fmtTime(r.start).replace(/[:.]/g, '')}.webm`,
               );
               status.textContent = `Done: ${r.frames} frames, ${r.width} × ${r.height} at ${r.fps} fps, ${(r.blob!.size / 1048576).toFixed(1)} MiB.`;
               return r;

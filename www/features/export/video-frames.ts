@@ -1,73 +1,16 @@
-// Export → Video's frames (docs/export.md "Video clips"): the player's own renderer, held for the
-// export (`stage.held`: the page's animation frames stop drawing, the renderer is sized to the
-// video), steps the playhead frame by frame — a seek to each frame's time, the kills' flashes the
-// step crossed, one frame drawn the way the player draws one (core.drawFrame) and handed back by the
-// render worker as a VideoFrame — and each picture is composed on a 2D canvas with the callsign
-// labels the player placed over it and the clock burned in. No second renderer: what the video
-// shows is what the canvas shows.
+// Export → Video's frames (docs/export.md "Video clips"): the player's capture (core/capture.ts:
+// its own renderer, held at the video's size, steps the playhead frame by frame) gives each
+// picture and the callsign labels placed over it; each is composed here on a 2D canvas with the
+// clock burned in. No second renderer: what the video shows is what the canvas shows.
 import { fmtTime } from '../../widgets/format.ts';
+import type { FrameCapture, FrameLabel } from '../../api/controller.ts';
 
-/** A callsign label the player placed (view/labels.ts's pool: an element with its rp* fields). */
-interface PlacedLabel {
-  /** null until the label was first placed (a shown label has its text). */
-  rpText: string | null;
-  rpX: number;
-  rpY: number;
-  rpSel: boolean;
-  rpDead: boolean;
-  rpHp: number;
-}
+export type { FrameLabel };
 
-/** The renderer of the stage, as the export drives it (bridge/render.ts's RenderProxy in a worker:
- *  `inFlight`, `replied` and `error` are its). */
-interface VideoRenderer {
-  resize(width: number, height: number, dpr: number): void;
-  clearTrails(): void;
-  inFlight?: boolean;
-  replied?: Promise<{ image?: VideoFrame | null } | null | undefined>;
-  error?: unknown;
-}
-
-/** The player's inside that the export draws with (www/core/core.ts: `player.videoSource()`). */
-export interface VideoCore {
-  stage: {
-    renderer: VideoRenderer | null;
-    held: boolean;
-    inWorker: boolean;
-    canvas: HTMLCanvasElement | OffscreenCanvas;
-    resize(): void;
-  };
-  info: unknown;
-  pb: { eventsBetween(t0: number, t1: number): Iterable<unknown> };
-  effect(e: unknown): void;
-  drawFrame(dt: number, by: { capture: boolean }): void;
-  placeLabels(): void;
-  labels: { shown: Iterable<number>; pool: { get(id: number): PlacedLabel | undefined } };
-  loop: { wake?: () => void };
-}
-
-/** What the export holds of the player (www/api/player.ts's handle and its videoSource()). */
+/** What the export holds of the player (www/api/controller.ts's Controller): a capture of its frames. */
 export interface VideoPlayer {
-  videoSource(): VideoCore;
-  readonly currentTime: number;
-  readonly paused: boolean;
-  pause(): void;
-  play(): void;
-  seek(t: number): Promise<number>;
+  capture(width: number, height: number): FrameCapture;
 }
-
-/** A label over a frame, in video pixels. */
-export interface FrameLabel {
-  text: string;
-  x: number;
-  y: number;
-  sel: boolean;
-  dead: boolean;
-  hp: number;
-}
-
-/** The stage held for an export: holdStage()'s answer. */
-export type HeldStage = ReturnType<typeof holdStage>;
 
 /** The times of the frames of [start, end) at `fps`: frame i at start + i / fps (duration × fps of them). */
 export function frameTimes(start: number, end: number, fps: number): number[] {
@@ -79,71 +22,6 @@ export function frameTimes(start: number, end: number, fps: number): number[] {
  *  2 px health bar under the name; the box BOX_DX / BOX_DY from the entity's point (labels.js). */
 const LABEL = { dx: 10, dy: -24, padX: 5, font: '11px', h: 22 };
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Ubuntu, "Helvetica Neue", Arial, sans-serif';
-
-/**
- * Holds player `player`'s stage for an export at `width` × `height`: the player pauses, its
- * renderer draws at the video's size until `release()`, which puts the size and the playhead back.
- * Throws when no recording is shown or another export holds it.
- */
-export function holdStage(player: VideoPlayer, width: number, height: number) {
-  const core = player.videoSource();
-  const stage = core.stage;
-  const r = stage.renderer;
-  if (!core.info || !r) throw new Error('Open a recording first: there is nothing to export.');
-  if (stage.held) throw new Error('A video export is already running.');
-  const back = player.currentTime;
-  const wasPlaying = player.paused === false;
-  player.pause();
-  stage.held = true;
-  r.resize(width, height, 1);
-  r.clearTrails();
-  let last: number | null = null;
-  return {
-    core,
-    /** The frame at `t` seconds drawn; `capture`: its picture as a VideoFrame (the caller closes
-     *  it); the labels the player placed over it (`{text, x, y, sel, dead, hp}` in video pixels). */
-    async frame(t: number, capture: boolean): Promise<{ image: VideoFrame | null; labels: FrameLabel[] }> {
-      await player.seek(t);
-      // Kills and explosions the step crossed flash as they do playing forward.
-      if (last !== null && t > last && t - last < 1) for (const e of core.pb.eventsBetween(last, t)) core.effect(e);
-      last = t;
-      // A frame the page's loop posted before the hold is answered first (one in flight at most).
-      while (stage.inWorker && r.inFlight) await r.replied;
-      core.drawFrame(0, { capture });
-      let image: VideoFrame | null = null;
-      if (stage.inWorker) {
-        const reply = await r.replied;
-        if (!reply) throw r.error ?? new Error('the renderer did not draw the frame');
-        image = reply.image ?? null;
-      } else if (capture) {
-        image = new VideoFrame(stage.canvas, { timestamp: 0 });
-      }
-      if (capture && !image) throw new Error(`the renderer drew no picture at ${t.toFixed(3)} s`);
-      // The labels over this frame (the reply's positions are this frame's).
-      core.placeLabels();
-      const labels: FrameLabel[] = [];
-      for (const id of core.labels.shown) {
-        const el = core.labels.pool.get(id);
-        if (el)
-          labels.push({ text: el.rpText ?? '', x: el.rpX, y: el.rpY, sel: el.rpSel, dead: el.rpDead, hp: el.rpHp });
-      }
-      return { image, labels };
-    },
-    /** The player as it was: its size, the playhead where it was, playing again if it played. */
-    async release() {
-      stage.held = false;
-      stage.resize();
-      try {
-        r.clearTrails();
-      } catch {
-        /* a renderer that died: nothing to clear */
-      }
-      await player.seek(back);
-      core.loop.wake?.();
-      if (wasPlaying) player.play();
-    },
-  };
-}
 
 /** Composes the video's frames on `canvas` (2D): the picture, its labels, the clock. */
 export class Composer {

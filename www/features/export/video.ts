@@ -5,13 +5,13 @@
 // WebM by mediabunny (features/export/webm.ts, a chunk of its own, imported here on the first export): as fast
 // as the machine draws. Without WebCodecs, MediaRecorder records the composing canvas in real time
 // (features/export/video-recorder.ts). A root module, imported by main.js on first use, so that it may import().
-import type { Player } from '../../../types/player.d.ts';
-import { Composer, frameTimes, holdStage, type VideoPlayer } from './video-frames.ts';
+import type { Controller } from '../../api/controller.ts';
+import { Composer, frameTimes, type VideoPlayer } from './video-frames.ts';
 import { realtimeRecorder, type VideoSink } from './video-recorder.ts';
 import { openVideoDialog as dialog } from './video-dialog.ts';
 
 /** What Export → Video reads and drives of the player (www/api/player.ts's handle). */
-export type VideoExportPlayer = VideoPlayer & Pick<Player, 'clip' | 'duration' | 'state'>;
+export type VideoExportPlayer = VideoPlayer & Pick<Controller, 'clip' | 'duration' | 'name'>;
 
 /** exportVideo()'s options: start / end in seconds (default: exportRange); `realtime`:
  *  MediaRecorder even with WebCodecs; `drawOnly` (benchmarks): the frames drawn, not composed or
@@ -66,7 +66,7 @@ export function hasWebCodecs(): boolean {
 }
 
 /** The range an export covers: the player's in/out selection, or the whole recording. */
-export function exportRange(player: Pick<Player, 'clip' | 'duration'>): { start: number; end: number } {
+export function exportRange(player: Pick<Controller, 'clip' | 'duration'>): { start: number; end: number } {
   const c = player.clip;
   const d = player.duration;
   const start = Math.min(d, Math.max(0, c?.start ?? 0));
@@ -99,7 +99,7 @@ export async function exportVideo(
   const realtime = !!opts.realtime || !hasWebCodecs();
   const times = frameTimes(start, end, fps);
   const t0 = performance.now();
-  const held = holdStage(player, width, height);
+  const held = player.capture(width, height);
   let sink: VideoSink | null = null;
   try {
     let composer: Composer | null = null;

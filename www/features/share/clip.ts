@@ -4,12 +4,13 @@
 // (www/widgets/keyboard.ts, through the Share dialog's module); the clip itself is the player's (handle.clip / setClip(): playing stops or loops at its out
 // point), so a clip from a link (t + end) shows here too (main.js loads this module for it; a
 // setClip() from elsewhere shows at the next time update). Loaded with the Share dialog, on first use.
-import type { Clip, Player } from '../../../types/player.d.ts';
+import type { Clip } from '../../lib/types.ts';
+import type { Controller } from '../../api/controller.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
 /** What the clip reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
 export type ClipPlayer = Pick<
-  Player,
+  Controller,
   'duration' | 'info' | 'clip' | 'setClip' | 'currentTime' | 'seek' | 'playing' | 'pause' | 'on'
 >;
 

@@ -11,7 +11,7 @@
 // every control, Esc closes it and the focus goes back to the Share button. The links are built by
 // www/features/share/links.ts from www/api/options.ts's vocabulary; every text goes in as a value or
 // textContent.
-import type { Player } from '../../../types/player.d.ts';
+import type { Controller } from '../../api/controller.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 import { createClip, type ClipPlayer, type ClipPoint } from './clip.ts';
 import { pageLink, timeParams, embedSnippets } from './links.ts';
@@ -20,7 +20,7 @@ import { hostApi, hostConfig, uploadReplay, hostedPage, hostLink, type HostConfi
 import type { LinkOptions } from './links.ts';
 
 /** What the Share dialog reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
-export type SharePlayer = ClipPlayer & Pick<Player, 'spoilerSafe' | 'file' | 'url' | 'getState' | 'cameraPose'>;
+export type SharePlayer = ClipPlayer & Pick<Controller, 'spoilerSafe' | 'file' | 'url' | 'getState' | 'cameraPose'>;
 
 /** createShare()'s options. */
 export interface ShareOptions {

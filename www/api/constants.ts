@@ -1,0 +1,36 @@
+// The constants the published surface and the page's UI share: speeds, camera modes, faction
+// colours, the packed frame's layout, the seek and kill steps. www/player.ts publishes the first
+// few (CAMERA_MODES, SPEEDS, FACTION_COLOURS, factionColour); the rest are the page's.
+import type { CameraMode } from '../lib/types.ts';
+
+export { SEEK_SHOW_MS } from '../core/core.ts';
+export { SPEEDS, State } from '../core/clock.ts';
+export { STRIDE, NO_ENTITY, NO_WEAPON, FLAG_NAMES, findEntity } from '../core/entities.ts';
+export { KILL_LEAD_S } from '../core/ledger.ts';
+export { SEEK_STEP_S } from '../core/hints.ts';
+export { MAX_LABELS } from '../view/labels.ts';
+
+/** Camera modes the shell offers (renderer names). */
+export const CAMERA_MODES: readonly CameraMode[] = ['orbit', 'free', 'follow', 'first', 'kill'];
+
+/** Faction colours, the renderer's palette (Okabe–Ito, then Tol's muted: crate/src/render/scene.rs); index modulo 14. */
+export const FACTION_COLOURS = [
+  '#0072B2',
+  '#E69F00',
+  '#009E73',
+  '#CC79A7',
+  '#56B4E9',
+  '#D55E00',
+  '#F0E442',
+  '#882255',
+  '#999933',
+  '#AA4499',
+  '#DDDDDD',
+  '#CC6677',
+  '#DDCC77',
+  '#44AA99',
+];
+export function factionColour(i: number): string {
+  const n = FACTION_COLOURS.length;
+  return FACTION_COLOURS[((i % n) + n) % n] ?? FACTION_COLOURS[0];
+}

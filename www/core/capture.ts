@@ -1,0 +1,126 @@
+// Frames drawn on demand at a size of their own (docs/export.md "Video clips"; the handle's
+// captureFrame()): the player's renderer, held (`stage.held`: the page's animation frames stop
+// drawing, the renderer is sized to the capture), steps the playhead to each time asked — a seek,
+// the kills' flashes the step crossed, one frame drawn the way the player draws one
+// (core.drawFrame) and handed back by the render worker as a VideoFrame — with the callsign
+// labels the player placed over it. No second renderer: what is captured is what the canvas shows.
+// release() puts the size and the playhead back.
+import type { Core } from './core.ts';
+
+/** A callsign label over a captured frame, in capture pixels. */
+export interface FrameLabel {
+  text: string;
+  x: number;
+  y: number;
+  sel: boolean;
+  dead: boolean;
+  hp: number;
+}
+
+/** A captured frame: its picture (the caller closes it; null when not asked for) and its labels. */
+export interface CapturedFrame {
+  image: VideoFrame | null;
+  labels: FrameLabel[];
+}
+
+/** The clock's commands a capture uses (the controller's: a seek there also readies its hints). */
+export interface CaptureClock {
+  readonly currentTime: number;
+  readonly paused: boolean;
+  pause(): void;
+  play(): void;
+  seek(t: number): Promise<number>;
+}
+
+/** The renderer of the stage as a capture drives it (bridge/render.ts's proxy in a worker:
+ *  `inFlight`, `replied` and `error` are its). */
+interface CaptureRenderer {
+  resize(width: number, height: number, dpr: number): void;
+  clearTrails(): void;
+  inFlight?: boolean;
+  replied?: Promise<{ image?: VideoFrame | null } | null | undefined>;
+  error?: unknown;
+}
+
+/**
+ * Holds `core`'s stage at `width` × `height` until release(): the clock pauses, the renderer draws
+ * at that size. Throws when no recording is shown or another capture holds it.
+ */
+export class FrameCapture {
+  #core: Core;
+  #clock: CaptureClock;
+  #r: CaptureRenderer;
+  #back: number;
+  #wasPlaying: boolean;
+  #last: number | null = null;
+  #released = false;
+
+  constructor(core: Core, clock: CaptureClock, width: number, height: number) {
+    const stage = core.stage;
+    const r = stage.renderer as CaptureRenderer | null;
+    if (!core.info || !r) throw new Error('Open a recording first: there is nothing to capture.');
+    if (stage.held) throw new Error('A capture (a video export) is already running.');
+    if (!(width >= 1 && height >= 1 && width <= 8192 && height <= 8192))
+      throw new Error(`a capture's size must be 1–8192 px each way (asked ${width} × ${height})`);
+    this.#core = core;
+    this.#clock = clock;
+    this.#r = r;
+    this.#back = clock.currentTime;
+    this.#wasPlaying = clock.paused === false;
+    clock.pause();
+    stage.held = true;
+    r.resize(Math.round(width), Math.round(height), 1);
+    r.clearTrails();
+  }
+
+  /** The frame at `t` seconds drawn; `capture`: its picture as a VideoFrame (the caller closes
+   *  it); the labels the player placed over it (in capture pixels). */
+  async frame(t: number, capture: boolean): Promise<CapturedFrame> {
+    if (this.#released) throw new Error('this capture was released');
+    const core = this.#core;
+    const stage = core.stage;
+    const r = this.#r;
+    await this.#clock.seek(t);
+    // Kills and explosions the step crossed flash as they do playing forward.
+    const last = this.#last;
+    if (last !== null && t > last && t - last < 1) for (const e of core.pb.eventsBetween(last, t)) core.effect(e);
+    this.#last = t;
+    // A frame the page's loop posted before the hold is answered first (one in flight at most).
+    while (stage.inWorker && r.inFlight) await r.replied;
+    core.drawFrame(0, { capture });
+    let image: VideoFrame | null = null;
+    if (stage.inWorker) {
+      const reply = await r.replied;
+      if (!reply) throw r.error ?? new Error('the renderer did not draw the frame');
+      image = reply.image ?? null;
+    } else if (capture) {
+      image = new VideoFrame(stage.canvas, { timestamp: 0 });
+    }
+    if (capture && !image) throw new Error(`the renderer drew no picture at ${t.toFixed(3)} s`);
+    // The labels over this frame (the reply's positions are this frame's).
+    core.placeLabels();
+    const labels: FrameLabel[] = [];
+    for (const id of core.labels.shown) {
+      const el = core.labels.pool.get(id);
+      if (el) labels.push({ text: el.rpText ?? '', x: el.rpX, y: el.rpY, sel: el.rpSel, dead: el.rpDead, hp: el.rpHp });
+    }
+    return { image, labels };
+  }
+
+  /** The player as it was: its size, the playhead where it was, playing again if it played. */
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    const stage = this.#core.stage;
+    stage.held = false;
+    stage.resize();
+    try {
+      this.#r.clearTrails();
+    } catch {
+      /* a renderer that died: nothing to clear */
+    }
+    await this.#clock.seek(this.#back);
+    this.#core.loop.wake();
+    if (this.#wasPlaying) this.#clock.play();
+  }
+}
