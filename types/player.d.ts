@@ -478,8 +478,9 @@ export interface Snapshot {
 		number,
 		number
 	];
-	/** The animation loop rests (nothing moves). */
+	/** The animation loop rests (nothing moves); frames it timed since the start or perf({reset}). */
 	resting: boolean;
+	loopFrames: number;
 	/** Prefetch hints sent, readied by the worker, and one waiting for its delay. */
 	hints: {
 		sent: number;
@@ -506,7 +507,11 @@ export interface FrameCopy {
 }
 /** A callsign label as placed over the canvas (view/labels.ts), or null when there is none. */
 export interface LabelInfo {
+	/** Placed in the last frame; its element not hidden; styled as the selected one. */
 	shown: boolean;
+	visible: boolean;
+	selected: boolean;
+	/** The callsign it shows (a file string). */
 	text: string;
 	x: number;
 	y: number;
@@ -529,8 +534,8 @@ export interface Diagnostics {
 	frame(): FrameCopy | null;
 	/** The decoded frame held for `tick`, with the next one's tick; null when no piece holds it. */
 	frameAt(tick: number): FrameCopy | null;
-	/** Whether a piece holds `tick`. */
-	holds(tick: number): boolean;
+	/** The decoded piece holding `tick`, or null. */
+	pieceAt(tick: number): PieceSummary | null;
 	/** The skipped part holding `tick`, or null. */
 	gapAt(tick: number): unknown;
 	/** Whether the events of `tick` were learned from a whole-recording scan. */
@@ -541,8 +546,10 @@ export interface Diagnostics {
 	rendererLabels(): Promise<number[]>;
 	/** Entity `id`'s last projection [id, x, y, visible] (the next frame answers a first ask). */
 	labelOf(id: number): number[];
-	/** Whether `name` is a callsign known. */
-	knowsName(name: string): boolean;
+	/** Whether entity `id` has a callsign (from the info or a spawn). */
+	hasName(id: number): boolean;
+	/** Entity `id`'s faction (index into the palette), or undefined. */
+	factionOf(id: number): number | undefined;
 	/** How long a seek's page changes wait for its frame (ms). */
 	seekShowMs: number;
 	/** The loop never rests (benchmarks). */

@@ -3,7 +3,7 @@
 // units and the range line to a second entity following the picture every frame), alternating in
 // one browser, `rounds` times. In both an entity on screen is selected (the inspector card shows it
 // either way), so that the difference is the panel's. Per mode: the rAF callback's wall time
-// (`debug.perf().totalMs`, which holds the range line's frame hook) p50 / p95, and from a CDP trace
+// (`diagnostics.perf().totalMs`, which holds the range line's frame hook) p50 / p95, and from a CDP trace
 // the CPU of the rAF callbacks and of every main-thread task (the panel's 250 ms refresh, style,
 // layout and paint included) per animation frame. "plots": as "analysis", with the Plots section
 // open too (www/features/analysis/plots.ts: five uPlot charts of the selected entity, their playhead line moved
@@ -53,7 +53,7 @@ try {
       await frames(page, 30);
       // Two entities on screen (labelled): the first is selected in both modes (the inspector card
       // shows it either way), the line goes from it to the second in the analysis mode only.
-      const [a, b] = await page.evaluate(() => [...window.__player.debug.labels.shown].slice(0, 2));
+      const [a, b] = await page.evaluate(() => window.__player.diagnostics.snapshot().labels.slice(0, 2));
       await page.evaluate((id) => window.__player.select(id), a);
       if (mode !== 'plain') {
         if (mode !== 'plots') await openAnalysis(page);
@@ -66,7 +66,7 @@ try {
         });
       }
       await frames(page, 30);
-      await page.evaluate(() => window.__player.debug.perf({ reset: true }));
+      await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
       const cdp = await page.context().newCDPSession(page);
       const events = [];
       cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
@@ -86,7 +86,7 @@ try {
       await cdp.send('Tracing.end');
       await traced;
       await cdp.detach();
-      const p = await page.evaluate(() => window.__player.debug.perf());
+      const p = await page.evaluate(() => window.__player.diagnostics.perf());
       const line = mode !== 'plain' ? await page.evaluate(() => window.__analysis.inspect().range.line) : null;
       await page.evaluate(() => window.__player.pause());
       if (log.errors.length) console.error(log.errors.join('\n'));

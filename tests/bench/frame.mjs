@@ -1,5 +1,5 @@
 // Main-thread time per frame while playing at 1×, at 200 and 2,000 entities (60 s replays opened
-// with the file picker): window.__player.debug.perf() — `totalMs` = the whole requestAnimationFrame
+// with the file picker): window.__player.diagnostics.perf() — `totalMs` = the whole requestAnimationFrame
 // callback (clock, frame lookup, setFrames/setTime, renderer.render(), labels), `renderMs` = ms in
 // the renderer's render() (frameMs()); split into what is ours and what is wgpu's: "scene" = the
 // renderer's own work (setTime's interpolation and trails + render()'s scene building: timeMs +
@@ -58,7 +58,7 @@ try {
           window.__player.play();
         });
         await frames(page, 60);
-        await page.evaluate(() => window.__player.debug.perf({ reset: true }));
+        await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
         const cdp = await page.context().newCDPSession(page);
         const events = [];
         cdp.on('Tracing.dataCollected', (e) => events.push(...e.value));
@@ -83,8 +83,8 @@ try {
         await traced;
         await cdp.detach();
         const p = await page.evaluate(() => ({
-          ...window.__player.debug.perf(),
-          entities: window.__player.debug.entityCount ?? 0,
+          ...window.__player.diagnostics.perf(),
+          entities: window.__player.diagnostics.snapshot().entityCount ?? 0,
           labels: document.querySelectorAll('.rp-label:not([hidden])').length,
         }));
         await page.evaluate(() => window.__player.pause());

@@ -51,12 +51,12 @@ try {
       const { page } = await openPlayerPage(browser, srv, mode === 'page' ? '?render=page' : '');
       await page.evaluate(() => window.__player.pause());
       await page.waitForTimeout(2000);
-      await page.evaluate(() => window.__player.debug.perf({ reset: true }));
+      await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
       const c0 = chromiumCpu();
       await page.waitForTimeout(SECONDS * 1000);
       const cpu = chromiumCpu() - c0;
-      const st = await page.evaluate(() => window.__player.debug.perf().renderStats);
-      const frames = await page.evaluate(() => window.__player.debug.perf().frames);
+      const st = await page.evaluate(() => window.__player.diagnostics.perf().renderStats);
+      const frames = await page.evaluate(() => window.__player.diagnostics.perf().frames);
       rows.push(
         `| ${r + 1} | ${mode} | ${fmt((100 * cpu) / SECONDS, 0)} % | ${st ? `${frames} animation frames: ${st.posted} posted, ${st.idle} idle` : 'every frame'} |`,
       );

@@ -88,15 +88,19 @@ try {
   const { page } = await openPlayerPage(browser, srv, '');
   await page.setInputFiles('#file-input', file);
   const name = path.basename(file);
-  await page.waitForFunction((n) => window.__player.state().name === n && window.__player.state().ready, name, {
-    timeout: 120_000,
-  });
+  await page.waitForFunction(
+    (n) => window.__player.diagnostics.snapshot().name === n && window.__player.diagnostics.snapshot().ready,
+    name,
+    {
+      timeout: 120_000,
+    },
+  );
   const atReady = await page.evaluate(async () => ({
     scan: window.__player.scan,
-    wasm: (await window.__player.debug.workerStats()).wasmMemoryBytes,
+    wasm: (await window.__player.diagnostics.workerStats()).wasmMemoryBytes,
   }));
   await page.waitForFunction(() => window.__player.scan?.complete, null, { timeout: 1_800_000, polling: 1000 });
-  const stats = await page.evaluate(() => window.__player.debug.workerStats());
+  const stats = await page.evaluate(() => window.__player.diagnostics.workerStats());
   const plain = await runFileWorker(
     page,
     file,

@@ -3,8 +3,8 @@
 // counted) and off (place() asked to show none: every label hidden, the renderer's candidates not
 // looked at) in alternating blocks of BLOCK frames in the same page, so both see the same scene,
 // load and browser. Prints per mode the main thread's requestAnimationFrame callback
-// (window.__player.debug.perf() `totalMs`: clock, frames, renderer calls, labels) and the time
-// inside Labels.place() alone, p50 / p95 ms, and the labels shown / counted hidden.
+// (window.__player.diagnostics.perf() `totalMs`: clock, frames, renderer calls, labels) and the time
+// inside Labels.place() alone (`labelsMs`), p50 / p95 ms, and the labels shown / counted hidden.
 //
 //   node tests/bench/labels.mjs [entities=2000] [blocks=8] [block=60]
 import {
@@ -33,16 +33,6 @@ try {
   const file = benchFile(`frame-${N}`, { entities: N, seconds: 60 });
   await openWithPicker(page, file);
   await page.evaluate(() => {
-    const core = window.__player.debug;
-    const labels = core.labels;
-    const place = labels.place.bind(labels);
-    window.__labelsOff = false;
-    window.__placeMs = [];
-    labels.place = (r, on, ...rest) => {
-      const t0 = performance.now();
-      place(r, on && !window.__labelsOff, ...rest);
-      window.__placeMs.push(performance.now() - t0);
-    };
     window.__player.setSpeed(1);
     window.__player.play();
   });
@@ -54,19 +44,18 @@ try {
   for (let b = 0; b < BLOCKS * 2; b++) {
     const mode = b % 2 === 0 ? 'on' : 'off';
     await page.evaluate((off) => {
-      window.__labelsOff = off;
+      window.__player.diagnostics.labelsOff = off;
     }, mode === 'off');
     await frames(page, 5);
     await page.evaluate(() => {
-      window.__player.debug.perf({ reset: true });
-      window.__placeMs = [];
+      window.__player.diagnostics.perf({ reset: true });
     });
     await frames(page, BLOCK);
     const p = await page.evaluate(() => ({
-      total: window.__player.debug.perf().totalMs,
-      place: window.__placeMs,
-      shown: window.__player.debug.labels.shown.size,
-      hidden: window.__player.debug.labels.hidden,
+      total: window.__player.diagnostics.perf().totalMs,
+      place: window.__player.diagnostics.perf().labelsMs,
+      shown: window.__player.diagnostics.snapshot().labels.length,
+      hidden: window.__player.diagnostics.snapshot().labelsHidden,
     }));
     by[mode].total.push(...p.total);
     by[mode].place.push(...p.place);
@@ -74,7 +63,7 @@ try {
     by[mode].hidden.push(p.hidden);
   }
   await page.evaluate(() => window.__player.pause());
-  const entities = await page.evaluate(() => window.__player.debug.entityCount ?? 0);
+  const entities = await page.evaluate(() => window.__player.diagnostics.snapshot().entityCount ?? 0);
   await page.close();
   if (log.errors.length) console.error(log.errors.join('\n'));
   // (performance.now() is coarsened to 0.1 ms here: the mean of a block's frames sees below it.)

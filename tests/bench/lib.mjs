@@ -172,59 +172,45 @@ export async function serveRoot({ latencyMs = 0 } = {}) {
 /** Waits until window.__player has shown its first frame (or failed). */
 export async function waitReady(page, timeout = 120_000) {
   await page.waitForFunction(
-    () => window.__player && (window.__player.state().ready || window.__player.state().error),
+    () =>
+      window.__player && (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
     null,
     { timeout },
   );
   const s = await page.evaluate(() => ({
-    ready: window.__player.state().ready,
-    error: window.__player.state().error,
-    backend: window.__player.state().backend,
+    ready: window.__player.diagnostics.snapshot().ready,
+    error: window.__player.diagnostics.snapshot().error,
+    backend: window.__player.diagnostics.snapshot().backend,
   }));
   if (!s.ready) throw new Error(`player did not become ready: ${s.error}`);
   await olderTreeDebug(page);
   return s;
 }
 
-/** The benches reach the player's inside through `window.__player.debug` (docs/player-api.md); a
- *  tree from before that namespace (BENCH_WWW= an older build) had it on the player itself: the
- *  hooks the benches use are mapped onto it, so that A/B runs keep working. */
+/** The benches read the player through `window.__player.diagnostics` (docs/player-api.md); a
+ *  tree from before it (BENCH_WWW= an older build) had `debug` (the inside) and `state()`: what the
+ *  benches read is mapped onto them, so that A/B runs keep working. */
 function olderTreeDebug(page) {
   return page.evaluate(() => {
     const p = window.__player;
-    if (p.debug) return;
-    p.debug = {
-      get entityCount() {
-        return p.entityCount;
-      },
-      currentTickInt: () => p.currentTickInt(),
-      workerStats: () => p.workerStats(),
-      perf: (o) => p.perf(o),
-      pieces: {
-        get list() {
-          return p.pieces;
-        },
-        at: p.pieceAt ? (tick) => p.pieceAt(tick) : undefined,
-        heldBytes: () => p.heldBytes(),
-      },
-      loop: {
-        get perfChunks() {
-          return p.perfChunks;
-        },
-        set restAfterFrames(n) {
-          p.restAfterFrames = n;
-        },
-      },
-      hints: {
-        get sent() {
-          return p.hintsSent;
-        },
-        get prefetched() {
-          return p.prefetched;
-        },
-        get waiting() {
-          return p.hintWaiting;
-        },
+    if (p.diagnostics) return;
+    const d = p.debug ?? p;
+    p.diagnostics = {
+      snapshot: () => ({
+        ...p.state(),
+        entityCount: d.entityCount,
+        frameTick: d.cur?.tick ?? null,
+        hints: { sent: d.hints?.sent ?? d.hintsSent, prefetched: d.hints?.prefetched, waiting: d.hints?.waiting },
+        labels: [...(d.labels?.shown ?? [])],
+        labelsHidden: d.labels?.hidden ?? 0,
+        pieces: d.pieces?.list ?? [],
+        heldBytes: d.pieces?.heldBytes?.() ?? 0,
+      }),
+      perf: (o) => d.perf(o),
+      workerStats: () => d.workerStats(),
+      pieceAt: (tick) => d.pieces?.at?.(tick) ?? null,
+      stayAwake: () => {
+        if (d.loop) d.loop.restAfterFrames = Infinity;
       },
     };
   });
@@ -239,8 +225,10 @@ export async function openWithPicker(page, file) {
     });
   });
   await page.setInputFiles('#file-input', file);
-  await page.waitForFunction(() => window.__benchLoaded || window.__player.state().error, null, { timeout: 120_000 });
-  const err = await page.evaluate(() => window.__player.state().error);
+  await page.waitForFunction(() => window.__benchLoaded || window.__player.diagnostics.snapshot().error, null, {
+    timeout: 120_000,
+  });
+  const err = await page.evaluate(() => window.__player.diagnostics.snapshot().error);
   if (err) throw new Error(`opening ${file} failed: ${err}`);
 }
 
@@ -262,7 +250,7 @@ export async function openPlayerPage(browser, srv, query = '') {
   const page = await browser.newPage();
   const log = collectConsole(page);
   await page.goto(srv.page + query);
-  await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 120_000 });
+  await page.waitForFunction(() => window.__player?.diagnostics.snapshot().ready, null, { timeout: 120_000 });
   await olderTreeDebug(page);
   return { page, log };
 }

@@ -51,7 +51,7 @@ async function run(srv, browser, chunkTicks, mode) {
     window.__shown = new Map();
     window.__arrived = [];
     p.onFrame(() => {
-      const t = p.debug.cur?.tick;
+      const t = p.diagnostics.snapshot().frameTick;
       if (t === undefined) return;
       const k = Math.floor(t / chunkTicks);
       if (!window.__shown.has(k)) window.__shown.set(k, performance.timeOrigin + performance.now());

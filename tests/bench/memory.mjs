@@ -53,18 +53,18 @@ try {
     const el = (Date.now() - t0) / 1000;
     const s = await page.evaluate(async () => {
       const p = window.__player;
-      const st = await p.debug.workerStats();
+      const st = await p.diagnostics.workerStats();
       return {
         time: p.currentTime,
         workerWasm: st?.wasmMemoryBytes ?? 0,
         workerCache: st?.cacheBytes ?? 0,
         cachedChunks: st?.cachedChunks?.length ?? 0,
         decoded: st?.decoded ?? 0,
-        rendererWasm: p.debug.perf().rendererWasmBytes,
+        rendererWasm: p.diagnostics.perf().rendererWasmBytes,
         pageHeap: performance.memory?.usedJSHeapSize ?? NaN,
         pageHeapTotal: performance.memory?.totalJSHeapSize ?? NaN,
-        chunksHeld: p.debug.pieces.list.length,
-        heldBytes: p.debug.pieces.heldBytes(),
+        chunksHeld: p.diagnostics.snapshot().pieces.length,
+        heldBytes: p.diagnostics.snapshot().heldBytes,
       };
     });
     const w = worker();

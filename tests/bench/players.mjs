@@ -78,11 +78,15 @@ async function measure(srv, n) {
       `${srv.url}tests/bench/players/?n=${n}&www=${process.env.BENCH_WWW || 'dist'}${IN_PAGE ? '&render=page' : ''}`,
     );
     await page.waitForFunction(
-      () => window.__made && window.__players.every((p) => p.state().ready || p.state().error),
+      () =>
+        window.__made &&
+        window.__players.every((p) => p.diagnostics.snapshot().ready || p.diagnostics.snapshot().error),
       null,
       { timeout: 120_000 },
     );
-    const errors = await page.evaluate(() => window.__players.map((p) => p.state().error).filter(Boolean));
+    const errors = await page.evaluate(() =>
+      window.__players.map((p) => p.diagnostics.snapshot().error).filter(Boolean),
+    );
     if (errors.length) throw new Error(errors.join('; '));
     await page.waitForTimeout(3000);
     await cdp.send('HeapProfiler.collectGarbage');
@@ -90,8 +94,8 @@ async function measure(srv, n) {
       let worker = 0;
       let renderer = 0;
       for (const p of window.__players) {
-        worker += (await p.debug.workerStats())?.wasmMemoryBytes ?? 0;
-        renderer += p.debug.perf().rendererWasmBytes ?? 0;
+        worker += (await p.diagnostics.workerStats())?.wasmMemoryBytes ?? 0;
+        renderer += p.diagnostics.perf().rendererWasmBytes ?? 0;
       }
       return { worker, renderer, backends: [...new Set(window.__players.map((p) => p.backend))].join(',') };
     });

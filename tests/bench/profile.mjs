@@ -40,7 +40,7 @@ try {
   await cdp.send('Profiler.start');
   await page.waitForTimeout(SECONDS * 1000);
   const { profile } = await cdp.send('Profiler.stop');
-  const nFrames = await page.evaluate(() => window.__player.debug.perf().frames);
+  const nFrames = await page.evaluate(() => window.__player.diagnostics.perf().frames);
   // Self time per function, and inclusive time (a function counts every sample it is on the stack of).
   const { self, inclusive: incl } = profileTimes(profile);
   const total = [...self.values()].reduce((a, b) => a + b, 0);

@@ -66,7 +66,7 @@ const LATENCY_MS = Number(args.find((a) => a.startsWith('--latency='))?.slice(10
 async function seekOnce(page, t) {
   return page.evaluate(async (target) => {
     const p = window.__player;
-    const last = p.debug.loop.perfChunks.at(-1);
+    const last = p.diagnostics.perf().chunks.at(-1);
     const t0 = performance.now();
     if (target === 'key' || target === 'key-left') {
       const done = new Promise((res) => {
@@ -87,10 +87,11 @@ async function seekOnce(page, t) {
     const ms = performance.now() - t0;
     // perfChunks keeps the last 512: the pieces since the seek are those after the entry that was
     // last before it.
-    const piece = p.debug.pieces.at?.(p.debug.currentTickInt()) ?? null;
+    const piece = p.diagnostics.pieceAt(p.tick) ?? null;
     const timing = piece
-      ? (p.debug.loop.perfChunks
-          .slice(p.debug.loop.perfChunks.lastIndexOf(last) + 1)
+      ? (p.diagnostics
+          .perf()
+          .chunks.slice(p.diagnostics.perf().chunks.lastIndexOf(last) + 1)
           .find((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
       : null;
     // `before`: seek() to the worker starting the piece (the page's work, the request's post and
@@ -106,11 +107,13 @@ async function seekOnce(page, t) {
 /** Until the page has sent its hint after a key's seek and the worker is done with every hint. */
 async function hinted(page) {
   // A tree without keyboard hints (BENCH_WWW= an older build): only let the worker settle.
-  if ((await page.evaluate(() => window.__player.debug.hints.sent)) === undefined) return idle(page);
-  await page.waitForFunction(() => window.__player.debug.hints.prefetched !== -1, null, { timeout: 10_000 });
-  const sent = await page.evaluate(() => window.__player.debug.hints.sent);
+  if ((await page.evaluate(() => window.__player.diagnostics.snapshot().hints.sent)) === undefined) return idle(page);
+  await page.waitForFunction(() => window.__player.diagnostics.snapshot().hints.prefetched !== -1, null, {
+    timeout: 10_000,
+  });
+  const sent = await page.evaluate(() => window.__player.diagnostics.snapshot().hints.sent);
   for (;;) {
-    const s = await page.evaluate(() => window.__player.debug.workerStats());
+    const s = await page.evaluate(() => window.__player.diagnostics.workerStats());
     if (s.hints >= sent && !s.hinting) return;
     await page.waitForTimeout(20);
   }
@@ -123,8 +126,8 @@ async function idle(page) {
   for (;;) {
     await page.waitForTimeout(60);
     const s = await page.evaluate(async () => ({
-      ...(await window.__player.debug.workerStats()),
-      waiting: window.__player.debug.hints.waiting,
+      ...(await window.__player.diagnostics.workerStats()),
+      waiting: window.__player.diagnostics.snapshot().hints.waiting,
     }));
     const k = `${s.decoded}:${s.posted}:${s.cacheHits}:${s.reads}:${s.hinting}`;
     if (k === last && !s.waiting && !s.hinting) return s;
@@ -173,7 +176,7 @@ try {
   // --no-rest: the page's loop runs every frame while paused (as before session 6's resting).
   if (args.includes('--no-rest'))
     await page.evaluate(() => {
-      window.__player.debug.loop.restAfterFrames = Infinity;
+      window.__player.diagnostics.stayAwake();
     });
   if (CSS) await page.addStyleTag({ content: CSS });
   if (BARE) await page.addStyleTag({ content: '#killfeed, #scrub-markers { display: none !important; }' });
@@ -232,7 +235,7 @@ try {
     keyLeft.push(await seekOnce(page, 'key-left'));
     await idle(page);
   }
-  const stats = await page.evaluate(() => window.__player.debug.workerStats());
+  const stats = await page.evaluate(() => window.__player.diagnostics.workerStats());
   console.log('');
   console.log(
     '| run | seeks | p50 ms | p95 ms | max ms | mean ms | before p50/p95 | read p50/p95 | decode p50/p95 | extract p50/p95 | transit p50/p95 | page p50/p95 | after p50/p95 | resumed | cached |',

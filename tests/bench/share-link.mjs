@@ -44,17 +44,17 @@ async function load(query) {
     const from = log.length;
     await page.goto(srv.page + query, { waitUntil: 'commit' });
     await page.waitForFunction(
-      () => performance.getEntriesByName('rp:first-frame').length > 0 || window.__player?.state().error,
+      () => performance.getEntriesByName('rp:first-frame').length > 0 || window.__player?.diagnostics.snapshot().error,
       null,
       { timeout: 120_000 },
     );
     const m = await page.evaluate(async () => {
       const p = window.__player;
       const mark = (n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN;
-      const tick = p.debug.currentTickInt();
+      const tick = p.tick;
       const chunk = p.info ? p.info.chunks.findLastIndex((c) => c.firstTick <= tick) : -1;
       return {
-        error: p.state().error,
+        error: p.diagnostics.snapshot().error,
         firstFrame: mark('rp:first-frame'),
         info: mark('rp:info'),
         firstChunk: mark('rp:first-chunk'),
@@ -65,7 +65,7 @@ async function load(query) {
         fileLen: p.info?.fileLen ?? 0,
         openReads: p.info?.openReads ?? 0,
         openBytes: p.info?.openBytes ?? 0,
-        chunksHeld: p.state().chunksHeld,
+        chunksHeld: p.diagnostics.snapshot().chunksHeld,
         chunkOffsets: p.info?.chunks.map((c) => c.offset) ?? [],
       };
     });

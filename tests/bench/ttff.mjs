@@ -13,7 +13,7 @@ const QUERY = process.argv.includes('--render=page') ? '?render=page' : '';
 
 async function marks(page) {
   await page.waitForFunction(
-    () => performance.getEntriesByName('rp:first-frame').length > 0 || window.__player?.state().error,
+    () => performance.getEntriesByName('rp:first-frame').length > 0 || window.__player?.diagnostics.snapshot().error,
     null,
     { timeout: 120_000 },
   );
@@ -21,9 +21,9 @@ async function marks(page) {
     const m = (n) => performance.getEntriesByName(n)[0]?.startTime ?? NaN;
     const nav = performance.getEntriesByType('navigation')[0];
     return {
-      error: window.__player.state().error,
-      backend: window.__player.state().backend,
-      entities: window.__player.debug?.entityCount ?? window.__player.entityCount ?? 0,
+      error: window.__player.diagnostics.snapshot().error,
+      backend: window.__player.diagnostics.snapshot().backend,
+      entities: window.__player.diagnostics.snapshot().entityCount ?? window.__player.entityCount ?? 0,
       domContentLoaded: nav?.domContentLoadedEventEnd ?? NaN,
       rendererReady: m('rp:renderer-ready'),
       info: m('rp:info'),

@@ -106,14 +106,16 @@ async function measureSession() {
     page.on('request', (r) => urls.add(r.url()));
     await page.goto(srv.url, { waitUntil: 'load' });
     await page.waitForFunction(
-      () => window.__player && (window.__player.state().ready || window.__player.state().error),
+      () =>
+        window.__player &&
+        (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
       null,
       { timeout: 120_000 },
     );
     const st = await page.evaluate(() => ({
-      ready: window.__player.state().ready,
-      error: window.__player.state().error,
-      backend: window.__player.state().backend,
+      ready: window.__player.diagnostics.snapshot().ready,
+      error: window.__player.diagnostics.snapshot().error,
+      backend: window.__player.diagnostics.snapshot().backend,
     }));
     if (!st.ready) throw new Error(`the demo did not open: ${st.error}`);
     if (st.backend !== 'webgpu') console.log(`warning: the backend is ${st.backend}, not webgpu`);

@@ -3,7 +3,7 @@
 // playing at 1×, no scan) beside "scan" (the same, with the whole-recording scan running through
 // the measured frames), alternating in one browser, `rounds` times. Per mode: the interval between
 // animation frames p50 / p95 (what a viewer sees), the rAF callback's wall time p50 / p95
-// (`debug.perf().totalMs`), frames a second, then paused seeks to `seeks` fixed times (ms from the
+// (`diagnostics.perf().totalMs`), frames a second, then paused seeks to `seeks` fixed times (ms from the
 // call to the frame there, p50 / max). For "scan": how far the scan got during the frames (it must
 // still be running at their end for the row to count), its time to the end, and the plots'
 // worker's wasm memory and chunk cache at the end. Then, per round, paused: the scan alone (its
@@ -48,7 +48,7 @@ try {
       await page.click('#analysis-open');
       await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
       await frames(page, 10);
-      const [a] = await page.evaluate(() => [...window.__player.debug.labels.shown].slice(0, 1));
+      const [a] = await page.evaluate(() => window.__player.diagnostics.snapshot().labels.slice(0, 1));
       await page.evaluate((id) => window.__player.select(id), a);
       await page.click('#an-plots summary');
       await page.waitForFunction(() => window.__analysis.plots.plots?.inspect().samples.length > 100, null, {
@@ -69,7 +69,7 @@ try {
         });
         before = await page.evaluate(() => window.__analysis.plots.plots.scanState());
       }
-      await page.evaluate(() => window.__player.debug.perf({ reset: true }));
+      await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
       const gaps = await page.evaluate(
         (k) =>
           new Promise((resolve) => {
@@ -85,7 +85,7 @@ try {
           }),
         FRAMES,
       );
-      const p = await page.evaluate(() => window.__player.debug.perf());
+      const p = await page.evaluate(() => window.__player.diagnostics.perf());
       const during = mode === 'scan' ? await page.evaluate(() => window.__analysis.plots.plots.scanState()) : null;
       // Paused seeks to fixed times (the same every run and mode).
       await page.evaluate(() => window.__player.pause());

@@ -326,7 +326,7 @@ test('a filter by one participant leaves exactly their kills on the timeline can
       .filter((l) => l.includes('"kind":"chat"'))
       .map((l) => JSON.parse(l).event);
     const learned = await page.evaluate(
-      (ts) => ts.map((t) => window.__player.debug.ledger.learned(t)),
+      (ts) => ts.map((t) => window.__player.diagnostics.learned(t)),
       chat.map((c) => c.tick),
     );
     const known = chat.filter((_, i) => learned[i]);

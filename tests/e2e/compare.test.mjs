@@ -76,7 +76,10 @@ test('two recordings diverging at T: tick T, the entity and field with both valu
     assert.equal(await row.locator('.cmp-b').textContent(), xb);
     assert.match(await row.textContent(), /\+8 \(1\.000 m\)/);
     // A is open in the player.
-    await page.waitForFunction(() => window.__player.state().name === 'cmp-a.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () =>
+        window.__player.diagnostics.snapshot().name === 'cmp-a.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     await page.locator('#compare').screenshot({ path: path.join(OUT, 'compare-diverged.png') });
 
     // The mark sits at T on the timeline, and a click on it seeks to T.
@@ -131,7 +134,7 @@ test('identical files: "identical through tick N"; files of two sessions: why no
     );
     // Another file opened: the comparison closes.
     await page.setInputFiles('#file-input', other);
-    await page.waitForFunction(() => window.__player.state().name === 'cmp-30hz.flrep');
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().name === 'cmp-30hz.flrep');
     assert.equal(await page.locator('#compare').isHidden(), true);
     log.assertClean();
   } finally {
@@ -161,7 +164,10 @@ test('a SparkEngine pair diverges at its tick; three files picked compare the fi
     assert.deepEqual(await page.locator('#toasts .toast-notice').allTextContents(), [
       'Comparing cmp-a.replay with cmp-b.replay (3 were picked): a comparison takes two.',
     ]);
-    await page.waitForFunction(() => window.__player.state().name === 'cmp-a.replay' && window.__player.state().ready);
+    await page.waitForFunction(
+      () =>
+        window.__player.diagnostics.snapshot().name === 'cmp-a.replay' && window.__player.diagnostics.snapshot().ready,
+    );
     await page.locator('#scrubber .compare-mark').click();
     await page.waitForFunction(() => window.__player.tick === 4000);
     log.assertClean();
@@ -181,11 +187,16 @@ test("B drawn over A: translucent ghosts at A's tick, moved by seeks and play, g
     await waitReady(page);
     const { outcome } = await compareFiles(page, [a, b]);
     assert.equal(outcome.kind, 'diverged');
-    await page.waitForFunction(() => window.__player.state().name === 'cmp-a.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () =>
+        window.__player.diagnostics.snapshot().name === 'cmp-a.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     assert.equal(await page.evaluate(() => window.__player.ghosts), 'cmp-seed6.flrep');
     const ghostAt = (t) =>
       page.waitForFunction(
-        (tick) => window.__player.debug.ghosts?.tick === tick && !window.__player.debug.pendingSeek,
+        (tick) =>
+          window.__player.diagnostics.snapshot().ghosts?.tick === tick &&
+          !window.__player.diagnostics.snapshot().seekPending,
         t,
         { timeout: 20_000 },
       );
@@ -206,7 +217,9 @@ test("B drawn over A: translucent ghosts at A's tick, moved by seeks and play, g
 
     // Unticked: the ghosts go, and A's picture is all that is left.
     await page.locator('#compare .cmp-ghosts input').uncheck();
-    await page.waitForFunction(() => !window.__player.debug.ghosts.shown && window.__player.ghosts === '');
+    await page.waitForFunction(
+      () => !window.__player.diagnostics.snapshot().ghosts?.shown && window.__player.ghosts === '',
+    );
     const off = await shot('compare-ghosts-off.png');
     const differ = fractionDifferent(on.img, off.img) * on.img.width * on.img.height;
     assert.ok(differ >= 200, `the ghosts add pixels to the picture (${differ} differ)`);
@@ -228,10 +241,12 @@ test("B drawn over A: translucent ghosts at A's tick, moved by seeks and play, g
     // Another file opened: no ghosts left over it.
     await page.setInputFiles('#file-input', b);
     await page.waitForFunction(
-      () => window.__player.state().name === 'cmp-seed6.flrep' && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name === 'cmp-seed6.flrep' &&
+        window.__player.diagnostics.snapshot().ready,
     );
     assert.equal(await page.evaluate(() => window.__player.ghosts), '');
-    assert.equal(await page.evaluate(() => window.__player.debug.ghosts.shown), false);
+    assert.equal(await page.evaluate(() => window.__player.diagnostics.snapshot().ghosts?.shown), false);
     log.assertClean();
   } finally {
     await page.close();

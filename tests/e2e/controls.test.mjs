@@ -32,8 +32,8 @@ test('a paused, untouched player rests (no animation frames); input, a selection
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(20));
-    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
-    const frames = () => page.evaluate(() => window.__player.debug.loop.perfN);
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().resting, null, { timeout: 10_000 });
+    const frames = () => page.evaluate(() => window.__player.diagnostics.snapshot().loopFrames);
     const n0 = await frames();
     await page.waitForTimeout(600);
     assert.ok((await frames()) - n0 <= 6, 'no frames while resting (but the once-a-second redraw)');
@@ -44,8 +44,12 @@ test('a paused, untouched player rests (no animation frames); input, a selection
     await page.mouse.down();
     await page.mouse.move(box.x + box.width / 2 + 160, box.y + box.height / 2 + 40, { steps: 8 });
     await page.mouse.up();
-    assert.equal(await page.evaluate(() => window.__player.debug.loop.resting), false, 'input woke the loop');
-    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
+    assert.equal(
+      await page.evaluate(() => window.__player.diagnostics.snapshot().resting),
+      false,
+      'input woke the loop',
+    );
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().resting, null, { timeout: 10_000 });
     const b = await canvasShot(page, path.join(SHOTS, 'rest-after-orbit.png'));
     const changed = fractionDifferent(a.img, b.img);
     assert.ok(
@@ -64,7 +68,7 @@ test('a paused, untouched player rests (no animation frames); input, a selection
       { timeout: 10_000 },
     );
     // Play after resting: the clock goes on from where it stood (the rest is not a step).
-    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().resting, null, { timeout: 10_000 });
     // The first frame after play() steps the clock by nothing (not by the time the loop rested, nor
     // a clamped 0.25 s), the next ones by Δts × speed: structure, no wall-clock bound.
     const clock = await clockFrames(page, 8, { play: true });
@@ -78,7 +82,11 @@ test('a paused, untouched player rests (no animation frames); input, a selection
     );
     await page.waitForFunction((t) => window.__player.currentTime > t, t0, { timeout: 10_000 });
     await page.waitForTimeout(300);
-    assert.equal(await page.evaluate(() => window.__player.debug.loop.resting), false, 'playing never rests');
+    assert.equal(
+      await page.evaluate(() => window.__player.diagnostics.snapshot().resting),
+      false,
+      'playing never rests',
+    );
     await page.evaluate(() => window.__player.pause());
     log.assertClean();
   } finally {
@@ -144,7 +152,7 @@ test('scrubbing follows the pointer on the timeline', { timeout: 120_000 }, asyn
     await page.mouse.up();
     const s = await playerState(page);
     assert.ok(Math.abs(s.time / s.duration - 0.6) < 0.02, `at ${s.time} of ${s.duration}`);
-    await page.waitForFunction(() => window.__player.state().chunksHeld.length > 0);
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().chunksHeld.length > 0);
     log.assertClean();
   } finally {
     await page.close();
@@ -176,24 +184,21 @@ test("a seek's clock and timeline change with its frame, not before; a drag move
       await new Promise((res) => requestAnimationFrame(res));
       out.cold.after = shown();
       // A seek whose frame never comes (the worker never asked): its time shows after seekShowMs.
-      const notify = p.debug.client.notify.bind(p.debug.client);
-      p.debug.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
+      p.diagnostics.holdWants(true);
       const s1 = shown();
       const slow = p.seek(p.duration * 0.3);
-      out.slow = { before: s1, during: shown(), waitMs: p.debug.seekShowMs };
-      await new Promise((res) => setTimeout(res, p.debug.seekShowMs + 150));
+      out.slow = { before: s1, during: shown(), waitMs: p.diagnostics.seekShowMs };
+      await new Promise((res) => setTimeout(res, p.diagnostics.seekShowMs + 150));
       out.slow.pending = p.seekPending;
       out.slow.later = shown();
-      p.debug.client.notify = notify;
-      p.debug.updateWant(true);
+      p.diagnostics.holdWants(false);
       await slow;
       // For the drag below: a seek that never lands, and a long wait, so only the drag moves them.
-      p.debug.seekShowMs = 60_000;
-      p.debug.client.notify = (m, params) => (m === 'want' ? undefined : notify(m, params));
+      p.diagnostics.seekShowMs = 60_000;
+      p.diagnostics.holdWants(true);
       window.__restoreWant = () => {
-        p.debug.client.notify = notify;
-        p.debug.seekShowMs = 100;
-        p.debug.updateWant(true);
+        p.diagnostics.seekShowMs = 100;
+        p.diagnostics.holdWants(false);
       };
       return out;
     });
@@ -247,7 +252,7 @@ test('a whole playback of the demo at 16x: no console errors or unhandled reject
     const s = await playerState(page);
     assert.equal(s.time, s.duration);
     assert.equal(s.playing, false);
-    const stats = await page.evaluate(() => window.__player.debug.workerStats());
+    const stats = await page.evaluate(() => window.__player.diagnostics.workerStats());
     assert.ok(stats.decoded >= s.info.chunks, `every chunk decoded once at least (${stats.decoded}/${s.info.chunks})`);
     log.assertClean();
   } finally {

@@ -25,9 +25,13 @@ async function openFile(page, file) {
   await waitReady(page);
   await page.setInputFiles('#file-input', file);
   const name = path.basename(file);
-  await page.waitForFunction((n) => window.__player.state().name === n && window.__player.state().ready, name, {
-    timeout: 120_000,
-  });
+  await page.waitForFunction(
+    (n) => window.__player.diagnostics.snapshot().name === n && window.__player.diagnostics.snapshot().ready,
+    name,
+    {
+      timeout: 120_000,
+    },
+  );
 }
 
 test('300 aircraft: no two visible labels overlap over many frames, the selected one is always labelled, the rest are counted', {
@@ -40,7 +44,7 @@ test('300 aircraft: no two visible labels overlap over many frames, the selected
     await settle(page, 10);
     // Select an entity in the thick of it: the 40th nearest visible one.
     const selected = await page.evaluate(async () => {
-      const L = await window.__player.debug.renderer.request('labels');
+      const L = await window.__player.diagnostics.rendererLabels();
       const vis = [];
       for (let i = 0; i < L.length; i += 4) if (L[i + 3] === 1) vis.push(L[i]);
       return vis[Math.min(vis.length - 1, 40)];

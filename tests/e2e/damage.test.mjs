@@ -47,7 +47,10 @@ function damaged() {
 async function openFile(page, file) {
   await page.setInputFiles('#file-input', file);
   const name = path.basename(file);
-  await page.waitForFunction((n) => window.__player.state().name === n && window.__player.state().ready, name);
+  await page.waitForFunction(
+    (n) => window.__player.diagnostics.snapshot().name === n && window.__player.diagnostics.snapshot().ready,
+    name,
+  );
 }
 
 /** Plays at 4× from `from` s to the end, recording every time the clock showed and the text of
@@ -67,7 +70,7 @@ async function playThrough(page, from) {
     p.setSpeed(4);
     p.play();
     await Promise.race([ended, new Promise((_, reject) => setTimeout(() => reject(new Error('not ended')), 40_000))]);
-    return { seen, toasts, time: p.currentTime, duration: p.duration, state: p.state() };
+    return { seen, toasts, time: p.currentTime, duration: p.duration, state: p.diagnostics.snapshot() };
   }, from);
 }
 
@@ -138,7 +141,7 @@ test('one damaged chunk costs only its seconds: 4× plays across it to the end; 
       const p = window.__player;
       p.pause();
       const t = await p.seek(31);
-      return { t, tick: p.tick, chunk: p.debug.pieces.at(p.tick)?.chunk };
+      return { t, tick: p.tick, chunk: p.diagnostics.pieceAt(p.tick)?.chunk };
     });
     assert.ok(Math.abs(landed.t - 32) < 1e-6, `landed at ${landed.t}`);
     assert.equal(landed.chunk, MIDDLE + 1);
@@ -158,7 +161,7 @@ test('a seek into a damaged chunk not yet known lands at its end', { timeout: 60
       const p = window.__player;
       const before = p.gaps.length;
       const t = await p.seek(30.7);
-      return { before, t, gaps: p.gaps.length, error: p.state().error };
+      return { before, t, gaps: p.gaps.length, error: p.diagnostics.snapshot().error };
     });
     assert.equal(r.before, 0);
     assert.equal(r.gaps, 1);
@@ -235,7 +238,7 @@ test('over HTTP a chunk the server fails once is asked for again (no gap); one i
       await waitReady(page);
       const run = await playThrough(page, 26);
       assert.equal(srv.seen.failed, 1, 'the server failed the range once');
-      const stats = await page.evaluate(() => window.__player.debug.workerStats());
+      const stats = await page.evaluate(() => window.__player.diagnostics.workerStats());
       assert.ok(stats.retries >= 1, `asked for again (${stats.retries})`);
       assert.deepEqual(stats.gaps, []);
       assert.deepEqual(await page.evaluate(() => window.__player.gaps), []);
@@ -306,7 +309,7 @@ test('a recording cut short: the kill markers and the kill feed fill in from the
     await page.locator('#killfeed li').first().waitFor();
     assert.equal(Number(await page.locator('#killfeed li').first().getAttribute('aria-setsize')), expected);
     // The scan keeps nothing once done (its decoder freed, no chunk cached for it).
-    const stats = await page.evaluate(() => window.__player.debug.workerStats());
+    const stats = await page.evaluate(() => window.__player.diagnostics.workerStats());
     assert.equal(stats.scan.complete, true);
     assert.equal(stats.scan.done, stats.scan.total);
     // The page says it was cut, where it is seen.

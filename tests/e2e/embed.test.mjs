@@ -246,7 +246,7 @@ test('script: create() from another origin under the host page strict CSP; keys 
   const { page, log } = await openHost(scriptHost, 'script.html');
   try {
     const s = await until(page, () => {
-      const st = window.__p?.state();
+      const st = window.__p?.diagnostics.snapshot();
       return st && (st.ready || st.error)
         ? { ready: st.ready, error: st.error, time: st.time, inWorker: st.renderInWorker }
         : null;
@@ -314,14 +314,14 @@ test('custom element: <replay-player> from another origin under the strict CSP; 
       return {
         t: e.currentTime,
         d: e.duration,
-        safe: e.spoilerSafe,
+        safe: e.getState().duration === null,
         kills: e.kills.length,
         custom: window.__events[0].custom,
       };
     });
     assert.equal(first.t, 10);
     assert.ok(first.d > 100);
-    assert.equal(first.safe, true, 'spoilers="off"');
+    assert.equal(first.safe, true, 'spoilers="off": the state hides the length');
     assert.equal(first.kills, 0, 'spoiler-safe: no kill before 10 s is known yet');
     assert.equal(first.custom, true, 'CustomEvents');
     assert.equal(await page.locator('replay-player .rp-controls').count(), 1, 'controls in the shadow root');
@@ -381,7 +381,7 @@ test('iframe: panels= shows the kill feed, roster and recording; spoilers=0 hide
         const p = window.__player;
         return {
           now: p.currentTime,
-          all: p.debug.ledger.kills.length,
+          all: p.diagnostics.snapshot().killsKnown,
           rows: [...document.querySelectorAll('#killfeed li[data-tick]')].map((li) => Number(li.dataset.tick)),
           count: document.getElementById('kill-count').textContent,
           markers: window.__ui.controls.markers().kills.map((k) => k.t),
@@ -451,14 +451,21 @@ test('the CSP lines are the least that works: without any one of their sources t
       try {
         await page.goto(`${scriptHost.url}script.html?player=${PLAYER}&replays=${C.url}`, { waitUntil: 'load' });
         await page
-          .waitForFunction(() => window.__csp.length || window.__p?.state().ready || window.__p?.state().error, null, {
-            timeout: 20_000,
-            polling: 100,
-          })
+          .waitForFunction(
+            () =>
+              window.__csp.length ||
+              window.__p?.diagnostics.snapshot().ready ||
+              window.__p?.diagnostics.snapshot().error,
+            null,
+            {
+              timeout: 20_000,
+              polling: 100,
+            },
+          )
           .catch(() => {});
         const r = await page.evaluate(() => ({
           csp: window.__csp,
-          error: window.__p ? window.__p.state().error : 'no player',
+          error: window.__p ? window.__p.diagnostics.snapshot().error : 'no player',
         }));
         const consoleCsp = log.messages.filter((m) => /Content Security Policy/i.test(m));
         failures[what] = !!(r.csp.length || r.error || consoleCsp.length);
@@ -492,11 +499,11 @@ test('several players: three play independently, a poster shows its still, one o
   try {
     await until(page, () => {
       const P = window.__players;
-      return P && ['a', 'b', 'c'].every((k) => P[k].state().ready) && !!P.off.info;
+      return P && ['a', 'b', 'c'].every((k) => P[k].diagnostics.snapshot().ready) && !!P.off.info;
     });
     // Off-screen: the info is open (kill markers, duration), nothing decoded, no renderer.
     const off = await page.evaluate(() => {
-      const s = window.__players.off.state();
+      const s = window.__players.off.diagnostics.snapshot();
       return { pieces: s.pieces.length, backend: s.backend, ready: s.ready, duration: s.duration > 0 };
     });
     assert.deepEqual(off, { pieces: 0, backend: '', ready: false, duration: true });
@@ -540,11 +547,11 @@ test('several players: three play independently, a poster shows its still, one o
     // What one more player costs (figures).
     const cost = await page.evaluate(async () => {
       const p = window.__players.a;
-      const w = await p.debug.workerStats();
+      const w = await p.diagnostics.workerStats();
       return {
         decoderWasm: w.wasmMemoryBytes,
-        rendererWasm: p.debug.perf().rendererWasmBytes,
-        heldPieces: p.debug.pieces.heldBytes(),
+        rendererWasm: p.diagnostics.perf().rendererWasmBytes,
+        heldPieces: p.diagnostics.snapshot().heldBytes,
         pageHeap: performance.memory?.usedJSHeapSize ?? 0,
       };
     });
@@ -555,7 +562,7 @@ test('several players: three play independently, a poster shows its still, one o
     );
     // Scrolled into view: the off-screen player decodes and draws.
     await page.locator('#far').scrollIntoViewIfNeeded();
-    await until(page, () => window.__players.off.state().ready);
+    await until(page, () => window.__players.off.diagnostics.snapshot().ready);
     assert.ok(reads('off').length > offReads.length, 'in view, it reads chunks');
     assertDrawn(await shot(page.locator('#far > div'), 'embed-several-scrolled.png'), 'the player scrolled to');
     assert.equal(page.workers().length, 8);
@@ -670,7 +677,7 @@ test('hostile: malformed postMessages, bad parameters and an origin= mismatch th
       window.__host.send('m', 'getState', {}, 'm2');
     });
     const m = frameOf('m');
-    await until(m, () => window.__player?.state().ready);
+    await until(m, () => window.__player?.diagnostics.snapshot().ready);
     await page.waitForTimeout(500);
     assert.deepEqual(await hostEvents(page, { frame: 'm' }), [], 'no event, no answer');
     assert.equal(await m.evaluate(() => window.__player.playing), false, 'the command did not run');
@@ -751,8 +758,8 @@ const liveState = (where, kind) =>
       state: b?.dataset.state ?? '',
       duration: p?.duration ?? 0,
       t: p?.currentTime ?? 0,
-      first: p?.debug.tb.first ?? -1,
-      error: p?.debug.error ?? null,
+      first: p?.diagnostics.snapshot().firstTick ?? -1,
+      error: p?.diagnostics.snapshot().error ?? null,
     };
   }, kind);
 
@@ -882,7 +889,7 @@ test('download: what each embed form fetches for a WebGPU .flrep session, beside
     const forms = {
       'full page': async (page) => {
         await page.goto(plain.url, { waitUntil: 'load' });
-        await until(page, () => window.__player?.state().ready);
+        await until(page, () => window.__player?.diagnostics.snapshot().ready);
         await page.evaluate(() => window.__player.play());
         return { from: plain.url, backend: await page.evaluate(() => window.__player.backend) };
       },
@@ -895,7 +902,7 @@ test('download: what each embed form fetches for a WebGPU .flrep session, beside
       },
       script: async (page) => {
         await page.goto(`${scriptHost.url}script.html?player=${PLAYER}&replays=${C.url}`, { waitUntil: 'load' });
-        await until(page, () => window.__p?.state().ready);
+        await until(page, () => window.__p?.diagnostics.snapshot().ready);
         await page.evaluate(() => window.__p.play());
         return { from: PLAYER, backend: await page.evaluate(() => window.__p.backend) };
       },

@@ -39,7 +39,7 @@ async function openWith(file, query = '') {
   if (file) {
     await page.setInputFiles('#file-input', file);
     await page.waitForFunction(
-      (n) => window.__player.state().name === n && window.__player.state().ready,
+      (n) => window.__player.diagnostics.snapshot().name === n && window.__player.diagnostics.snapshot().ready,
       path.basename(file),
     );
   }
@@ -283,7 +283,10 @@ test("a large local file's ACMI is written by two workers, text and zipped: the 
       b[c.offset + Math.floor(c.len / 2)] ^= 0x5a;
       fs.writeFileSync(path.join(OUT, name), b);
       await page.setInputFiles('#file-input', path.join(OUT, name));
-      await page.waitForFunction((n) => window.__player.state().name === n && window.__player.state().ready, name);
+      await page.waitForFunction(
+        (n) => window.__player.diagnostics.snapshot().name === n && window.__player.diagnostics.snapshot().ready,
+        name,
+      );
       const failed = [];
       for (const n of [4, 2]) {
         await cores(n);
@@ -366,7 +369,7 @@ test('over HTTP the export fetches only the open and the chunks of the range; th
   const srv = await rangeServer(src);
   const { page, log } = await openWith(null, `?url=${encodeURIComponent(srv.url)}`);
   try {
-    await page.waitForFunction((n) => window.__player.state().name.endsWith(n), path.basename(src));
+    await page.waitForFunction((n) => window.__player.diagnostics.snapshot().name.endsWith(n), path.basename(src));
     const clip = { start: 20, end: 31 };
     await page.evaluate((c) => window.__player.setClip(c), clip);
     const chunks = await page.evaluate(() => window.__player.info.chunks);
@@ -420,7 +423,7 @@ test('Cancel stops the export: no more reads, no download, the dialog says so; t
   const srv = await rangeServer(src, 400);
   const { page, log } = await openWith(null, `?url=${encodeURIComponent(srv.url)}`);
   try {
-    await page.waitForFunction((n) => window.__player.state().name.endsWith(n), path.basename(src));
+    await page.waitForFunction((n) => window.__player.diagnostics.snapshot().name.endsWith(n), path.basename(src));
     await quiet(srv.log);
     const downloads = [];
     page.on('download', (d) => downloads.push(d));

@@ -219,7 +219,9 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
     await waitReady(page);
     await page.setInputFiles('#file-input', file);
     await page.waitForFunction(
-      () => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name === 'many-kills.flrep' &&
+        window.__player.diagnostics.snapshot().ready,
       null,
       { timeout: 120_000 },
     );
@@ -245,7 +247,7 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
     for (const f of [0.9, 0.25, 0.6]) {
       const k = s.killFeed[Math.floor(f * recorded)];
       await page.evaluate((tt) => window.__player.seek(tt), k.time);
-      await page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 60_000 });
+      await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending, null, { timeout: 60_000 });
       // The kills near the playhead (1.5 s) are highlighted; the first of them is scrolled into view
       // (the feed follows the playhead once the page is idle after the seek: www/widgets/idle.ts).
       await page.waitForFunction(
@@ -253,7 +255,9 @@ test('a replay with thousands of kills keeps the DOM small: a virtualized feed, 
           [...document.querySelectorAll('#killfeed li.near')].some(
             (li) =>
               Math.abs(
-                (Number(li.dataset.tick) - window.__player.debug.tb.first) / window.__player.debug.tb.rate - t,
+                (Number(li.dataset.tick) - window.__player.diagnostics.snapshot().firstTick) /
+                  window.__player.diagnostics.snapshot().tickRate -
+                  t,
               ) <= 1.6,
           ),
         k.time,
@@ -299,7 +303,9 @@ test('a roster of 1,000 participants keeps the DOM small: only the rows in view;
     await waitReady(page);
     await page.setInputFiles('#file-input', file);
     await page.waitForFunction(
-      () => window.__player.state().name === 'many-kills.flrep' && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name === 'many-kills.flrep' &&
+        window.__player.diagnostics.snapshot().ready,
       null,
       { timeout: 120_000 },
     );
@@ -353,7 +359,7 @@ test('a roster of 1,000 participants keeps the DOM small: only the rows in view;
     assert.ok(d.rows < 80, `roster rows after following: ${d.rows}`);
     // Late in the battle some of the rows in view are dead, exactly those the frame at the playhead says.
     await page.evaluate(() => window.__player.seek(window.__player.duration - 1));
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 60_000 });
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending, null, { timeout: 60_000 });
     await page.waitForFunction(
       () => {
         const alive = window.__player.aliveNow();

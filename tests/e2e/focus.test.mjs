@@ -27,7 +27,7 @@ test('Space plays / pauses after a click on a kill row, a roster row or Open; En
     // A kill row: the click seeks to 2 s before its kill (paused); Space then plays, again pauses.
     const row = await killFeedRow(page, 1);
     await row.locator('button').first().click();
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
     assert.equal(await page.evaluate(() => document.activeElement.closest('#killfeed') !== null), true);
     const seeked = await page.evaluate(() => window.__player.currentTime);
     await page.keyboard.press('Space');
@@ -88,7 +88,7 @@ test('Space plays / pauses after a click on a kill row, a roster row or Open; En
     const [chooser] = await Promise.all([page.waitForEvent('filechooser'), page.click('.file-button')]);
     await chooser.setFiles(file);
     await page.waitForFunction(
-      () => window.__player.state().name === 't10.flrep' && window.__player.state().ready,
+      () => window.__player.diagnostics.snapshot().name === 't10.flrep' && window.__player.diagnostics.snapshot().ready,
       null,
       {
         timeout: 30_000,
@@ -132,7 +132,7 @@ test('a .flrep after a .foldback: no divergence view; selection, follow and came
 
     await page.setInputFiles('#file-input', flrep);
     await page.waitForFunction(
-      () => window.__player.state().name === 't10.flrep' && window.__player.state().ready,
+      () => window.__player.diagnostics.snapshot().name === 't10.flrep' && window.__player.diagnostics.snapshot().ready,
       null,
       {
         timeout: 30_000,
@@ -233,7 +233,9 @@ test('a file opened while another is still opening wins: the earlier one, answer
       { slow: slow.url, fast },
     );
     await page.waitForFunction(
-      () => window.__player.state().name.endsWith('t10.flrep') && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name.endsWith('t10.flrep') &&
+        window.__player.diagnostics.snapshot().ready,
       null,
       {
         timeout: 30_000,
@@ -246,14 +248,14 @@ test('a file opened while another is still opening wins: the earlier one, answer
     // The worker still serves the second file: a seek lands, playing moves the clock on.
     await page.evaluate(() => window.__player.seek(8));
     await page.waitForFunction(
-      () => !window.__player.debug.pendingSeek && Math.abs(window.__player.currentTime - 8) < 0.01,
+      () => !window.__player.diagnostics.snapshot().seekPending && Math.abs(window.__player.currentTime - 8) < 0.01,
       null,
       {
         timeout: 15_000,
       },
     );
     const s = await page.evaluate(() => ({
-      name: window.__player.state().name,
+      name: window.__player.diagnostics.snapshot().name,
       duration: window.__player.duration,
       error: document.getElementById('error').hidden ? null : document.getElementById('error-text').textContent,
     }));
@@ -261,9 +263,13 @@ test('a file opened while another is still opening wins: the earlier one, answer
     assert.ok(Math.abs(s.duration - 10) < 0.5, `the second file's duration (${s.duration})`);
     assert.equal(s.error, null);
     await page.evaluate(() => window.__player.play());
-    await page.waitForFunction(() => window.__player.currentTime > 8.5 && !window.__player.debug.buffering, null, {
-      timeout: 15_000,
-    });
+    await page.waitForFunction(
+      () => window.__player.currentTime > 8.5 && !window.__player.diagnostics.snapshot().buffering,
+      null,
+      {
+        timeout: 15_000,
+      },
+    );
     log.assertClean();
   } finally {
     await page.close();

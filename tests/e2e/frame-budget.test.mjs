@@ -43,15 +43,18 @@ function watch(page, ms) {
         const t0 = performance.now();
         const f = () => {
           out.frames++;
-          const bytes = p.debug.pieces.heldBytes();
-          const [lo, hi] = p.debug.keepRange();
+          const bytes = p.diagnostics.snapshot().heldBytes;
+          const [lo, hi] = p.diagnostics.snapshot().keepRange;
           const desc = () =>
-            `[${lo}, ${hi}): ${p.debug.pieces.list.map((q) => `${q.from}-${q.end}/${q.stride}`).join(' ')}`;
+            `[${lo}, ${hi}): ${p.diagnostics
+              .snapshot()
+              .pieces.map((q) => `${q.from}-${q.end}/${q.stride}`)
+              .join(' ')}`;
           if (bytes > out.maxBytes) {
             out.maxBytes = bytes;
             out.held = desc();
           }
-          for (const q of p.debug.pieces.list) {
+          for (const q of p.diagnostics.snapshot().pieces) {
             if (!out.strides.includes(q.stride)) out.strides.push(q.stride);
             if (q.end <= lo || q.from >= hi) out.outside.push(desc());
           }
@@ -73,8 +76,8 @@ test('playing holds only the pieces its window needs (1×, 8× thinned, rewindin
 }, async () => {
   const { page, log } = await openE400();
   try {
-    const max = await page.evaluate(async () => (await import('./player.js')).MAX_LABELS);
-    assert.equal(max, 64);
+    // (MAX_LABELS of www/view/labels.ts.)
+    const max = 64;
     await page.evaluate(() => {
       window.__player.setSpeed(1);
       window.__player.play();
@@ -83,7 +86,7 @@ test('playing holds only the pieces its window needs (1×, 8× thinned, rewindin
     await page.evaluate(() => window.__player.setSpeed(8));
     const fast = await watch(page, 4000);
     await page.evaluate(() => window.__player.seek(15));
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
     await page.evaluate(() => {
       window.__player.setSpeed(2);
       window.__player.rewind();
@@ -113,7 +116,7 @@ test('playing holds only the pieces its window needs (1×, 8× thinned, rewindin
     );
     assert.ok(back.times[back.times.length - 1] < back.times[0], 'rewinding moved the playhead back');
     // Past chunk boundaries at 8× (2 s chunks): playback did not stall on a dropped chunk.
-    const s = await page.evaluate(() => window.__player.state());
+    const s = await page.evaluate(() => window.__player.diagnostics.snapshot());
     assert.equal(s.error, null);
     log.assertClean();
   } finally {
@@ -125,31 +128,32 @@ test('the selected entity is always labelled, even when the label cap is full', 
   const { page, log } = await openE400();
   try {
     await page.evaluate(() => window.__player.seek(5));
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
     await settle(page, 4);
     // A visible, named entity that is not labelled now (the cap or the declutter left it out).
     const id = await page.evaluate(async () => {
       const p = window.__player;
-      const L = await p.debug.renderer.request('labels');
+      const L = await p.diagnostics.rendererLabels();
       for (let i = 0; i < L.length; i += 4) {
-        if (L[i + 3] === 1 && p.debug.entities.names.has(L[i]) && !p.debug.labels.shown.has(L[i])) return L[i];
+        if (L[i + 3] === 1 && p.diagnostics.hasName(L[i]) && !p.diagnostics.snapshot().labels.includes(L[i]))
+          return L[i];
       }
       return -1;
     });
-    const shown = await page.evaluate(() => window.__player.debug.labels.shown.size);
+    const shown = await page.evaluate(() => window.__player.diagnostics.snapshot().labels.length);
     assert.ok(shown > 0 && shown <= 64, `labels shown ${shown}`);
     assert.ok(id >= 0, 'some visible entity is unlabelled (more candidates than labels)');
     await page.evaluate((x) => window.__player.select(x), id);
     await settle(page, 4);
     const r = await page.evaluate((x) => {
       const p = window.__player;
-      const el = p.debug.labels.pool.get(x);
+      const l = p.diagnostics.label(x);
       return {
-        shown: p.debug.labels.shown.has(x),
-        count: p.debug.labels.shown.size,
-        visible: !!el && !el.hidden,
-        selected: !!el?.classList.contains('selected'),
-        text: el?.querySelector('.rp-name')?.textContent,
+        shown: p.diagnostics.snapshot().labels.includes(x),
+        count: p.diagnostics.snapshot().labels.length,
+        visible: !!l?.visible,
+        selected: !!l?.selected,
+        text: l?.text,
         name: p.entityName(x),
       };
     }, id);
@@ -166,11 +170,11 @@ test('the selected entity is always labelled, even when the label cap is full', 
           let ok = 0;
           const f = () => {
             const p = window.__player;
-            const L = p.debug.renderer.labelOf(x);
+            const L = p.diagnostics.labelOf(x);
             // Counted only while it is on screen (it may fly off).
             if (L.length === 4 && L[3] === 1) {
               n++;
-              if (p.debug.labels.shown.has(x)) ok++;
+              if (p.diagnostics.snapshot().labels.includes(x)) ok++;
             }
             if (n < 20 && performance.now() - t0 < 8000) requestAnimationFrame(f);
             else resolve({ n, ok });
@@ -195,7 +199,7 @@ test('the inspector shows the right entity after a seek (binary search over the 
     const check = () =>
       page.evaluate(() => {
         const p = window.__player;
-        const f = p.debug.cur.frame;
+        const f = p.diagnostics.frame().frame;
         const n = f.length / 16;
         const bad = [];
         // Every entity of the frame is found at its own row, and an absent id is not found.
@@ -205,14 +209,25 @@ test('the inspector shows the right entity after a seek (binary search over the 
           maxId = Math.max(maxId, id);
           const st = p.entityState(id);
           const q = p.info.info.position_quantum_m;
-          if (!st || st.id !== id || Math.abs(st.pos[0] - f[k * 16 + 3] * q) > 1e-9 || st.tick !== p.debug.cur.tick)
+          if (
+            !st ||
+            st.id !== id ||
+            Math.abs(st.pos[0] - f[k * 16 + 3] * q) > 1e-9 ||
+            st.tick !== p.diagnostics.snapshot().frameTick
+          )
             bad.push(id);
         }
-        return { n, bad, absent: p.entityState(maxId + 1000), tick: p.tick, curTick: p.debug.cur.tick };
+        return {
+          n,
+          bad,
+          absent: p.entityState(maxId + 1000),
+          tick: p.tick,
+          curTick: p.diagnostics.snapshot().frameTick,
+        };
       });
     for (const t of [3, 17.5, 0.5]) {
       await page.evaluate((x) => window.__player.seek(x), t);
-      await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+      await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
       await settle(page, 3);
       const r = await check();
       assert.ok(r.n > 100, `entities in the frame (${r.n})`);
@@ -221,10 +236,10 @@ test('the inspector shows the right entity after a seek (binary search over the 
       assert.equal(r.curTick, r.tick, 'the current frame is the playhead tick');
     }
     // The inspector panel follows a selection across a seek.
-    const id = await page.evaluate(() => window.__player.debug.cur.frame[16 * 7] >>> 0);
+    const id = await page.evaluate(() => window.__player.diagnostics.frame().frame[16 * 7] >>> 0);
     await page.evaluate((x) => window.__player.select(x), id);
     await page.evaluate(() => window.__player.seek(12));
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
     await page.waitForFunction((x) => document.getElementById('inspector').dataset.entity === String(x), id);
     const name = await page.evaluate((x) => window.__player.entityName(x), id);
     await page.waitForFunction((n) => document.getElementById('insp-name').textContent === n, name);

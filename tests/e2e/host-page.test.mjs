@@ -256,7 +256,10 @@ for (const policy of [null, EMBED_CSP]) {
     });
     try {
       await page.goto(`${E.url}embed.html?url=${encodeURIComponent('demo/demo.flrep')}`, { waitUntil: 'load' });
-      await page.waitForFunction(() => window.__player?.state().ready, null, { timeout: 30_000, polling: 50 });
+      await page.waitForFunction(() => window.__player?.diagnostics.snapshot().ready, null, {
+        timeout: 30_000,
+        polling: 50,
+      });
       // The browser asks for a page's icon after it loads: wait until it has asked for one.
       const deadline = Date.now() + 15_000;
       while (!requests.some((u) => /favicon/.test(u)) && Date.now() < deadline) await page.waitForTimeout(100);
@@ -369,7 +372,10 @@ test("the README's three embed snippets, its placeholder hosts replaced, open th
     await page.goto(`${A.url}readme.html`, { waitUntil: 'load' });
     const frame = page.frames().find((f) => f.url().includes('embed.html'));
     assert.ok(frame, 'the iframe');
-    await frame.waitForFunction(() => window.__player?.state().ready, null, { timeout: 60_000, polling: 100 });
+    await frame.waitForFunction(() => window.__player?.diagnostics.snapshot().ready, null, {
+      timeout: 60_000,
+      polling: 100,
+    });
     await page.waitForFunction(
       () =>
         [document, document.querySelector('replay-player')?.shadowRoot].every(

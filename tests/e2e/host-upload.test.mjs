@@ -60,7 +60,9 @@ async function openOnHost(b, file) {
   await page.setInputFiles('#file-input', file);
   const name = path.basename(file);
   await page.waitForFunction(
-    (n) => window.__player.state().name === n && (window.__player.state().ready || window.__player.state().error),
+    (n) =>
+      window.__player.diagnostics.snapshot().name === n &&
+      (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
     name,
     { timeout: 60_000 },
   );
@@ -178,7 +180,9 @@ test('a plain static host: no upload offered, the host API never asked', { timeo
     await waitReady(page);
     await page.setInputFiles('#file-input', fixture('host-upload', { seconds: 30, seed: 11, entities: 24 }));
     await page.waitForFunction(
-      () => window.__player.state().name === 'host-upload.flrep' && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name === 'host-upload.flrep' &&
+        window.__player.diagnostics.snapshot().ready,
     );
     await openShare(page);
     assert.equal(await page.isVisible('#share-upload'), false);

@@ -237,7 +237,7 @@ test('the oEmbed html on a page of another origin plays under a strict CSP', { t
   try {
     await page.goto(`${other.url}/post.html`, { waitUntil: 'load' });
     const frame = await (await page.waitForSelector('iframe')).contentFrame();
-    await frame.waitForFunction(() => window.__player?.state().ready, null, { timeout: 60_000 });
+    await frame.waitForFunction(() => window.__player?.diagnostics.snapshot().ready, null, { timeout: 60_000 });
     const t = await frame.evaluate(() => window.__player.currentTime);
     assert.ok(Math.abs(t - 20) < 0.5, `the embed opened at t: ${t}`);
     await page.waitForTimeout(500);

@@ -260,8 +260,8 @@ test('touch on a phone: a tap selects (a small slop), a drag orbits, a pinch zoo
     // than a mouse's 4 px, less than a finger's slop) on its marker selects it.
     const target = await page.evaluate(async () => {
       const p = window.__player;
-      const L = await p.debug.renderer.request('labels');
-      const c = p.debug.stage.canvas.getBoundingClientRect();
+      const L = await p.diagnostics.rendererLabels();
+      const c = document.querySelector('canvas.rp-canvas').getBoundingClientRect();
       let best = null;
       for (let i = 0; i < L.length; i += 4) {
         if (L[i + 3] !== 1) continue;
@@ -291,7 +291,7 @@ test('touch on a phone: a tap selects (a small slop), a drag orbits, a pinch zoo
     await settle(page, 2);
     assert.equal(await page.evaluate(() => window.__player.cameraMode()), 'orbit');
     // The render worker has applied the reset (nothing queued or in flight) before the pose is read.
-    await page.waitForFunction(() => window.__player.debug.renderer.quiet(), null, { timeout: 10_000 });
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().rendererQuiet, null, { timeout: 10_000 });
     const pose0 = await page.evaluate(() => window.__player.cameraPose());
     const from = [box.x + box.width / 2 - 60, box.y + box.height / 2];
     const to = [box.x + box.width / 2 + 80, box.y + box.height / 2 + 30];
@@ -348,14 +348,14 @@ test('touch on a phone: a tap selects (a small slop), a drag orbits, a pinch zoo
     const y = s.y + s.height / 2;
     const d = await page.evaluate(() => window.__player.duration);
     await swipe(cdp, [s.x + s.width * 0.2, y], [s.x + s.width * 0.6, y]);
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 10_000 });
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending, null, { timeout: 10_000 });
     let t = await page.evaluate(() => window.__player.currentTime);
     assert.ok(Math.abs(t / d - 0.6) < 0.03, `the thumb seeked to 60 % (${((t / d) * 100).toFixed(1)} %)`);
     // Slid from a kill marker (on a crowded timeline every press may land on one): it scrubs too.
     const kill = (await timelineMarkers(page)).kills.find((m) => m.x > s.width * 0.1 && m.x < s.width * 0.5);
     assert.ok(kill, 'a kill marker in the first half');
     await swipe(cdp, [s.x + kill.x, s.y + kill.y], [s.x + s.width * 0.85, s.y + kill.y]);
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 10_000 });
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending, null, { timeout: 10_000 });
     t = await page.evaluate(() => window.__player.currentTime);
     assert.ok(Math.abs(t / d - 0.85) < 0.03, `slid from a kill marker to 85 % (${((t / d) * 100).toFixed(1)} %)`);
     await page.screenshot({ path: path.join(SHOTS, 'touch-390x844.png') });

@@ -23,10 +23,10 @@ export const liveState = (page) =>
       t: __player.currentTime,
       duration: __player.duration,
       kills: __player.kills.length,
-      tick: __player.debug.cur?.tick ?? -1,
-      last: __player.debug.tb.last,
-      gaps: __player.debug.gaps.list.length,
-      error: __player.debug.error,
+      tick: __player.diagnostics.snapshot().frameTick ?? -1,
+      last: __player.diagnostics.snapshot().lastTick,
+      gaps: __player.diagnostics.snapshot().gaps,
+      error: __player.diagnostics.snapshot().error,
       badge: b && !b.hidden ? b.textContent : '',
       goLive: !!b && !b.querySelector('button').hidden,
     };
@@ -48,10 +48,11 @@ export async function frameAt(page, tick) {
   return page.evaluate(async (tick) => {
     const p = window.__player;
     p.pause();
-    const c = p.debug;
-    await p.seek(c.tb.timeOf(tick));
-    for (let i = 0; i < 200 && c.cur?.tick !== tick; i++) await new Promise((r) => requestAnimationFrame(r));
-    return { tick: c.cur?.tick, frame: Array.from(c.cur?.frame ?? []) };
+    const d = p.diagnostics;
+    await p.seekTick(tick);
+    for (let i = 0; i < 200 && d.frame()?.tick !== tick; i++) await new Promise((r) => requestAnimationFrame(r));
+    const f = d.frame();
+    return { tick: f?.tick, frame: f?.frame ?? [] };
   }, tick);
 }
 
@@ -62,7 +63,7 @@ export async function fileFrame(s, file, tick) {
     .split(path.sep)
     .join('/');
   const { page, log } = await s.openPage(`?url=${encodeURIComponent(`../${rel}`)}`);
-  await page.waitForFunction(() => window.__player.debug.readyEmitted, null, { timeout: 30000 });
+  await page.waitForFunction(() => window.__player.diagnostics.snapshot().ready, null, { timeout: 30000 });
   const f = await frameAt(page, tick);
   log.assertClean();
   await page.close();

@@ -59,13 +59,13 @@ test('a long match: chunks past the 8 MiB budget are evicted and read again from
     write(m.segments.length);
     const last = m.segments.at(-1).last_tick;
     await waitFor(page, 'every segment', (x) => x.last === last, 60000);
-    const stats = () => page.evaluate(async () => (await __player.debug.workerStats()).live);
+    const stats = () => page.evaluate(async () => (await __player.diagnostics.workerStats()).live);
     const before = await stats();
     assert.equal(before.chunks, m.segments.length);
     assert.ok(before.heldBytes <= 8 * 1024 * 1024, `held ${before.heldBytes} bytes: within the budget`);
     assert.ok(before.heldChunks < before.chunks, `${before.heldChunks} of ${before.chunks} chunks held`);
     assert.equal(before.fetched, before.chunks, 'each segment fetched once so far');
-    const first = await page.evaluate(() => __player.debug.tb.first);
+    const first = await page.evaluate(() => __player.diagnostics.snapshot().firstTick);
     assert.equal(first, m.segments[0].first_tick, 'the session holds the match from its start');
     // Seeks through the second half of the match (the player's own 4 MiB cache of compressed
     // chunks moves on with them), then back to its start: chunks evicted from memory are read

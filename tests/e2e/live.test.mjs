@@ -104,7 +104,7 @@ async function watchLive(page, file, src, { follows = true, seekBack = true } = 
   // Seeking back: the frame there, the badge says how far behind, "Go live" returns to the edge.
   // The source is stopped (SIGSTOP) meanwhile: the session is still live by construction, not
   // because the match happened not to end yet. (Held, a segments source may read as stalled.)
-  const first = await page.evaluate(() => __player.debug.tb.first);
+  const first = await page.evaluate(() => __player.diagnostics.snapshot().firstTick);
   if (seekBack) {
     src.proc.kill('SIGSTOP');
     try {
@@ -175,7 +175,7 @@ test('segments: LIVE, the edge followed, kill markers, seek back, Go live, the e
   await src.ready;
   const { page, log } = await s.openPage(`?live=${encodeURIComponent('../tests/output/live-seg/manifest.json')}`);
   await watchLive(page, file, src);
-  const stats = await page.evaluate(() => __player.debug.workerStats());
+  const stats = await page.evaluate(() => __player.diagnostics.workerStats());
   // Each segment fetched once (and no more polls than a quarter chunk apart allow).
   assert.equal(stats.live.fetched, stats.live.chunks, 'each segment fetched once');
   log.assertClean();
@@ -239,9 +239,9 @@ test('joining a match in progress takes its last 30 s of segments: the timeline 
   const { page, log } = await s.openPage(`?live=${encodeURIComponent('../tests/output/live-join/manifest.json')}`);
   await waitFor(page, 'LIVE', (x) => x.status === 'live' && x.tick >= 0);
   const got = await page.evaluate(async () => ({
-    first: __player.debug.tb.first,
-    last: __player.debug.tb.last,
-    stats: (await __player.debug.workerStats()).live,
+    first: __player.diagnostics.snapshot().firstTick,
+    last: __player.diagnostics.snapshot().lastTick,
+    stats: (await __player.diagnostics.workerStats()).live,
   }));
   const last = full.at(-1);
   const joined = full.filter((x) => (last.last_tick - x.first_tick) / 60 <= 30);
@@ -263,13 +263,16 @@ test('joining a match in progress takes its last 30 s of segments: the timeline 
   });
   write(full.length, { ended: true, file: { uri: 'recording.flrep', bytes: fs.statSync(file).size } });
   await page.waitForFunction(
-    () => window.__ui.live?.whole && window.__player.url.endsWith('/recording.flrep') && window.__player.state().ready,
+    () =>
+      window.__ui.live?.whole &&
+      window.__player.url.endsWith('/recording.flrep') &&
+      window.__player.diagnostics.snapshot().ready,
     null,
     { timeout: 20000 },
   );
   const whole = await page.evaluate(() => ({
-    first: __player.debug.tb.first,
-    last: __player.debug.tb.last,
+    first: __player.diagnostics.snapshot().firstTick,
+    last: __player.diagnostics.snapshot().lastTick,
     tick: __player.tick,
     playing: __player.playing,
     kills: __player.kills.map((k) => `${k.tick}:${k.killer}:${k.victim}`),
@@ -305,8 +308,8 @@ test('a manifest window that moved past unread segments: they are read by name, 
   write(0, { segments: full.slice(K + 3, K + 6) });
   await waitFor(page, 'the segments after the window moved', (x) => x.last === full[K + 5].last_tick);
   let got = await page.evaluate(async () => ({
-    stats: (await window.__player.debug.workerStats()).live,
-    gaps: window.__player.debug.gaps.list.length,
+    stats: (await window.__player.diagnostics.workerStats()).live,
+    gaps: window.__player.diagnostics.snapshot().gaps,
     kills: window.__player.kills.map((k) => `${k.tick}:${k.killer}:${k.victim}`),
   }));
   assert.equal(got.stats.byName, 5, 'the five segments the manifest no longer listed, read by name');
@@ -327,11 +330,16 @@ test('a manifest window that moved past unread segments: they are read by name, 
   await waitFor(page, 'the segments after the gap', (x) => x.last === full[K + 11].last_tick && x.gaps > 0);
   got = await page.evaluate(
     async ([a, b]) => {
-      const c = window.__player.debug;
+      const d = window.__player.diagnostics;
       window.__player.pause();
-      const gap = c.gaps.at(a);
-      await window.__player.seek(c.tb.timeOf(b));
-      return { gap: JSON.stringify(gap), status: window.__ui.live.status, tick: window.__player.tick, error: c.error };
+      const gap = d.gapAt(a);
+      await window.__player.seekTick(b);
+      return {
+        gap: JSON.stringify(gap),
+        status: window.__ui.live.status,
+        tick: window.__player.tick,
+        error: d.snapshot().error,
+      };
     },
     [full[K + 7].first_tick + 2, full[K + 10].first_tick + 3],
   );
@@ -373,7 +381,7 @@ test('a truncated segment ends the source with its numbers; a hostile manifest t
   assert.equal(await page.isVisible('.live-badge'), false, 'the error box says it, not the badge');
   assert.match(text, /prefix URI "\.\.\/\.\.\/dist\/demo\/demo\.flrep" is not a plain file name/);
   await page.evaluate(() => __player.load('demo/demo.flrep'));
-  await page.waitForFunction(() => window.__player.debug.readyEmitted, null, { timeout: 20000 });
+  await page.waitForFunction(() => window.__player.diagnostics.snapshot().ready, null, { timeout: 20000 });
   st = await liveState(page);
   assert.ok(st.duration > 100, 'the demo opened after the refused source');
   assert.equal(await page.$('.live-badge'), null, 'an ordinary recording opened: the live badge is gone');
@@ -389,11 +397,11 @@ test('WebSocket: LIVE, the edge followed; the server killed mid-match and starte
   const port = (await a.ready)[1];
   const { page, log } = await s.openPage(`?live=${encodeURIComponent(`ws://127.0.0.1:${port}`)}`);
   await waitFor(page, 'LIVE', (x) => x.status === 'live' && x.tick >= 0);
-  const joined = await page.evaluate(() => __player.debug.workerStats().then((s) => s.live.seqs[0]));
+  const joined = await page.evaluate(() => __player.diagnostics.workerStats().then((s) => s.live.seqs[0]));
   await checkFollows(page);
   a.proc.kill('SIGKILL');
   await a.exited;
-  const before = await page.evaluate(() => __player.debug.workerStats().then((s) => s.live));
+  const before = await page.evaluate(() => __player.diagnostics.workerStats().then((s) => s.live));
   await waitFor(page, 'reconnecting', (x) => x.status === 'reconnecting', 10000);
   // The same match again (the generator is deterministic), faster: it passes the chunks the
   // player holds, and the player resumes after its last one.
@@ -405,7 +413,7 @@ test('WebSocket: LIVE, the edge followed; the server killed mid-match and starte
   await b.ready;
   // (The second server plays 16× faster than the clock: following is checked before the kill.)
   const st = await watchLive(page, file, b, { follows: false, seekBack: false });
-  const after = await page.evaluate(() => __player.debug.workerStats().then((s) => s.live));
+  const after = await page.evaluate(() => __player.diagnostics.workerStats().then((s) => s.live));
   assert.ok(after.connections >= 2, `connected again (${after.connections} connections)`);
   assert.equal(after.seqs[0], joined, 'the session still starts where it joined');
   assert.ok(before.seqs[1] > joined, 'chunks came before the server was killed');
@@ -519,19 +527,21 @@ test('WebSocket: chunks the server skipped (a viewer that fell behind) are a gap
   const srv = await hostileServer([wsHello(stream), wsPrefix(stream, prefix), chunk(0), chunk(3)]);
   try {
     const { page, log } = await s.openPage(`?live=${encodeURIComponent(`ws://127.0.0.1:${srv.port}`)}`);
-    await page.waitForFunction((t) => window.__player.debug.tb.last === t, full[3].last_tick, { timeout: 15000 });
-    await page.waitForFunction(() => window.__player.debug.gaps.list.length > 0, null, { timeout: 10000 });
+    await page.waitForFunction((t) => window.__player.diagnostics.snapshot().lastTick === t, full[3].last_tick, {
+      timeout: 15000,
+    });
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().gaps > 0, null, { timeout: 10000 });
     const got = await page.evaluate(
       async ([a, b]) => {
-        const c = window.__player.debug;
+        const d = window.__player.diagnostics;
         window.__player.pause();
-        await window.__player.seek(c.tb.timeOf(b));
-        return { inGap: !!c.gaps.at(a), status: window.__ui.live.status, tick: window.__player.tick };
+        await window.__player.seekTick(b);
+        return { inGap: !!d.gapAt(a), status: window.__ui.live.status, tick: window.__player.tick };
       },
       [full[1].first_tick + 5, full[3].first_tick + 3],
     );
     assert.deepEqual(got, { inGap: true, status: 'live', tick: full[3].first_tick + 3 });
-    const shown = await page.evaluate(() => window.__player.debug.gaps.at(40));
+    const shown = await page.evaluate(() => window.__player.diagnostics.gapAt(40));
     assert.match(JSON.stringify(shown), /2 chunks skipped by the server/);
     log.assertClean();
     await page.close();

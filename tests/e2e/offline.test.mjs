@@ -138,10 +138,12 @@ test('offline: the page loads from the cache and plays a local file', { timeout:
     const offLog = collectConsole(page);
     // A share link's page, offline: the shell comes from the cache; its replay cannot.
     await page.goto(`${srv.url}?url=demo/demo.flrep&t=3`);
-    await page.waitForFunction(() => window.__player?.state().error, null, { timeout: 60_000 });
+    await page.waitForFunction(() => window.__player?.diagnostics.snapshot().error, null, { timeout: 60_000 });
     await page.setInputFiles('#file-input', LOCAL);
     await page.waitForFunction(
-      () => window.__player.state().name === 'local-match.flrep' && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name === 'local-match.flrep' &&
+        window.__player.diagnostics.snapshot().ready,
       null,
       { timeout: 60_000 },
     );
@@ -149,7 +151,7 @@ test('offline: the page loads from the cache and plays a local file', { timeout:
     await page.waitForFunction(() => window.__player.currentTime > 1, null, { timeout: 30_000 });
     fs.mkdirSync(OUT, { recursive: true });
     assertPicture(await canvasShot(page, path.join(OUT, 'offline-local-file.png')), 'offline, a local file');
-    const s = await page.evaluate(() => window.__player.state());
+    const s = await page.evaluate(() => window.__player.diagnostics.snapshot());
     assert.equal(s.error, null);
     assert.equal(s.backend, expectedBackend(true), 'the WebGPU renderer started offline (no quiet fallback)');
     // Nothing reached the server but the browser's own update checks of sw.js (which the cut
@@ -224,7 +226,11 @@ test('the manifest: linked, valid, with file handlers; the launch queue opens a 
       const file = new File([bytes], 'launched.flrep');
       await window.__launchConsumer({ files: [{ kind: 'file', name: file.name, getFile: async () => file }] });
     });
-    await p.waitForFunction(() => window.__player.state().name === 'launched.flrep' && window.__player.state().ready);
+    await p.waitForFunction(
+      () =>
+        window.__player.diagnostics.snapshot().name === 'launched.flrep' &&
+        window.__player.diagnostics.snapshot().ready,
+    );
     plog.assertClean();
   } finally {
     await p.close();

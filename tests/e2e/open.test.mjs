@@ -42,14 +42,19 @@ test('opening a file through the file picker, then a second one replaces it', { 
     assert.equal(first.name, 'demo/demo.flrep');
     // The demo through the picker: the open reads the head, tail and index only, not the file.
     await page.setInputFiles('#file-input', DEMO);
-    await page.waitForFunction(() => window.__player.state().name === 'demo.flrep' && window.__player.state().ready);
-    const demoStats = await page.evaluate(() => window.__player.debug.workerStats());
+    await page.waitForFunction(
+      () =>
+        window.__player.diagnostics.snapshot().name === 'demo.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
+    const demoStats = await page.evaluate(() => window.__player.diagnostics.workerStats());
     const demoSize = fs.statSync(DEMO).size;
     assert.ok(demoStats.openReads <= 4, `open took ${demoStats.openReads} reads`);
     assert.ok(demoStats.openBytes < 96 * 1024, `open read ${demoStats.openBytes} of ${demoSize} bytes`);
     assert.ok(demoStats.bytesRead < demoSize / 4, `chunk reads ${demoStats.bytesRead} of ${demoSize} bytes`);
     await page.setInputFiles('#file-input', t10);
-    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () => window.__player.diagnostics.snapshot().name === 't10.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     let s = await playerState(page);
     assert.ok(Math.abs(s.duration - 599 / 60) < 0.02, `duration ${s.duration}`);
     assert.equal(await page.locator('#file-name').textContent(), 't10.flrep');
@@ -58,7 +63,10 @@ test('opening a file through the file picker, then a second one replaces it', { 
     const rosterA = await page.locator('#roster-count').textContent();
     // A second file replaces the first without reloading the page.
     await page.setInputFiles('#file-input', t10b);
-    await page.waitForFunction(() => window.__player.state().name === 't10b.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () =>
+        window.__player.diagnostics.snapshot().name === 't10b.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     s = await playerState(page);
     // The roster is virtualized: its size is the list's aria-setsize and the panel's count.
     assert.equal(String(s.info.info.participants.length), await page.locator('#roster-count').textContent());
@@ -91,7 +99,10 @@ test('opening a file dropped on the page (DragEvent with a DataTransfer)', { tim
         throw new Error('the drop overlay should show while dragging');
       target.dispatchEvent(new DragEvent('drop', { bubbles: true, cancelable: true, dataTransfer: dt }));
     }, b64);
-    await page.waitForFunction(() => window.__player.state().name === 'dropped.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () =>
+        window.__player.diagnostics.snapshot().name === 'dropped.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     assert.equal(await page.locator('#drop-overlay').isHidden(), true);
     const s = await playerState(page);
     assert.ok(Math.abs(s.duration - 599 / 60) < 0.02);
@@ -118,13 +129,13 @@ test('?url= loads over HTTP with Range requests', { timeout: 120_000 }, async ()
     assert.equal(s.info.name, 't10.flrep');
     assert.ok(Math.abs(s.duration - 599 / 60) < 0.02);
     await page.evaluate(() => window.__player.seek(9));
-    await page.waitForFunction(() => window.__player.state().chunksHeld.includes(4));
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().chunksHeld.includes(4));
     if (ranges.length)
       assert.ok(
         ranges.every((r) => /^bytes=\d+-\d+$/.test(r)),
         `every request is a range: ${ranges.join(', ')}`,
       );
-    const stats = await page.evaluate(() => window.__player.debug.workerStats());
+    const stats = await page.evaluate(() => window.__player.diagnostics.workerStats());
     assert.ok(stats.bytesRead + stats.openBytes <= fs.statSync(t10).size + 65536);
     log.assertClean();
   } finally {
@@ -207,7 +218,9 @@ test("a bad file shows the reader's message on the page; a good file afterwards 
     assert.equal(await page.locator('#error').isVisible(), true);
     await page.screenshot({ path: path.join(SHOTS, 'error.png') });
     await page.setInputFiles('#file-input', t10);
-    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () => window.__player.diagnostics.snapshot().name === 't10.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     assert.equal(await page.locator('#error').isHidden(), true);
     // Each load: 'loading', then 'failed' (the two bad files) or 'ready'; disposed last, once.
     assert.deepEqual(await page.evaluate(() => window.__statuses), [
@@ -246,7 +259,9 @@ test('a worker crash shows an error and the next file opens in a fresh worker', 
     await page.waitForSelector('#error:not([hidden])');
     assert.match(await page.locator('#error-text').textContent(), /decoder crashed/i);
     await page.setInputFiles('#file-input', t10);
-    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () => window.__player.diagnostics.snapshot().name === 't10.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     const s = await playerState(page);
     assert.equal(s.workerRestarts, 1);
   } finally {
@@ -265,21 +280,23 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     assert.ok(before, 'a render worker runs');
     // Paused and untouched, the page's loop rests and posts no frames: the worker and the GPU
     // rest too, but for one frame a second (which notices a device lost meanwhile).
-    await page.waitForFunction(() => window.__player.debug.loop.resting, null, { timeout: 10_000 });
-    await page.evaluate(() => window.__player.debug.perf({ reset: true }));
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().resting, null, { timeout: 10_000 });
+    await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
     await page.waitForTimeout(2500);
     const idle = await page.evaluate(() => ({
-      ...window.__player.debug.perf().renderStats,
-      frames: window.__player.debug.perf().frames,
+      ...window.__player.diagnostics.perf().renderStats,
+      frames: window.__player.diagnostics.perf().frames,
     }));
     assert.ok(idle.posted >= 1 && idle.posted <= 4, `idle while paused: one frame a second: ${JSON.stringify(idle)}`);
     assert.ok(idle.frames <= 40, `the page's loop rested (${idle.frames} animation frames in 2.5 s; 150 awake)`);
     // Device loss: the renderer recreates its device in the worker; frames are drawn again.
-    await page.evaluate(() => window.__player.debug.renderer.debugLoseDevice());
-    await page.waitForFunction(() => !window.__player.debug.renderer.ready(), null, { timeout: 20_000 });
-    await page.evaluate(() => window.__player.debug.perf({ reset: true }));
+    await page.evaluate(() => window.__player.diagnostics.loseDevice());
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().rendererReady, null, { timeout: 20_000 });
+    await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
     await page.waitForFunction(
-      () => window.__player.debug.renderer.ready() && window.__player.debug.perf().renderStats.drawn > 0,
+      () =>
+        window.__player.diagnostics.snapshot().rendererReady &&
+        window.__player.diagnostics.perf().renderStats.drawn > 0,
       null,
       { timeout: 30_000 },
     );
@@ -295,7 +312,9 @@ test('the render worker: a lost GPU device recovers and draws again; a crash sho
     await page.waitForSelector('#error:not([hidden])');
     assert.match(await page.locator('#error-text').textContent(), /Drawing failed: .*simulated renderer crash/);
     await page.setInputFiles('#file-input', t10);
-    await page.waitForFunction(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready);
+    await page.waitForFunction(
+      () => window.__player.diagnostics.snapshot().name === 't10.flrep' && window.__player.diagnostics.snapshot().ready,
+    );
     const after = renderWorker(page);
     assert.ok(after && after !== before, 'a fresh render worker');
     assert.equal(page.workers().filter((w) => /render-worker\.js$/.test(w.url())).length, 1, 'the dead one is gone');

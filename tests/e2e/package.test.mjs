@@ -123,10 +123,14 @@ window.__player = create('./${dir}/demo/demo.flrep', document.getElementById('re
     const csp = [];
     page.on('console', (m) => /Content Security Policy/i.test(m.text()) && csp.push(m.text()));
     await page.goto(srv.url);
-    await page.waitForFunction(() => window.__player.state().ready || window.__player.state().error, null, {
-      timeout: 60_000,
-    });
-    const s = await page.evaluate(() => window.__player.state());
+    await page.waitForFunction(
+      () => window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error,
+      null,
+      {
+        timeout: 60_000,
+      },
+    );
+    const s = await page.evaluate(() => window.__player.diagnostics.snapshot());
     assert.equal(s.error, null, `no error (${s.error})`);
     assert.ok(Math.abs(s.time - 4) < 0.1, `opened at t=4 (${s.time})`);
     fs.mkdirSync(OUT, { recursive: true });

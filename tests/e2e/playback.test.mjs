@@ -37,7 +37,7 @@ const openPage = suite.openPage;
 
 const pstate = (page) =>
   page.evaluate(() => {
-    const s = window.__player.state();
+    const s = window.__player.diagnostics.snapshot();
     return {
       time: s.time,
       tick: s.tick,
@@ -69,9 +69,13 @@ async function dropFile(page, file, name) {
     },
     [b64, name],
   );
-  await page.waitForFunction((n) => window.__player.state().name === n && window.__player.state().ready, name, {
-    timeout: 60_000,
-  });
+  await page.waitForFunction(
+    (n) => window.__player.diagnostics.snapshot().name === n && window.__player.diagnostics.snapshot().ready,
+    name,
+    {
+      timeout: 60_000,
+    },
+  );
 }
 
 test('reverse playback: time decreases while Rewinding, earlier chunks arrive, and it ends Paused at 0', {
@@ -81,7 +85,7 @@ test('reverse playback: time decreases while Rewinding, earlier chunks arrive, a
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(9.5));
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
     let s = await pstate(page);
     assert.deepEqual(s.chunksHeld.includes(0), false, 'the first chunk is not held at 9.5 s');
     await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -189,7 +193,9 @@ test('speeds, J/K/L, stop and the end: FastForward above 1×, Stopped at 0 / at 
     // Reaching the end stops automatically, on the last frame.
     await page.evaluate(() => window.__player.seek(window.__player.duration - 0.3));
     await page.evaluate(() => window.__player.play());
-    await page.waitForFunction(() => window.__player.state().playbackState === 'Stopped', null, { timeout: 60_000 });
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().playbackState === 'Stopped', null, {
+      timeout: 60_000,
+    });
     s = await pstate(page);
     assert.equal(s.time, s.duration);
     assert.match(
@@ -236,13 +242,17 @@ test("kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends 
     await settle(page, 4);
     await page.screenshot({ path: path.join(SHOTS, 'playback-killcam.png') });
     // Playing forward at 0.5× until the kill, then holding there.
-    await page.waitForFunction(() => window.__player.state().killCamHolding || !window.__player.state().killCam, null, {
-      timeout: 180_000,
-      polling: 100,
-    });
+    await page.waitForFunction(
+      () => window.__player.diagnostics.snapshot().killCamHolding || !window.__player.diagnostics.snapshot().killCam,
+      null,
+      {
+        timeout: 180_000,
+        polling: 100,
+      },
+    );
     s = await pstate(page);
     assert.equal(s.tick, kill.tick, 'paused exactly on the kill tick');
-    await page.waitForFunction(() => !window.__player.state().killCam, null, { timeout: 30_000 });
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().killCam, null, { timeout: 30_000 });
     s = await pstate(page);
     assert.equal(s.tick, kill.tick);
     assert.equal(s.time, kill.time);
@@ -259,7 +269,7 @@ test("kill cam from the kill feed: 5 s before at 0.5× in the kill camera, ends 
     s = await pstate(page);
     assert.equal(s.killCam, true);
     assert.equal(
-      await page.evaluate(() => window.__player.state().killCamKill.tick),
+      await page.evaluate(() => window.__player.diagnostics.snapshot().killCamKill.tick),
       kill.tick,
       'the nearest kill is the one at the playhead',
     );
@@ -282,14 +292,14 @@ test("camera modes: segmented control and keys 1–5, free camera flies with WAS
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(20));
-    await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
     const mode = () => page.evaluate(() => window.__player.cameraMode());
     await page.click('.segmented button[data-mode="free"]');
     assert.equal(await mode(), 'free');
     assert.equal(await page.locator('.segmented button[data-mode="free"]').getAttribute('aria-checked'), 'true');
     // Hold W: the free camera flies forward (entities move on screen while the replay is paused).
     await page.locator('body').click({ position: { x: 5, y: 5 } });
-    const labelsAt = () => page.evaluate(() => window.__player.debug.renderer.request('labels'));
+    const labelsAt = () => page.evaluate(() => window.__player.diagnostics.rendererLabels());
     await settle(page, 3);
     const before = await labelsAt();
     await page.keyboard.down('w');
@@ -364,9 +374,9 @@ test('timeline: kills on the top row, every other event kind as its own smaller 
   try {
     const s = await waitReady(page);
     await page.evaluate(() => window.__player.seek(40));
-    await page.waitForFunction(() => Object.keys(window.__player.state().eventKinds).length >= 3);
+    await page.waitForFunction(() => Object.keys(window.__player.diagnostics.snapshot().eventKinds).length >= 3);
     await settle(page, 3);
-    const kinds = await page.evaluate(() => window.__player.state().eventKinds);
+    const kinds = await page.evaluate(() => window.__player.diagnostics.snapshot().eventKinds);
     const m = await timelineMarkers(page);
     assert.equal(m.kills.length, s.markers, 'one kill marker per kill');
     const others = Object.keys(kinds).filter((k) => k !== 'kill');
@@ -600,7 +610,10 @@ test("a SparkEngine .replay dropped on the page plays, shows its map/mode and ki
       kill.tick,
     );
     assert.equal((await pstate(page)).speed, 0.5);
-    await page.waitForFunction(() => !window.__player.state().killCam, null, { timeout: 200_000, polling: 100 });
+    await page.waitForFunction(() => !window.__player.diagnostics.snapshot().killCam, null, {
+      timeout: 200_000,
+      polling: 100,
+    });
     const e = await pstate(page);
     assert.equal(e.tick, kill.tick);
     assert.equal(e.playbackState, 'Paused');

@@ -223,7 +223,8 @@ export function nearFaction(rgb, faction, tol = 70) {
 /** Waits until the player (of a page or a frame) has shown its first frame (or an error); returns its state. */
 export async function waitReady(page, timeout = 60_000) {
   await page.waitForFunction(
-    () => window.__player && (window.__player.state().ready || window.__player.state().error),
+    () =>
+      window.__player && (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
     null,
     { timeout },
   );
@@ -240,7 +241,7 @@ export async function waitReady(page, timeout = 60_000) {
 
 export async function playerState(page) {
   return page.evaluate(() => {
-    const s = window.__player.state();
+    const s = window.__player.diagnostics.snapshot();
     return { ...s, info: s.info ? { ...s.info, chunks: s.info.chunks.length } : null };
   });
 }
@@ -317,10 +318,10 @@ export async function canvasShot(page, file, { strictCsp = false } = {}) {
   await settle(page);
   const points = await page.evaluate(async () => {
     const p = window.__player;
-    const L = await p.debug.renderer.request('labels');
+    const L = await p.diagnostics.rendererLabels();
     const out = [];
     for (let i = 0; i < L.length; i += 4)
-      if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.entityFactionOf(L[i]) });
+      if (L[i + 3] === 1) out.push({ id: L[i], x: L[i + 1], y: L[i + 2], faction: p.diagnostics.factionOf(L[i]) });
     return out;
   });
   const canvas = page.locator('canvas.rp-canvas');
@@ -424,20 +425,20 @@ export async function killFeedRow(page, index) {
 
 /** Until the player's pending seek (if any) has its frame. */
 export const seekLanded = (page) =>
-  page.waitForFunction(() => !window.__player.debug.pendingSeek, null, { timeout: 10_000 });
+  page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending, null, { timeout: 10_000 });
 
 /** The playhead (`time`), its chunk, and the timing the worker sent with the piece that holds it
  *  (docs/worker-protocol.md `piece`; null when no piece holds it). */
 export const playhead = (page) =>
   page.evaluate(() => {
     const p = window.__player;
-    const tick = p.debug.currentTickInt();
-    const piece = p.debug.pieces.at(tick);
+    const tick = p.tick;
+    const piece = p.diagnostics.pieceAt(tick);
     return {
       time: p.currentTime,
       chunk: p.info.chunks.findLastIndex((c) => c.firstTick <= tick),
       timing: piece
-        ? (p.debug.loop.perfChunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
+        ? (p.diagnostics.perf().chunks.findLast((c) => c.index === piece.chunk && c.from === piece.from) ?? null)
         : null,
     };
   });
@@ -447,9 +448,9 @@ export async function hintsSettled(page) {
   for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
     const s = await page.evaluate(async () => {
       const p = window.__player;
-      if (p.debug.hints.waiting) return null;
-      const w = await p.debug.workerStats();
-      return w.hints === p.debug.hints.sent && !w.hinting ? w : null;
+      if (p.diagnostics.snapshot().hints.waiting) return null;
+      const w = await p.diagnostics.workerStats();
+      return w.hints === p.diagnostics.snapshot().hints.sent && !w.hinting ? w : null;
     });
     if (s) return s;
   }

@@ -59,14 +59,16 @@ async function checkWebgl(t, { webgpu, query, tag }) {
     );
     await page.evaluate(() => window.__player.seek(60));
     await page.waitForFunction(
-      () => !window.__player.debug.pendingSeek && window.__player.state().chunksHeld.length > 0,
+      () =>
+        !window.__player.diagnostics.snapshot().seekPending &&
+        window.__player.diagnostics.snapshot().chunksHeld.length > 0,
     );
     const b = await canvasShot(page, path.join(SHOTS, `${tag}-canvas-60s.png`));
     const changed = fractionDifferent(a.img, b.img);
     assert.ok(changed > 0.001, `the picture changes after a seek (${(changed * 100).toFixed(3)}%)`);
     await page.evaluate(() => {
       window.__player.resetCamera();
-      window.__player.debug.renderer.zoom(9000);
+      window.__player.diagnostics.zoom(9000);
     });
     const far = await canvasShot(page, path.join(SHOTS, `${tag}-canvas-far.png`));
     const bg = fractionNear(far.img, BACKGROUND, 6);

@@ -45,7 +45,9 @@ test('the demo opens and renders with WebGPU: entities in faction colours on the
     assertPicture(a, 'at 0 s');
     await page.evaluate(() => window.__player.seek(60));
     await page.waitForFunction(
-      () => window.__player.state().chunksHeld.length > 0 && !window.__player.debug.pendingSeek,
+      () =>
+        window.__player.diagnostics.snapshot().chunksHeld.length > 0 &&
+        !window.__player.diagnostics.snapshot().seekPending,
     );
     const b = await canvasShot(page, path.join(SHOTS, 'demo-canvas-60s.png'));
     assertPicture(b, 'at 60 s');
@@ -57,7 +59,7 @@ test('the demo opens and renders with WebGPU: entities in faction colours on the
     // Zoomed out: the globe sits on the background #10141c, which fills the corners.
     await page.evaluate(() => {
       window.__player.resetCamera();
-      window.__player.debug.renderer.zoom(9000);
+      window.__player.diagnostics.zoom(9000);
     });
     const far = await canvasShot(page, path.join(SHOTS, 'demo-canvas-far.png'));
     assertPicture(far, 'zoomed out');
@@ -85,7 +87,7 @@ for (const mode of ['worker', 'page']) {
       assert.equal(s.backend, expectedBackend(true), 'WebGPU wherever it draws: the harness gives an adapter');
       t.diagnostic(`${mode}: ${s.backend} (${s.rendererBuild})`);
       await page.evaluate(() => window.__player.seek(30));
-      await page.waitForFunction(() => !window.__player.debug.pendingSeek);
+      await page.waitForFunction(() => !window.__player.diagnostics.snapshot().seekPending);
       const shot = await canvasShot(page, path.join(SHOTS, `demo-canvas-${mode}.png`));
       assertPicture(shot, mode);
       // Click the on-screen entity farthest from the others (so the pick is unambiguous).

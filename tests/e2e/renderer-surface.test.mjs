@@ -35,17 +35,17 @@ async function openPage() {
   return { page, log, backend: s.backend };
 }
 
-// In the page: the player's debug surface is `window.__player.debug` (docs/player-api.md).
+// In the page: the player's diagnostics are `window.__player.diagnostics` (docs/player-api.md).
 
 /** Frames the render worker has drawn since the page opened. */
-const drawn = (page) => page.evaluate(() => window.__player.debug.perf().renderStats.drawn);
+const drawn = (page) => page.evaluate(() => window.__player.diagnostics.perf().renderStats.drawn);
 
 /** Until the render worker has drawn `n` more frames than `from` (and the device is ready). */
 async function framesDrawn(page, from, n = 10) {
   await page.waitForFunction(
     (target) => {
-      const p = window.__player.debug;
-      return p.renderer.ready() && p.perf().renderStats.drawn >= target;
+      const d = window.__player.diagnostics;
+      return d.snapshot().rendererReady && d.perf().renderStats.drawn >= target;
     },
     from + n,
     { timeout: 30_000 },
@@ -166,7 +166,7 @@ test('resizing the stage every frame, changing devicePixelRatio and the viewport
     await page.evaluate(
       () =>
         new Promise((resolve) => {
-          const p = window.__player.debug;
+          const d = window.__player.diagnostics;
           const stage = document.getElementById('stage');
           const widths = [1, 0, 3, 1777, 5, 640, 1, 9999, 2, 333.3, 0.4, 1280, 17, 1, 801];
           const heights = [1, 0.4, 3, 1777, 5, 480, 1, 2, 333.3, 719, 17, 0, 801];
@@ -177,7 +177,7 @@ test('resizing the stage every frame, changing devicePixelRatio and the viewport
             stage.style.minHeight = '0';
             stage.style.width = `${widths[k % widths.length]}px`;
             stage.style.height = `${heights[k % heights.length]}px`;
-            if (k === 60 || k === 150) p.renderer.debugLoseDevice?.();
+            if (k === 60 || k === 150) d.loseDevice();
             if (++k < 240) requestAnimationFrame(step);
             else {
               stage.style.cssText = '';

@@ -187,7 +187,9 @@ test('strings from a file render as text: no script runs, no element is injected
       buffer: fs.readFileSync(STRINGS),
     });
     await page.waitForFunction(
-      (n) => window.__player.state().name === n && (window.__player.state().ready || window.__player.state().error),
+      (n) =>
+        window.__player.diagnostics.snapshot().name === n &&
+        (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
       FILE_NAME,
       { timeout: 60_000 },
     );
@@ -320,9 +322,13 @@ test("a name with a bidi override (U+202E) is refused: the reader's error shows,
       ['string_bidi_isolate_type_name.flrep', 'entity type name'],
     ]) {
       await page.setInputFiles('#file-input', path.join(HOSTILE, file));
-      await page.waitForFunction((f) => window.__player.state().name === f && window.__player.state().error, file, {
-        timeout: 60_000,
-      });
+      await page.waitForFunction(
+        (f) => window.__player.diagnostics.snapshot().name === f && window.__player.diagnostics.snapshot().error,
+        file,
+        {
+          timeout: 60_000,
+        },
+      );
       await page.waitForSelector('#error:not([hidden])');
       const text = await page.locator('#error-text').textContent();
       assert.match(
@@ -379,7 +385,9 @@ for (const [label, policy] of [
       await page.evaluate(() => window.__player.pause());
       await page.evaluate(() => window.__player.seek(window.__player.duration / 2));
       await page.waitForFunction(
-        () => window.__player.state().chunksHeld.length > 0 && !window.__player.debug.pendingSeek,
+        () =>
+          window.__player.diagnostics.snapshot().chunksHeld.length > 0 &&
+          !window.__player.diagnostics.snapshot().seekPending,
         null,
         { timeout: 60_000 },
       );
@@ -392,7 +400,7 @@ for (const [label, policy] of [
       });
       await settle(page, 10);
       // Frames were drawn: the canvas shows more than the background.
-      assert.equal(await page.evaluate(() => window.__player.debug.firstFrameShown), true);
+      assert.equal(await page.evaluate(() => window.__player.diagnostics.snapshot().firstFrameShown), true);
       const png = decodePng(await page.locator('canvas.rp-canvas').screenshot());
       const bg = fractionNear(png, BACKGROUND, 6);
       t.diagnostic(`background fraction ${bg.toFixed(3)}`);
@@ -422,7 +430,7 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     await waitReady(page);
     // 1. A trap in the reply to a request (test hook `__trap`, www/worker.ts).
     const r = await page.evaluate(() =>
-      window.__player.debug.client.call('__trap').then(
+      window.__player.diagnostics.trapWorker().then(
         () => ({ ok: true }),
         (e) => ({ message: e.message, fatal: e.fatal }),
       ),
@@ -438,8 +446,8 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     await page.setInputFiles('#file-input', STRINGS);
     await page.waitForFunction(
       () =>
-        window.__player.state().name === 'hostile-strings.flrep' &&
-        (window.__player.state().ready || window.__player.state().error),
+        window.__player.diagnostics.snapshot().name === 'hostile-strings.flrep' &&
+        (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
       null,
       { timeout: 60_000 },
     );
@@ -449,15 +457,17 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     assert.equal(await page.locator('#roster li').count(), 6);
 
     // 2. A trap outside any request (as while decoding a wanted chunk): the worker is replaced too.
-    await page.evaluate(() => window.__player.debug.client.call('__trap', { async: true }));
-    await page.waitForFunction(() => window.__player.state().workerRestarts === 2, null, { timeout: 30_000 });
+    await page.evaluate(() => window.__player.diagnostics.trapWorker({ async: true }));
+    await page.waitForFunction(() => window.__player.diagnostics.snapshot().workerRestarts === 2, null, {
+      timeout: 30_000,
+    });
     await page.waitForSelector('#error:not([hidden])');
     assert.match(await page.locator('#error-text').textContent(), /decoder crashed/i);
     await page.setInputFiles('#file-input', DEMO);
     await page.waitForFunction(
       () =>
-        window.__player.state().name === 'demo.flrep' &&
-        (window.__player.state().ready || window.__player.state().error),
+        window.__player.diagnostics.snapshot().name === 'demo.flrep' &&
+        (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
       null,
       { timeout: 60_000 },
     );
@@ -466,7 +476,9 @@ test('a wasm trap in the decoder: the page says so in words and the next file op
     assert.equal(s.workerRestarts, 2);
     await page.evaluate(() => window.__player.seek(30));
     await page.waitForFunction(
-      () => !window.__player.debug.pendingSeek && window.__player.state().chunksHeld.length > 0,
+      () =>
+        !window.__player.diagnostics.snapshot().seekPending &&
+        window.__player.diagnostics.snapshot().chunksHeld.length > 0,
       null,
       { timeout: 30_000 },
     );
@@ -484,7 +496,7 @@ test("zstd bombs: the reader's error shows and the decoder's wasm memory stays s
   const mib = (b) => `${(b / MiB).toFixed(2)} MiB`;
   try {
     await waitReady(page);
-    const demo = await page.evaluate(() => window.__player.debug.workerStats());
+    const demo = await page.evaluate(() => window.__player.diagnostics.workerStats());
     assert.ok(demo.wasmMemoryBytes > 0, "stats report the decoder's wasm memory");
     // wasm memory never shrinks: each figure is the peak so far. zstd_bomb_2gib: a 64 KB frame of
     // 16,384 RLE blocks (2 GiB) with an 8 MiB window, declared 64 KiB. zstd_bomb_at_cap: 32 MiB
@@ -496,9 +508,13 @@ test("zstd bombs: the reader's error shows and the decoder's wasm memory stays s
     let prev = demo.wasmMemoryBytes;
     for (const [file, declared, cap] of cases) {
       await page.setInputFiles('#file-input', path.join(HOSTILE, file));
-      await page.waitForFunction((f) => window.__player.state().name === f && window.__player.state().error, file, {
-        timeout: 60_000,
-      });
+      await page.waitForFunction(
+        (f) => window.__player.diagnostics.snapshot().name === f && window.__player.diagnostics.snapshot().error,
+        file,
+        {
+          timeout: 60_000,
+        },
+      );
       await page.waitForSelector('#error:not([hidden])');
       assert.equal(
         await page.locator('#error-text').textContent(),
@@ -514,7 +530,7 @@ test("zstd bombs: the reader's error shows and the decoder's wasm memory stays s
         p.seek(0);
         await new Promise((r) => setTimeout(r, 500));
       });
-      const st = await page.evaluate(() => window.__player.debug.workerStats());
+      const st = await page.evaluate(() => window.__player.diagnostics.workerStats());
       t.diagnostic(
         `${file}: decoder wasm memory ${mib(st.wasmMemoryBytes)} (was ${mib(prev)}; ${st.reads} chunk reads, ${st.decoded} decoded)`,
       );
@@ -528,8 +544,8 @@ test("zstd bombs: the reader's error shows and the decoder's wasm memory stays s
     await page.setInputFiles('#file-input', DEMO);
     await page.waitForFunction(
       () =>
-        window.__player.state().name === 'demo.flrep' &&
-        (window.__player.state().ready || window.__player.state().error),
+        window.__player.diagnostics.snapshot().name === 'demo.flrep' &&
+        (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
       null,
       { timeout: 60_000 },
     );

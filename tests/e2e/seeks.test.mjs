@@ -22,32 +22,33 @@ test('a paused seek decodes only the frames at its tick; playing on resumes in t
       const out = [];
       // Far from the playhead (not decoded yet): the chunk must be read and decompressed.
       for (const frac of [0.61, 0.27]) {
-        const ci = chunkOf(p.debug.tb.first + Math.floor(frac * p.duration * p.debug.tb.rate));
+        const ci = chunkOf(
+          p.diagnostics.snapshot().firstTick + Math.floor(frac * p.duration * p.diagnostics.snapshot().tickRate),
+        );
         // A tick a third of the way into the chunk.
         const tick = firsts[ci] + Math.floor((firsts[ci + 1] - firsts[ci]) / 3);
-        const before = await p.debug.workerStats();
-        await p.seek((tick - p.debug.tb.first) / p.debug.tb.rate + 1e-4);
-        const at = p.debug.currentTickInt();
+        const before = await p.diagnostics.workerStats();
+        await p.seek((tick - p.diagnostics.snapshot().firstTick) / p.diagnostics.snapshot().tickRate + 1e-4);
+        const at = p.tick;
         const seen = {
           tick: at,
-          pieces: p.state().pieces,
-          frame: p.debug.pieces.frameAt(at).frame.length,
-          next: p.debug.pieces.nextFrame(p.debug.pieces.frameAt(at))?.tick ?? null,
+          pieces: p.diagnostics.snapshot().pieces,
+          frame: p.diagnostics.frameAt(at).frame.length,
+          next: p.diagnostics.frameAt(at).next,
         };
-        const afterSeek = await p.debug.workerStats();
+        const afterSeek = await p.diagnostics.workerStats();
         // Play on for 20 ticks, then pause: the window stays inside the chunk.
         p.setSpeed(1);
         p.play();
-        for (let k = 0; k < 400 && p.debug.currentTickInt() < at + 20; k++)
-          await new Promise((res) => setTimeout(res, 25));
+        for (let k = 0; k < 400 && p.tick < at + 20; k++) await new Promise((res) => setTimeout(res, 25));
         p.pause();
         await new Promise((res) => setTimeout(res, 300));
-        const played = await p.debug.workerStats();
+        const played = await p.diagnostics.workerStats();
         out.push({
           ...seen,
           chunkEnd: firsts[ci + 1],
-          reached: p.debug.currentTickInt(),
-          held: p.state().pieces,
+          reached: p.tick,
+          held: p.diagnostics.snapshot().pieces,
           decodedBySeek: afterSeek.decoded - afterSeek.hintDecoded - (before.decoded - before.hintDecoded),
           decodedByPlay: played.decoded - played.hintDecoded - (afterSeek.decoded - afterSeek.hintDecoded),
           resumedByPlay: played.resumed - afterSeek.resumed,
@@ -90,7 +91,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
-    const stats = () => page.evaluate(() => window.__player.debug.workerStats());
+    const stats = () => page.evaluate(() => window.__player.diagnostics.workerStats());
     const waitFor = (pred, what) =>
       page.waitForFunction(pred, null, { timeout: 10_000 }).catch(() => assert.fail(`timed out: ${what}`));
     // Until the worker's stats (asked of the worker: a promise, so polled from here) satisfy `ok`.
@@ -123,7 +124,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     );
     await page.mouse.down();
     await page.mouse.up();
-    await waitFor('!window.__player.debug.pendingSeek', 'the click seeked');
+    await waitFor('!window.__player.diagnostics.snapshot().seekPending', 'the click seeked');
     const s2 = await stats();
     const t = await page.evaluate(() => window.__player.currentTime);
     assert.ok(
@@ -148,7 +149,7 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     await statsUntil((s) => s.warmed > s0.warmed, "the kill row's chunk warmed");
     const s3 = await stats();
     await row.locator('button').click();
-    await waitFor('!window.__player.debug.pendingSeek', 'the row seeked');
+    await waitFor('!window.__player.diagnostics.snapshot().seekPending', 'the row seeked');
     const s4 = await stats();
     assert.ok(Math.abs((await page.evaluate(() => window.__player.currentTime)) - (kills[idx] - 2)) < 1e-3);
     assert.equal(forPieces(s4), forPieces(s3), "the row's seek decompressed nothing");
@@ -164,11 +165,12 @@ test('the pointer resting on the timeline or a kill row prefetches: the click th
     // last landing's hint went).
     const { f, target } = await page.evaluate(async () => {
       const p = window.__player;
-      const w = await p.debug.workerStats();
+      const w = await p.diagnostics.workerStats();
       for (let f = 0.12; f < 0.95; f += 0.03) {
-        const tick = p.debug.tb.first + Math.floor(f * p.duration * p.debug.tb.rate);
+        const tick =
+          p.diagnostics.snapshot().firstTick + Math.floor(f * p.duration * p.diagnostics.snapshot().tickRate);
         const c = p.info.chunks.findLastIndex((ch) => ch.firstTick <= tick);
-        if (!w.cachedChunks.includes(c) && !w.heldChunks.includes(c) && !p.debug.pieces.at(tick))
+        if (!w.cachedChunks.includes(c) && !w.heldChunks.includes(c) && !p.diagnostics.pieceAt(tick))
           return { f, target: c };
       }
       return { f: 0, target: -1 };
@@ -201,14 +203,16 @@ test("a key pressed again is ready: after ] or ← lands (paused), the same key'
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
-    const stats = () => page.evaluate(() => window.__player.debug.workerStats());
+    const stats = () => page.evaluate(() => window.__player.diagnostics.workerStats());
     // After a key's seek landed: the page sent its hint (a seek resets `prefetched`; the hint sets
     // it), and the worker got every hint sent and is done with them. Returns the worker's stats.
     const hinted = async (what) => {
       await page
-        .waitForFunction(() => window.__player.debug.hints.prefetched !== -1, null, { timeout: 10_000 })
+        .waitForFunction(() => window.__player.diagnostics.snapshot().hints.prefetched !== -1, null, {
+          timeout: 10_000,
+        })
         .catch(() => assert.fail(`no hint sent: ${what}`));
-      const sent = await page.evaluate(() => window.__player.debug.hints.sent);
+      const sent = await page.evaluate(() => window.__player.diagnostics.snapshot().hints.sent);
       for (const end = Date.now() + 10_000; Date.now() < end; await page.waitForTimeout(25)) {
         const s = await stats();
         if (s.hints === sent && !s.hinting) return s;
@@ -220,14 +224,18 @@ test("a key pressed again is ready: after ] or ← lands (paused), the same key'
     const chunkOf = (t) =>
       page.evaluate((x) => {
         const p = window.__player;
-        return p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.tb.first + Math.floor(x * p.debug.tb.rate));
+        return p.info.chunks.findLastIndex(
+          (c) => c.firstTick <= p.diagnostics.snapshot().firstTick + Math.floor(x * p.diagnostics.snapshot().tickRate),
+        );
       }, t);
     // Three kills in a row whose viewing points (2 s before) lie in three different chunks, so that
     // each ] needs a chunk the decoder does not hold.
     const plan = await page.evaluate(() => {
       const p = window.__player;
       const chunkAt = (t) =>
-        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.tb.first + Math.floor(t * p.debug.tb.rate));
+        p.info.chunks.findLastIndex(
+          (c) => c.firstTick <= p.diagnostics.snapshot().firstTick + Math.floor(t * p.diagnostics.snapshot().tickRate),
+        );
       const starts = [...new Set(p.kills.map((k) => Math.max(0, p.killTime(k) - 2)))].sort((a, b) => a - b);
       for (let i = 0; i + 2 < starts.length; i++) {
         const c = starts.slice(i, i + 3).map(chunkAt);
@@ -306,9 +314,13 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
     // different chunks, and a far moment F in a sixth (a control: nothing readies it).
     const plan = await page.evaluate(async () => {
       const p = window.__player;
-      const cached = (await p.debug.workerStats()).cachedChunks;
+      const cached = (await p.diagnostics.workerStats()).cachedChunks;
       const chunkAt = (t) =>
-        p.info.chunks.findLastIndex((c) => c.firstTick <= p.debug.tb.first + Math.floor(t * p.debug.tb.rate + 1e-6));
+        p.info.chunks.findLastIndex(
+          (c) =>
+            c.firstTick <=
+            p.diagnostics.snapshot().firstTick + Math.floor(t * p.diagnostics.snapshot().tickRate + 1e-6),
+        );
       for (let t = 12; t < p.duration - 12; t += 0.5) {
         const prev = p.killStart(-1, t);
         const next = p.killStart(1, t);
@@ -324,7 +336,8 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
           prev,
           next,
           chunks: c,
-          far: (p.info.chunks[far].firstTick - p.debug.tb.first + 3) / p.debug.tb.rate,
+          far:
+            (p.info.chunks[far].firstTick - p.diagnostics.snapshot().firstTick + 3) / p.diagnostics.snapshot().tickRate,
           farChunk: far,
         };
       }
@@ -372,7 +385,7 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
       );
       if (resumed) {
         assert.equal(h.timing?.resumed, true, `${key}: resumed in the spare decoder: ${JSON.stringify(h.timing)}`);
-        const k1 = await page.evaluate(() => window.__player.debug.workerStats());
+        const k1 = await page.evaluate(() => window.__player.diagnostics.workerStats());
         assert.equal(k1.swapped, k0.swapped + 1, 'the spare decoder became the decoder');
       } else {
         assert.equal(h.timing?.resumed, false, `${key}: the decoder was still at T`);
@@ -390,7 +403,7 @@ test("a paused seek's landing readies ← / → / [ / ]: → resumes in the spar
     await page.evaluate(() => window.__player.play());
     await page.waitForFunction((t) => window.__player.currentTime > t + 0.2, plan.t, { timeout: 10_000 });
     await page.evaluate(() => window.__player.pause());
-    const s1 = await page.evaluate(() => window.__player.debug.workerStats());
+    const s1 = await page.evaluate(() => window.__player.diagnostics.workerStats());
     assert.ok(s1.resumed > s0.resumed, `playing on resumed in T's chunk: ${JSON.stringify([s0, s1])}`);
     // The control: a seek nothing readied waits for the file.
     await page.evaluate((t) => window.__player.seek(t), plan.far);
@@ -414,7 +427,9 @@ test("chunks over 512 KiB get no spare decoder (its memory): a seek's landing on
     await waitReady(page);
     await page.setInputFiles('#file-input', big);
     await page.waitForFunction(
-      () => window.__player.state().name === 'spare-2000.flrep' && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name === 'spare-2000.flrep' &&
+        window.__player.diagnostics.snapshot().ready,
       null,
       { timeout: 60_000 },
     );
@@ -429,7 +444,10 @@ test("chunks over 512 KiB get no spare decoder (its memory): a seek's landing on
     assert.ok(s.heldChunks.length <= 1, `one decoder holds a chunk: ${JSON.stringify(s.heldChunks)}`);
     const next = await page.evaluate(() =>
       window.__player.info.chunks.findLastIndex(
-        (c) => c.firstTick <= window.__player.debug.tb.first + Math.floor(7.5 * window.__player.debug.tb.rate),
+        (c) =>
+          c.firstTick <=
+          window.__player.diagnostics.snapshot().firstTick +
+            Math.floor(7.5 * window.__player.diagnostics.snapshot().tickRate),
       ),
     );
     assert.ok(s.cachedChunks.includes(next), `→'s chunk read on landing: ${JSON.stringify(s.cachedChunks)}`);

@@ -75,7 +75,7 @@ const viewOf = (page) =>
 
 /** Both pages at rest on the same frame: no trails from how each got there (the picture only). */
 async function still(page) {
-  await page.evaluate(() => window.__player.debug.renderer.clearTrails());
+  await page.evaluate(() => window.__player.diagnostics.clearTrails());
   await settle(page, 6);
 }
 
@@ -125,7 +125,7 @@ test('a link from the Share dialog opens another page at that tick, following th
 
     ({ page: opener, log: openerLog } = await openPage(link.slice(srv.url.length)));
     await waitReady(opener);
-    await opener.waitForFunction(() => window.__player.debug.firstFrameShown);
+    await opener.waitForFunction(() => window.__player.diagnostics.snapshot().firstFrameShown);
     await still(opener);
     const got = await viewOf(opener);
     assert.equal(got.state.tick, 2400);
@@ -170,7 +170,7 @@ test('every camera mode from a link, with its pose; t as m:ss; the mode buttons 
       page.evaluate(async (query) => {
         const p = window.__player;
         await p.load('demo/demo.flrep', new URLSearchParams(query));
-        for (let i = 0; i < 600 && !(p.state().ready && p.debug.firstFrameShown); i++)
+        for (let i = 0; i < 600 && !(p.diagnostics.snapshot().ready && p.diagnostics.snapshot().firstFrameShown); i++)
           await new Promise((r) => setTimeout(r, 50));
         for (let i = 0; i < 4; i++) await new Promise(requestAnimationFrame);
         return {
@@ -425,7 +425,7 @@ test('a file from the disk: the dialog says it cannot be linked and offers the t
     await waitReady(page);
     await page.setInputFiles('#file-input', DEMO);
     await page.waitForFunction(() => {
-      const s = window.__player.state();
+      const s = window.__player.diagnostics.snapshot();
       return s.name === 'demo.flrep' && s.ready;
     });
     assert.equal(await page.evaluate(() => window.__player.url), '', 'a file has no address');

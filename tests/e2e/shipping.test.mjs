@@ -87,7 +87,7 @@ test('download budget: a WebGPU .flrep session fetches at most 250 KB (gzip -9) 
   try {
     await waitReady(page);
     // The budget is for a WebGPU browser: the harness's flags give one (no skip on a quiet fallback).
-    assert.equal(await page.evaluate(() => window.__player.state().backend), expectedBackend(true));
+    assert.equal(await page.evaluate(() => window.__player.diagnostics.snapshot().backend), expectedBackend(true));
     await page.evaluate(() => window.__player.play());
     await page.waitForTimeout(1500);
     const urls = [

@@ -42,7 +42,9 @@ test('a SparkEngine match: a colour per player on the canvas and in the roster, 
     await waitReady(page);
     await page.setInputFiles('#file-input', file);
     await page.waitForFunction(
-      () => window.__player.state().name === 'match-10p.replay' && window.__player.state().ready,
+      () =>
+        window.__player.diagnostics.snapshot().name === 'match-10p.replay' &&
+        window.__player.diagnostics.snapshot().ready,
       null,
       {
         timeout: 120_000,

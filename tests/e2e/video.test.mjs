@@ -69,7 +69,7 @@ async function openVideoPage(init = null, query = '') {
   await page.evaluate(
     async ({ a, b }) => {
       const p = window.__player;
-      p.debug.renderer.setTrailSeconds(0);
+      p.diagnostics.setTrailSeconds(0);
       p.setClip({ start: a, end: b, loop: false });
       await p.seek(a);
     },
@@ -112,7 +112,7 @@ function differentIn(a, b, keep, tol) {
  *  ffprobe, and its middle frame against the player's canvas at that time. */
 async function exportAndCompare(t, query, name) {
   const { page, log } = await openVideoPage(null, query);
-  const inWorker = await page.evaluate(() => window.__player.state().renderInWorker);
+  const inWorker = await page.evaluate(() => window.__player.diagnostics.snapshot().renderInWorker);
   assert.equal(inWorker, !query.includes('render=page'), `drawn ${inWorker ? 'in the render worker' : 'on the page'}`);
   await openDialog(page);
   const how = await page.textContent('#video-how');
@@ -147,10 +147,10 @@ async function exportAndCompare(t, query, name) {
   assert.ok(Math.abs(back - IN) < 1e-6, `the playhead went back to where it was (${back})`);
   await settle(page, 8);
   const labels = await page.evaluate(() => {
-    const L = window.__player.debug.labels;
-    return [...L.shown].map((id) => {
-      const el = L.pool.get(id);
-      return { x: el.rpX, y: el.rpY, w: el.getBoundingClientRect().width };
+    const d = window.__player.diagnostics;
+    return d.snapshot().labels.map((id) => {
+      const l = d.label(id);
+      return { x: l.x, y: l.y, w: l.width };
     });
   });
   await page.evaluate(() => document.body.classList.add('test-hide-labels'));
@@ -222,7 +222,7 @@ test('Cancel stops the export and leaves no download; the player is as it was', 
   await page.waitForFunction(() => /Cancelled/.test(document.querySelector('#video-status').textContent));
   const s = await page.evaluate(() => ({
     time: window.__player.currentTime,
-    held: window.__player.debug.stage.held,
+    held: window.__player.diagnostics.snapshot().stageHeld,
     progress: document.querySelector('#video-progress').value,
   }));
   assert.ok(s.progress < 1, `cancelled before the end (${s.progress})`);

@@ -77,9 +77,10 @@ async function shot(page, name) {
 
 // ---------------------------------------------------------------- page helpers (run in the page)
 
-const ready = () => window.__player && (window.__player.state().ready || window.__player.state().error);
+const ready = () =>
+  window.__player && (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error);
 const stateOf = () => {
-  const s = window.__player.state();
+  const s = window.__player.diagnostics.snapshot();
   return {
     ready: s.ready,
     error: s.error,
@@ -165,7 +166,7 @@ export const SCENARIOS = {
       return {
         kills: window.__ui.timeline.markers().kills,
         box: { x: r.x, y: r.y },
-        feed: window.__player.state().killFeed.map((k) => k.time),
+        feed: window.__player.diagnostics.snapshot().killFeed.map((k) => k.time),
       };
     });
     assert.ok(kills.length > 10 && kills.length === feed.length, `kill markers: ${kills.length} of ${feed.length}`);
@@ -189,9 +190,13 @@ export const SCENARIOS = {
     const t10 = fixture('t10', { seconds: 10, seed: 7 });
     const { page } = await openPlayer(ctx);
     await page.setFile('#file-input', t10);
-    await page.waitFor(() => window.__player.state().name === 't10.flrep' && window.__player.state().ready, undefined, {
-      what: 't10.flrep open',
-    });
+    await page.waitFor(
+      () => window.__player.diagnostics.snapshot().name === 't10.flrep' && window.__player.diagnostics.snapshot().ready,
+      undefined,
+      {
+        what: 't10.flrep open',
+      },
+    );
     const s = await page.evaluate(stateOf);
     assert.ok(Math.abs(s.duration - 599 / 60) < 0.02, `duration ${s.duration}`);
     assert.equal(s.error, null);
@@ -209,7 +214,7 @@ export const SCENARIOS = {
     const { page } = await openPlayer(ctx);
     await page.setFile('#file-input', file);
     await page.waitFor(
-      (n) => window.__player.state().name === n && window.__player.state().ready,
+      (n) => window.__player.diagnostics.snapshot().name === n && window.__player.diagnostics.snapshot().ready,
       path.basename(file),
       { what: 'the damaged file open' },
     );
@@ -222,7 +227,7 @@ export const SCENARIOS = {
       p.setSpeed(4);
       p.play();
       await Promise.race([ended, new Promise((_, reject) => setTimeout(() => reject(new Error('not ended')), 45_000))]);
-      return { seen, time: p.currentTime, duration: p.duration, error: p.state().error, gaps: p.gaps };
+      return { seen, time: p.currentTime, duration: p.duration, error: p.diagnostics.snapshot().error, gaps: p.gaps };
     });
     assert.equal(run.error, null);
     assert.ok(run.time >= run.duration - 0.01, `played to the end (${run.time} of ${run.duration})`);
@@ -278,9 +283,9 @@ export const SCENARIOS = {
       const s = {
         status: l.status,
         badge: b && !b.hidden ? b.textContent : '',
-        tick: window.__player.debug.cur?.tick ?? -1,
+        tick: window.__player.diagnostics.snapshot().frameTick ?? -1,
         duration: window.__player.duration,
-        error: window.__player.debug.error ?? null,
+        error: window.__player.diagnostics.snapshot().error ?? null,
       };
       if (want === 'live') return s.status === 'live' && s.badge.includes('LIVE') && s.tick >= 0 ? s : null;
       return s.status === want ? s : null;
@@ -293,7 +298,7 @@ export const SCENARIOS = {
       const live = await page.waitFor(liveIs, 'live', { timeout: 30_000, what: 'LIVE', diag });
       assert.equal(live.error, null);
       assert.ok(live.duration >= 4 - 0.1 && live.duration < 24 - 0.1, `part of the match received: ${live.duration} s`);
-      const s = await page.evaluate(() => window.__player.state());
+      const s = await page.evaluate(() => window.__player.diagnostics.snapshot());
       assert.equal(s.backend, EXPECTED[page.engine].backend);
       assertDrawn(await shot(page, 'live'), await page.evaluate(rectOf, 'canvas.rp-canvas'), 'live');
     } finally {
@@ -337,7 +342,7 @@ export const SCENARIOS = {
     await page.evaluate(() => window.__host.send('main', 'pause', {}, 'q1'));
     assert.equal((await wait({ id: 'q1' })).data.playing, false);
     const inner = await page.evaluateIn('iframe', () => {
-      const s = window.__player.state();
+      const s = window.__player.diagnostics.snapshot();
       return { backend: s.backend, inWorker: s.renderInWorker };
     });
     assert.deepEqual(inner, EXPECTED[page.engine]);
@@ -352,7 +357,7 @@ export const SCENARIOS = {
     );
     const s = await page.waitFor(
       () => {
-        const st = window.__p?.state();
+        const st = window.__p?.diagnostics.snapshot();
         return st && (st.ready || st.error)
           ? { ready: st.ready, error: st.error, time: st.time, backend: st.backend, inWorker: st.renderInWorker }
           : null;
@@ -436,7 +441,7 @@ async function cannotDraw(base) {
     const page = await eng.open(base);
     await page.waitFor(ready, undefined, { timeout: 60_000, what: 'the player ready or failed' });
     const s = await page.evaluate(() => {
-      const st = window.__player.state();
+      const st = window.__player.diagnostics.snapshot();
       const box = document.getElementById('error');
       return {
         error: st.error,

@@ -80,8 +80,9 @@ export interface Snapshot {
   heldBytes: number;
   /** Ticks [lo, hi) whose pieces are kept. */
   keepRange: [number, number];
-  /** The animation loop rests (nothing moves). */
+  /** The animation loop rests (nothing moves); frames it timed since the start or perf({reset}). */
   resting: boolean;
+  loopFrames: number;
   /** Prefetch hints sent, readied by the worker, and one waiting for its delay. */
   hints: { sent: number; prefetched: number; waiting: boolean };
   /** Entity ids labelled in the last frame, and the candidates left unlabelled. */
@@ -103,7 +104,11 @@ export interface FrameCopy {
 
 /** A callsign label as placed over the canvas (view/labels.ts), or null when there is none. */
 export interface LabelInfo {
+  /** Placed in the last frame; its element not hidden; styled as the selected one. */
   shown: boolean;
+  visible: boolean;
+  selected: boolean;
+  /** The callsign it shows (a file string). */
   text: string;
   x: number;
   y: number;
@@ -125,8 +130,8 @@ export interface Diagnostics {
   frame(): FrameCopy | null;
   /** The decoded frame held for `tick`, with the next one's tick; null when no piece holds it. */
   frameAt(tick: number): FrameCopy | null;
-  /** Whether a piece holds `tick`. */
-  holds(tick: number): boolean;
+  /** The decoded piece holding `tick`, or null. */
+  pieceAt(tick: number): PieceSummary | null;
   /** The skipped part holding `tick`, or null. */
   gapAt(tick: number): unknown;
   /** Whether the events of `tick` were learned from a whole-recording scan. */
@@ -137,8 +142,10 @@ export interface Diagnostics {
   rendererLabels(): Promise<number[]>;
   /** Entity `id`'s last projection [id, x, y, visible] (the next frame answers a first ask). */
   labelOf(id: number): number[];
-  /** Whether `name` is a callsign known. */
-  knowsName(name: string): boolean;
+  /** Whether entity `id` has a callsign (from the info or a spawn). */
+  hasName(id: number): boolean;
+  /** Entity `id`'s faction (index into the palette), or undefined. */
+  factionOf(id: number): number | undefined;
   /** How long a seek's page changes wait for its frame (ms). */
   seekShowMs: number;
   /** The loop never rests (benchmarks). */
@@ -189,6 +196,25 @@ export interface PieceTimes {
   copy?: number;
   startedAt?: number;
   postedAt?: number;
+}
+
+/** A piece held (pieces.ts) as plain data. */
+function summary(p: {
+  chunk: number;
+  from: number;
+  end: number;
+  stride: number;
+  ticks: ArrayLike<number>;
+  offsets: ArrayLike<number>;
+}): PieceSummary {
+  return {
+    chunk: p.chunk,
+    from: p.from,
+    end: p.end,
+    stride: p.stride,
+    ticks: p.ticks.length,
+    states: p.offsets[p.offsets.length - 1] ?? 0,
+  };
 }
 
 export class CoreDiagnostics implements Diagnostics {
@@ -255,17 +281,11 @@ export class CoreDiagnostics implements Diagnostics {
       })),
       gaps: c.gaps.list.length,
       chunksHeld: [...new Set(c.pieces.list.map((p) => p.chunk))].sort((a, b) => a - b),
-      pieces: c.pieces.list.map((p) => ({
-        chunk: p.chunk,
-        from: p.from,
-        end: p.end,
-        stride: p.stride,
-        ticks: p.ticks.length,
-        states: p.offsets[p.offsets.length - 1] ?? 0,
-      })),
+      pieces: c.pieces.list.map(summary),
       heldBytes: c.pieces.heldBytes(),
       keepRange: c.keepRange(),
       resting: c.loop.resting,
+      loopFrames: c.loop.perfN,
       hints: { sent: c.hints.sent, prefetched: c.hints.prefetched, waiting: !!c.hints.waiting },
       labels: [...c.labels.shown],
       labelsHidden: c.labels.hidden,
@@ -316,9 +336,10 @@ export class CoreDiagnostics implements Diagnostics {
     return { tick: a.tick, frame: Array.from(a.frame), next: p.nextFrame(a)?.tick ?? null };
   }
 
-  /** Whether a piece holds `tick`. */
-  holds(tick: number): boolean {
-    return !!this.#c.pieces.at(tick);
+  /** The decoded piece holding `tick`, or null. */
+  pieceAt(tick: number): PieceSummary | null {
+    const p = this.#c.pieces.at(tick);
+    return p ? summary(p) : null;
   }
 
   /** The gap (skipped part) holding `tick`, or null. */
@@ -338,7 +359,9 @@ export class CoreDiagnostics implements Diagnostics {
     if (!el) return null;
     return {
       shown: L.shown.has(id),
-      text: el.rpText ?? '',
+      visible: !el.hidden,
+      selected: el.classList.contains('selected'),
+      text: el.querySelector('.rp-name')?.textContent ?? el.rpText ?? '',
       x: el.rpX,
       y: el.rpY,
       width: el.getBoundingClientRect().width,
@@ -357,10 +380,14 @@ export class CoreDiagnostics implements Diagnostics {
     return L ? Array.from(L) : [];
   }
 
-  /** Whether `name` is a callsign known (from the info or a spawn). */
-  knowsName(name: string): boolean {
-    for (const n of this.#c.entities.names.values()) if (n === name) return true;
-    return false;
+  /** Whether entity `id` has a callsign (from the info or a spawn). */
+  hasName(id: number): boolean {
+    return this.#c.entities.names.has(id);
+  }
+
+  /** Entity `id`'s faction (index into the palette), or undefined. */
+  factionOf(id: number): number | undefined {
+    return this.#c.entities.factionOf(id);
   }
 
   // ------------------------------------------------------------ knobs

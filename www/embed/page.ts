@@ -29,9 +29,10 @@ const player = embedded(null, frame, {
   renderInPage: params.get('render') === 'page',
 });
 const ui = mountUI(player, frame, { controls: options.controls !== false, fill: true, keys: document });
-// The test / inspection hook, as on the full page: the page's controller.
-const hooks = window as { __player?: unknown };
+// Test / inspection hooks, as on the full page: the page's controller, its UI's parts.
+const hooks = window as { __player?: unknown; __ui?: unknown };
 hooks.__player = player;
+hooks.__ui = ui;
 
 // An `origin=` that cannot be read commands nothing (rather than leaving the player to anyone).
 if (!params.has('origin') || options.origin) bindBridge(player, { win: window, origins: options.origin ?? [] });
