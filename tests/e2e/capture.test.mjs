@@ -1,5 +1,5 @@
 // The published handle's captureFrame(t, width, height) (docs/player-api.md; www/core/capture.ts)
-// in headless Chromium, through `handle` as a site holds it: the picture at a time at a size of its
+// in headless Chromium, on the handle create() gives a site: the picture at a time at a size of its
 // own, drawn by the player's renderer (the entities in their faction colours on the background),
 // different at another time; the playhead, the canvas' size and playing are as they were; a size
 // it cannot draw and a player with nothing open reject with a sentence.
@@ -25,8 +25,8 @@ const suite = pageSuite({ setup: () => fs.mkdirSync(DIR, { recursive: true }) })
 async function capture(page, t, w, h) {
   const r = await page.evaluate(
     async ([t, w, h]) => {
-      const p = window.__player.handle;
-      const canvas = document.querySelector('canvas.rp-canvas');
+      const p = window.__site;
+      const canvas = document.querySelector('#site canvas.rp-canvas');
       const before = { time: p.currentTime, playing: p.playing, width: canvas.width, height: canvas.height };
       const bmp = await p.captureFrame(t, w, h);
       const c = document.createElement('canvas');
@@ -46,6 +46,25 @@ async function capture(page, t, w, h) {
   return { ...r, buf, img: decodePng(buf) };
 }
 
+/** A site's player on the page (player.js's create(), the published handle) with the demo open:
+ *  window.__site. The page's own player pauses. */
+async function sitePlayer(page) {
+  await page.evaluate(async () => {
+    window.__player.pause();
+    const { create } = await import('./player.js');
+    const el = document.createElement('div');
+    el.id = 'site';
+    el.style.cssText = 'position:fixed;left:0;top:0;width:480px;height:270px;z-index:10';
+    document.body.append(el);
+    const p = create('demo/demo.flrep', el, { lazy: false, ui: false });
+    window.__site = p;
+    await new Promise((resolve, reject) => {
+      p.on('ready', resolve);
+      p.on('error', (e) => reject(new Error(e.message)));
+    });
+  });
+}
+
 /** Pixels of `img` in a faction's colour family, by faction (0 … 3). */
 function factions(img) {
   const n = [0, 0, 0, 0];
@@ -61,7 +80,8 @@ test('captureFrame: the picture at a time at its own size; the player as it was'
   const { page, log } = await suite.openPage();
   try {
     await waitReady(page);
-    await page.evaluate(() => window.__player.seek(4));
+    await sitePlayer(page);
+    await page.evaluate(() => window.__site.seek(4));
     await settle(page, 6);
     const a = await capture(page, 12, 320, 180);
     fs.writeFileSync(path.join(DIR, 'capture-12s.png'), a.buf);
@@ -80,7 +100,7 @@ test('captureFrame: the picture at a time at its own size; the player as it was'
     assert.ok(Math.abs(a.after.time - 4) < 1e-6, `the playhead back at 4 s (${a.after.time})`);
     assert.equal(a.after.playing, false);
     assert.deepEqual([a.after.width, a.after.height], [a.before.width, a.before.height], "the canvas' size back");
-    const snap = await page.evaluate(() => window.__player.diagnostics.snapshot());
+    const snap = await page.evaluate(() => window.__site.diagnostics.snapshot());
     assert.equal(snap.stageHeld, false, 'the renderer is the page’s again');
     // Another time, another picture; the same time again, the same picture.
     const b = await capture(page, 24, 320, 180);
@@ -88,20 +108,20 @@ test('captureFrame: the picture at a time at its own size; the player as it was'
     const c = await capture(page, 12, 320, 180);
     assert.ok(fractionDifferent(a.img, c.img, 40) < 0.01, 'the same time draws the same picture');
     // Playing, it plays on afterwards.
-    await page.evaluate(() => window.__player.play());
+    await page.evaluate(() => window.__site.play());
     const d = await capture(page, 30, 160, 90);
     assert.deepEqual(d.size, [160, 90]);
     assert.equal(d.after.playing, true, 'playing again after the capture');
-    await page.evaluate(() => window.__player.pause());
+    await page.evaluate(() => window.__site.pause());
     // Sizes it cannot draw reject, and leave the player as it was.
     const bad = await page.evaluate(() =>
-      window.__player.handle.captureFrame(1, 0, 90).then(
+      window.__site.captureFrame(1, 0, 90).then(
         () => 'resolved',
         (e) => e.message,
       ),
     );
     assert.match(bad, /size must be 1–8192 px/);
-    assert.equal(await page.evaluate(() => window.__player.diagnostics.snapshot().stageHeld), false);
+    assert.equal(await page.evaluate(() => window.__site.diagnostics.snapshot().stageHeld), false);
     log.assertClean();
   } finally {
     await page.close();

@@ -1,6 +1,6 @@
 // The player's controller: one replay on one canvas, with everything the full page (index.html)
 // and the embed forms' own UI drive. Internal: a site gets the narrow published handle
-// (api/player.ts's Player, `controller.handle`), which forwards to this; nothing here is declared
+// (api/player.ts's Player, `handleOf(controller)`), which forwards to this; nothing here is declared
 // in the package (types/). createController() makes one for the full page (its own UI, workers from
 // the page's origin, decoding at once); api/create.ts's create() makes one with the embed UI.
 //
@@ -10,8 +10,7 @@
 // through `diagnostics` (core/diagnostics.ts) and `capture()` (core/capture.ts).
 import { Core } from '../core/core.ts';
 import { CoreDiagnostics, type Diagnostics } from '../core/diagnostics.ts';
-import { FrameCapture } from '../core/capture.ts';
-import { Handle, type Player } from './player.ts';
+import type { FrameCapture } from '../core/capture.ts';
 import type { CoreEventName, CoreEvents, CoreOptions, CoreSource } from '../core/core.ts';
 import type { GhostSource } from '../core/ghosts.ts';
 import { State } from '../core/clock.ts';
@@ -62,7 +61,6 @@ export type ControllerOptions = CoreOptions & { [option: string]: unknown };
 /** The controller (docs/player-api.md has the published part); create() and createController() make one. */
 export class Controller {
   #c: Core;
-  #handle: Player | null = null;
   #diagnostics: Diagnostics;
   #url: string;
   #file: Blob | null = null;
@@ -585,12 +583,6 @@ export class Controller {
 
   // ------------------------------------------------------------ the published handle, diagnostics, capture
 
-  /** The published handle (api/player.ts) of this controller: what create() gives a site. */
-  get handle(): Player {
-    this.#handle ??= new Handle(this);
-    return this.#handle;
-  }
-
   /** The name of the recording open: a file's name or the URL, '' before one. */
   get name(): string {
     return this.#c.sourceName;
@@ -602,16 +594,17 @@ export class Controller {
     return this.#diagnostics;
   }
 
-  /** Holds the renderer at `width` × `height` to draw frames on demand (core/capture.ts):
-   *  Export → Video's frames and captureFrame(). release() gives it back. */
-  capture(width: number, height: number): FrameCapture {
+  /** Holds the renderer at `width` × `height` to draw frames on demand (core/capture.ts, a chunk
+   *  loaded on first use): Export → Video's frames and captureFrame(). release() gives it back. */
+  async capture(width: number, height: number): Promise<FrameCapture> {
+    const { FrameCapture } = await import('../core/capture.ts');
     return new FrameCapture(this.#c, this, width, height);
   }
 
   /** The picture at `t` seconds drawn at `width` × `height` (the canvas only, without the labels
    *  over it), as an ImageBitmap; the playhead and the canvas are as they were afterwards. */
   async captureFrame(t: number, width: number, height: number): Promise<ImageBitmap> {
-    const cap = this.capture(width, height);
+    const cap = await this.capture(width, height);
     try {
       const { image } = await cap.frame(Math.min(Math.max(0, Number(t) || 0), this.duration), true);
       if (!image) throw new Error('the renderer drew no picture');

@@ -9,7 +9,7 @@
 // create() is the embed forms' player: its own UI (embed/mount.ts: frame, keys, compact controls),
 // workers from wherever this file is served, nothing decoded until it is in view. It returns the
 // published handle (api/player.ts); the controller behind it (api/controller.ts) stays inside.
-import type { Player } from './player.ts';
+import { handleOf, type Player } from './player.ts';
 import type { PlayerOptions, ReplaySource } from '../lib/types.ts';
 import { embedded } from './embedded.ts';
 
@@ -40,5 +40,5 @@ export type * from '../lib/types.ts';
  * `opts` also takes forceWebgl, renderInPage (draw on the page instead of in a render worker).
  */
 export function create(src: ReplaySource | null, element: HTMLElement, opts: PlayerOptions = {}): Player {
-  return embedded(src, element, opts).handle;
+  return handleOf(embedded(src, element, opts));
 }

@@ -112,6 +112,19 @@ export interface Player {
   readonly diagnostics: Diagnostics;
 }
 
+/** Controller → its handle: one each (create() and <replay-player> give it out). */
+const handles = new WeakMap<Controller, Player>();
+
+/** The published handle of controller `c` (the same one each time). */
+export function handleOf(c: Controller): Player {
+  let h = handles.get(c);
+  if (!h) {
+    h = new Handle(c);
+    handles.set(c, h);
+  }
+  return h;
+}
+
 /** The published handle over a controller: each member forwards (docs/player-api.md). */
 export class Handle implements Player {
   #c: Controller;

@@ -14,7 +14,7 @@
 // and is disposed when it is removed from the document (workers ended, GPU released).
 import { embedded } from '../api/embedded.ts';
 import type { Controller } from '../api/controller.ts';
-import type { Player } from '../api/player.ts';
+import { handleOf, type Player } from '../api/player.ts';
 import { mountUI, type MountedUI } from './mount.ts';
 import { readOptions } from '../api/options.ts';
 import type { PlayerEventMap } from '../lib/types.ts';
@@ -299,7 +299,7 @@ export class ReplayPlayerElement extends HTMLElement {
 
   /** The player's handle (player.js), or null while the element is not connected. */
   get player(): Player | null {
-    return this.#p?.handle ?? null;
+    return this.#p ? handleOf(this.#p) : null;
   }
   /** The replay's address (the `src` attribute); setting it loads that replay. */
   get src() {

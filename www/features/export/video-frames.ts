@@ -9,7 +9,7 @@ export type { FrameLabel };
 
 /** What the export holds of the player (www/api/controller.ts's Controller): a capture of its frames. */
 export interface VideoPlayer {
-  capture(width: number, height: number): FrameCapture;
+  capture(width: number, height: number): Promise<FrameCapture>;
 }
 
 /** The times of the frames of [start, end) at `fps`: frame i at start + i / fps (duration × fps of them). */

@@ -99,7 +99,7 @@ export async function exportVideo(
   const realtime = !!opts.realtime || !hasWebCodecs();
   const times = frameTimes(start, end, fps);
   const t0 = performance.now();
-  const held = player.capture(width, height);
+  const held = await player.capture(width, height);
   let sink: VideoSink | null = null;
   try {
     let composer: Composer | null = null;
