@@ -9,11 +9,13 @@ import type { AnyRenderer, SpawnWorker } from '../bridge/renderer.ts';
 export const TAP_SLOP_TOUCH = 10;
 const CATEGORY: Record<string, number> = { other: 0, aircraft: 1, projectile: 2, ground: 3, character: 4 };
 
-/** How the stage's renderer starts. `spawn`: how the render worker starts (bridge/renderer.ts). */
+/** How the stage's renderer starts. `spawn`: how the render worker starts (bridge/renderer.ts);
+ *  `createRenderer`: what starts it (bridge/renderer.ts's unless a test gives its own). */
 export interface StageOptions {
   forceWebgl?: boolean;
   renderInPage?: boolean;
   spawn?: SpawnWorker;
+  createRenderer?: typeof createRenderer;
 }
 
 /** What the stage tells its owner: the renderer started; the render worker died; the renderer could
@@ -88,7 +90,7 @@ export class Stage {
   async start(): Promise<void> {
     try {
       const token = ++this.#token;
-      const r = await createRenderer(this.canvas, {
+      const r = await (this.#opts.createRenderer ?? createRenderer)(this.canvas, {
         forceWebgl: !!this.#opts.forceWebgl,
         inPage: !!this.#opts.renderInPage,
         spawn: this.#opts.spawn,
