@@ -71,15 +71,16 @@ try {
           const w = new Worker(exportUrl, { type: 'module' });
           let bytes = 0;
           const size = (m) => m.bytes?.length ?? m.blob?.size ?? 0;
+          // (docs/worker-protocol.md "The export worker": pushes without an id, then the reply.)
           w.onmessage = ({ data: m }) => {
             if (m.type === 'part') bytes += size(m);
-            else if (m.type === 'error') reject(new Error(m.message));
-            else if (m.type === 'done') {
+            else if (m.error) reject(new Error(m.error.message));
+            else if (m.result) {
               w.terminate();
-              resolve({ ms: performance.now() - t0, bytes: bytes + size(m), workers: m.workers });
+              resolve({ ms: performance.now() - t0, bytes: bytes + size(m.result), workers: m.result.workers });
             }
           };
-          w.postMessage({ type: 'export', kind: 'acmi', src: file, from: null, to: null, zip, workers });
+          w.postMessage({ id: 1, type: 'export', kind: 'acmi', src: file, from: null, to: null, zip, workers });
         });
       await decode();
       await exportAcmi(2);

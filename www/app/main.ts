@@ -4,6 +4,7 @@ import { createController } from '../api/controller.ts';
 import { SEEK_STEP_S, factionColour, NO_ENTITY } from '../api/constants.ts';
 import { eventKindKey, eventText } from '../widgets/events.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
+import { Rpc, type NewRpc } from '../bridge/rpc.ts';
 import { createTimeline } from './timeline.ts';
 import { createPanels } from './panels.ts';
 import { bindKeyboard } from '../widgets/keyboard.ts';
@@ -344,12 +345,16 @@ function share(fn: (s: Share) => void) {
 }
 shareBtn.addEventListener('click', () => share((s) => s.open()));
 
+// The Rpc (www/bridge/rpc.ts) of the export and compare workers: handed to their features, which
+// import only its types, so that it stays in main.js (the decoder's client holds it already).
+const newRpc: NewRpc = (port, options) => new Rpc(port, options);
+
 // Export (www/features/export/open.ts: the dialog, ACMI and clips in the export worker) is loaded on first use.
 let exportSrc: PlayerEventMap['loadstart']['src'] | undefined;
 player.on('loadstart', (e: PlayerEventMap['loadstart']) => (exportSrc = e.src));
 exportBtn.addEventListener('click', () =>
   import('../features/export/open.ts').then(
-    (m) => m.openExport(player, exportSrc, exportBtn, { video: () => video(exportBtn) }),
+    (m) => m.openExport(player, exportSrc, exportBtn, { video: () => video(exportBtn), newRpc }),
     (e) => toast('notice', `Export could not be loaded: ${e?.message ?? e}`),
   ),
 );
@@ -437,6 +442,7 @@ function compare(a: File, b: File, notice = '') {
       (window.__compare = m.createCompare(player, {
         root: $('compare'),
         newWorker: () => new Worker(shippedUrl('./compare-worker.js'), { type: 'module', name: 'replay-compare' }),
+        newRpc,
         timeline: window.__ui.timeline,
       })),
   );

@@ -4,13 +4,22 @@
 // tick with progress, and this panel says what it found: the first divergent tick, the entities
 // that differ there with each field's value in A and in B, or "identical through tick N", or that B
 // (or A) ends first, or why the two are not recordings of one session. A mark on the timeline at
-// the divergence seeks there. Loaded on first use (main.js); imports only ./format.js.
+// the divergence seeks there. Loaded on first use (main.js); imports only widgets/format.ts (the
+// worker's Rpc, www/bridge/rpc.ts, is handed in: `newRpc`).
 // File strings (names, reasons) reach the DOM only as text.
 import type { Controller } from '../../api/controller.ts';
+import type { NewRpc, Rpc } from '../../bridge/rpc.ts';
 import { el, fmtTime } from '../../widgets/format.ts';
 
 // The compare worker's messages (docs/worker-protocol.md, "The compare worker"): both sides import them.
-import type { CompareInfo, CompareMessage, CompareOutcome, DivergedEntity } from '../../lib/protocol/compare.ts';
+import type {
+  CompareInfo,
+  CompareOutcome,
+  ComparePush,
+  CompareRequest,
+  CompareResult,
+  DivergedEntity,
+} from '../../lib/protocol/compare.ts';
 
 /** What the Compare panel reads and drives of the player (www/api/player.ts's handle: types/player.d.ts). */
 export type ComparePlayer = Pick<
@@ -22,6 +31,7 @@ export type ComparePlayer = Pick<
 export interface CompareOptions {
   root: HTMLElement;
   newWorker: () => Worker;
+  newRpc: NewRpc;
   timeline: { span: () => number };
   doc?: Document;
 }
@@ -34,9 +44,13 @@ const METRES: Record<string, string> = { pos: 'position_quantum_m', vel: 'veloci
 
 /**
  * The Compare panel over `player`. root: the panel's element (index.html #compare); newWorker: a
- * new compare worker (main.js, which knows its URL); timeline.span(): the seconds the bar spans
+ * new compare worker (main.js, which knows its URL); newRpc: `new Rpc(worker, options)` of
+ * www/bridge/rpc.ts (main.js's: the first load holds it); timeline.span(): the seconds the bar spans
  */
-export function createCompare(player: ComparePlayer, { root, newWorker, timeline, doc = document }: CompareOptions) {
+export function createCompare(
+  player: ComparePlayer,
+  { root, newWorker, newRpc, timeline, doc = document }: CompareOptions,
+) {
   // The full page's timeline: always there.
   const scrubber = doc.getElementById('scrubber') as HTMLElement;
   const mark = el('button', 'compare-mark');
@@ -64,11 +78,10 @@ export function createCompare(player: ComparePlayer, { root, newWorker, timeline
   ghostLabel.append(ghostBox, el('span', '', ' Draw B over A (translucent)'));
   root.replaceChildren(head, names, ghostLabel, bar, status, detail);
 
-  let worker: Worker | null = null;
-  let runs = 0;
-  /** The current comparison: {id, a, b, outcome?, info?, ms?, markTick?}. */
+  /** The current comparison's worker (closed when it ends: a late message of it is ignored). */
+  let rpc: Rpc<ComparePush> | null = null;
+  /** The current comparison: {a, b, outcome?, info?, ms?, markTick?}. */
   let cur: {
-    id: number;
     a: File;
     b: File;
     outcome?: CompareOutcome;
@@ -80,8 +93,8 @@ export function createCompare(player: ComparePlayer, { root, newWorker, timeline
   let loadingA = false;
 
   function stop() {
-    worker?.terminate();
-    worker = null;
+    rpc?.close();
+    rpc = null;
   }
 
   function hide() {
@@ -154,8 +167,7 @@ export function createCompare(player: ComparePlayer, { root, newWorker, timeline
   /** Compares `a` with `b` (Files): A opens in the player, the worker compares. */
   function run(a: File, b: File) {
     stop();
-    const id = ++runs;
-    cur = { id, a, b };
+    cur = { a, b };
     placed = '';
     mark.hidden = true;
     root.hidden = false;
@@ -170,13 +182,23 @@ export function createCompare(player: ComparePlayer, { root, newWorker, timeline
     }
     ghostLabel.hidden = false;
     ghosts();
-    worker = newWorker();
-    worker.onmessage = (e: MessageEvent<CompareMessage>) => onMessage(e.data);
-    worker.onerror = (e) => {
-      e.preventDefault?.();
-      if (cur?.id === id) fail(e.message || 'the compare worker stopped');
-    };
-    worker.postMessage({ type: 'compare', id, a, b });
+    // Its pushes are the progress; the reply its result, or its error (the worker's crash too).
+    const r = newRpc<ComparePush>(newWorker(), {
+      onPush: (m) => {
+        if (m.type === 'progress') progress(m.fraction, `Comparing tick by tick… ${m.ticks} ticks identical so far`);
+      },
+      crashMessage: (e) => e.message || 'the compare worker stopped',
+    });
+    rpc = r;
+    // (The worker answers the request with a CompareResult: lib/protocol/compare.ts.)
+    (r.request({ type: 'compare', a, b } satisfies CompareRequest) as Promise<CompareResult>).then(
+      (result) => {
+        if (rpc === r) done(result);
+      },
+      (e: unknown) => {
+        if (rpc === r) fail(e instanceof Error ? e.message : String(e));
+      },
+    );
   }
 
   function fail(message: string) {
@@ -184,24 +206,21 @@ export function createCompare(player: ComparePlayer, { root, newWorker, timeline
     progress(null, `The comparison failed: ${message}`);
   }
 
-  function onMessage(m: CompareMessage | null) {
-    if (!cur || m?.id !== cur.id) return;
-    if (m.type === 'progress') progress(m.fraction, `Comparing tick by tick… ${m.ticks} ticks identical so far`);
-    else if (m.type === 'error') fail(m.message);
-    else if (m.type === 'result') {
-      stop();
-      Object.assign(cur, { outcome: m.outcome, info: m.info, ms: m.ms });
-      show(m.outcome, m.info);
-      // Two recordings of different sessions have nothing to overlay.
-      if (m.outcome.kind === 'mismatched') {
-        ghostLabel.hidden = true;
-        ghosts();
-      }
+  /** The current comparison's result. */
+  function done(m: CompareResult) {
+    stop();
+    if (!cur) return;
+    Object.assign(cur, { outcome: m.outcome, info: m.info, ms: m.ms });
+    show(m.outcome, m.info);
+    // Two recordings of different sessions have nothing to overlay.
+    if (m.outcome.kind === 'mismatched') {
+      ghostLabel.hidden = true;
+      ghosts();
     }
   }
 
   function show(o: CompareOutcome, info: [CompareInfo | null, CompareInfo | null]) {
-    if (!cur) return; // onMessage() shows the current comparison's result only
+    if (!cur) return; // done() shows the current comparison's result only
     progress(null, '');
     detail.replaceChildren();
     cur.markTick = null;

@@ -1,11 +1,13 @@
 // The compare worker's protocol (docs/worker-protocol.md, "The compare worker"): the Compare view
-// (www/features/compare/view.ts) and the compare worker (www/workers/compare/main.ts). A new
-// comparison is a new worker (the page ends the old one): there is no cancel message.
+// (www/features/compare/view.ts, over www/bridge/rpc.ts) and the compare worker
+// (www/workers/compare/main.ts). The comparison is one request `{id, ...CompareRequest}` (Rpc adds
+// the id); the worker pushes its progress (`ComparePush`, no id) and answers once, `{id, result}` or
+// `{id, error: {message}}`. A new comparison is a new worker (the page ends the old one): there is
+// no cancel message.
 
-/** page → worker: compare A with B. */
+/** page → worker (the request: Rpc adds the `id`): compare A with B. */
 export interface CompareRequest {
   type: 'compare';
-  id: number;
   a: File;
   b: File;
 }
@@ -38,20 +40,24 @@ export type CompareOutcome =
 /** A file's `RecordingInfo` (the decoder's `open` result's `info` shape), as the wasm made it. */
 export type CompareInfo = Readonly<Record<string, unknown>>;
 
-/** worker → page. */
-export type CompareMessage =
+/** worker → page, without an id (pushes). */
+export type ComparePush =
   /** At most every 100 ms: chunks decoded of both files over their chunks; ticks equal so far. */
-  | { type: 'progress'; id: number; fraction: number; ticks: number }
-  /** The outcome; each file's info (null for one that did not open); the time in the worker, the
-   *  ranges read and their bytes. */
-  | {
-      type: 'result';
-      id: number;
-      outcome: CompareOutcome;
-      info: [CompareInfo | null, CompareInfo | null];
-      ms: number;
-      reads: number;
-      bytes: number;
-    }
-  /** A file could not be read or decoded: the reader's message, prefixed by the file's name. */
-  | { type: 'error'; id: number; message: string };
+  { type: 'progress'; fraction: number; ticks: number };
+
+/** The request's result: the outcome; each file's info (null for one that did not open); the time
+ *  in the worker, the ranges read and their bytes. */
+export interface CompareResult {
+  outcome: CompareOutcome;
+  info: [CompareInfo | null, CompareInfo | null];
+  ms: number;
+  reads: number;
+  bytes: number;
+}
+
+/** worker → page: the one reply to the request, its result or, when a file could not be read or
+ *  decoded, the reader's message prefixed by the file's name. */
+export type CompareReply = { id: number; result: CompareResult } | { id: number; error: { message: string } };
+
+/** Anything the compare worker posts the page. */
+export type CompareMessage = ComparePush | CompareReply;

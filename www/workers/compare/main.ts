@@ -6,14 +6,20 @@
 // range at a time: memory is two sessions and one decoded chunk of each, never a whole file.
 // Self-contained: it imports nothing of the first load (the decoder glue by a computed path).
 //
-//   page → worker  {type: 'compare', id, a: File, b: File}
-//   worker → page  {type: 'progress', id, fraction, ticks}
-//                  {type: 'result', id, outcome, info: [infoA, infoB], ms, reads, bytes}
-//                  {type: 'error', id, message}
+//   page → worker  {id, type: 'compare', a: File, b: File}  (the page's Rpc: www/bridge/rpc.ts)
+//   worker → page  {type: 'progress', fraction, ticks}  (pushes: no id)
+//                  {id, result: {outcome, info: [infoA, infoB], ms, reads, bytes}}
+//                  {id, error: {message}}
 // A new comparison is a new worker (the page ends the old one): there is no cancel message.
 import { loadWasm } from '../../lib/wasm.ts';
 import type { Builds } from '../../lib/wasm.ts';
-import type { CompareInfo, CompareMessage, CompareOutcome, CompareRequest } from '../../lib/protocol/compare.ts';
+import type {
+  CompareInfo,
+  CompareMessage,
+  CompareOutcome,
+  CompareRequest,
+  CompareResult,
+} from '../../lib/protocol/compare.ts';
 
 const BUILD = 'decoder_spark';
 /** At most one progress message per this many ms. */
@@ -50,7 +56,8 @@ function post(msg: CompareMessage): void {
   postMessage(msg);
 }
 
-async function compare({ id, a, b }: CompareRequest): Promise<void> {
+/** Compares A with B, pushing its progress; the request's result. */
+async function compare({ a, b }: CompareRequest): Promise<CompareResult> {
   const t0 = performance.now();
   const mod = await load();
   const files = [a, b];
@@ -76,21 +83,22 @@ async function compare({ id, a, b }: CompareRequest): Promise<void> {
       if (now - shown >= PROGRESS_MS) {
         shown = now;
         const p = cmp.progress() as Progress;
-        post({ type: 'progress', id, fraction: fractionOf(p), ticks: p.ticks });
+        post({ type: 'progress', fraction: fractionOf(p), ticks: p.ticks });
       }
     }
     const outcome = cmp.outcome() as CompareOutcome;
     const info: [CompareInfo | null, CompareInfo | null] = [cmp.info(0), cmp.info(1)];
-    post({ type: 'result', id, outcome, info, ms: performance.now() - t0, reads, bytes });
+    return { outcome, info, ms: performance.now() - t0, reads, bytes };
   } finally {
     cmp.free();
   }
 }
 
-self.onmessage = (e: MessageEvent<CompareRequest | null>) => {
+self.onmessage = (e: MessageEvent<({ id: number } & CompareRequest) | null>) => {
   const m = e.data;
   if (m?.type !== 'compare') return;
-  compare(m).catch((err: unknown) =>
-    post({ type: 'error', id: m.id, message: String((err as Error | null)?.message ?? err) }),
-  );
+  const { id } = m;
+  compare(m)
+    .then((result) => post({ id, result }))
+    .catch((err: unknown) => post({ id, error: { message: String((err as Error | null)?.message ?? err) } }));
 };

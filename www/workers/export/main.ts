@@ -14,13 +14,13 @@
 // follows this one's, flushed to a byte boundary, in the one entry). A helper that fails before
 // it wrote anything leaves the rest to this worker.
 //
-//   page → worker  {type: 'export', kind: 'acmi'|'clip', src: Blob|URL, from, to, zip, workers}
-//                  (seconds or null; zip: the ACMI text as a .zip.acmi whose one entry is `zip`, a
-//                  file name; workers: how many may write, 1 or 2)
-//   worker → page  {type: 'begin', format, chunks, fromTick, toTick}
+//   page → worker  {id, type: 'export', kind: 'acmi'|'clip', src: Blob|URL, from, to, zip, workers}
+//                  (the page's Rpc: www/bridge/rpc.ts; seconds or null; zip: the ACMI text as a
+//                  .zip.acmi whose one entry is `zip`, a file name; workers: how many may write, 1 or 2)
+//   worker → page  {type: 'begin', format, chunks, fromTick, toTick}  (pushes: no id)
 //                  {type: 'part', bytes: Uint8Array | blob: Blob, done, of}  (one per chunk)
-//                  {type: 'done', bytes, patches: [[offset, Uint8Array]], reads, bytesRead, ms, workers}
-//                  {type: 'error', message}
+//                  {id, result: {bytes | blob, patches: [[offset, Uint8Array]], reads, bytesRead, ms, workers}}
+//                  {id, error: {message}}
 //   worker → helper {type: 'load', module: WebAssembly.Module}, then
 //                  {type: 'export-part', src: Blob, from, to, writeFrom, zip: boolean}
 //   helper → worker {type: 'part', bytes} (each chunk from writeFrom on; zip: deflated, a stream of
@@ -36,6 +36,7 @@ import type {
   ExportOutput,
   ExportPatch,
   ExportRequest,
+  ExportResult,
   ExportWorkerRequest,
   HelperJob,
   HelperMessage,
@@ -255,8 +256,11 @@ async function open(x: ExportSession, read: (offset: number, len: number) => Pro
   for (let w = x.want(); w; w = x.want()) x.feed(await read(w[0], w[1]));
 }
 
-async function run(job: ExportRequest): Promise<void> {
+/** The page's job `id`: the pushes as it goes, then the reply with its result (an error: the
+ *  caller's). */
+async function run(id: number, job: ExportRequest): Promise<void> {
   const { kind, src, from, to, zip } = job;
+  const reply = (result: ExportResult, transfer: Transferable[] = []) => post({ id, result }, transfer);
   const t0 = performance.now();
   const mod = await load();
   const output = await outputOf(kind === 'acmi' ? zip : null);
@@ -327,15 +331,7 @@ async function run(job: ExportRequest): Promise<void> {
     if (last) {
       const ms = () => performance.now() - t0;
       if (!output.zipped) {
-        post({
-          type: 'done',
-          blob: last.blob,
-          patches: [],
-          reads: io.reads,
-          bytesRead: io.bytesRead,
-          ms: ms(),
-          workers: 2,
-        });
+        reply({ blob: last.blob, patches: [], reads: io.reads, bytesRead: io.bytesRead, ms: ms(), workers: 2 });
         return;
       }
       // The entry's CRC-32 and size: this worker's text's, then the helper's.
@@ -343,9 +339,7 @@ async function run(job: ExportRequest): Promise<void> {
       const tail = output.end(new Uint8Array(0), mod.crc32Combine(crc, last.crc, last.len), size + last.len);
       // (Zipped: `handOn` gave the helper's bytes.)
       const bytes = concat(last.bytes as ExportBytes, tail);
-      post({ type: 'done', bytes, patches: [], reads: io.reads, bytesRead: io.bytesRead, ms: ms(), workers: 2 }, [
-        bytes.buffer,
-      ]);
+      reply({ bytes, patches: [], reads: io.reads, bytesRead: io.bytesRead, ms: ms(), workers: 2 }, [bytes.buffer]);
       return;
     }
     const rest = x.finish();
@@ -353,7 +347,7 @@ async function run(job: ExportRequest): Promise<void> {
     const bytes = output.end(rest, crc, size);
     const patches = output.patches(x.patches() as ExportPatch[]);
     const ms = performance.now() - t0;
-    post({ type: 'done', bytes, patches, reads: io.reads, bytesRead: io.bytesRead, ms, workers: 1 }, [bytes.buffer]);
+    reply({ bytes, patches, reads: io.reads, bytesRead: io.bytesRead, ms, workers: 1 }, [bytes.buffer]);
   } finally {
     helper?.end();
     x.free();
@@ -403,9 +397,13 @@ async function runPart({ src, from, to, writeFrom, zip }: HelperJob): Promise<vo
 
 self.onmessage = (e: MessageEvent<ExportWorkerRequest | null>) => {
   const m = e.data;
-  const fail = (err: unknown) => post({ type: 'error', message: String((err as Error | null)?.message ?? err) });
-  if (m?.type === 'export') run(m).catch(fail);
+  const message = (err: unknown) => String((err as Error | null)?.message ?? err);
+  if (m?.type === 'export') {
+    const { id, ...job } = m;
+    run(id, job).catch((err: unknown) => post({ id, error: { message: message(err) } }));
+  }
   // A helper: the module first (loaded at once), then its part.
   else if (m?.type === 'load') load(m.module).catch(() => {});
-  else if (m?.type === 'export-part' && m.src instanceof Blob) runPart(m).catch(fail);
+  else if (m?.type === 'export-part' && m.src instanceof Blob)
+    runPart(m).catch((err: unknown) => post({ type: 'error', message: message(err) }));
 };
