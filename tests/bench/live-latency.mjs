@@ -45,7 +45,9 @@ async function run(srv, browser, chunkTicks, mode) {
   const rel = path.relative(ROOT, dir).split(path.sep).join('/');
   const live = mode === 'ws' ? `ws://127.0.0.1:${port}` : `../${rel}/manifest.json`;
   await page.goto(`${srv.url}dist/?live=${encodeURIComponent(live)}`);
-  await page.waitForFunction(() => window.__player && window.__ui?.live);
+  // The live view's badge (its inspect(): the view's state, www/features/live/view.ts), held: it
+  // answers even if the view has gone by the end.
+  const badge = await page.waitForFunction(() => window.__player && document.querySelector('.live-badge'));
   await page.evaluate((chunkTicks) => {
     const p = window.__player;
     window.__shown = new Map();
@@ -62,11 +64,14 @@ async function run(srv, browser, chunkTicks, mode) {
   }, chunkTicks);
   await exited;
   await page.waitForTimeout(500);
-  const { shown, arrived, delay } = await page.evaluate(() => ({
-    shown: [...window.__shown],
-    arrived: window.__arrived,
-    delay: window.__ui.live.delay,
-  }));
+  const { shown, arrived, delay } = await page.evaluate(
+    (b) => ({
+      shown: [...window.__shown],
+      arrived: window.__arrived,
+      delay: b.inspect().delay,
+    }),
+    badge,
+  );
   log.assertClean();
   await page.close();
   // A chunk's close: its segment file's mtime.

@@ -257,13 +257,16 @@ test('a filter by one participant leaves exactly their kills on the timeline can
     const all = await timelineMarkers(page);
     assert.equal(all.kills.length, d.kills.length);
     await page.selectOption('#an-who', String(who));
-    await page.waitForFunction((n) => window.__ui.timeline.markers().kills.length === n, theirs.length);
+    await page.waitForFunction(
+      (n) => document.getElementById('scrub-markers').inspect().kills.length === n,
+      theirs.length,
+    );
     const m = await timelineMarkers(page);
     assert.deepEqual(
       m.kills.map((k) => k.tick),
       theirs.map((k) => k.tick),
     );
-    const feed = await page.evaluate(() => window.__ui.panels.killfeed.inspect());
+    const feed = await page.evaluate(() => document.getElementById('killfeed').inspect());
     assert.deepEqual(
       feed.ticks,
       theirs.map((k) => k.tick),
@@ -286,7 +289,10 @@ test('a filter by one participant leaves exactly their kills on the timeline can
     );
     // Without the filter, the others' bars come back.
     await page.click('.an-reset');
-    await page.waitForFunction((n) => window.__ui.timeline.markers().kills.length === n, d.kills.length);
+    await page.waitForFunction(
+      (n) => document.getElementById('scrub-markers').inspect().kills.length === n,
+      d.kills.length,
+    );
     await settle(page, 3);
     assert.ok((await killPixelsAt(page, away)).every((n) => n > 0));
     // Kills only, as victim (or as killer when they died less than twice): N visits them in order,
@@ -297,7 +303,10 @@ test('a filter by one participant leaves exactly their kills on the timeline can
     for (const k of ['spawn', 'despawn', 'chat', 'admin', 'alert_level', 'other']) await page.uncheck(`#an-kind-${k}`);
     const deaths = [...new Set(d.kills.filter((k) => k[role] === who).map((k) => k.tick))];
     assert.ok(deaths.length >= 2, `${deaths.length} kills as ${role}`);
-    await page.waitForFunction((n) => new Set(window.__ui.panels.killfeed.inspect().ticks).size === n, deaths.length);
+    await page.waitForFunction(
+      (n) => new Set(document.getElementById('killfeed').inspect().ticks).size === n,
+      deaths.length,
+    );
     await seekTick(page, 0);
     await page.focus('#play');
     await page.evaluate(() => document.activeElement.blur());

@@ -181,15 +181,15 @@ test('~1,800 kills: a density strip (short runs, several heights, each bar by it
     const box = await page.locator('#scrubber').boundingBox();
     await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
     for (let i = 0; i < 40; i++) {
-      const v = await page.evaluate(() => window.__ui.timeline.view());
+      const v = await page.evaluate(() => document.getElementById('scrubber').inspect().view);
       if (v && v.to - v.from <= 8) break;
       await page.mouse.wheel(0, -300);
       await settle(page, 1);
     }
-    const view = await page.evaluate(() => window.__ui.timeline.view());
+    const view = await page.evaluate(() => document.getElementById('scrubber').inspect().view);
     assert.ok(view && view.to - view.from <= 8, `zoomed to a few seconds: ${JSON.stringify(view)}`);
     // The zoom is around the pointer: the middle of the recording stays in the window.
-    const mid = (await page.evaluate(() => window.__ui.timeline.span())) / 2;
+    const mid = (await page.evaluate(() => document.getElementById('scrubber').inspect().span)) / 2;
     assert.ok(view.from <= mid && mid <= view.to, `the window ${JSON.stringify(view)} holds the middle ${mid}`);
     assert.equal(await page.locator('.tl-minimap').isVisible(), true, 'the minimap shows while zoomed');
     assert.equal(await page.locator('.tl-whole').isVisible(), true, 'Whole shows while zoomed');
@@ -221,13 +221,13 @@ test('~1,800 kills: a density strip (short runs, several heights, each bar by it
     });
     // Back to the whole: the button, then (zoomed again) Escape.
     await page.locator('.tl-whole').click();
-    assert.equal(await page.evaluate(() => window.__ui.timeline.view()), null);
+    assert.equal(await page.evaluate(() => document.getElementById('scrubber').inspect().view), null);
     assert.equal(await page.locator('.tl-minimap').isVisible(), false);
     await page.mouse.move(box.x + box.width / 4, box.y + box.height / 2);
     await page.mouse.wheel(0, -600);
-    await page.waitForFunction(() => window.__ui.timeline.view() !== null);
+    await page.waitForFunction(() => document.getElementById('scrubber').inspect().view !== null);
     await page.keyboard.press('Escape');
-    assert.equal(await page.evaluate(() => window.__ui.timeline.view()), null);
+    assert.equal(await page.evaluate(() => document.getElementById('scrubber').inspect().view), null);
     m = await timelineMarkers(page);
     assert.equal(m.view.from, 0);
     log.assertClean();

@@ -119,7 +119,7 @@ test('one damaged chunk costs only its seconds: 4× plays across it to the end; 
     // The notice, in words: its span and why.
     assert.deepEqual(run.toasts, ['Skipped 00:30.0–00:32.0: this part of the recording is damaged.']);
     // Drawn hatched on the timeline, where the gap is and nowhere else.
-    const drawn = await page.evaluate(() => window.__ui.timeline.gaps());
+    const drawn = await page.evaluate(() => document.getElementById('scrubber').inspect().gaps);
     assert.equal(drawn.length, 1);
     const { cols, width } = await hatchedColumns(page);
     const x0 = Math.floor(drawn[0].x0);
@@ -301,7 +301,7 @@ test('a recording cut short: the kill markers and the kill feed fill in from the
     const s = await page.evaluate(() => ({
       kills: window.__player.kills.length,
       scan: window.__player.scan,
-      markers: window.__ui.timeline.markers().kills.length,
+      markers: document.getElementById('scrub-markers').inspect().kills.length,
     }));
     assert.equal(s.kills, expected, 'every kill of the chunks that remain');
     assert.equal(s.scan.kills, expected);

@@ -384,7 +384,10 @@ test('iframe: panels= shows the kill feed, roster and recording; spoilers=0 hide
           all: p.diagnostics.snapshot().killsKnown,
           rows: [...document.querySelectorAll('#killfeed li[data-tick]')].map((li) => Number(li.dataset.tick)),
           count: document.getElementById('kill-count').textContent,
-          markers: window.__ui.controls.markers().kills.map((k) => k.t),
+          markers: document
+            .querySelector('.rp-scrub-markers')
+            .inspect()
+            .kills.map((k) => k.t),
           time: document.querySelector('.rp-time').textContent,
           roster: document.querySelectorAll('.rp-roster li[data-index]').length,
           info: [...document.querySelectorAll('.rp-info dt')].map((d) => d.textContent),

@@ -14,8 +14,9 @@ export function freshDir(name) {
 
 export const liveState = (page) =>
   page.evaluate(() => {
-    const l = window.__ui.live;
+    // The live view's state: its badge's inspect() (www/features/live/view.ts).
     const b = document.querySelector('.live-badge');
+    const l = b?.inspect();
     return {
       status: l?.status,
       following: l?.following,

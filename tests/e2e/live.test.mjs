@@ -261,15 +261,18 @@ test('joining a match in progress takes its last 30 s of segments: the timeline 
     await p.seek(5);
     return p.tick;
   });
+  // (The live view's badge, held: the view goes, and its badge with it, once the whole file opens.)
+  const badge = await page.evaluateHandle(() => document.querySelector('.live-badge'));
   write(full.length, { ended: true, file: { uri: 'recording.flrep', bytes: fs.statSync(file).size } });
   await page.waitForFunction(
-    () =>
-      window.__ui.live?.whole &&
+    (b) =>
+      b.inspect().whole &&
       window.__player.url.endsWith('/recording.flrep') &&
       window.__player.diagnostics.snapshot().ready,
-    null,
+    badge,
     { timeout: 20000 },
   );
+  await badge.dispose();
   const whole = await page.evaluate(() => ({
     first: __player.diagnostics.snapshot().firstTick,
     last: __player.diagnostics.snapshot().lastTick,
@@ -336,7 +339,7 @@ test('a manifest window that moved past unread segments: they are read by name, 
       await window.__player.seekTick(b);
       return {
         gap: JSON.stringify(gap),
-        status: window.__ui.live.status,
+        status: document.querySelector('.live-badge').inspect().status,
         tick: window.__player.tick,
         error: d.snapshot().error,
       };
@@ -536,7 +539,11 @@ test('WebSocket: chunks the server skipped (a viewer that fell behind) are a gap
         const d = window.__player.diagnostics;
         window.__player.pause();
         await window.__player.seekTick(b);
-        return { inGap: !!d.gapAt(a), status: window.__ui.live.status, tick: window.__player.tick };
+        return {
+          inGap: !!d.gapAt(a),
+          status: document.querySelector('.live-badge').inspect().status,
+          tick: window.__player.tick,
+        };
       },
       [full[1].first_tick + 5, full[3].first_tick + 3],
     );

@@ -382,12 +382,12 @@ export function assertPicture({ img, points }, when) {
 // ---------------------------------------------------------------- timeline markers, kill feed
 
 /**
- * The timeline's markers from the page's inspection hook (window.__ui.timeline.markers(), see
+ * The timeline's markers from the page's inspection hook (#scrub-markers' inspect(), see
  * www/widgets/marker-layer.ts): one entry per kill ({ x, y, t, tick }) and one per drawn event slot
  * ({ x, y, kind, count }), x / y in CSS px relative to #scrubber's box.
  */
 export async function timelineMarkers(page) {
-  return page.evaluate(() => window.__ui.timeline.markers());
+  return page.evaluate(() => document.getElementById('scrub-markers').inspect());
 }
 
 /** Index of the kill with the most room (in seconds) to its neighbours. */

@@ -330,7 +330,7 @@ test('spoilers=0: no kill ahead of the playhead in the DOM or on the timeline ca
         assert.ok(!html.includes(len), `${when}: the length (${len}) is nowhere in the page`);
       // The marker canvas: kill bars left of the playhead only (the bar spans the horizon).
       const { cols, width } = await killColumns(page);
-      const span = await page.evaluate(() => window.__ui.timeline.span());
+      const span = await page.evaluate(() => document.getElementById('scrubber').inspect().span);
       const playX = (until / span) * width;
       const xs = Object.keys(cols).map(Number);
       assert.ok(xs.length > 0, `${when}: the kills reached are drawn`);

@@ -164,7 +164,7 @@ export const SCENARIOS = {
     const { kills, box, feed } = await page.evaluate(() => {
       const r = document.getElementById('scrubber').getBoundingClientRect();
       return {
-        kills: window.__ui.timeline.markers().kills,
+        kills: document.getElementById('scrub-markers').inspect().kills,
         box: { x: r.x, y: r.y },
         feed: window.__player.diagnostics.snapshot().killFeed.map((k) => k.time),
       };
@@ -277,9 +277,10 @@ export const SCENARIOS = {
     }, 500);
     // The live view's state once it is `want` ('live' with its badge and a frame, or 'ended').
     const liveIs = (want) => {
-      const l = window.__ui?.live;
-      if (!window.__player || !l) return null;
+      // The live view's state: its badge's inspect() (www/features/live/view.ts).
       const b = document.querySelector('.live-badge');
+      const l = b?.inspect?.();
+      if (!window.__player || !l) return null;
       const s = {
         status: l.status,
         badge: b && !b.hidden ? b.textContent : '',
@@ -290,7 +291,11 @@ export const SCENARIOS = {
       if (want === 'live') return s.status === 'live' && s.badge.includes('LIVE') && s.tick >= 0 ? s : null;
       return s.status === want ? s : null;
     };
-    const diag = () => JSON.stringify({ status: window.__ui?.live?.status, duration: window.__player?.duration });
+    const diag = () =>
+      JSON.stringify({
+        status: document.querySelector('.live-badge')?.inspect?.().status,
+        duration: window.__player?.duration,
+      });
     let page;
     try {
       const rel = path.relative(path.join(ROOT, 'dist'), manifest);
@@ -452,7 +457,7 @@ async function cannotDraw(base) {
         text: document.getElementById('error-text').textContent,
         kills: window.__player.kills.length,
         feed: Number(document.querySelector('#killfeed li[aria-setsize]')?.getAttribute('aria-setsize')),
-        markers: window.__ui.timeline.markers().kills.length,
+        markers: document.getElementById('scrub-markers').inspect().kills.length,
       };
     });
     assert.match(s.error ?? '', /^This browser cannot draw the replay: .*WebGL2/, 'the reason, WebGL2 named');

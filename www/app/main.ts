@@ -1,5 +1,6 @@
-// Page boot: creates the player on the stage, wires the UI, opens ?url=, a picked or dropped file,
-// or the bundled demo. Exposes the facade as window.__player (test hook).
+// Page boot: creates the player on the stage, wires the UI (each part handed to what needs it),
+// opens ?url=, a picked or dropped file, or the bundled demo. Exposes the facade as window.__player
+// (the test hook); the UI's parts answer tests on their own elements (docs/playback.md).
 import { createController } from '../api/controller.ts';
 import { SEEK_STEP_S, factionColour, NO_ENTITY } from '../api/constants.ts';
 import { eventKindKey, eventText } from '../widgets/events.ts';
@@ -24,8 +25,10 @@ import type { createFoldbackView } from '../features/foldback/view.ts';
 import type { createCompare } from '../features/compare/view.ts';
 import type { createLiveView } from '../features/live/view.ts';
 
-/** The page's UI (window.__ui: test / inspection hooks): each lazily loaded part once it exists. */
-export interface AppUi {
+/** The page's UI: each lazily loaded part once it exists (kept here, handed to what needs it).
+ *  Test / inspection: #scrubber, #scrub-markers, #killfeed, #roster, .rec-banner and .live-badge
+ *  answer inspect() themselves. */
+interface AppUi {
   timeline: Timeline;
   panels: Panels;
   banner?: RecordingBanner;
@@ -48,8 +51,6 @@ declare global {
   interface Window {
     /** The page's player (test hook). */
     __player: Controller;
-    /** The page's UI (test / inspection hooks). */
-    __ui: AppUi;
     /** The lazily loaded views, once each exists (test hooks). */
     __share?: Share;
     __video?: typeof VideoExport;
@@ -85,8 +86,7 @@ const player = createController(null, stage, {
 });
 window.__player = player;
 
-// Test / inspection hooks of the UI (marker positions, kill feed rows): window.__ui.
-window.__ui = {
+const ui: AppUi = {
   // The timeline's zoom (app/timeline-zoom.ts) is imported on the first wheel or touch on it.
   timeline: createTimeline(player, document, { loadZoom: () => import('./timeline-zoom.ts') }),
   panels: createPanels(player),
@@ -98,15 +98,15 @@ player.on('info', function cutOnce(open: PlayerEventMap['info']) {
   if (open.markersComplete && !open.info.warnings.length) return;
   player.off('info', cutOnce);
   import('./recording-banner.ts').then(({ createRecordingBanner }) => {
-    window.__ui.banner = createRecordingBanner(player, stage, open);
+    ui.banner = createRecordingBanner(player, stage, open);
   });
 });
 player.on('gap', function gapsOnce() {
   player.off('gap', gapsOnce);
   // (A notice for each gap, in words: what was skipped and why.)
   import('./gap-layer.ts').then(({ createGapLayer }) =>
-    window.__ui.timeline.showGaps(
-      createGapLayer(player, $('scrubber'), (text) => toast('notice', text, 8000), window.__ui.timeline.span),
+    ui.timeline.showGaps(
+      createGapLayer(player, $('scrubber'), (text) => toast('notice', text, 8000), ui.timeline.span),
     ),
   );
 });
@@ -215,7 +215,7 @@ player.on('cameramode', showCameraMode);
 let hud: Promise<Hud> | null = null;
 player.on('cameramode', (mode: PlayerEventMap['cameramode']) => {
   if (mode !== 'first' && !hud) return;
-  hud ??= import('./hud.ts').then((m) => (window.__ui.hud = m.createHud(player, $('stage'))));
+  hud ??= import('./hud.ts').then((m) => (ui.hud = m.createHud(player, $('stage'))));
   hud.then((h) => h.show(player.cameraMode() === 'first'));
 });
 player.on('selection', () => showCameraMode(player.cameraMode()));
@@ -223,12 +223,12 @@ player.on('selection', () => showCameraMode(player.cameraMode()));
 // ---------------------------------------------------------------- every size: the menu, the drawer
 
 // The ☰ menu (at most 1240 px wide) and the Details drawer (narrow landscape): app/menus.ts, loaded
-// when one is first opened. window.__ui.menus once it exists.
+// when one is first opened. ui.menus once it exists (Escape closes them).
 let menusReady: Promise<Menus> | null = null;
 const menus = (fn: (m: Menus) => void) => {
   menusReady ??= import('./menus.ts').then(
     (m) =>
-      (window.__ui.menus = m.createMenus({
+      (ui.menus = m.createMenus({
         topbar: document.querySelector('.topbar') as Element,
         menuBtn: $('menu-toggle'),
         menu: $('top-actions'),
@@ -307,7 +307,7 @@ bindKeyboard(player, document, {
       a.step(dir);
     }),
   onEscape: () => {
-    if (help.hidden) return (window.__ui.menus?.close() ?? false) || !!window.__ui?.timeline?.unzoom();
+    if (help.hidden) return (ui.menus?.close() ?? false) || ui.timeline.unzoom();
     toggleHelp(false);
     return true;
   },
@@ -333,7 +333,7 @@ function share(fn: (s: Share) => void) {
     (m) =>
       (window.__share = m.createShare(player, {
         opener: shareBtn,
-        timeline: window.__ui.timeline,
+        timeline: ui.timeline,
         step: SEEK_STEP_S,
         video,
       })),
@@ -372,8 +372,8 @@ function analysis(fn: (a: Analysis) => void) {
         root: $('panel-analysis'),
         opener: analysisBtn,
         stage,
-        timeline: window.__ui.timeline,
-        panels: window.__ui.panels,
+        timeline: ui.timeline,
+        panels: ui.panels,
         lib: { factionColour, NO_ENTITY, eventKindKey, eventText },
       })),
   );
@@ -388,7 +388,7 @@ analysisBtn.addEventListener('click', () => analysis((a) => a.toggle()));
 player.on('pick', ({ id, shiftKey }: PlayerEventMap['pick']) => {
   if (shiftKey && id >= 0 && !analysisReady) analysis((a) => a.shiftPick(id));
 });
-window.__ui.panels.onShiftPick = (id) => analysis((a) => a.shiftPick(id));
+ui.panels.onShiftPick = (id) => analysis((a) => a.shiftPick(id));
 
 // ---------------------------------------------------------------- .foldback divergence view
 
@@ -443,7 +443,7 @@ function compare(a: File, b: File, notice = '') {
         root: $('compare'),
         newWorker: () => new Worker(shippedUrl('./compare-worker.js'), { type: 'module', name: 'replay-compare' }),
         newRpc,
-        timeline: window.__ui.timeline,
+        timeline: ui.timeline,
       })),
   );
   compareReady.then(
@@ -546,7 +546,7 @@ player.on('ready', function registerOnce() {
 // fetched only for a link: the demo opens without it.
 // ?live=: a live .flrep (www/features/live/view.ts, imported then: docs/live.md "The player").
 const live = params.get('live');
-if (live) import('../features/live/view.ts').then((m) => (window.__ui.live = m.createLiveView(player, stage, live)));
+if (live) import('../features/live/view.ts').then((m) => (ui.live = m.createLiveView(player, stage, live)));
 else if (params.size === 0) player.load(DEMO);
 else
   import('../api/options.ts').then(({ readOptions }) => player.load(readOptions(params).options.url ?? DEMO, params));

@@ -17,10 +17,10 @@ type Participant = Open['info']['participants'][number];
 type Faction = Open['info']['factions'][number];
 type EntityType = Open['info']['entity_types'][number];
 
-/** The panels' hooks (window.__ui.panels). */
+/** What main.js hands the Analysis panel of the panels. (Test / inspection: #killfeed's and
+ *  #roster's own inspect(), www/widgets/killfeed.ts and virtual-list.ts.) */
 export interface Panels {
   killfeed: ReturnType<typeof createKillFeed>;
-  roster: { inspect: ReturnType<typeof createVirtualList>['inspect'] };
   /** `onShiftPick(entity)`: a roster row Shift+clicked (set by the Analysis panel). */
   onShiftPick: ((entity: number) => void) | null;
 }
@@ -395,6 +395,6 @@ export function createPanels(player: Controller, root: Document = document): Pan
   player.on('seeked', idleTask(refreshAlive));
   player.on('ready', refreshAlive);
   /** `onShiftPick(entity)`: a roster row Shift+clicked (set by the Analysis panel). */
-  const api: Panels = { killfeed, roster: { inspect: rosterView.inspect }, onShiftPick: null };
+  const api: Panels = { killfeed, onShiftPick: null };
   return api;
 }

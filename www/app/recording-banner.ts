@@ -13,10 +13,13 @@ interface OpenWarnings {
   info?: { warnings?: readonly string[] };
 }
 
-/** The banner's test / inspection hook (window.__ui.banner). */
+/** The banner's test / inspection hook, its box's own (`.rec-banner`'s inspect()). */
 export interface RecordingBanner {
   inspect(): { hidden: boolean; text: string | null };
 }
+
+/** The banner's box with its hook (test / inspection: `box.inspect()`, shown or not and its text). */
+export interface BannerElement extends HTMLElement, RecordingBanner {}
 
 /** The note for `player`'s recordings on `stage`; `open`: the open's answer it is made for (later
  *  ones arrive as `info` events). */
@@ -70,5 +73,11 @@ export function createRecordingBanner(
   player.on('info', opened);
   player.on('scan', render);
   opened(open);
-  return { inspect: () => ({ hidden: box.hidden, text: text.textContent }) };
+  const banner: RecordingBanner = { inspect: () => ({ hidden: box.hidden, text: text.textContent }) };
+  // Test / inspection: .rec-banner's inspect() (computed on call).
+  Object.defineProperty(box, 'inspect', {
+    value: banner.inspect satisfies BannerElement['inspect'],
+    configurable: true,
+  });
+  return banner;
 }

@@ -11,7 +11,7 @@ import { eventKindKey, eventKindLabel, eventText } from '../widgets/events.ts';
 import { createMarkerLayer } from '../widgets/marker-layer.ts';
 import type { Controller } from '../api/controller.ts';
 import type { createZoom, Zoom, ZoomView } from './timeline-zoom.ts';
-import type { GapLayer } from './gap-layer.ts';
+import type { GapLayer, GapSpan } from './gap-layer.ts';
 
 /** A kill as the handle lists it (`player.kills`). */
 type Kill = Controller['kills'][number];
@@ -47,6 +47,20 @@ type TipHit = KillHit | EventHit | GapHit;
 /** createTimeline()'s options. */
 export interface TimelineOptions {
   loadZoom?: (() => Promise<{ createZoom: typeof createZoom }>) | null;
+}
+
+/** What the scrubber's inspect() answers: the seconds it spans, the zoomed window {from, to}
+ *  (null: the whole), the gaps drawn (x in CSS px of the scrubber). */
+export interface TimelineInspection {
+  span: number;
+  view: { from: number; to: number } | null;
+  gaps: GapSpan[];
+}
+
+/** #scrubber with the timeline's hook (test / inspection: `scrubber.inspect()`; the markers are
+ *  #scrub-markers' own, www/widgets/marker-layer.ts). */
+export interface ScrubberElement extends HTMLElement {
+  inspect(): TimelineInspection;
 }
 
 /** The shortest window the timeline zooms to (s). */
@@ -514,9 +528,14 @@ export function createTimeline(
     }
   });
   update();
+  // Test / inspection: #scrubber.inspect() (computed on call).
+  const inspect = (): TimelineInspection => ({ span, view: view ? { ...view } : null, gaps: gaps.inspect() });
+  Object.defineProperty(scrubber, 'inspect', {
+    value: inspect satisfies ScrubberElement['inspect'],
+    configurable: true,
+  });
   return {
     update,
-    markers: () => layer.inspect(),
     span: () => span,
     /** The zoomed window {from, to} in seconds, or null (the whole). */
     view: () => (view ? { ...view } : null),
@@ -527,7 +546,6 @@ export function createTimeline(
       setView(null);
       return true;
     },
-    gaps: () => gaps.inspect(),
     showGaps: (g: GapLayer) => {
       gaps = g;
     },
@@ -542,5 +560,5 @@ export function createTimeline(
   };
 }
 
-/** The timeline (window.__ui.timeline; the Share, Analysis and Compare views draw on it). */
+/** The timeline (main.js hands it to the Share, Analysis and Compare views, which draw on it). */
 export type Timeline = ReturnType<typeof createTimeline>;

@@ -9,7 +9,7 @@ import type { PlayerStatus } from '../lib/types.ts';
 import { fmtTime } from '../widgets/format.ts';
 import { SPEEDS } from '../core/clock.ts';
 import { CAMERA_MODES, KILL_LEAD_S } from '../api/constants.ts';
-import { createMarkerLayer, type MarkerEvent, type MarkerHit, type MarkerInspection } from '../widgets/marker-layer.ts';
+import { createMarkerLayer, type MarkerEvent, type MarkerHit } from '../widgets/marker-layer.ts';
 import type { Kill } from '../widgets/events.ts';
 
 /** The handle's events the controls listen to, and the payloads they read. */
@@ -54,8 +54,6 @@ export interface ControlsPlayer {
 
 /** What createControls() returns. */
 export interface Controls {
-  /** The marker layer's inspection (tests): kills drawn, x / y in CSS px of the scrubber. */
-  markers(): MarkerInspection;
   dispose(): void;
 }
 
@@ -134,7 +132,8 @@ const clamp01 = (v: number) => Math.min(1, Math.max(0, v));
 
 /**
  * Draws the compact controls into `element` (the player's frame, embed/frame.ts) for the player
- * `player` (the handle). Returns `{ dispose, markers }` (markers: the marker layer's inspection).
+ * `player` (the handle). Returns `{ dispose }`. (Test / inspection: the markers' canvas,
+ * `.rp-scrub-markers`, answers `inspect()`: www/widgets/marker-layer.ts.)
  */
 export function createControls(player: ControlsPlayer, element: HTMLElement): Controls {
   const bar = h('div', 'rp-controls', { role: 'group', 'aria-label': 'Playback' });
@@ -411,8 +410,6 @@ export function createControls(player: ControlsPlayer, element: HTMLElement): Co
   update();
 
   return {
-    /** The marker layer's inspection (tests): kills drawn, x / y in CSS px of the scrubber. */
-    markers: () => layer.inspect(),
     dispose() {
       for (const off of offs) off();
       gone.abort();

@@ -51,10 +51,6 @@ export interface MountedUI {
   setAspect(a?: number | null): void;
   /** Shows `text` over the picture (or hides the message with ''). */
   message(text: string, error?: boolean): void;
-  /** The compact controls' parts (tests): `markers()` like the full page's timeline. */
-  readonly controls: Controls | null;
-  /** The live view while a live recording is open (features/live/view.ts), else null. */
-  readonly live: LiveView | null;
   dispose(): void;
 }
 
@@ -103,14 +99,6 @@ export function mountUI(
     setAspect: frame.setAspect,
     /** Shows `text` over the picture (or hides the message with ''). */
     message: frame.message,
-    /** The compact controls' parts (tests): `markers()` like the full page's timeline. */
-    get controls() {
-      return bar;
-    },
-    /** The live view while a live recording is open (features/live/view.ts), else null. */
-    get live() {
-      return liveOn() ? live : null;
-    },
     dispose() {
       gone = true;
       offLive();

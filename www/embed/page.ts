@@ -29,10 +29,9 @@ const player = embedded(null, frame, {
   renderInPage: params.get('render') === 'page',
 });
 const ui = mountUI(player, frame, { controls: options.controls !== false, fill: true, keys: document });
-// Test / inspection hooks, as on the full page: the page's controller, its UI's parts.
-const hooks = window as { __player?: unknown; __ui?: unknown };
-hooks.__player = player;
-hooks.__ui = ui;
+// Test hook, as on the full page: the page's controller. (The UI's parts answer for themselves on
+// their elements: the markers' canvas .rp-scrub-markers, #killfeed, .live-badge: inspect().)
+(window as { __player?: unknown }).__player = player;
 
 // An `origin=` that cannot be read commands nothing (rather than leaving the player to anyone).
 if (!params.has('origin') || options.origin) bindBridge(player, { win: window, origins: options.origin ?? [] });

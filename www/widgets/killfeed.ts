@@ -4,7 +4,7 @@
 // view). Click a row to watch from 2 s before the kill; its "Kill cam" button starts the kill cam.
 // Strings from files only ever go through textContent.
 import { fmtTime, el } from './format.ts';
-import { createVirtualList, type VirtualList } from './virtual-list.ts';
+import { createVirtualList, type InspectableList, type VirtualListInspection } from './virtual-list.ts';
 import { idleTask } from './idle.ts';
 import { factionColour, KILL_LEAD_S } from '../api/constants.ts';
 import { lowerBound } from '../core/clock.ts';
@@ -45,9 +45,16 @@ export interface KillFeedPlayer {
   on<K extends keyof KillFeedEvents>(ev: K, fn: (payload: KillFeedEvents[K]) => void): unknown;
 }
 
+/** What the feed's inspect() answers: the list's, the last kill at or before the playhead (its
+ *  index), each kill's tick. */
+export interface KillFeedInspection extends VirtualListInspection {
+  past: number;
+  ticks: number[];
+}
+
 /** What createKillFeed() returns. */
 export interface KillFeed {
-  inspect(): ReturnType<VirtualList['inspect']> & { past: number; ticks: number[] };
+  inspect(): KillFeedInspection;
   reveal(i: number): void;
   setFilter(pred: ((kill: Kill) => boolean) | null): void;
 }
@@ -246,9 +253,14 @@ export function createKillFeed(player: KillFeedPlayer, root: Document | Document
   });
 
   /** Test / inspection hook. */
-  function inspect() {
+  function inspect(): KillFeedInspection {
     return { ...view.inspect(), past, ticks: kills.map(byTick) };
   }
+  // Test / inspection: #killfeed.inspect() (in place of the virtual list's: www/widgets/virtual-list.ts).
+  Object.defineProperty(list, 'inspect', {
+    value: inspect satisfies InspectableList<KillFeedInspection>['inspect'],
+    configurable: true,
+  });
   /** Lists only the kills `pred(kill)` keeps (null: every one). */
   function setFilter(pred: ((kill: Kill) => boolean) | null) {
     keep = pred;

@@ -65,6 +65,11 @@ export interface MarkerInspection {
   near: number;
 }
 
+/** The layer's canvas with its hook (test / inspection: `canvas.inspect()`, the markers drawn). */
+export interface MarkerCanvas extends HTMLCanvasElement {
+  inspect(): MarkerInspection;
+}
+
 /** What createMarkerLayer() returns. */
 export interface MarkerLayer<K extends Kill = Kill, E extends MarkerEvent = MarkerEvent> {
   setKills(list: readonly K[], d: number): void;
@@ -552,6 +557,9 @@ export function createMarkerLayer<E extends MarkerEvent = MarkerEvent, K extends
       near: near.length,
     };
   }
+
+  // Test / inspection: the canvas answers for what is drawn on it (#scrub-markers, .rp-scrub-markers).
+  Object.defineProperty(canvas, 'inspect', { value: inspect satisfies MarkerCanvas['inspect'], configurable: true });
 
   return {
     setKills,

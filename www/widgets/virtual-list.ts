@@ -21,13 +21,27 @@ export interface VirtualListOptions {
   fill: (li: HTMLLIElement, i: number) => void;
 }
 
+/** What a list's inspect() answers: entries, rows in the document, row height, scroll, view height. */
+export interface VirtualListInspection {
+  count: number;
+  rows: number;
+  rowPx: number;
+  scrollTop: number;
+  viewH: number;
+}
+
+/** The list element with its hook (test / inspection: `list.inspect()`; the kill feed's adds to it). */
+export interface InspectableList<T = VirtualListInspection> extends HTMLElement {
+  inspect(): T;
+}
+
 /** What createVirtualList() returns. */
 export interface VirtualList {
   setCount(n: number, emptyText?: string): void;
   reveal(i: number): void;
   render(refill?: boolean): void;
   forEachRow(fn: (li: HTMLLIElement, i: number) => void): void;
-  inspect(): { count: number; rows: number; rowPx: number; scrollTop: number; viewH: number };
+  inspect(): VirtualListInspection;
   readonly count: number;
   readonly userScrolledAt: number;
 }
@@ -189,9 +203,11 @@ export function createVirtualList({ scroller, list, rowPx, makeRow, fill }: Virt
   });
 
   /** Test / inspection hook. */
-  function inspect() {
+  function inspect(): VirtualListInspection {
     return { count, rows: rows.size, rowPx, scrollTop, viewH };
   }
+  // Test / inspection: the list answers for itself (#roster; the kill feed's own, www/widgets/killfeed.ts).
+  Object.defineProperty(list, 'inspect', { value: inspect satisfies InspectableList['inspect'], configurable: true });
   return {
     setCount,
     reveal,

@@ -64,8 +64,23 @@ export interface LivePlayer {
   readonly url: string;
 }
 
-/** The live view: attachLiveView()'s answer (window.__ui.live; the embed's `live`). */
+/** The live view: attachLiveView()'s answer (main.js and the embed's UI keep it). */
 export type LiveView = ReturnType<typeof attachLiveView>;
+
+/** What the badge's inspect() answers: the view's state (see attachLiveView's answer). */
+export interface LiveInspection {
+  status: LiveStatus | 'connecting';
+  following: boolean;
+  delay: number;
+  sessions: number;
+  whole: string;
+}
+
+/** The LIVE badge (`.live-badge`) with its hook (test / inspection: `badge.inspect()`, the view's
+ *  state; it stays on the badge once the view is disposed and the badge removed). */
+export interface LiveBadgeElement extends HTMLElement {
+  inspect(): LiveInspection;
+}
 
 /** The margin behind the newest chunk's end on top of a chunk (s); the worker's poll interval is
  *  added for segments (a chunk is seen up to one poll after it closes). */
@@ -105,7 +120,7 @@ function sheet(root: Document | ShadowRoot) {
 
 /**
  * Opens `url` live in `player` (the handle) over `stage` (the element the badge goes on).
- * Returns the view (see attachLiveView; window.__ui.live: the tests' hook).
+ * Returns the view (see attachLiveView; its badge's inspect(): the tests' hook).
  */
 export function createLiveView(player: LivePlayer, stage: HTMLElement, url: string): LiveView {
   const view = attachLiveView(player, stage);
@@ -334,6 +349,9 @@ export function attachLiveView(player: LivePlayer, stage: HTMLElement, open: Liv
     },
   };
   let disposed = false;
+  // Test / inspection: .live-badge's inspect() (computed on call).
+  const inspect = (): LiveInspection => ({ status, following, delay, sessions: session, whole });
+  Object.defineProperty(badge, 'inspect', { value: inspect satisfies LiveBadgeElement['inspect'], configurable: true });
   // Attached after the open answered (the embed forms): its answer now, then the edge.
   if (open) {
     onInfo(open);
