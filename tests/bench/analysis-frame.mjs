@@ -31,7 +31,10 @@ const MODES = ['plain', 'analysis', 'plots'];
 
 async function openAnalysis(page) {
   await page.click('#analysis-open');
-  await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
+  await page.waitForFunction(() => {
+    const p = document.getElementById('panel-analysis');
+    return !!p.inspect && !p.hidden;
+  });
 }
 
 const srv = await serveRoot();
@@ -57,13 +60,17 @@ try {
       await page.evaluate((id) => window.__player.select(id), a);
       if (mode !== 'plain') {
         if (mode !== 'plots') await openAnalysis(page);
-        await page.evaluate(([x, y]) => window.__analysis.setRange(x, y), [a, b]);
+        await page.evaluate(([x, y]) => document.getElementById('panel-analysis').setRange(x, y), [a, b]);
       }
       if (mode === 'plots') {
         await page.click('#an-plots summary');
-        await page.waitForFunction(() => window.__analysis.plots.plots?.inspect().samples.length > 100, null, {
-          timeout: 60_000,
-        });
+        await page.waitForFunction(
+          () => document.getElementById('an-plots').inspect().plots?.samples.length > 100,
+          null,
+          {
+            timeout: 60_000,
+          },
+        );
       }
       await frames(page, 30);
       await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
@@ -87,7 +94,10 @@ try {
       await traced;
       await cdp.detach();
       const p = await page.evaluate(() => window.__player.diagnostics.perf());
-      const line = mode !== 'plain' ? await page.evaluate(() => window.__analysis.inspect().range.line) : null;
+      const line =
+        mode !== 'plain'
+          ? await page.evaluate(() => document.getElementById('panel-analysis').inspect().range.line)
+          : null;
       await page.evaluate(() => window.__player.pause());
       if (log.errors.length) console.error(log.errors.join('\n'));
       await page.close();

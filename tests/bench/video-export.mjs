@@ -24,7 +24,7 @@ try {
   const { page } = await openPlayerPage(browser, srv);
   await page.click('#share-open');
   await page.click('#share-video');
-  await page.waitForFunction(() => window.__video?.exportVideo);
+  await page.waitForFunction(() => document.getElementById('video-export')?.exportVideo);
   await page.keyboard.press('Escape');
   const rate = { export: [], draw: [] };
   let codec = '';
@@ -33,7 +33,7 @@ try {
     for (const mode of r % 2 ? ['export', 'draw'] : ['draw', 'export']) {
       const out = await page.evaluate(
         async ({ w, h, fps, start, end, drawOnly }) => {
-          const v = await window.__video.exportVideo(window.__player, {
+          const v = await document.getElementById('video-export').exportVideo({
             fps,
             width: w,
             height: h,

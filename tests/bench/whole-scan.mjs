@@ -46,14 +46,19 @@ try {
       await openWithPicker(page, file);
       await page.evaluate(() => window.__player.pause());
       await page.click('#analysis-open');
-      await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
+      await page.waitForFunction(() => {
+        const p = document.getElementById('panel-analysis');
+        return !!p.inspect && !p.hidden;
+      });
       await frames(page, 10);
       const [a] = await page.evaluate(() => window.__player.diagnostics.snapshot().labels.slice(0, 1));
       await page.evaluate((id) => window.__player.select(id), a);
       await page.click('#an-plots summary');
-      await page.waitForFunction(() => window.__analysis.plots.plots?.inspect().samples.length > 100, null, {
-        timeout: 120_000,
-      });
+      await page.waitForFunction(
+        () => document.getElementById('an-plots').inspect().plots?.samples.length > 100,
+        null,
+        { timeout: 120_000 },
+      );
       await page.evaluate(() => {
         window.__player.setSpeed(1);
         window.__player.play();
@@ -61,13 +66,14 @@ try {
       await frames(page, 30);
       let before = null;
       if (mode === 'scan') {
+        // (Not awaited: the scan runs through the frames below; its end is waited for after them.)
         await page.evaluate(() => {
-          window.__scanDone = window.__analysis.plots.plots.scanWhole(true);
+          document.getElementById('an-plots').scanWhole(true);
         });
-        await page.waitForFunction(() => window.__analysis.plots.plots.scanState().progress > 0, null, {
+        await page.waitForFunction(() => document.getElementById('an-plots').inspect().scan.progress > 0, null, {
           timeout: 60_000,
         });
-        before = await page.evaluate(() => window.__analysis.plots.plots.scanState());
+        before = await page.evaluate(() => document.getElementById('an-plots').inspect().scan);
       }
       await page.evaluate(() => window.__player.diagnostics.perf({ reset: true }));
       const gaps = await page.evaluate(
@@ -86,7 +92,8 @@ try {
         FRAMES,
       );
       const p = await page.evaluate(() => window.__player.diagnostics.perf());
-      const during = mode === 'scan' ? await page.evaluate(() => window.__analysis.plots.plots.scanState()) : null;
+      const during =
+        mode === 'scan' ? await page.evaluate(() => document.getElementById('an-plots').inspect().scan) : null;
       // Paused seeks to fixed times (the same every run and mode).
       await page.evaluate(() => window.__player.pause());
       const seekMs = [];
@@ -103,9 +110,12 @@ try {
       let end = null;
       let stats = null;
       if (mode === 'scan') {
-        await page.evaluate(() => window.__scanDone);
-        end = await page.evaluate(() => window.__analysis.plots.plots.scanState());
-        stats = await page.evaluate(() => window.__analysis.plots.plots.workerStats());
+        await page.waitForFunction(() => document.getElementById('an-plots').inspect().scan.state !== 'running', null, {
+          timeout: 0,
+          polling: 250,
+        });
+        end = await page.evaluate(() => document.getElementById('an-plots').inspect().scan);
+        stats = await page.evaluate(() => document.getElementById('an-plots').workerStats());
       }
       let paused = null;
       if (mode === 'scan') {
@@ -134,8 +144,8 @@ try {
               w.postMessage({ id: 1, method: 'open', params: { session: 1, blob: window.__player.file } });
             }),
         );
-        await page.evaluate(() => window.__analysis.plots.plots.scanWhole(true));
-        const alone = await page.evaluate(() => window.__analysis.plots.plots.scanState());
+        await page.evaluate(() => document.getElementById('an-plots').scanWhole(true));
+        const alone = await page.evaluate(() => document.getElementById('an-plots').inspect().scan);
         paused = { decodeMs, scanMs: alone.ms };
       }
       if (log.errors.length) console.error(log.errors.join('\n'));

@@ -75,7 +75,10 @@ async function shownScores(page) {
 
 async function openAnalysis(page) {
   await page.click('#analysis-open');
-  await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
+  await page.waitForFunction(() => {
+    const p = document.getElementById('panel-analysis');
+    return !!p.inspect && !p.hidden;
+  });
 }
 
 async function openFile(file, query = '') {
@@ -116,7 +119,7 @@ test('the scoreboard counts the kills of replay dump: up to the playhead, then t
     assert.equal(tick, mid);
     const want = expectedScores(d, tick);
     await page.waitForFunction(
-      (n) => window.__analysis.inspect().score.counted === n,
+      (n) => document.getElementById('panel-analysis').inspect().score.counted === n,
       d.kills.filter((k) => k.tick <= tick).length,
     );
     let shown = await shownScores(page);
@@ -142,7 +145,10 @@ test('the scoreboard counts the kills of replay dump: up to the playhead, then t
     );
     // The whole recording: every kill of the dump.
     await page.check('#an-whole');
-    await page.waitForFunction((n) => window.__analysis.inspect().score.counted === n, d.kills.length);
+    await page.waitForFunction(
+      (n) => document.getElementById('panel-analysis').inspect().score.counted === n,
+      d.kills.length,
+    );
     shown = await shownScores(page);
     const all = expectedScores(d, Infinity);
     assert.deepEqual(
@@ -208,7 +214,7 @@ test('spoilers=0: the scoreboard has no whole-recording totals', { timeout: 120_
       b.click();
     });
     await settle(page, 2);
-    const s = await page.evaluate(() => window.__analysis.inspect().score);
+    const s = await page.evaluate(() => document.getElementById('panel-analysis').inspect().score);
     assert.notEqual(s.upTo, null, 'counted up to the playhead only');
     assert.equal(s.counted, 0, 'at the start, no kill is counted');
     log.assertClean();
@@ -386,7 +392,7 @@ test('range and bearing: Shift+click a second entity; the line and the distance 
     await page.keyboard.up('Shift');
     await page.waitForFunction(
       ([x, y]) => {
-        const r = window.__analysis.inspect().range;
+        const r = document.getElementById('panel-analysis').inspect().range;
         return r.a === x && r.b === y && r.figures && r.line.visible;
       },
       [a.id, b.id],
@@ -402,7 +408,7 @@ test('range and bearing: Shift+click a second entity; the line and the distance 
     const bearing = Number(await page.getAttribute('#an-range dd[data-key="bearing"]', 'data-value'));
     assert.ok(bearing >= 0 && bearing < 360);
     // The line runs between where the two are drawn; its label says the distance.
-    const l = await page.evaluate(() => window.__analysis.inspect().range.line);
+    const l = await page.evaluate(() => document.getElementById('panel-analysis').inspect().range.line);
     const pa = await page.evaluate((id) => window.__player.screenPosition(id), a.id);
     const pb = await page.evaluate((id) => window.__player.screenPosition(id), b.id);
     assert.ok(
@@ -414,7 +420,7 @@ test('range and bearing: Shift+click a second entity; the line and the distance 
     await page.screenshot({ path: path.join(OUT, 'analysis-range.png') });
     // Clear: the line goes.
     await page.click('.an-clear');
-    await page.waitForFunction(() => !window.__analysis.inspect().range.line.visible);
+    await page.waitForFunction(() => !document.getElementById('panel-analysis').inspect().range.line.visible);
     log.assertClean();
   } finally {
     await page.close();

@@ -35,8 +35,8 @@ function diff(a, b) {
 /** Picks `files` with the page's Open input and waits for the comparison's outcome. */
 async function compareFiles(page, files, input = '#file-input') {
   await page.setInputFiles(input, files);
-  await page.waitForFunction(() => window.__compare?.result(), null, { timeout: 60_000 });
-  return page.evaluate(() => window.__compare.result());
+  await page.waitForFunction(() => document.getElementById('compare').inspect?.(), null, { timeout: 60_000 });
+  return page.evaluate(() => document.getElementById('compare').inspect());
 }
 
 const statusText = (page) => page.locator('#compare .cmp-status').textContent();
@@ -116,13 +116,14 @@ test('identical files: "identical through tick N"; files of two sessions: why no
     assert.equal(await page.locator('#scrubber .compare-mark').isHidden(), true, 'no mark: nothing diverged');
     assert.equal(diff(a, same).out, 'identical: 1200 ticks\n');
 
-    // A new comparison replaces the last one.
-    await page.evaluate(() => {
-      window.__lastCompare = window.__compare.result();
-    });
+    // A new comparison replaces the last one (its outcome, once it is there, is another).
+    const last = JSON.stringify(r.outcome);
     await page.setInputFiles('#file-input', [a, other]);
-    await page.waitForFunction(() => window.__compare.result() && window.__compare.result() !== window.__lastCompare);
-    r = await page.evaluate(() => window.__compare.result());
+    await page.waitForFunction((was) => {
+      const now = document.getElementById('compare').inspect();
+      return now && JSON.stringify(now.outcome) !== was;
+    }, last);
+    r = await page.evaluate(() => document.getElementById('compare').inspect());
     assert.deepEqual(r.outcome, { kind: 'mismatched', reasons: ['tick rate 60 Hz (A) vs 30 Hz (B)'] });
     assert.match(await statusText(page), /cannot be compared: they are not recordings of one session/);
     assert.deepEqual(await page.locator('#compare .cmp-reasons li').allTextContents(), [

@@ -61,7 +61,7 @@ async function exportBytes(page, id, name) {
   ]);
   const file = path.join(OUT, name);
   await dl.saveAs(file);
-  await page.waitForFunction(() => !window.__export.state().running);
+  await page.waitForFunction(() => !document.getElementById('export').inspect().running);
   return { file, bytes: fs.readFileSync(file), suggested: dl.suggestedFilename() };
 }
 
@@ -241,7 +241,7 @@ test("a large local file's ACMI is written by two workers, text and zipped: the 
     await cores(4);
     await openDialog(page, 'whole');
     const two = await exportBytes(page, 'acmi', 'export-split-2.txt.acmi');
-    const detail = await page.evaluate(() => window.__export.state().detail);
+    const detail = await page.evaluate(() => document.getElementById('export').inspect().detail);
     assert.equal(detail.workers, 2, 'two workers wrote it');
     // Both read every chunk of the range: the helper follows the ones before its part.
     assert.ok(detail.reads > 2 * chunks.length * 0.6, `${detail.reads} reads of ${chunks.length} chunks`);
@@ -252,7 +252,7 @@ test("a large local file's ACMI is written by two workers, text and zipped: the 
     // Two cores: one worker, the same bytes.
     await cores(2);
     const one = await exportBytes(page, 'acmi', 'export-split-1.txt.acmi');
-    assert.equal((await page.evaluate(() => window.__export.state().detail)).workers, 1);
+    assert.equal((await page.evaluate(() => document.getElementById('export').inspect().detail)).workers, 1);
     assert.ok(one.bytes.equals(cli.bytes), 'one worker = the CLI');
     // Zipped: the entry's text is the CLI's, its CRC-32 checked, with two workers (from 2 cores:
     // the helper's deflate stream after this worker's, the CRC combined) and with one.
@@ -262,7 +262,7 @@ test("a large local file's ACMI is written by two workers, text and zipped: the 
     ]) {
       await cores(n);
       const zipped = await exportBytes(page, 'acmi-zip', `export-split-${workers}.zip.acmi`);
-      assert.equal((await page.evaluate(() => window.__export.state().detail)).workers, workers);
+      assert.equal((await page.evaluate(() => document.getElementById('export').inspect().detail)).workers, workers);
       const unzip = unzipped(zipped.file);
       assert.equal(String(unzip.stderr), 'export-split.txt.acmi 8');
       assert.ok(unzip.stdout.equals(cli.bytes), `${workers} worker(s): the unzipped text = the CLI's`);
@@ -292,7 +292,9 @@ test("a large local file's ACMI is written by two workers, text and zipped: the 
         await cores(n);
         await openDialog(page, 'whole');
         await page.click('[data-export="acmi"]');
-        await page.waitForFunction(() => !window.__export.state().running, null, { timeout: 120_000 });
+        await page.waitForFunction(() => !document.getElementById('export').inspect().running, null, {
+          timeout: 120_000,
+        });
         failed.push(await page.textContent('#export-status'));
         await page.keyboard.press('Escape');
       }
@@ -435,7 +437,7 @@ test('Cancel stops the export: no more reads, no download, the dialog says so; t
     });
     assert.equal(await page.isVisible('#export-cancel'), true);
     await page.click('#export-cancel');
-    await page.waitForFunction(() => !window.__export.state().running);
+    await page.waitForFunction(() => !document.getElementById('export').inspect().running);
     assert.equal(await page.textContent('#export-status'), 'Cancelled.');
     const at = srv.log.length;
     await new Promise((r) => setTimeout(r, 2500));

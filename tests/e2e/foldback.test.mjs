@@ -108,8 +108,16 @@ test('a desynced .foldback opened through the file picker shows the first diverg
     // Metadata as a table, snapshot sizes.
     assert.ok((await page.locator('#fb-metadata tr').count()) >= 4);
     assert.ok((await page.locator('#fb-snapshots .fb-snap').count()) >= 1);
-    // D jumps back to the first divergence after another tick is selected.
-    await page.evaluate(() => window.__foldbackView.selectTick(10));
+    // D jumps back to the first divergence after another tick is selected (tick 10: a click on
+    // the first lane there, as the view maps a click to a tick).
+    await page.locator('#fb-lanes canvas').first().scrollIntoViewIfNeeded();
+    const at = await page.evaluate(() => {
+      const s = document.getElementById('foldback').inspect().summary;
+      const r = document.querySelector('#fb-lanes canvas').getBoundingClientRect();
+      const span = s.last_tick - s.first_tick + 1;
+      return { x: r.left + ((10 - s.first_tick + 0.5) / span) * r.width, y: r.top + r.height / 2 };
+    });
+    await page.mouse.click(at.x, at.y);
     await page.waitForFunction(() => document.getElementById('fb-tick-title')?.dataset.tick === '10');
     await page.keyboard.press('d');
     await waitDesync(page, T);
@@ -210,7 +218,10 @@ test('live mode: the page connects to replay live-demo, shows the desync, and re
     });
     // A new hello: a new session whose view fills again up to the desync.
     await page.waitForFunction(
-      () => window.__foldback.summary === null || (window.__foldback.summary.last_tick ?? 1e9) < 100,
+      () => {
+        const { summary } = document.getElementById('foldback').inspect();
+        return summary === null || (summary.last_tick ?? 1e9) < 100;
+      },
       null,
       { timeout: 30_000 },
     );

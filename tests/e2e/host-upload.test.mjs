@@ -72,7 +72,7 @@ async function openOnHost(b, file) {
 async function openShare(page) {
   await page.click('#share-open');
   await page.waitForSelector('dialog#share[open]');
-  await page.evaluate(() => window.__share.refresh());
+  await page.evaluate(() => document.getElementById('share').refresh());
 }
 
 test('a file from the disk: Upload and get link, then the link plays it at the moment in a fresh browser', {
@@ -92,7 +92,7 @@ test('a file from the disk: Upload and get link, then the link plays it at the m
   await page.waitForFunction(() => /Uploaded/.test(document.querySelector('#share-host-note').textContent), null, {
     timeout: 60_000,
   });
-  await page.evaluate(() => window.__share.refresh());
+  await page.evaluate(() => document.getElementById('share').refresh());
   const link = await page.inputValue('#share-link');
   const token = await page.inputValue('#share-token');
   const iframe = await page.inputValue('#share-iframe');

@@ -42,7 +42,10 @@ async function openFile(file) {
   await waitReady(page);
   await page.evaluate(() => window.__player.pause());
   await page.click('#analysis-open');
-  await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
+  await page.waitForFunction(() => {
+    const p = document.getElementById('panel-analysis');
+    return !!p.inspect && !p.hidden;
+  });
   return { page, log };
 }
 
@@ -78,7 +81,7 @@ async function axe(page) {
   });
 }
 
-const plotsOf = (page) => page.evaluate(() => window.__analysis.plots.plots.inspect());
+const plotsOf = (page) => page.evaluate(() => document.getElementById('an-plots').inspect().plots);
 
 test('plots: loaded when the section opens; the altitude at the playhead and across the window equals the inspector and world_to_geodetic on a 600 km planet; the distance the dump', {
   timeout: 180_000,
@@ -96,16 +99,16 @@ test('plots: loaded when the section opens; the altitude at the playhead and acr
     // Nothing of the plots yet: no uPlot fetched, the section's module not imported.
     const before = await scripts(page);
     assert.deepEqual(before.withUplot, [], `uPlot fetched before the section opened: ${before.withUplot}`);
-    assert.equal(await page.evaluate(() => window.__analysis.plots.loaded), null);
+    assert.equal(await page.evaluate(() => document.getElementById('an-plots').inspect().asked), false);
     await page.click('#an-plots summary');
-    await page.waitForFunction(() => window.__analysis.plots.plots?.inspect().samples.length > 0);
+    await page.waitForFunction(() => document.getElementById('an-plots').inspect().plots?.samples.length > 0);
     const after = await scripts(page);
     assert.equal(after.withUplot.length, 1, `one chunk with uPlot after opening: ${after.withUplot}`);
     assert.ok(!before.urls.includes(after.withUplot[0]));
     // The window: ±60 s around the playhead, sampled ~10 times a second, all of this 30 s recording.
     const rate = d.info.tick_rate_hz;
     await page.waitForFunction(
-      (n) => window.__analysis.plots.plots.inspect().samples.length >= n,
+      (n) => document.getElementById('an-plots').inspect().plots.samples.length >= n,
       Math.floor((d.info.last_tick - d.info.first_tick) / Math.max(1, Math.round(rate / 10))) - 2,
     );
     let p = await plotsOf(page);
@@ -136,9 +139,12 @@ test('plots: loaded when the section opens; the altitude at the playhead and acr
     assert.ok(Math.abs(plotted - crate) < 1e-6, `plot ${plotted} vs world_to_geodetic ${crate}`);
     assert.ok(crate > -1000 && crate < 50_000, `read as this planet, not Earth: ${crate} m`);
     // The range's "To" entity: the distance series equals the two states of the dump.
-    await page.evaluate((id) => window.__analysis.setRange(window.__player.selected, id), other.id);
+    await page.evaluate(
+      (id) => document.getElementById('panel-analysis').setRange(window.__player.selected, id),
+      other.id,
+    );
     await page.waitForFunction((id) => {
-      const q = window.__analysis.plots.plots.inspect();
+      const q = document.getElementById('an-plots').inspect().plots;
       return q.other === id && q.samples.some((s) => s.distance !== null) && !q.plots.at(-1).hidden;
     }, other.id);
     p = await plotsOf(page);
@@ -164,7 +170,7 @@ test('plots: a click seeks to the time under the pointer; a drag to where it end
     const id = d.tickLine(d.info.first_tick + 20 * d.info.tick_rate_hz).entities.find((x) => (x.flags & 1) === 1).id;
     await page.evaluate((x) => window.__player.select(x), id);
     await page.click('#an-plots summary');
-    await page.waitForFunction(() => window.__analysis.plots.plots?.inspect().samples.length > 10);
+    await page.waitForFunction(() => document.getElementById('an-plots').inspect().plots?.samples.length > 10);
     // uPlot lays its axes out once the first samples are drawn (the over-layer narrows and
     // shortens then; the note counts the samples drawn): the geometry is read after that, in one
     // go with the time's position.
@@ -175,10 +181,10 @@ test('plots: a click seeks to the time under the pointer; a drag to where it end
     const geometry = (times) =>
       page.evaluate((ts) => {
         const r = document.querySelector('.pl-plot[data-key="alt"] .u-over').getBoundingClientRect();
-        const pos = (t) => window.__analysis.plots.plots.timeToPos('alt', t);
+        const pos = (t) => document.getElementById('an-plots').timeToPos('alt', t);
         return { x: r.x, y: r.y + r.height / 2, width: r.width, at: ts.map(pos) };
       }, times);
-    const timeAt = (x) => page.evaluate((px) => window.__analysis.plots.plots.posToTime('alt', px), x);
+    const timeAt = (x) => page.evaluate((px) => document.getElementById('an-plots').posToTime('alt', px), x);
     const g5 = await geometry([5]);
     const perPx = (await timeAt(g5.width)) - (await timeAt(g5.width - 1));
     const tol = perPx + 1 / d.info.tick_rate_hz + 1e-6;
@@ -191,7 +197,7 @@ test('plots: a click seeks to the time under the pointer; a drag to where it end
     assert.ok(Math.abs(t1 - 5) <= tol, `clicked at 5 s, at ${t1}`);
     // The window re-centres on the playhead once the click is over (more than 10 s from its middle).
     await page.waitForFunction(
-      () => Math.abs(window.__analysis.plots.plots.inspect().centre - window.__player.currentTime) < 1,
+      () => Math.abs(document.getElementById('an-plots').inspect().plots.centre - window.__player.currentTime) < 1,
     );
     // A drag from 8 s to 25 s: the playhead ends at 25 s, and the line follows it.
     await settle(page, 4);
@@ -209,7 +215,7 @@ test('plots: a click seeks to the time under the pointer; a drag to where it end
       '.pl-plot[data-key="alt"] .pl-head',
       (h) => new DOMMatrix(getComputedStyle(h).transform).m41,
     );
-    const xt = await page.evaluate((t) => window.__analysis.plots.plots.timeToPos('alt', t), t2);
+    const xt = await page.evaluate((t) => document.getElementById('an-plots').timeToPos('alt', t), t2);
     assert.ok(Math.abs(head - xt) <= 1, `the playhead's line at ${head} px, the playhead at ${xt} px`);
     log.assertClean();
   } finally {
@@ -225,7 +231,10 @@ test('plots of a file picked with the panel open: read again from the file, as t
   try {
     await waitReady(page);
     await page.click('#analysis-open');
-    await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
+    await page.waitForFunction(() => {
+      const p = document.getElementById('panel-analysis');
+      return !!p.inspect && !p.hidden;
+    });
     await page.evaluate(() => {
       window.__opened = false;
       window.__player.on('ready', () => {
@@ -241,7 +250,7 @@ test('plots of a file picked with the panel open: read again from the file, as t
     const id = d.tickLine(tick).entities.find((x) => (x.flags & 1) === 1).id;
     await page.evaluate((x) => window.__player.select(x), id);
     await page.click('#an-plots summary');
-    await page.waitForFunction(() => window.__analysis.plots.plots?.inspect().samples.length > 100);
+    await page.waitForFunction(() => document.getElementById('an-plots').inspect().plots?.samples.length > 100);
     const p = await plotsOf(page);
     assert.equal(p.error, '');
     for (const s of [p.samples[3], p.samples.at(-3)]) {

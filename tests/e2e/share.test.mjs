@@ -63,7 +63,7 @@ async function openShare(page, { withView = false } = {}) {
   await page.click('#share-open');
   await page.waitForSelector('dialog#share[open]');
   if (withView && !(await page.isChecked('#share-view'))) await page.check('#share-view');
-  await page.evaluate(() => window.__share.refresh());
+  await page.evaluate(() => document.getElementById('share').refresh());
 }
 
 /** The view an opener must reproduce: the clock, what is followed, the camera and its pose. */
@@ -437,7 +437,7 @@ test('a file from the disk: the dialog says it cannot be linked and offers the t
     assert.equal(await page.inputValue('#share-link'), '?t=42.5');
     assert.equal(await page.locator('#share-iframe').isVisible(), false, 'no embed snippets without an address');
     await page.check('#share-spoilers');
-    await page.evaluate(() => window.__share.refresh());
+    await page.evaluate(() => document.getElementById('share').refresh());
     assert.equal(await page.inputValue('#share-link'), '?t=42.5&spoilers=0');
     await page.screenshot({ path: path.join(SHOTS, 'share-disk.png') });
     log.assertClean();
@@ -526,7 +526,7 @@ test('I / O and the timeline handles set the clip; the band is drawn; the clip s
     const tick = (t) => Math.floor(t * 60 + 1e-6);
     assert.ok(Math.abs(end - clip.end) <= 1e-3 && tick(end) === tick(clip.end), `end=${end} for ${clip.end}`);
     await page.check('#share-loop');
-    await page.evaluate(() => window.__share.refresh());
+    await page.evaluate(() => document.getElementById('share').refresh());
     assert.equal(new URL(await page.inputValue('#share-clip-link')).searchParams.get('loop'), '1');
     assert.equal((await page.evaluate(() => window.__player.clip)).loop, true, "the dialog's loop is the player's");
     const iframe = await page.inputValue('#share-iframe');
@@ -566,8 +566,9 @@ test('I / O and the timeline handles set the clip; the band is drawn; the clip s
     await page.waitForFunction(() => !document.getElementById('share').open);
     assert.equal(await page.evaluate(() => document.activeElement.id), 'share-open', 'focus back on Share');
     assert.equal(await page.evaluate(() => window.__player.selected), sel, 'Esc closed the dialog only');
-    // Clear.
-    await page.evaluate(() => window.__share.clip.clear());
+    // Clear (the dialog's Clear).
+    await page.click('#share-open');
+    await page.click('#share-clear');
     await page.waitForFunction(() => document.querySelector('.clip-band').hidden);
     log.assertClean();
   } finally {

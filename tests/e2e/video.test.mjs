@@ -197,7 +197,11 @@ test('At 60 fps a 1 s clip is 60 frames of 1.0 s (from the Export dialog)', asyn
   const { page, log } = await openVideoPage();
   await page.evaluate(() => window.__player.setClip({ start: 4, end: 5, loop: false }));
   await openDialog(page, true);
-  assert.equal(await page.evaluate(() => window.__export.state().open), false, 'the Export dialog gave way');
+  assert.equal(
+    await page.evaluate(() => document.getElementById('export').inspect().open),
+    false,
+    'the Export dialog gave way',
+  );
   await page.selectOption('#video-fps', '60');
   const downloading = page.waitForEvent('download', { timeout: 300_000 });
   await page.click('#video-start');

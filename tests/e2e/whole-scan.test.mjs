@@ -66,7 +66,10 @@ test('whole recording: a file opened before the panel; the envelope holds the du
     await page.waitForFunction(() => window.__opened);
     await page.evaluate(() => window.__player.pause());
     await page.click('#analysis-open');
-    await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
+    await page.waitForFunction(() => {
+      const p = document.getElementById('panel-analysis');
+      return !!p.inspect && !p.hidden;
+    });
     // An aircraft (its altitude varies) in the recording the longest.
     const spread = (e) => Math.max(...d.alt.get(e).values()) - Math.min(...d.alt.get(e).values());
     const id = [...d.alt.keys()]
@@ -75,19 +78,19 @@ test('whole recording: a file opened before the panel; the envelope holds the du
     assert.ok(id !== undefined && d.alt.get(id).size > 60 * d.info.tick_rate_hz, 'an aircraft in a minute or more');
     await page.evaluate((x) => window.__player.select(x), id);
     await page.click('#an-plots summary');
-    await page.waitForFunction(() => window.__analysis.plots.plots?.inspect().samples.length > 10);
-    assert.equal(await plots(page, () => window.__analysis.plots.plots.inspect().error), '');
+    await page.waitForFunction(() => document.getElementById('an-plots').inspect().plots?.samples.length > 10);
+    assert.equal(await plots(page, () => document.getElementById('an-plots').inspect().plots.error), '');
 
     // Cancelled once it began (playing: short spans with rests between), it stops there, and
     // nothing more is asked for.
     await page.evaluate(
       () =>
         new Promise((resolve) => {
-          const p = window.__analysis.plots.plots;
+          const p = document.getElementById('an-plots');
           window.__player.play();
           p.scanWhole(true);
           const t = setInterval(() => {
-            if (p.scanState().progress > 0) {
+            if (p.inspect().scan?.progress > 0) {
               p.cancelScan();
               clearInterval(t);
               resolve();
@@ -96,9 +99,9 @@ test('whole recording: a file opened before the panel; the envelope holds the du
         }),
     );
     await page.evaluate(() => window.__player.pause());
-    const c1 = await plots(page, () => window.__analysis.plots.plots.scanState());
+    const c1 = await plots(page, () => document.getElementById('an-plots').inspect().scan);
     await settle(page, 20);
-    const c2 = await plots(page, () => window.__analysis.plots.plots.scanState());
+    const c2 = await plots(page, () => document.getElementById('an-plots').inspect().scan);
     assert.equal(c1.state, 'cancelled');
     assert.ok(c1.progress > 0 && c1.progress < 1, `cancelled at ${c1.progress}`);
     assert.equal(c2.pieces, c1.pieces, 'no piece taken after the cancel');
@@ -106,10 +109,10 @@ test('whole recording: a file opened before the panel; the envelope holds the du
 
     // The whole recording: the button (a file from the disk: no question asked).
     await page.click('#an-plots-scan .pl-whole');
-    await page.waitForFunction(() => window.__analysis.plots.plots.scanState().state === 'done', null, {
+    await page.waitForFunction(() => document.getElementById('an-plots').inspect().scan.state === 'done', null, {
       timeout: 120_000,
     });
-    const env = await plots(page, () => window.__analysis.plots.plots.envelope());
+    const env = await plots(page, () => document.getElementById('an-plots').envelope());
     assert.ok(env.length > 100 && env.length <= 600, `${env.length} buckets`);
     let checked = 0;
     for (const b of env) {
@@ -136,7 +139,7 @@ test('whole recording: a file opened before the panel; the envelope holds the du
     assert.ok(new Set(env.map((b) => Math.round(b.alt?.max ?? 0))).size > 20, 'the envelope follows the altitude');
     // Drawn: the plot spans the recording, two points a bucket; the note says so.
     const drawn = await page.evaluate(() => {
-      const q = window.__analysis.plots.plots.inspect();
+      const q = document.getElementById('an-plots').inspect().plots;
       return { whole: q.whole, range: q.range, note: document.getElementById('an-plots-note').textContent };
     });
     assert.equal(drawn.whole, true);
@@ -145,14 +148,14 @@ test('whole recording: a file opened before the panel; the envelope holds the du
     // A click on the whole plot seeks there (90 s).
     const g = await page.evaluate(() => {
       const r = document.querySelector('.pl-plot[data-key="alt"] .u-over').getBoundingClientRect();
-      return { x: r.x, y: r.y + r.height / 2, at: window.__analysis.plots.plots.timeToPos('alt', 90) };
+      return { x: r.x, y: r.y + r.height / 2, at: document.getElementById('an-plots').timeToPos('alt', 90) };
     });
     await page.mouse.click(g.x + g.at, g.y);
     await seekLanded(page);
     const t = await page.evaluate(() => window.__player.currentTime);
     assert.ok(Math.abs(t - 90) < 0.5, `clicked at 90 s, at ${t}`);
     // The plots' worker stayed within the player's memory budget.
-    const stats = await plots(page, () => window.__analysis.plots.plots.workerStats());
+    const stats = await plots(page, () => document.getElementById('an-plots').workerStats());
     assert.ok(stats.wasmMemoryBytes + stats.cacheBytes < BUDGET, JSON.stringify(stats));
     await page.locator('#an-plots-list').scrollIntoViewIfNeeded();
     await page.locator('#an-plots-list').screenshot({ path: path.join(OUT, 'whole-scan.png') });
@@ -178,7 +181,10 @@ test('whole recording: a server file is scanned once asked; its events reach the
     await waitReady(page);
     await page.evaluate(() => window.__player.pause());
     await page.click('#analysis-open');
-    await page.waitForFunction(() => window.__analysis && !document.getElementById('panel-analysis').hidden);
+    await page.waitForFunction(() => {
+      const p = document.getElementById('panel-analysis');
+      return !!p.inspect && !p.hidden;
+    });
     const lastChat = d.events.filter((e) => e.kind === 'chat').at(-1);
     const known = () => page.evaluate(() => window.__player.events.map((e) => ({ kind: e.kind, tick: e.tick })));
     assert.ok(!(await known()).some((e) => key(e) === key(lastChat)), 'the last chat is beyond what the player read');
@@ -193,9 +199,12 @@ test('whole recording: a server file is scanned once asked; its events reach the
     await page.click('.an-scan');
     assert.match(await page.textContent('#an-scan-note'), /downloads the whole file/);
     await settle(page, 10);
-    assert.equal(await page.evaluate(() => window.__analysis.plots.plots?.scanState().state ?? 'none'), 'none');
+    assert.equal(
+      await page.evaluate(() => document.getElementById('an-plots').inspect().scan?.state ?? 'none'),
+      'none',
+    );
     await page.click('.an-scan');
-    await page.waitForFunction(() => window.__analysis.plots.plots?.scanState().state === 'done', null, {
+    await page.waitForFunction(() => document.getElementById('an-plots').inspect().scan?.state === 'done', null, {
       timeout: 120_000,
     });
     await page.waitForFunction(() => /Every event/.test(document.getElementById('an-scan-note').textContent));
@@ -218,7 +227,7 @@ test('whole recording: a server file is scanned once asked; its events reach the
     );
     const visited = [];
     for (let i = 0; i < chats.length; i++) {
-      await page.evaluate(() => window.__analysis.step(1));
+      await page.click('#panel-analysis .an-next');
       await seekLanded(page);
       visited.push(await page.evaluate(() => window.__player.tick));
     }

@@ -19,7 +19,6 @@ import type { Hud } from './hud.ts';
 import type { Menus } from './menus.ts';
 import type { RecordingBanner } from './recording-banner.ts';
 import type { createShare } from '../features/share/dialog.ts';
-import type * as VideoExport from '../features/export/video.ts';
 import type { createAnalysis } from '../features/analysis/panel.ts';
 import type { createFoldbackView } from '../features/foldback/view.ts';
 import type { createCompare } from '../features/compare/view.ts';
@@ -27,7 +26,7 @@ import type { createLiveView } from '../features/live/view.ts';
 
 /** The page's UI: each lazily loaded part once it exists (kept here, handed to what needs it).
  *  Test / inspection: #scrubber, #scrub-markers, #killfeed, #roster, .rec-banner and .live-badge
- *  answer inspect() themselves. */
+ *  answer inspect() themselves, as the features' elements do below (docs/playback.md). */
 interface AppUi {
   timeline: Timeline;
   panels: Panels;
@@ -49,14 +48,8 @@ interface LaunchQueue {
 
 declare global {
   interface Window {
-    /** The page's player (test hook). */
+    /** The page's player (the test hook). */
     __player: Controller;
-    /** The lazily loaded views, once each exists (test hooks). */
-    __share?: Share;
-    __video?: typeof VideoExport;
-    __analysis?: Analysis;
-    __foldbackView?: FoldbackView;
-    __compare?: Compare;
     launchQueue?: LaunchQueue;
   }
 }
@@ -316,27 +309,23 @@ bindKeyboard(player, document, {
 // ---------------------------------------------------------------- share: links, the clip, embeds
 
 // features/share/dialog.ts (the Share dialog; the clip's in / out points on the timeline) is loaded on first
-// use: the Share button, I / O, or a link with a clip. window.__share is set once it exists.
+// use: the Share button, I / O, or a link with a clip (test / inspection: dialog#share's refresh()).
 // Export → Video, from the Export dialog or the Share dialog's clip (features/export/video.ts on first
-// use; window.__video: it).
+// use; test / inspection: dialog#video-export's exportVideo()).
 const video = (opener: HTMLElement = shareBtn) =>
   import('../features/export/video.ts').then(
-    (m) => {
-      window.__video = m;
-      m.openVideoDialog(player, { opener });
-    },
+    (m) => m.openVideoDialog(player, { opener }),
     (e) => toast('notice', `Video export could not be loaded: ${e?.message ?? e}`),
   );
 let shareReady: Promise<Share> | null = null;
 function share(fn: (s: Share) => void) {
-  shareReady ??= import('../features/share/dialog.ts').then(
-    (m) =>
-      (window.__share = m.createShare(player, {
-        opener: shareBtn,
-        timeline: ui.timeline,
-        step: SEEK_STEP_S,
-        video,
-      })),
+  shareReady ??= import('../features/share/dialog.ts').then((m) =>
+    m.createShare(player, {
+      opener: shareBtn,
+      timeline: ui.timeline,
+      step: SEEK_STEP_S,
+      video,
+    }),
   );
   shareReady.then(fn, (e) => {
     shareReady = null;
@@ -349,7 +338,8 @@ shareBtn.addEventListener('click', () => share((s) => s.open()));
 // import only its types, so that it stays in main.js (the decoder's client holds it already).
 const newRpc: NewRpc = (port, options) => new Rpc(port, options);
 
-// Export (www/features/export/open.ts: the dialog, ACMI and clips in the export worker) is loaded on first use.
+// Export (www/features/export/open.ts: the dialog, ACMI and clips in the export worker) is loaded on first use
+// (test / inspection: dialog#export's inspect()).
 let exportSrc: PlayerEventMap['loadstart']['src'] | undefined;
 player.on('loadstart', (e: PlayerEventMap['loadstart']) => (exportSrc = e.src));
 exportBtn.addEventListener('click', () =>
@@ -363,19 +353,19 @@ exportBtn.addEventListener('click', () =>
 
 // features/analysis/panel.ts (the scoreboard, the filter of the feed and the markers with N / Shift+N, the
 // search, range and bearing, the inspector's units, the kill announcer) is loaded when the panel
-// first opens (the Analysis button, or N / Shift+N). window.__analysis is set once it exists.
+// first opens (the Analysis button, or N / Shift+N). Test / inspection: #panel-analysis's inspect() and
+// setRange(), #an-plots' (the plots) inspect() and the rest (features/analysis/telemetry.ts).
 let analysisReady: Promise<Analysis> | null = null;
 function analysis(fn: (a: Analysis) => void) {
-  analysisReady ??= import('../features/analysis/panel.ts').then(
-    (m) =>
-      (window.__analysis = m.createAnalysis(player, {
-        root: $('panel-analysis'),
-        opener: analysisBtn,
-        stage,
-        timeline: ui.timeline,
-        panels: ui.panels,
-        lib: { factionColour, NO_ENTITY, eventKindKey, eventText },
-      })),
+  analysisReady ??= import('../features/analysis/panel.ts').then((m) =>
+    m.createAnalysis(player, {
+      root: $('panel-analysis'),
+      opener: analysisBtn,
+      stage,
+      timeline: ui.timeline,
+      panels: ui.panels,
+      lib: { factionColour, NO_ENTITY, eventKindKey, eventText },
+    }),
   );
   analysisReady.then(fn, (e) => {
     analysisReady = null;
@@ -393,19 +383,19 @@ ui.panels.onShiftPick = (id) => analysis((a) => a.shiftPick(id));
 // ---------------------------------------------------------------- .foldback divergence view
 
 // features/foldback/view.ts (and features/foldback/foldback-live.ts, which it imports) is loaded on
-// first use: a .flrep or SparkEngine session never downloads it. window.__foldbackView is set once it
-// exists (test hook).
+// first use: a .flrep or SparkEngine session never downloads it. `fbView` once it exists (test /
+// inspection: #foldback's inspect()).
 let foldbackReady: Promise<FoldbackView> | null = null;
+let fbView: FoldbackView | null = null;
 function foldbackView(): Promise<FoldbackView> {
-  foldbackReady ??= import('../features/foldback/view.ts').then(({ createFoldbackView }) => {
-    const view = createFoldbackView({
-      root: $('foldback'),
-      onShow: (on: boolean) => stage.classList.toggle('foldback-on', on),
-      newClient: (o: ConstructorParameters<typeof WorkerClient>[0]) => new WorkerClient(o),
-    });
-    window.__foldbackView = view;
-    return view;
-  });
+  foldbackReady ??= import('../features/foldback/view.ts').then(
+    ({ createFoldbackView }) =>
+      (fbView = createFoldbackView({
+        root: $('foldback'),
+        onShow: (on: boolean) => stage.classList.toggle('foldback-on', on),
+        newClient: (o: ConstructorParameters<typeof WorkerClient>[0]) => new WorkerClient(o),
+      })),
+  );
   foldbackReady.catch(() => {
     foldbackReady = null;
   });
@@ -421,7 +411,7 @@ const withFoldback = (fn: (v: FoldbackView) => void) =>
 let opens = 0;
 player.on('loadstart', () => {
   opens++;
-  window.__foldbackView?.close();
+  fbView?.close();
 });
 player.on('foldback', ({ src }: PlayerEventMap['foldback']) => {
   progress.hidden = true;
@@ -434,17 +424,16 @@ $('live-open').addEventListener('click', () => withFoldback((v) => v.showLive())
 // ---------------------------------------------------------------- comparing two recordings
 
 // features/compare/view.ts (the panel, the timeline's mark) and the compare worker with its wasm are loaded on
-// the first comparison. window.__compare is set once it exists (test hook).
+// the first comparison (test / inspection: #compare's inspect()).
 let compareReady: Promise<Compare> | null = null;
 function compare(a: File, b: File, notice = '') {
-  compareReady ??= import('../features/compare/view.ts').then(
-    (m) =>
-      (window.__compare = m.createCompare(player, {
-        root: $('compare'),
-        newWorker: () => new Worker(shippedUrl('./compare-worker.js'), { type: 'module', name: 'replay-compare' }),
-        newRpc,
-        timeline: ui.timeline,
-      })),
+  compareReady ??= import('../features/compare/view.ts').then((m) =>
+    m.createCompare(player, {
+      root: $('compare'),
+      newWorker: () => new Worker(shippedUrl('./compare-worker.js'), { type: 'module', name: 'replay-compare' }),
+      newRpc,
+      timeline: ui.timeline,
+    }),
   );
   compareReady.then(
     (c) => {

@@ -17,7 +17,7 @@ import { FILTER_KINDS, makeFilter, stepMatch, searchText } from './event-filter.
 import type { Filter, Kill, ReplayEvent } from './event-filter.ts';
 import { scanEventsText } from './whole-scan.ts';
 import { createRangeLine } from './range-line.ts';
-import type { RangeLinePlayer } from './range-line.ts';
+import type { RangeFigures, RangeLine, RangeLinePlayer } from './range-line.ts';
 import { createAnnouncer } from './announcer.ts';
 import type { AnnouncerPlayer } from './announcer.ts';
 import { motion, fmtAlt, fmtSpeed, fmtVs, fmtHeading, fmtLatLon, UNITS } from './geo.ts';
@@ -62,6 +62,23 @@ export interface PanelPlayer {
 
 /** The handle as the panel and its parts read it. */
 export type AnalysisPlayer = PanelPlayer & PlotsPlayer & RangeLinePlayer & AnnouncerPlayer;
+
+/** What #panel-analysis's inspect() answers: the scoreboard as last counted (`upTo`: the tick it
+ *  counts up to, null: the whole recording), the filter (null: none), the range's two entities
+ *  (−1: none), its figures and its line over the view. */
+export interface AnalysisInspection {
+  score: Tally & { upTo: number | null };
+  filter: Filter | null;
+  range: { a: number; b: number; figures: RangeFigures | null; line: ReturnType<RangeLine['inspect']> };
+}
+
+/** The panel's root (#panel-analysis) with its hooks (test / inspection: `root.inspect()`, the
+ *  panel's state; `root.setRange(a, b)`, as the From and To lists set it; the plots answer on
+ *  #an-plots, www/features/analysis/telemetry.ts). */
+export interface AnalysisElement extends HTMLElement {
+  inspect(): AnalysisInspection;
+  setRange(a: number, b: number): void;
+}
 
 /** An event predicate (null: keeps everything), as the timeline and the kill feed take it. */
 type Keep = ((e: ReplayEvent) => boolean) | null;
@@ -779,12 +796,22 @@ export function createAnalysis(
     applyFilter();
   }
   opener.setAttribute('aria-controls', root.id);
+  // Test / inspection: #panel-analysis's inspect() (computed on call) and setRange(a, b) (any two
+  // entities, where the From and To lists hold the participants only).
+  const inspect = (): AnalysisInspection => ({
+    score: { ...score, upTo: Number.isFinite(score.upTo) ? score.upTo : null },
+    filter: keep ? currentFilter() : null,
+    range: { a: rangeA, b: rangeB, figures: line.figures, line: line.inspect() },
+  });
+  Object.defineProperties(root, {
+    inspect: { value: inspect satisfies AnalysisElement['inspect'], configurable: true },
+    setRange: { value: setRange satisfies AnalysisElement['setRange'], configurable: true },
+  });
 
   return {
     show,
     toggle: () => show(root.hidden),
     step,
-    setRange,
     shiftPick,
     get units() {
       return units;
@@ -796,13 +823,6 @@ export function createAnalysis(
       r.dispatchEvent(new Event('change'));
     },
     announcer,
-    /** Test / inspection hook. */
-    inspect: () => ({
-      score: { ...score, upTo: Number.isFinite(score.upTo) ? score.upTo : null },
-      filter: keep ? currentFilter() : null,
-      range: { a: rangeA, b: rangeB, figures: line.figures, line: line.inspect() },
-    }),
-    plots,
     dispose() {
       for (const t of timers) clearInterval(t);
       for (const off of offs) off();

@@ -12,7 +12,7 @@
 import uPlot from 'uplot';
 import uPlotCss from 'uplot/dist/uPlot.min.css';
 import { SeriesSource } from './telemetry-series.ts';
-import type { SeriesKey } from './telemetry-series.ts';
+import type { Sample, SeriesKey } from './telemetry-series.ts';
 import { WholeScan } from './whole-scan.ts';
 import type { ScanHooks, ScanState } from './whole-scan.ts';
 import { FT_PER_M, KT_PER_MPS, M_PER_NM } from './geo.ts';
@@ -92,6 +92,21 @@ export interface PlotsScanState {
   remote: boolean;
   asking: boolean;
   whole: boolean;
+}
+
+/** What the plots' inspect() answers: the window (its middle, its range in seconds), the entities
+ *  sampled, the worker's error, the pieces taken, the samples' ticks and values, whether the whole
+ *  recording is drawn, each plot's key, whether it is hidden and the value it shows. */
+export interface PlotsInspection {
+  centre: number;
+  range: [number, number];
+  entity: number;
+  other: number;
+  error: string;
+  pieces: number;
+  samples: Sample[];
+  whole: boolean;
+  plots: { key: SeriesKey; hidden: boolean; value: string | null }[];
 }
 
 /** A plot: its series, the factor from SI, its uPlot and its elements. */
@@ -526,8 +541,8 @@ export function createPlots(
     envelope: () => scan?.envelope?.inspect() ?? null,
     /** The plots' worker's stats (its wasm memory, its cache). */
     workerStats: () => src.stats(),
-    /** Test / inspection hook: the window, the samples' ticks and values, the plots' geometry. */
-    inspect: () => ({
+    /** Test / inspection hook (#an-plots answers it): the window, the samples, the plots. */
+    inspect: (): PlotsInspection => ({
       centre,
       range: xRange(),
       entity,

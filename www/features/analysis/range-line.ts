@@ -140,3 +140,6 @@ export function createRangeLine(player: RangeLinePlayer, stage: HTMLElement, uni
     },
   };
 }
+
+/** The range line (createRangeLine()'s answer). */
+export type RangeLine = ReturnType<typeof createRangeLine>;

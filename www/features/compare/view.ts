@@ -36,8 +36,21 @@ export interface CompareOptions {
   doc?: Document;
 }
 
-/** The Compare panel: createCompare()'s answer (main.js's window.__compare). */
+/** The Compare panel: createCompare()'s answer (main.js keeps it). */
 export type Compare = ReturnType<typeof createCompare>;
+
+/** What #compare's inspect() answers: the current comparison's outcome, each recording's info and
+ *  the worker's ms once it is done; null before (or while one runs). */
+export interface CompareInspection {
+  outcome: CompareOutcome;
+  info: [CompareInfo | null, CompareInfo | null] | undefined;
+  ms: number | undefined;
+}
+
+/** The panel's root (#compare) with its hook (test / inspection: `root.inspect()`). */
+export interface CompareElement extends HTMLElement {
+  inspect(): CompareInspection | null;
+}
 
 /** Fields whose values are lengths in the recording's quanta (shown in metres too). */
 const METRES: Record<string, string> = { pos: 'position_quantum_m', vel: 'velocity_quantum_mps' };
@@ -311,11 +324,14 @@ export function createCompare(
     return table;
   }
 
+  // Test / inspection: #compare's inspect() (computed on call).
+  const inspect = (): CompareInspection | null =>
+    cur?.outcome ? { outcome: cur.outcome, info: cur.info, ms: cur.ms } : null;
+  Object.defineProperty(root, 'inspect', { value: inspect satisfies CompareElement['inspect'], configurable: true });
+
   return {
     run,
     hide,
-    /** The last outcome and its ms (test hook), or null. */
-    result: () => (cur?.outcome ? { outcome: cur.outcome, info: cur.info, ms: cur.ms } : null),
     mark,
   };
 }

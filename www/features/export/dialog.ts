@@ -50,8 +50,26 @@ export interface ExportContext {
   download: (blob: Blob, fileName: string) => void;
 }
 
-/** The Export dialog: createExport()'s answer (window.__export). */
+/** The Export dialog: createExport()'s answer (www/features/export/open.ts keeps it). */
 export type ExportDialog = ReturnType<typeof createExport>;
+
+/** What #export's inspect() answers: the last export's item, status words, file name and size,
+ *  what it reported of itself (`detail`: a worker export's {workers, ms, reads, bytesRead}); whether
+ *  one runs; whether the dialog is open. */
+export interface ExportInspection {
+  item: string;
+  status: string;
+  fileName: string;
+  bytes: number;
+  detail: unknown;
+  running: boolean;
+  open: boolean;
+}
+
+/** The dialog (`dialog#export`) with its hook (test / inspection: `dialog.inspect()`). */
+export interface ExportElement extends HTMLDialogElement {
+  inspect(): ExportInspection;
+}
 
 /** The Export dialog over `player` with `items`; `opener` gets the focus back on close. */
 export function createExport(
@@ -226,6 +244,10 @@ export function createExport(
     }
   }
 
+  // Test / inspection: #export's inspect() (computed on call).
+  const inspect = (): ExportInspection => ({ ...last, running: !!running, open: dialog.open });
+  Object.defineProperty(dialog, 'inspect', { value: inspect satisfies ExportElement['inspect'], configurable: true });
+
   return {
     /** Opens the dialog for the recording `source` (what the player opened). */
     open(source: unknown) {
@@ -234,9 +256,6 @@ export function createExport(
       if (!dialog.open) dialog.showModal();
     },
     close: () => dialog.close(),
-    /** Test hook: the last export's item, status words, file name and size, what it reported
-     *  (`detail`); whether one runs. */
-    state: () => ({ ...last, running: !!running, open: dialog.open }),
     dialog,
   };
 }

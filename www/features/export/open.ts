@@ -161,7 +161,6 @@ export function openExport(
       ]
     : exportItems(newRpc);
   dialog ??= createExport(player, { opener, items });
-  (window as Window & { __export?: ExportDialog }).__export = dialog;
   dialog.open(src);
   return dialog;
 }

@@ -5,7 +5,7 @@
 // classes: no stylesheet of its own in the first load). What it runs is handed in by
 // www/features/export/video.ts (a ui/ module imports nothing of the first load but format.js).
 import { el, fmtTime } from '../../widgets/format.ts';
-import type { VideoExportPlayer, VideoResult, exportRange, exportVideo, hasWebCodecs } from './video.ts';
+import type { VideoExportPlayer, VideoOptions, VideoResult, exportRange, exportVideo, hasWebCodecs } from './video.ts';
 
 /** What the dialog runs, handed in by www/features/export/video.ts. */
 export interface VideoDialogApi {
@@ -18,6 +18,14 @@ export interface VideoDialogApi {
 
 /** The dialog's handle: its node, refresh(), start() (tests press Export through the DOM), cancel(). */
 export type VideoDialog = ReturnType<typeof build>;
+
+/** The dialog (`dialog#video-export`, built on first open) with its hook (test / inspection:
+ *  `dialog.exportVideo(opts)` renders the player's range as Export does, with any of exportVideo()'s
+ *  options, `drawOnly` too (tests/bench/video-export.mjs); nothing is downloaded, the dialog shows
+ *  nothing of it). */
+export interface VideoDialogElement extends HTMLDialogElement {
+  exportVideo(opts?: VideoOptions): Promise<VideoResult>;
+}
 
 let dialog: VideoDialog | null = null;
 
@@ -43,6 +51,12 @@ function build(
 ) {
   const node = el('dialog', 'share');
   node.id = 'video-export';
+  // Test / inspection: #video-export's exportVideo(opts) (the benchmark's rates).
+  const direct = (opts?: VideoOptions) => exportVideo(player, opts);
+  Object.defineProperty(node, 'exportVideo', {
+    value: direct satisfies VideoDialogElement['exportVideo'],
+    configurable: true,
+  });
   node.setAttribute('aria-labelledby', 'video-title');
   const box = el('div', 'share-box');
   const head = el('div', 'share-head');

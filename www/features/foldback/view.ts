@@ -88,7 +88,7 @@ export interface FbFieldHistory {
   last_agreeing_tick: number | null;
 }
 
-/** The view's state (window.__foldback: the tests' hook). */
+/** The view's state (what #foldback's inspect() answers: a copy, computed on call). */
 export interface FoldbackState {
   summary: FbSummary | null;
   extras?: FbExtras;
@@ -109,8 +109,13 @@ export interface FoldbackViewOptions {
   newClient: (o: { onFatal: (message: string) => void }) => FoldbackClient;
 }
 
-/** The divergence view: createFoldbackView()'s answer (window.__foldbackView). */
+/** The divergence view: createFoldbackView()'s answer (main.js keeps it). */
 export type FoldbackView = ReturnType<typeof createFoldbackView>;
+
+/** The view's root (#foldback) with its hook (test / inspection: `root.inspect()`, the state). */
+export interface FoldbackElement extends HTMLElement {
+  inspect(): FoldbackState;
+}
 
 /** Okabe–Ito blue / orange / grey: distinguishable with every common colour-vision deficiency. */
 export const FB_COLORS = { agree: '#0072B2', disagree: '#E69F00', missing: '#9a9a9a' };
@@ -132,7 +137,9 @@ export function createFoldbackView({ root, onShow, newClient }: FoldbackViewOpti
     live: false,
     gen: 0,
   };
-  (window as Window & { __foldback?: FoldbackState }).__foldback = state;
+  // Test / inspection: #foldback's inspect() (computed on call).
+  const inspect = (): FoldbackState => ({ ...state });
+  Object.defineProperty(root, 'inspect', { value: inspect satisfies FoldbackElement['inspect'], configurable: true });
   // Counts opens and closes: an open answered after a later one (or a close) is dropped.
   let opening = 0;
 
@@ -588,13 +595,11 @@ export function createFoldbackView({ root, onShow, newClient }: FoldbackViewOpti
   liveSave.addEventListener('click', () => live.save());
 
   return {
-    state,
     openFiles,
     close,
     showLive() {
       show();
       liveUrl.focus();
     },
-    selectTick,
   };
 }

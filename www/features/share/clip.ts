@@ -173,13 +173,5 @@ export function createClip(player: ClipPlayer, { timeline, step, onChange = () =
   player.on('timeupdate', draw);
   draw();
 
-  /** Test / inspection hook: the band's and the handles' boxes, in CSS px of the page. */
-  function inspect() {
-    const box = (e: HTMLElement) => {
-      const r = e.getBoundingClientRect();
-      return { x: r.x, y: r.y, width: r.width, height: r.height, hidden: e.hidden };
-    };
-    return { band: box(band), in: box(handles[0]), out: box(handles[1]) };
-  }
-  return { mark, set, setPoint, clear: () => set(null), draw, inspect };
+  return { mark, set, setPoint, clear: () => set(null), draw };
 }

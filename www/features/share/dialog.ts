@@ -65,8 +65,15 @@ interface Parts {
   oembed: Field;
 }
 
-/** The Share dialog: createShare()'s answer (main.js's window.__share). */
+/** The Share dialog: createShare()'s answer (main.js keeps it). */
 export type Share = ReturnType<typeof createShare>;
+
+/** The dialog (`dialog#share`, built on first open) with its hook (test / inspection:
+ *  `dialog.refresh()` writes every link and snippet for the moment now and resolves once they are
+ *  written: the texts follow the player at most every 250 ms, and the camera's pose is asked). */
+export interface ShareElement extends HTMLDialogElement {
+  refresh(): Promise<void>;
+}
 
 /** How often an open dialog follows the playhead (ms). */
 const REFRESH_MS = 250;
@@ -133,6 +140,8 @@ export function createShare(
   function build() {
     dialog = el('dialog', 'share');
     dialog.id = 'share';
+    // Test / inspection: #share's refresh() (resolves once the texts are written).
+    Object.defineProperty(dialog, 'refresh', { value: refresh satisfies ShareElement['refresh'], configurable: true });
     dialog.setAttribute('aria-labelledby', 'share-title');
     const box = el('div', 'share-box');
     const head = el('div', 'share-head');
@@ -491,9 +500,6 @@ export function createShare(
     close: () => dialog?.close(),
     /** I / O: a clip point at the playhead (features/share/clip.ts). */
     mark: (point: ClipPoint, t?: number) => clip.mark(point, t),
-    clip,
-    /** Resolves once the open dialog's texts are written (test hook). */
-    refresh,
     get dialog() {
       return dialog;
     },
