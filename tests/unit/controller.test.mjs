@@ -67,7 +67,7 @@ test('status: idle, loading, ready, failed, disposed; each change before the eve
   assert.equal(c.status, 'disposed');
   assert.deepEqual(events.at(-1), ['statuschange', 'disposed']);
   c.dispose();
-  assert.equal(events.filter(([e, d]) => d === 'disposed').length, 1, 'once');
+  assert.equal(events.filter(([, d]) => d === 'disposed').length, 1, 'once');
 });
 
 test("the clock's commands", async () => {

@@ -46,7 +46,10 @@ function fakeCore() {
       quiet: () => true,
       ready: () => true,
       labelOf: (id) => new Float64Array([id, 10, 20, 1]),
-      request: async (name) => (log.push(['request', name]), new Float32Array([3, 1, 2, 1])),
+      request: async (name) => {
+        log.push(['request', name]);
+        return new Float32Array([3, 1, 2, 1]);
+      },
       zoom: (f) => log.push(['zoom', f]),
       clearTrails: () => log.push(['clearTrails']),
       setTrailSeconds: (s) => log.push(['setTrailSeconds', s]),

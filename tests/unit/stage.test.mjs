@@ -58,7 +58,12 @@ const media = [];
 beforeEach(() => {
   observers.length = 0;
   media.length = 0;
-  globalThis.document = { createElement: (tag) => (assert.equal(tag, 'canvas'), new FakeCanvas()) };
+  globalThis.document = {
+    createElement: (tag) => {
+      assert.equal(tag, 'canvas');
+      return new FakeCanvas();
+    },
+  };
   globalThis.window = { devicePixelRatio: 2 };
   globalThis.ResizeObserver = class {
     constructor(fn) {
