@@ -494,6 +494,7 @@ interface Perf {
 		drawn: number;
 		skipped: number;
 		idle: number;
+		unready: number;
 	} | null;
 }
 interface PieceTimes {

@@ -588,6 +588,7 @@ export interface Perf {
 		drawn: number;
 		skipped: number;
 		idle: number;
+		unready: number;
 	} | null;
 }
 /** A piece's timings (ms): the worker's (read, decode, extract, copy), its transit and the page's. */

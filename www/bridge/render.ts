@@ -22,12 +22,14 @@ const IDLE_REDRAW_MS = 1000;
 /** What the page reads of the last reply (its picture, if any, went to whoever asked for it). */
 export type LastReply = Readonly<Omit<FrameReply, 'image'>>;
 
-/** Frames posted, drawn by the worker, skipped because one was still in flight, and idle. */
+/** Frames posted, drawn by the worker, skipped because one was still in flight, idle, and
+ *  answered without a GPU device (recreating it after a loss). */
 export interface RenderStats {
   posted: number;
   drawn: number;
   skipped: number;
   idle: number;
+  unready: number;
 }
 
 /** Sentinel: the reply to a frame that is still being drawn. */
@@ -102,8 +104,9 @@ export class RenderProxy {
      *  (contentDrawn). */
     this.framesSent = false;
     this.framesDrawn = false;
-    /** Frames posted, drawn by the worker, skipped because one was still in flight, and idle (nothing changed). */
-    this.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
+    /** Frames posted, drawn by the worker, skipped because one was still in flight, idle (nothing
+     *  changed), and answered without a GPU device (recreating it after a loss). */
+    this.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0, unready: 0 };
     this.postedAt = -Infinity;
     /** The last time sent (undefined after new frames: they need a time again). */
     this.sentTime = undefined;
@@ -237,6 +240,7 @@ export class RenderProxy {
         // The renderer's own mode (it may refuse one), unless the page changed it since.
         if (seq === this.modeSeq) this.mode = reply.cameraMode;
         if (reply.drawn) this.stats.drawn++;
+        if (!reply.ready) this.stats.unready++;
         this.onActivity?.('reply');
         return reply;
       },

@@ -30,6 +30,7 @@ import { Camera } from './camera.ts';
 import type { KillCamRestore } from './camera.ts';
 import { Stage } from '../view/stage.ts';
 import type { AnyRenderer } from '../bridge/renderer.ts';
+import type { RenderStats } from '../bridge/render.ts';
 import { Moment } from './moment.ts';
 import { Gaps } from './gaps.ts';
 import { Ghosts } from './ghosts.ts';
@@ -48,18 +49,8 @@ export type Spawn = (url: URL, options: WorkerOptions) => Worker;
 /** What was thrown (an Error, or anything): its `message` and whether a worker's death was `fatal`. */
 export type Thrown = { message?: string; fatal?: boolean } | null | undefined;
 
-/** The renderer as the player's inside calls it (the render worker's proxy, bridge/render.ts, or
- *  the in-page wasm Renderer, bridge/renderer.ts): a narrow view until view/ and bridge/ type it. */
 /** The renderer Core draws with: the render worker's proxy, or the renderer on the page. */
 export type CoreRenderer = AnyRenderer;
-
-/** The render worker proxy's frame counts (bridge/render.ts). */
-export interface RenderStats {
-  posted: number;
-  drawn: number;
-  skipped: number;
-  idle: number;
-}
 
 /** The canvas and its renderer (view/stage.ts). */
 export type CoreStage = Stage;
@@ -1030,7 +1021,7 @@ export class Core {
       renderStats: r && 'stats' in r ? { ...r.stats } : null,
     };
     if (reset) this.#labelsMs = [];
-    if (reset && r && 'stats' in r) r.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0 };
+    if (reset && r && 'stats' in r) r.stats = { posted: 0, drawn: 0, skipped: 0, idle: 0, unready: 0 };
     return out;
   }
 

@@ -178,7 +178,7 @@ export interface Perf {
   chunks: PieceTimes[];
   rendererWasmBytes: number;
   renderInWorker: boolean;
-  renderStats: { posted: number; drawn: number; skipped: number; idle: number } | null;
+  renderStats: { posted: number; drawn: number; skipped: number; idle: number; unready: number } | null;
 }
 
 /** A piece's timings (ms): the worker's (read, decode, extract, copy), its transit and the page's. */
