@@ -171,6 +171,8 @@ export async function serveRoot({ latencyMs = 0 } = {}) {
 
 /** Waits until window.__player has shown its first frame (or failed). */
 export async function waitReady(page, timeout = 120_000) {
+  await page.waitForFunction(() => window.__player, null, { timeout });
+  await olderTreeDebug(page);
   await page.waitForFunction(
     () =>
       window.__player && (window.__player.diagnostics.snapshot().ready || window.__player.diagnostics.snapshot().error),
@@ -250,8 +252,9 @@ export async function openPlayerPage(browser, srv, query = '') {
   const page = await browser.newPage();
   const log = collectConsole(page);
   await page.goto(srv.page + query);
-  await page.waitForFunction(() => window.__player?.diagnostics.snapshot().ready, null, { timeout: 120_000 });
+  await page.waitForFunction(() => window.__player, null, { timeout: 120_000 });
   await olderTreeDebug(page);
+  await page.waitForFunction(() => window.__player.diagnostics.snapshot().ready, null, { timeout: 120_000 });
   return { page, log };
 }
 
