@@ -7,39 +7,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Controller } from '../../www/api/controller.ts';
-import { fakeElement, installDom, FakeWorker, fakeRenderer } from './fakes.mjs';
+import { fakeElement, installDom, fakeStarts, until } from './fakes.mjs';
 
 installDom();
 
 function makeController() {
-  const log = [];
-  const workers = [];
+  const { log, workers, options } = fakeStarts();
   const events = [];
-  const c = new Controller(fakeElement('div'), {
-    spawn: () => {
-      const w = new FakeWorker(log);
-      workers.push(w);
-      return w;
-    },
-    createRenderer: async (canvas) => ({
-      renderer: fakeRenderer([]),
-      backend: 'webgpu',
-      build: 'b',
-      inWorker: true,
-      canvas,
-    }),
-  });
+  const c = new Controller(fakeElement('div'), options);
   for (const ev of ['statuschange', 'loadstart', 'ready', 'error', 'notice', 'play', 'pause', 'ratechange'])
     c.on(ev, (d) => events.push([ev, d]));
   return { c, log, workers, events };
-}
-
-async function until(pred, what, ms = 10_000) {
-  const t0 = Date.now();
-  while (!pred()) {
-    if (Date.now() - t0 > ms) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 const blob = () => Object.assign(new Blob([new Uint8Array(8)]), { name: 'match.flrep' });

@@ -10,42 +10,18 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Core } from '../../www/core/core.ts';
-import { fakeElement, installDom, FakeWorker, fakeRenderer, piece } from './fakes.mjs';
+import { fakeElement, installDom, fakeStarts, piece, until } from './fakes.mjs';
 
 installDom();
 
 /** A Core on a fake element with a fake decoder worker and renderer; its events recorded. */
 function makeCore() {
-  const log = [];
-  const workers = [];
-  const calls = [];
+  const { log, workers, calls, options } = fakeStarts();
   const events = [];
-  const core = new Core(fakeElement('div'), {
-    spawn: () => {
-      const w = new FakeWorker(log);
-      workers.push(w);
-      return w;
-    },
-    createRenderer: async (canvas) => ({
-      renderer: fakeRenderer(calls),
-      backend: 'webgpu',
-      build: 'b',
-      inWorker: true,
-      canvas,
-    }),
-  });
+  const core = new Core(fakeElement('div'), options);
   for (const ev of ['loadstart', 'info', 'ready', 'seeking', 'seeked', 'gap', 'error', 'backend'])
     core.on(ev, (d) => events.push([ev, d]));
   return { core, log, workers, calls, events };
-}
-
-/** Resolves once `pred()` holds (checked every few ms), or fails after `ms`. */
-async function until(pred, what, ms = 10_000) {
-  const t0 = Date.now();
-  while (!pred()) {
-    if (Date.now() - t0 > ms) assert.fail(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
 }
 
 const wants = (log) => log.filter((m) => m.method === 'want').map((m) => m.params);

@@ -190,3 +190,36 @@ export function fakeRenderer(calls) {
           },
   });
 }
+
+/** Options that start a player's workers and renderer as fakes: `log` gets every message posted to a
+ *  decoder worker, `workers` each one started, `calls` every renderer call. */
+export function fakeStarts({ log = [], workers = [], calls = [] } = {}) {
+  return {
+    log,
+    workers,
+    calls,
+    options: {
+      spawn: () => {
+        const w = new FakeWorker(log);
+        workers.push(w);
+        return w;
+      },
+      createRenderer: async (canvas) => ({
+        renderer: fakeRenderer(calls),
+        backend: 'webgpu',
+        build: 'b',
+        inWorker: true,
+        canvas,
+      }),
+    },
+  };
+}
+
+/** Resolves once `pred()` holds (checked every few ms); fails naming `what` after `ms`. */
+export async function until(pred, what, ms = 10_000) {
+  const t0 = Date.now();
+  while (!pred()) {
+    if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
