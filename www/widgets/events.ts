@@ -1,6 +1,10 @@
 // Event kinds for the UI: a CSS-safe key per kind (custom events by their type), a label, and a
 // one-line description. Strings from files are returned as plain text (callers use textContent /
 // title, never HTML).
+import type { KillEvent as Kill, ReplayEvent } from '../lib/types.ts';
+
+/** A kill and an event of the recording (lib/types.ts; strings from files are shown as text). */
+export type { Kill, ReplayEvent };
 
 const LABELS: Record<string, string> = {
   kill: 'Kill',
@@ -16,27 +20,6 @@ const LABELS: Record<string, string> = {
   weapon_switch: 'Weapon switch',
   other: 'Other',
 };
-
-/** A kill as the player lists it (the fields the widgets read; `t`: seconds of playback). */
-export interface Kill {
-  kind: 'kill';
-  tick: number;
-  killer: number;
-  victim: number;
-  /** An entity-type index; 65535 (NO_WEAPON): unknown. */
-  weapon_type: number;
-  t?: number;
-}
-
-/** An event of the recording as the widgets read it (strings from files are shown as text). */
-export type ReplayEvent = (
-  | Kill
-  | { kind: 'spawn' | 'despawn'; entity: number }
-  | { kind: 'chat'; participant: number; text?: unknown }
-  | { kind: 'admin'; participant: number; action?: unknown; detail?: unknown }
-  | { kind: 'alert_level'; level?: unknown }
-  | { kind: 'custom'; type?: unknown; source?: number; data?: unknown }
-) & { tick: number; t?: number };
 
 /** What eventText() asks of the player (the handle, www/api/player.ts). */
 export interface EventTextPlayer {
