@@ -1,7 +1,7 @@
 // The timeline's gaps: the parts of the recording the player skips (a damaged chunk, one a server
 // would not send: the player's `gap` event) drawn hatched across the scrubber, under the markers,
 // on a canvas of their own; the timeline's tooltip shows why (`textAt`), and a notice says what was
-// skipped (`gapText`). Redrawn when a gap comes and on resize, never on a time update. main.js
+// skipped (`gapText`). Redrawn when a gap comes and on resize, never on a time update. main.ts
 // imports this on the first gap.
 import { fmtTime } from '../widgets/format.ts';
 import type { Controller } from '../api/controller.ts';

@@ -1,6 +1,6 @@
 // The first-person instruments (docs/playback.md "First person"): a horizon line that rolls and
 // pitches with the entity ridden, a fixed reticle, and heading, speed and altitude as text, over the
-// stage while the camera is in first-person mode. Imported on first use (main.js), so it imports
+// stage while the camera is in first-person mode. Imported on first use (main.ts), so it imports
 // nothing of the first load but widgets/format.ts; the entity's state comes from the handle
 // (`entityState`: the same numbers the inspector shows).
 import { fmtAltitude, fmtHeading, fmtSpeed } from '../widgets/format.ts';

@@ -1,5 +1,5 @@
 // The keyboard shortcuts as the help overlay (?) lists them; www/widgets/keyboard.ts binds them (keep
-// the two in step) and docs/playback.md "Keys" lists them too. main.js imports this module when the
+// the two in step) and docs/playback.md "Keys" lists them too. main.ts imports this module when the
 // overlay first opens: the first load does not carry the table.
 import { el } from '../widgets/format.ts';
 

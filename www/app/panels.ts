@@ -17,7 +17,7 @@ type Participant = Open['info']['participants'][number];
 type Faction = Open['info']['factions'][number];
 type EntityType = Open['info']['entity_types'][number];
 
-/** What main.js hands the Analysis panel of the panels. (Test / inspection: #killfeed's and
+/** What main.ts hands the Analysis panel of the panels. (Test / inspection: #killfeed's and
  *  #roster's own inspect(), www/widgets/killfeed.ts and virtual-list.ts.) */
 export interface Panels {
   killfeed: ReturnType<typeof createKillFeed>;
@@ -375,7 +375,7 @@ export function createPanels(player: Controller, root: Document = document): Pan
   player.on('selection', renderInspector);
   // Live values: the frame at the playhead changes with time, with arriving chunks, with the camera.
   setInterval(() => {
-    // Not while a seek waits for its frame (its values are the old frame's; see timeline.js).
+    // Not while a seek waits for its frame (its values are the old frame's; see timeline.ts).
     if (document.hidden || player.pageWaitsForSeek) return;
     renderStatus();
     renderInspector();

@@ -93,7 +93,7 @@ export function createTimeline(
 
   // The zoom: the window [view.from, view.to] seconds the scrubber spans, null for the whole. Its
   // gestures' math, the minimap and "Whole" are www/app/timeline-zoom.ts, loaded (`loadZoom`, from
-  // main.js) on the first wheel or touch on the scrubber.
+  // main.ts) on the first wheel or touch on the scrubber.
   let view: ZoomView | null = null;
   let zoom: Zoom | null = null;
   let zoomLoading: Promise<Zoom> | null = null;
@@ -174,7 +174,7 @@ export function createTimeline(
     },
     { passive: false },
   );
-  // Pinch: two touches on the scrubber scale the window (timeline-zoom.js does the math).
+  // Pinch: two touches on the scrubber scale the window (timeline-zoom.ts does the math).
   const touches = new Map<number, number>();
   let pinching = false;
 
@@ -369,7 +369,7 @@ export function createTimeline(
   }
 
   // The parts skipped (damaged, not sent): hatched under the markers by www/app/gap-layer.ts, which
-  // main.js loads on the first gap and hands over (showGaps).
+  // main.ts loads on the first gap and hands over (showGaps).
   let gaps: GapLayer = { textAt: () => null, inspect: () => [] };
   // Markers: one canvas layer (www/widgets/marker-layer.ts), not one element per kill / event.
   const layer = createMarkerLayer({
@@ -560,5 +560,5 @@ export function createTimeline(
   };
 }
 
-/** The timeline (main.js hands it to the Share, Analysis and Compare views, which draw on it). */
+/** The timeline (main.ts hands it to the Share, Analysis and Compare views, which draw on it). */
 export type Timeline = ReturnType<typeof createTimeline>;

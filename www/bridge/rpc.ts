@@ -41,7 +41,7 @@ interface Incoming {
 }
 
 /** `new Rpc(port, options)`, handed to a feature loaded on first use (www/features/compare/view.ts,
- *  www/features/export/open.ts) by main.js, so that the feature imports only this module's types:
+ *  www/features/export/open.ts) by main.ts, so that the feature imports only this module's types:
  *  imported by a lazy module too, the class would leave main.js for a chunk of its own, and the
  *  first load would pay a request and the chunk's lost gzip context (+258 bytes gzipped, measured). */
 export type NewRpc = <Push extends object>(port: Worker, options?: RpcOptions<Push>) => Rpc<Push>;

@@ -1,11 +1,11 @@
 // Starting the player's module workers from wherever the player's files are served.
 //
 //   import { spawnWorker } from './spawn.ts';
-//   const w = spawnWorker(new URL('./worker.js', import.meta.url));
+//   const w = spawnWorker(shippedUrl('./worker.js'));   // lib/shipped.ts
 //
 // A page may load player.js from another origin (a CDN): `new Worker(url, { type: 'module' })`
 // refuses a cross-origin script. There the worker starts as a same-origin `blob:` module whose only
-// line imports the real one; inside it `import.meta.url` is still the real file's address, so the
+// line imports the real one; inside it the module's own URL is still the real file's address, so the
 // worker's own imports and its wasm resolve against the player's origin (which must then send
 // `Access-Control-Allow-Origin`, and the host page's CSP must allow `worker-src blob:` and the
 // player's origin: docs/embedding.md "CSP").

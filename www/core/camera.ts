@@ -82,7 +82,7 @@ export class Camera {
     this.followId = -1;
     this.killCamKill = null;
     this.killCamRewind = KILLCAM_REWIND;
-    /** Free camera keys held (keyboard.js). */
+    /** Free camera keys held (keyboard.ts). */
     this.#fly = { forward: 0, right: 0, up: 0, fast: false };
   }
 

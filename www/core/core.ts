@@ -1,5 +1,5 @@
 // The player's inside: one replay on one canvas. It owns the clock (core/clock.ts), the worker's
-// session (bridge/decoder.ts), the canvas and its renderer (stage.js) and the other parts in this
+// session (bridge/decoder.ts), the canvas and its renderer (stage.ts) and the other parts in this
 // folder, and turns what happens (pieces, frames, commands) into events. `www/player.ts` is its
 // public face; a page reaches this only through that handle's `debug` (docs/player-api.md).
 // Decoding happens in the worker (worker.js); nothing here imports the decoder wasm.
@@ -162,13 +162,13 @@ export class Core {
   /** Called after every frame drawn (handle.onFrame): page overlays that follow the picture. */
   frameHooks: Set<() => void>;
   client: DecoderClient;
-  /** Compare's ghosts: a second recording drawn over this one (ghosts.js), once asked for. */
+  /** Compare's ghosts: a second recording drawn over this one (ghosts.ts), once asked for. */
   ghosts: Ghosts | null;
   /** The open session (the worker tags what it sends with it; a new load makes the old stale). */
   sessionId: number;
   sourceName: string;
   tb: Timebase;
-  /** The parts of the recording the player skips (gaps.js: damaged or unsent chunks). */
+  /** The parts of the recording the player skips (gaps.ts: damaged or unsent chunks). */
   gaps: Gaps<Gap>;
   pieces: HeldPieces;
   /** The background kill scan of a recording without an index ({done, total, kills}), or null. */
@@ -179,7 +179,7 @@ export class Core {
   pb: CorePlayback;
   camera: Camera;
   hints: Hints;
-  /** Where a link or an embed opens the recording, its clip and spoiler-safety (moment.js). */
+  /** Where a link or an embed opens the recording, its clip and spoiler-safety (moment.ts). */
   moment: Moment;
   /** The open's answer (docs/worker-protocol.md `open`), once it came. */
   info: OpenInfo | null;
@@ -198,12 +198,12 @@ export class Core {
   readyEmitted: boolean;
   firstFrameShown: boolean;
   loop: FrameLoop;
-  /** The element has been in view (viewport.js): before, nothing is decoded and no renderer runs. */
+  /** The element has been in view (viewport.ts): before, nothing is decoded and no renderer runs. */
   inView: boolean;
 
   /** `play`: what plays once the first frame can be drawn, when the recording's options say
-   *  autoplay (moment.js). `opts.spawn`: how the workers start (bridge/decoder.ts);
-   *  `opts.whenInView(element, fn)`: when to start decoding and drawing (viewport.js; default at
+   *  autoplay (moment.ts). `opts.spawn`: how the workers start (bridge/decoder.ts);
+   *  `opts.whenInView(element, fn)`: when to start decoding and drawing (viewport.ts; default at
    *  once). */
   constructor(element: HTMLElement, opts: CoreOptions, play?: () => void) {
     this.#autoplay = play;
@@ -286,7 +286,7 @@ export class Core {
     this.loop.wake();
   }
 
-  /** The renderer (stage.js) once it has started; null before, and after it died. */
+  /** The renderer (stage.ts) once it has started; null before, and after it died. */
   get renderer(): CoreRenderer | null {
     return this.stage.renderer;
   }
@@ -550,7 +550,7 @@ export class Core {
     this.emit('scan', { ...this.scan });
   }
 
-  /** Draws `src` as ghosts over this recording (ghosts.js); null: none. */
+  /** Draws `src` as ghosts over this recording (ghosts.ts); null: none. */
   showGhosts(src: GhostSource | null | undefined): Promise<void> {
     if (src == null) {
       this.ghosts?.close();
@@ -630,7 +630,7 @@ export class Core {
     return this.info ? this.tb.tickOf(this.pb.time) : 0;
   }
 
-  /** Ticks [lo, hi) whose pieces are kept (pieces.js). */
+  /** Ticks [lo, hi) whose pieces are kept (pieces.ts). */
   keepRange(): [number, number] {
     return this.pieces.keepRange(this.currentTickInt(), this.pb);
   }
@@ -670,7 +670,7 @@ export class Core {
     }
   }
 
-  // ------------------------------------------------------------ one frame (loop.js calls these)
+  // ------------------------------------------------------------ one frame (loop.ts calls these)
 
   /**
    * Whether nothing will change until something happens (docs/renderer.md, "Resting"): drawn in the
@@ -1008,7 +1008,7 @@ export class Core {
   }
 
   /**
-   * Measurement hook (tests/bench/): the loop's timings (loop.js perf()) with the renderer's side,
+   * Measurement hook (tests/bench/): the loop's timings (loop.ts perf()) with the renderer's side,
    * its wasm memory and its frame counts. `reset` empties the buffers after reading them.
    */
   perf({ reset = false }: { reset?: boolean } = {}): CorePerf {

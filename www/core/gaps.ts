@@ -1,7 +1,7 @@
 // The parts of a recording the player cannot show: a chunk whose bytes are damaged (a failed
 // checksum, a broken zstd frame) or that a server would not send after retries (docs/worker-
 // protocol.md, `gap`). The worker reports each once; the clock skips them, a seek into one lands
-// past it, and the page asks for no frame in them (pieces.js). What a viewer reads about one:
+// past it, and the page asks for no frame in them (pieces.ts). What a viewer reads about one:
 // www/app/gap-layer.ts. No DOM, no worker (tests/unit/gaps.test.mjs).
 /** A gap of ticks [from, to); `shown`: what the page shows of it (core.ts: seconds, cause, reason). */
 export interface TickGap<S = object> {

@@ -1,7 +1,7 @@
 // Compare's ghosts (docs/playback.md "Comparing two recordings"): a second recording, B, drawn
 // translucent over the player's own, A, so that where they drift apart shows. B is decoded by a
 // worker of its own (the same worker.js and protocol: docs/worker-protocol.md `open`, `want`,
-// `piece`), asked for the ticks A's clock needs, as the player's own window is (pieces.js); each
+// `piece`), asked for the ticks A's clock needs, as the player's own window is (pieces.ts); each
 // frame, B's frames at A's two ticks go to the renderer (`setGhostFrames`, docs/renderer.md) and
 // are interpolated at A's time. B's tick T is drawn at A's tick T's time: recordings of one
 // session share their tick numbers. Memory: B's window, the size of A's.

@@ -106,7 +106,7 @@ export class Hints {
    * `likelyTicks()`) are read, so that they do not wait for the file (on a server, a round trip).
    * The decoder the page plays from stays where the seek left it (`keep`): playing on, the
    * likeliest next step, resumes there without decompressing again. A key's own hint
-   * (keyboard.js: where the same key goes next) replaces this one.
+   * (keyboard.ts: where the same key goes next) replaces this one.
    */
   landing(): void {
     const p = this.#p;

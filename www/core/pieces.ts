@@ -111,7 +111,7 @@ export class HeldPieces {
   #ids = 0;
   /** The last `want` sent ({from, to, stride, dir}), or null. */
   #sent: Want | null = null;
-  /** The recording's gaps (gaps.js): no frame is asked for in them, as if they were held. */
+  /** The recording's gaps (gaps.ts): no frame is asked for in them, as if they were held. */
   gaps: Gaps | null;
   /** The pieces held, sorted by `from`; each covers ticks [from, end). */
   list: Piece[] = [];

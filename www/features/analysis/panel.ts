@@ -6,9 +6,9 @@
 // (www/features/analysis/geo.ts); kills announced to screen readers (www/features/analysis/announcer.ts); the telemetry plots
 // (www/features/analysis/telemetry.ts: a chunk of their own, imported when the Plots section first opens).
 //
-// Loaded on first use (main.js imports it when the panel first opens, or on N): a session that
+// Loaded on first use (main.ts imports it when the panel first opens, or on N): a session that
 // never opens it downloads none of it. It reads the player only through the handle
-// (docs/player-api.md) and what main.js hands in (the timeline's and the kill feed's filters, the
+// (docs/player-api.md) and what main.ts hands in (the timeline's and the kill feed's filters, the
 // roster's Shift+click, constants of the first load). Strings from files only as textContent.
 import { el, fmtTime, setText } from '../../widgets/format.ts';
 import { tally, sortRows } from './scoreboard.ts';
@@ -83,7 +83,7 @@ export interface AnalysisElement extends HTMLElement {
 /** An event predicate (null: keeps everything), as the timeline and the kill feed take it. */
 type Keep = ((e: ReplayEvent) => boolean) | null;
 
-/** What main.js hands in. */
+/** What main.ts hands in. */
 export interface AnalysisOptions {
   /** The panel's (empty) section. */
   root: HTMLElement;
@@ -91,9 +91,9 @@ export interface AnalysisOptions {
   opener: HTMLElement;
   /** The player's element (the range line goes over it). */
   stage: HTMLElement;
-  /** main.js's timeline. */
+  /** main.ts's timeline. */
   timeline: { setFilter(pred: Keep): void };
-  /** main.js's panels. */
+  /** main.ts's panels. */
   panels: { killfeed: { setFilter(pred: Keep): void }; onShiftPick: ((id: number) => void) | null };
   /** Constants and helpers of the first load. */
   lib: {
@@ -602,7 +602,7 @@ export function createAnalysis(
 
   // ---------------------------------------------------------------- the inspector in a pilot's units
 
-  // The inspector card (panels.js) shows the selected entity; its position rows are shown here in
+  // The inspector card (panels.ts) shows the selected entity; its position rows are shown here in
   // the chosen units instead, with latitude, longitude, heading and vertical speed.
   const insp = document.getElementById('inspector');
   const baseList = document.getElementById('insp-list');

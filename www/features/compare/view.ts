@@ -4,7 +4,7 @@
 // tick with progress, and this panel says what it found: the first divergent tick, the entities
 // that differ there with each field's value in A and in B, or "identical through tick N", or that B
 // (or A) ends first, or why the two are not recordings of one session. A mark on the timeline at
-// the divergence seeks there. Loaded on first use (main.js); imports only widgets/format.ts (the
+// the divergence seeks there. Loaded on first use (main.ts); imports only widgets/format.ts (the
 // worker's Rpc, www/bridge/rpc.ts, is handed in: `newRpc`).
 // File strings (names, reasons) reach the DOM only as text.
 import type { Controller } from '../../api/controller.ts';
@@ -36,7 +36,7 @@ export interface CompareOptions {
   doc?: Document;
 }
 
-/** The Compare panel: createCompare()'s answer (main.js keeps it). */
+/** The Compare panel: createCompare()'s answer (main.ts keeps it). */
 export type Compare = ReturnType<typeof createCompare>;
 
 /** What #compare's inspect() answers: the current comparison's outcome, each recording's info and
@@ -57,8 +57,8 @@ const METRES: Record<string, string> = { pos: 'position_quantum_m', vel: 'veloci
 
 /**
  * The Compare panel over `player`. root: the panel's element (index.html #compare); newWorker: a
- * new compare worker (main.js, which knows its URL); newRpc: `new Rpc(worker, options)` of
- * www/bridge/rpc.ts (main.js's: the first load holds it); timeline.span(): the seconds the bar spans
+ * new compare worker (main.ts, which knows its URL); newRpc: `new Rpc(worker, options)` of
+ * www/bridge/rpc.ts (main.ts's: the first load holds it); timeline.span(): the seconds the bar spans
  */
 export function createCompare(
   player: ComparePlayer,

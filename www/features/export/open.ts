@@ -1,8 +1,7 @@
-// Export, as far as it needs URLs of its own (docs/export.md "In the player"): www/ui/ modules may
-// use neither import() nor import.meta (scripts/dist.mjs), so this root module, imported by main.js
-// on the first click on Export, starts the export worker (www/export-worker.ts, with the
-// decoder_export wasm: fetched only now) and hands the dialog (www/features/export/dialog.ts) its items.
-// Nothing of it is in the first load.
+// Export (docs/export.md "In the player"), imported by main.ts on the first click on Export: starts
+// the export worker (www/export-worker.ts, with the decoder_export wasm: fetched only now) over the
+// one Rpc module and hands the dialog (www/features/export/dialog.ts) its items. Nothing of it is
+// in the first load.
 import { createExport, type ExportContext, type ExportDialog, type ExportItem, type ExportPlayer } from './dialog.ts';
 import type { NewRpc } from '../../bridge/rpc.ts';
 import { shippedUrl } from '../../lib/shipped.ts';
@@ -31,7 +30,7 @@ function sourceFor(src: unknown): Blob | string {
 
 /**
  * Runs one export in a fresh worker: `kind` 'acmi' or 'clip'. The export is one request over
- * www/bridge/rpc.ts (`newRpc`: main.js's, handed in); the worker pushes the output chunk by chunk,
+ * www/bridge/rpc.ts (`newRpc`: main.ts's, handed in); the worker pushes the output chunk by chunk,
  * and each part becomes a Blob at once (Blob parts can live on disk: the page never holds the whole
  * output in its memory), joined into one Blob with the reply's rest, after the patches (a
  * SparkEngine clip's header) are written over the parts they fall in. Cancel (`ctx.signal`) ends
@@ -141,8 +140,8 @@ export const exportItems = (newRpc: NewRpc): ExportItem[] => [
 
 let dialog: ExportDialog | null = null;
 /** Opens the Export dialog for the player's recording `src` (a File / Blob or a URL); `video()`
- *  (main.js: www/features/export/video.ts on first use) opens the video's own dialog for its Video… item;
- *  `newRpc`: `new Rpc(worker, options)` of www/bridge/rpc.ts (main.js's: the first load holds it). */
+ *  (main.ts: www/features/export/video.ts on first use) opens the video's own dialog for its Video… item;
+ *  `newRpc`: `new Rpc(worker, options)` of www/bridge/rpc.ts (main.ts's: the first load holds it). */
 export function openExport(
   player: ExportPlayer,
   src: unknown,

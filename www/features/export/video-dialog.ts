@@ -3,7 +3,7 @@
 // is downloaded when the video is done, nothing when it was cancelled. Where the browser has no
 // WebCodecs it says that the video is recorded in real time. Styled as the Share dialog (its
 // classes: no stylesheet of its own in the first load). What it runs is handed in by
-// www/features/export/video.ts (a ui/ module imports nothing of the first load but format.js).
+// www/features/export/video.ts (a ui/ module imports nothing of the first load but format.ts).
 import { el, fmtTime } from '../../widgets/format.ts';
 import type { VideoExportPlayer, VideoOptions, VideoResult, exportRange, exportVideo, hasWebCodecs } from './video.ts';
 

@@ -19,7 +19,7 @@ export function frameTimes(start: number, end: number, fps: number): number[] {
 }
 
 /** Label style (style.css .rp-label): 11 px text on a dark box, the selected one bold on blue, a
- *  2 px health bar under the name; the box BOX_DX / BOX_DY from the entity's point (labels.js). */
+ *  2 px health bar under the name; the box BOX_DX / BOX_DY from the entity's point (labels.ts). */
 const LABEL = { dx: 10, dy: -24, padX: 5, font: '11px', h: 22 };
 const FONT = 'system-ui, -apple-system, "Segoe UI", Roboto, Ubuntu, "Helvetica Neue", Arial, sans-serif';
 

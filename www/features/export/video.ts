@@ -4,7 +4,7 @@
 // composed with the callsign labels and the clock, and encoded with WebCodecs (VP9, else VP8) into
 // WebM by mediabunny (features/export/webm.ts, a chunk of its own, imported here on the first export): as fast
 // as the machine draws. Without WebCodecs, MediaRecorder records the composing canvas in real time
-// (features/export/video-recorder.ts). A root module, imported by main.js on first use, so that it may import().
+// (features/export/video-recorder.ts). A root module, imported by main.ts on first use, so that it may import().
 import type { Controller } from '../../api/controller.ts';
 import { Composer, frameTimes, type VideoPlayer } from './video-frames.ts';
 import { realtimeRecorder, type VideoSink } from './video-recorder.ts';

@@ -109,7 +109,7 @@ export interface FoldbackViewOptions {
   newClient: (o: { onFatal: (message: string) => void }) => FoldbackClient;
 }
 
-/** The divergence view: createFoldbackView()'s answer (main.js keeps it). */
+/** The divergence view: createFoldbackView()'s answer (main.ts keeps it). */
 export type FoldbackView = ReturnType<typeof createFoldbackView>;
 
 /** The view's root (#foldback) with its hook (test / inspection: `root.inspect()`, the state). */

@@ -7,7 +7,7 @@
 // the source reaches the DOM only as text. Imports nothing of the first load (the handle and the
 // stage are handed in).
 //
-// Two ways in: the full page (main.js, `?live=`) calls `createLiveView`, which opens the source
+// Two ways in: the full page (main.ts, `?live=`) calls `createLiveView`, which opens the source
 // (`load({live})`: the decoder worker reads it, workers/decode/live.ts); the embed forms' UI
 // (embed/mount.ts: create(), `<replay-player live>`, embed.html?live=) calls `attachLiveView` once
 // a live open has answered, whoever asked for it.
@@ -64,7 +64,7 @@ export interface LivePlayer {
   readonly url: string;
 }
 
-/** The live view: attachLiveView()'s answer (main.js and the embed's UI keep it). */
+/** The live view: attachLiveView()'s answer (main.ts and the embed's UI keep it). */
 export type LiveView = ReturnType<typeof attachLiveView>;
 
 /** What the badge's inspect() answers: the view's state (see attachLiveView's answer). */

@@ -2,7 +2,7 @@
 // that the pointer drags (the picture follows it) or ← / → move while it has focus (by the page's
 // step, as ← / → move the playhead; Shift: one tick). I / O set a point at the playhead
 // (www/widgets/keyboard.ts, through the Share dialog's module); the clip itself is the player's (handle.clip / setClip(): playing stops or loops at its out
-// point), so a clip from a link (t + end) shows here too (main.js loads this module for it; a
+// point), so a clip from a link (t + end) shows here too (main.ts loads this module for it; a
 // setClip() from elsewhere shows at the next time update). Loaded with the Share dialog, on first use.
 import type { Clip } from '../../lib/types.ts';
 import type { Controller } from '../../api/controller.ts';

@@ -6,7 +6,7 @@
 // where the page is served by a replay host (`replay host`) it offers "Upload and get link"
 // instead (www/features/share/upload.ts), and then the host's links (`/r/{id}`, its embed.html, oEmbed).
 //
-// Loaded on first use (main.js imports it when the button, I / O or a link's clip needs it): a
+// Loaded on first use (main.ts imports it when the button, I / O or a link's clip needs it): a
 // session that never shares downloads none of it. A <dialog> opened modal: the keyboard reaches
 // every control, Esc closes it and the focus goes back to the Share button. The links are built by
 // www/features/share/links.ts from www/api/options.ts's vocabulary; every text goes in as a value or
@@ -65,7 +65,7 @@ interface Parts {
   oembed: Field;
 }
 
-/** The Share dialog: createShare()'s answer (main.js keeps it). */
+/** The Share dialog: createShare()'s answer (main.ts keeps it). */
 export type Share = ReturnType<typeof createShare>;
 
 /** The dialog (`dialog#share`, built on first open) with its hook (test / inspection:
@@ -189,7 +189,7 @@ export function createShare(
     const clipNote = el('p', 'share-note');
     const [clipRow, clipLink] = copyRow('share-clip-link', 'The link to the clip');
     clipSec.append(el('h3', '', 'Clip'), points, clipNote, clipRow);
-    // Export → Video of the clip (the whole recording without one): main.js's `video` opens its
+    // Export → Video of the clip (the whole recording without one): main.ts's `video` opens its
     // dialog (www/features/export/video.ts) in place of this one.
     if (video) {
       const videoBtn = button('Video…', 'A WebM video of the clip (the whole recording without one)', () => {
