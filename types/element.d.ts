@@ -478,6 +478,14 @@ interface Diagnostics {
 	setTrailSeconds(s: number): void;
 	/** No callsign labels (benchmarks compare their cost). */
 	labelsOff: boolean;
+	/** `true`: the renderer's answers to frames are held back (a frame that never comes); `false`:
+	 *  those held are handed on. */
+	holdFrames(hold: boolean): void;
+	/** The render worker's next `n` answers to frames say "not drawn" (as a surface that was busy or
+	 *  reconfigured says), their pictures dropped; returns how many are still to come. */
+	undrawnFrames(n?: number): number;
+	/** Export → Video's limit on any one wait (ms; undefined: its default, 30 s). */
+	videoStallMs: number | undefined;
 }
 interface Perf {
 	frames: number;

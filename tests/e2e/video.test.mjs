@@ -3,7 +3,10 @@
 // read by ffprobe (Debian's ffmpeg: codec, size, frame count = duration × fps, duration), its
 // middle frame (extracted by ffmpeg) against the player's own canvas at that time, the labels and
 // the clock burned in; Cancel leaves no download; without VideoEncoder the dialog says it records
-// in real time and MediaRecorder's WebM is read by ffprobe.
+// in real time and MediaRecorder's WebM is read by ffprobe; frames the renderer answers without
+// drawing are drawn again; and each part made to stall on purpose ends the export with a sentence.
+// Every export here is waited for until it ends (the Export button back), then its sentence read:
+// an export that fails says why at once instead of leaving a test waiting for a download.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -94,6 +97,22 @@ async function openDialog(page, viaExport = false) {
   await page.selectOption('#video-fps', String(FPS));
 }
 
+/** Presses Export and waits for the export to end (the Export button back: every wait of an
+ *  export is bounded, docs/export.md); fails with the dialog's sentence unless it made a file, and
+ *  saves the download as `file`. Returns the download. */
+async function exportToFile(page, file) {
+  const downloaded = page.waitForEvent('download', { timeout: 0 });
+  await page.click('#video-start');
+  await page.waitForFunction(() => document.querySelector('#video-start').disabled === false, null, {
+    timeout: 300_000,
+  });
+  const status = await page.textContent('#video-status');
+  assert.match(status, /^Done: /, 'the export made a file');
+  const dl = await downloaded;
+  await dl.saveAs(file);
+  return dl;
+}
+
 /** Pixels of `a` and `b` farther apart than `tol`, over the pixels `keep(x, y)` says. */
 function differentIn(a, b, keep, tol) {
   let n = 0;
@@ -118,13 +137,9 @@ async function exportAndCompare(t, query, name) {
   const how = await page.textContent('#video-how');
   assert.match(how, /frame by frame/);
   assert.match(await page.textContent('#video-range'), /in\/out selection: 00:04\.0 – 00:06\.0 \(2\.0 s\)/);
-  const downloading = page.waitForEvent('download', { timeout: 300_000 });
-  await page.click('#video-start');
-  const dl = await downloading;
   const file = path.join(DIR, name);
-  await dl.saveAs(file);
+  const dl = await exportToFile(page, file);
   assert.match(dl.suggestedFilename(), /\.webm$/);
-  await page.waitForFunction(() => /^Done/.test(document.querySelector('#video-status').textContent));
   const p = probe(file);
   assert.ok(p.codec === 'vp9' || p.codec === 'vp8', `codec ${p.codec}`);
   assert.equal(p.width, W);
@@ -203,10 +218,8 @@ test('At 60 fps a 1 s clip is 60 frames of 1.0 s (from the Export dialog)', asyn
     'the Export dialog gave way',
   );
   await page.selectOption('#video-fps', '60');
-  const downloading = page.waitForEvent('download', { timeout: 300_000 });
-  await page.click('#video-start');
   const file = path.join(DIR, 'clip60.webm');
-  await (await downloading).saveAs(file);
+  await exportToFile(page, file);
   const p = probe(file);
   assert.ok(Math.abs(p.frames - 60) <= 1, `${p.frames} frames, want 60 ± 1`);
   assert.ok(Math.abs(p.duration - 1) <= 1.5 / 60, `duration ${p.duration} s`);
@@ -221,7 +234,13 @@ test('Cancel stops the export and leaves no download; the player is as it was', 
   let downloads = 0;
   page.on('download', () => downloads++);
   await page.click('#video-start');
-  await page.waitForFunction(() => document.querySelector('#video-progress').value > 0.1, null, { timeout: 120_000 });
+  // Under way (past a tenth), or ended: an export that failed says why here, not in a timeout.
+  await page.waitForFunction(
+    () => document.querySelector('#video-progress').value > 0.1 || !document.querySelector('#video-start').disabled,
+    null,
+    { timeout: 120_000 },
+  );
+  assert.match(await page.textContent('#video-status'), /^Frame \d+ of 60/, 'the export is under way');
   await page.click('#video-cancel');
   await page.waitForFunction(() => /Cancelled/.test(document.querySelector('#video-status').textContent));
   const s = await page.evaluate(() => ({
@@ -232,7 +251,7 @@ test('Cancel stops the export and leaves no download; the player is as it was', 
   assert.ok(s.progress < 1, `cancelled before the end (${s.progress})`);
   assert.equal(s.held, false);
   assert.ok(Math.abs(s.time - IN) < 1e-6, `the playhead is back at ${IN} s (${s.time})`);
-  await page.waitForTimeout(1500);
+  // (The dialog downloads only on the way to "Done": a cancelled export never calls it.)
   assert.equal(downloads, 0);
   assert.equal(await page.isEnabled('#video-start'), true);
   assert.deepEqual(log, []);
@@ -245,11 +264,8 @@ test('Without WebCodecs the dialog says it records in real time, and MediaRecord
   });
   await openDialog(page);
   assert.match(await page.textContent('#video-how'), /no WebCodecs: the video is recorded in real time/);
-  const downloading = page.waitForEvent('download', { timeout: 300_000 });
-  await page.click('#video-start');
-  const dl = await downloading;
   const file = path.join(DIR, 'realtime.webm');
-  await dl.saveAs(file);
+  await exportToFile(page, file);
   const p = probe(file);
   assert.ok(p.codec === 'vp9' || p.codec === 'vp8', `codec ${p.codec}`);
   assert.equal(p.width, W);
@@ -258,6 +274,196 @@ test('Without WebCodecs the dialog says it records in real time, and MediaRecord
   // the machine managed (58 of 60 idle, far fewer on a loaded one): no count in a time here, only
   // that it holds a moving picture, not one still. tests/bench/video-export.mjs gives the rates.
   assert.ok(p.frames >= 2, `${p.frames} frames`);
+  assert.deepEqual(log, []);
+  await page.close();
+});
+
+// ---------------------------------------------------------------- stalls made on purpose
+// Each part an export waits on made to never answer (docs/export.md "Nothing waits forever"): the
+// export ends with the sentence naming that part (videoStallMs: a short limit), nothing is
+// downloaded, the player is given back and plays; with a limit of ten minutes, Cancel ends the
+// same stall at once.
+
+/** A VideoEncoder that takes frames and never answers (no output, no dequeue, a flush that never
+ *  ends): an encoder that hung. `isConfigSupported` is the browser's. */
+function stuckEncoder() {
+  const Real = window.VideoEncoder;
+  window.__encoded = 0;
+  class StuckEncoder extends EventTarget {
+    static isConfigSupported(config) {
+      return Real.isConfigSupported(config);
+    }
+    constructor() {
+      super();
+      this.state = 'unconfigured';
+      this.encodeQueueSize = 0;
+      this.ondequeue = null;
+    }
+    configure() {
+      this.state = 'configured';
+    }
+    encode() {
+      this.encodeQueueSize++;
+      window.__encoded++;
+    }
+    flush() {
+      return new Promise(() => {});
+    }
+    reset() {}
+    close() {
+      this.state = 'closed';
+    }
+  }
+  window.VideoEncoder = StuckEncoder;
+}
+
+/** No WebCodecs, and a MediaRecorder whose stop() never stops it (no `stop` event: the file never
+ *  ends). */
+function stuckRecorder() {
+  delete window.VideoEncoder;
+  MediaRecorder.prototype.stop = function stop() {};
+}
+
+/** Starts the dialog's export with the parts made to stall by `stall(page)` (after the dialog is
+ *  open) and waits for it to end; returns the status, the downloads and the player's state. */
+async function stalledExport(page, { stallMs, stall, cancelAfterFirstFrame = false }) {
+  await page.evaluate((ms) => {
+    window.__player.diagnostics.videoStallMs = ms;
+  }, stallMs);
+  if (!(await page.isVisible('dialog#video-export[open]'))) await openDialog(page);
+  let downloads = 0;
+  page.on('download', () => downloads++);
+  await stall?.(page);
+  await page.click('#video-start');
+  if (cancelAfterFirstFrame) {
+    // Started: the dialog says so, then Cancel while a part does not answer.
+    await page.waitForFunction(() => document.querySelector('#video-cancel').disabled === false);
+    await page.click('#video-cancel');
+  }
+  // The export ended (the Export button is back): a file, had one been made, was downloaded before.
+  await page.waitForFunction(() => document.querySelector('#video-start').disabled === false, null, {
+    timeout: 120_000,
+  });
+  const s = await page.evaluate(() => ({
+    status: document.querySelector('#video-status').textContent,
+    held: window.__player.diagnostics.snapshot().stageHeld,
+    canvasWidth: document.querySelector('canvas.rp-canvas').clientWidth,
+  }));
+  return { ...s, downloads };
+}
+
+/** The player after a stalled export: free (not held), and once the stalled part answers again it
+ *  seeks and plays. */
+async function playsAfter(page, unstall) {
+  await unstall?.(page);
+  const back = await page.evaluate(async (at) => {
+    const p = window.__player;
+    const landed = await p.seek(at);
+    p.play();
+    const t0 = p.currentTime;
+    await new Promise((resolve) => {
+      const f = () => (p.currentTime > t0 + 0.2 ? resolve() : requestAnimationFrame(f));
+      requestAnimationFrame(f);
+    });
+    p.pause();
+    return landed;
+  }, IN + 1);
+  assert.ok(Math.abs(back - (IN + 1)) < 1e-6, `a seek lands after the stall (${back})`);
+}
+
+const holdWants = (on) => (page) => page.evaluate((h) => window.__player.diagnostics.holdWants(h), on);
+const holdFrames = (on) => (page) => page.evaluate((h) => window.__player.diagnostics.holdFrames(h), on);
+
+for (const [path, init] of [
+  ['WebCodecs', null],
+  ['MediaRecorder', () => delete window.VideoEncoder],
+]) {
+  test(`${path}: a frame the decoder never sends ends the export with a sentence, no file; the player plays after`, async () => {
+    const { page, log } = await openVideoPage(init);
+    const r = await stalledExport(page, { stallMs: 1500, stall: holdWants(true) });
+    assert.match(
+      r.status,
+      /^The video could not be made: the decoded frame at 4\.\d{3} s did not come within 1\.5 s\. No file was made\.$/,
+    );
+    assert.equal(r.downloads, 0);
+    assert.equal(r.held, false, 'the player is given back');
+    assert.equal(r.canvasWidth, W, 'the canvas has its own size again');
+    await playsAfter(page, holdWants(false));
+    assert.deepEqual(log, []);
+    await page.close();
+  });
+
+  test(`${path}: Cancel ends an export whose frame never comes, at once`, async () => {
+    const { page, log } = await openVideoPage(init);
+    const r = await stalledExport(page, { stallMs: 600_000, stall: holdWants(true), cancelAfterFirstFrame: true });
+    assert.equal(r.status, 'Cancelled: no file was made.');
+    assert.equal(r.downloads, 0);
+    assert.equal(r.held, false);
+    await playsAfter(page, holdWants(false));
+    assert.deepEqual(log, []);
+    await page.close();
+  });
+
+  test(`${path}: a picture the renderer never answers ends the export with a sentence; the late one is closed`, async () => {
+    const { page, log } = await openVideoPage(init);
+    const r = await stalledExport(page, { stallMs: 1500, stall: holdFrames(true) });
+    assert.match(
+      r.status,
+      /^The video could not be made: the renderer's picture at 4\.\d{3} s did not come within 1\.5 s\. No file was made\.$/,
+    );
+    assert.equal(r.downloads, 0);
+    assert.equal(r.held, false);
+    // The answers held back are handed on (the late picture among them: closed, no warning).
+    await playsAfter(page, holdFrames(false));
+    assert.deepEqual(log, []);
+    await page.close();
+  });
+}
+
+test('WebCodecs: an encoder that never answers ends the export with a sentence naming it; Cancel ends it at once', async () => {
+  const { page, log } = await openVideoPage(stuckEncoder);
+  const r = await stalledExport(page, { stallMs: 1500 });
+  assert.match(
+    r.status,
+    /^The video could not be made: the VP[89] encoder's answer to frame \d+ did not come within 1\.5 s\. No file was made\.$/,
+  );
+  assert.ok((await page.evaluate(() => window.__encoded)) > 0, 'the stuck encoder was given frames');
+  assert.equal(r.downloads, 0);
+  assert.equal(r.held, false);
+  const c = await stalledExport(page, { stallMs: 600_000, cancelAfterFirstFrame: true });
+  assert.equal(c.status, 'Cancelled: no file was made.');
+  assert.equal(c.downloads, 0);
+  assert.equal(c.held, false);
+  await playsAfter(page);
+  assert.deepEqual(log, []);
+  await page.close();
+});
+
+test('MediaRecorder: a recorder that never finishes its file ends the export with a sentence naming it', async () => {
+  const { page, log } = await openVideoPage(stuckRecorder);
+  const r = await stalledExport(page, { stallMs: 1500 });
+  assert.match(
+    r.status,
+    /^The video could not be made: the video recorder's finished file did not come within 1\.5 s\. No file was made\.$/,
+  );
+  assert.equal(r.downloads, 0);
+  assert.equal(r.held, false);
+  await playsAfter(page);
+  assert.deepEqual(log, []);
+  await page.close();
+});
+
+test('Frames the renderer answers without drawing (a busy or reconfigured surface) are drawn again: the video is whole', async () => {
+  const { page, log } = await openVideoPage();
+  await openDialog(page);
+  // The first capture frame and two more come back "not drawn", as a surface that was busy says.
+  assert.equal(await page.evaluate(() => window.__player.diagnostics.undrawnFrames(3)), 3);
+  const file = path.join(DIR, 'redrawn.webm');
+  await exportToFile(page, file);
+  assert.equal(await page.evaluate(() => window.__player.diagnostics.undrawnFrames()), 0, 'the three were answered');
+  assert.match(await page.textContent('#video-status'), /^Done: 60 frames/);
+  const p = probe(file);
+  assert.ok(Math.abs(p.frames - 60) <= 1, `${p.frames} frames, want 60 ± 1`);
   assert.deepEqual(log, []);
   await page.close();
 });

@@ -16,8 +16,12 @@ import type { GhostSource } from '../core/ghosts.ts';
 import { State } from '../core/clock.ts';
 import type { Options } from './options.ts';
 import { messageOf } from '../lib/errors.ts';
+import { guarded } from '../lib/deadline.ts';
 import { CAMERA_MODES } from './constants.ts';
 import type { CameraMode, Clip, FlyKeys, KillEvent, LiveSource, PlayerStatus, ReplayEvent } from '../lib/types.ts';
+
+/** captureFrame()'s limit on any one wait (the frame decoded, drawn): it rejects with a sentence. */
+const CAPTURE_STALL_MS = 30_000;
 
 export type { FrameCapture, FrameLabel, CapturedFrame } from '../core/capture.ts';
 export type { Diagnostics, Snapshot } from '../core/diagnostics.ts';
@@ -606,7 +610,9 @@ export class Controller {
   async captureFrame(t: number, width: number, height: number): Promise<ImageBitmap> {
     const cap = await this.capture(width, height);
     try {
-      const { image } = await cap.frame(Math.min(Math.max(0, Number(t) || 0), this.duration), true);
+      // Bounded as Export → Video's waits are (docs/export.md "Nothing waits forever").
+      const at = Math.min(Math.max(0, Number(t) || 0), this.duration);
+      const { image } = await cap.frame(at, true, guarded(CAPTURE_STALL_MS));
       if (!image) throw new Error('the renderer drew no picture');
       try {
         return await createImageBitmap(image);
@@ -614,7 +620,7 @@ export class Controller {
         image.close();
       }
     } finally {
-      await cap.release();
+      await cap.release(guarded(CAPTURE_STALL_MS));
     }
   }
 }

@@ -701,12 +701,13 @@ export class Core {
 
   /** One animation frame, `dt` seconds after the last: the clock, the frames, the picture, the labels.
    *  While Export → Video holds the stage (`stage.held`), only its own calls draw (`by`:
-   *  `{capture}`, www/features/export/video-frames.ts). */
-  drawFrame(dt: number, by?: { capture?: boolean }): void {
-    if (this.stage.held && !by) return;
+   *  `{capture}`, core/capture.ts). Returns what the renderer's `render()` said: drawn in the
+   *  page, whether this frame was drawn; in the render worker, whether the last one answered was. */
+  drawFrame(dt: number, by?: { capture?: boolean }): boolean {
+    if (this.stage.held && !by) return false;
     if (this.info && (this.pb.moving || this.pb.killCam)) this.#advance(dt);
     const r = this.renderer;
-    if (!r) return;
+    if (!r) return false;
     try {
       if (this.info) {
         const a = this.pieces.frameAt(this.currentTickInt());
@@ -754,9 +755,11 @@ export class Core {
           console.error(e);
         }
       }
+      return drawn;
     } catch (e) {
       this.#renderFailures++;
       if (this.#renderFailures === 1) this.#fail(`Drawing failed: ${(e as Thrown)?.message ?? e}`);
+      return false;
     }
   }
 

@@ -4,6 +4,11 @@
 // is a copy: holding it keeps nothing alive); knobs change how the player behaves, not what it shows.
 import type { Core } from './core.ts';
 import type { OpenInfo, PlaybackState } from '../lib/types.ts';
+import type { RenderProxy } from '../bridge/render.ts';
+import type { FrameReply } from '../lib/protocol/render.ts';
+
+/** The render proxy's request (bridge/render.ts), as holdFrames() wraps it. */
+type RenderPost = RenderProxy['post'];
 
 /** One decoded piece held (pieces.ts). */
 export interface PieceSummary {
@@ -164,6 +169,14 @@ export interface Diagnostics {
   setTrailSeconds(s: number): void;
   /** No callsign labels (benchmarks compare their cost). */
   labelsOff: boolean;
+  /** `true`: the renderer's answers to frames are held back (a frame that never comes); `false`:
+   *  those held are handed on. */
+  holdFrames(hold: boolean): void;
+  /** The render worker's next `n` answers to frames say "not drawn" (as a surface that was busy or
+   *  reconfigured says), their pictures dropped; returns how many are still to come. */
+  undrawnFrames(n?: number): number;
+  /** Export → Video's limit on any one wait (ms; undefined: its default, 30 s). */
+  videoStallMs: number | undefined;
 }
 
 /** perf()'s answer: main-thread ms per frame (`totalMs`, `renderMs`, `timeMs`, `buildMs`,
@@ -220,6 +233,8 @@ function summary(p: {
 export class CoreDiagnostics implements Diagnostics {
   #c: Core;
   #wantsHeld: Core['client']['notify'] | null = null;
+  #framesHeld: { post: RenderPost; release: () => void } | null = null;
+  #undrawn: number | null = null;
 
   constructor(core: Core) {
     this.#c = core;
@@ -444,6 +459,56 @@ export class CoreDiagnostics implements Diagnostics {
   setTrailSeconds(s: number): void {
     this.#c.renderer?.setTrailSeconds(s);
   }
+
+  /** `true`: the render worker's answers to frames are held back, as a renderer that never answers
+   *  (the page's loop waits, an export stalls); `false`: every answer held is handed on. */
+  holdFrames(hold: boolean): void {
+    const r = this.#c.renderer as (Core['renderer'] & { post?: RenderPost }) | null;
+    if (!r?.post) return;
+    if (hold && !this.#framesHeld) {
+      const post = r.post.bind(r) as RenderPost;
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      this.#framesHeld = { post, release };
+      r.post = ((type, params, transfer) =>
+        type === 'frame'
+          ? post(type, params, transfer).then((v) => gate.then(() => v))
+          : post(type, params, transfer)) as RenderPost;
+    } else if (!hold && this.#framesHeld) {
+      r.post = this.#framesHeld.post;
+      this.#framesHeld.release();
+      this.#framesHeld = null;
+    }
+  }
+
+  /** The render worker's next `n` answers to frames say "not drawn" (a surface busy or being
+   *  reconfigured answers so), their pictures closed; `n` omitted: only says how many are left. */
+  undrawnFrames(n?: number): number {
+    const r = this.#c.renderer as (Core['renderer'] & { post?: RenderPost }) | null;
+    if (n !== undefined && r?.post) {
+      if (this.#undrawn === null) {
+        const post = r.post.bind(r) as RenderPost;
+        this.#undrawn = 0;
+        r.post = ((type, params, transfer) => {
+          const p = post(type, params, transfer);
+          if (type !== 'frame') return p;
+          return (p as Promise<FrameReply>).then((reply) => {
+            if (!this.#undrawn) return reply;
+            this.#undrawn--;
+            reply.image?.close();
+            return { ...reply, drawn: false, image: null };
+          });
+        }) as RenderPost;
+      }
+      this.#undrawn = Math.max(0, Math.floor(n));
+    }
+    return this.#undrawn ?? 0;
+  }
+
+  /** Export → Video's limit on any one wait (ms; undefined: its default). */
+  videoStallMs: number | undefined = undefined;
 
   /** Hides every callsign label (`false`: shown again), for benchmarks comparing their cost. */
   set labelsOff(off: boolean) {

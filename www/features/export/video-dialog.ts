@@ -142,7 +142,8 @@ function build(
         ctl,
         done: exportVideo(
           player,
-          { fps: Number(fps.value), width: w, height: h },
+          // (`videoStallMs`: a diagnostics knob, for tests that make a part stall on purpose.)
+          { fps: Number(fps.value), width: w, height: h, stallMs: player.diagnostics.videoStallMs },
           {
             signal: ctl.signal,
             onProgress: ({ done, total }) => {
@@ -166,7 +167,7 @@ function build(
               status.textContent =
                 e?.name === 'AbortError'
                   ? 'Cancelled: no file was made.'
-                  : `The video could not be made: ${e?.message ?? e}`;
+                  : `The video could not be made: ${e?.message ?? e}. No file was made.`;
               return null;
             },
           )

@@ -9,13 +9,15 @@ import type { Controller } from '../../api/controller.ts';
 import { Composer, frameTimes, type VideoPlayer } from './video-frames.ts';
 import { realtimeRecorder, type VideoSink } from './video-recorder.ts';
 import { openVideoDialog as dialog } from './video-dialog.ts';
+import { type Guard, guarded } from '../../lib/deadline.ts';
 
-/** What Export → Video reads and drives of the player (www/api/player.ts's handle). */
-export type VideoExportPlayer = VideoPlayer & Pick<Controller, 'clip' | 'duration' | 'name'>;
+/** What Export → Video reads and drives of the player (www/api/controller.ts's Controller). */
+export type VideoExportPlayer = VideoPlayer & Pick<Controller, 'clip' | 'duration' | 'name' | 'diagnostics'>;
 
 /** exportVideo()'s options: start / end in seconds (default: exportRange); `realtime`:
  *  MediaRecorder even with WebCodecs; `drawOnly` (benchmarks): the frames drawn, not composed or
- *  encoded (no file). */
+ *  encoded (no file); `stallMs`: how long any one part (the decoder, the renderer, the encoder, the
+ *  recorder) may leave the export without an answer before it stops (default STALL_MS). */
 export interface VideoOptions {
   fps?: number;
   width?: number;
@@ -24,6 +26,7 @@ export interface VideoOptions {
   end?: number;
   realtime?: boolean;
   drawOnly?: boolean;
+  stallMs?: number;
 }
 
 /** exportVideo()'s progress: frames done of all; whether it records in real time. */
@@ -59,6 +62,13 @@ export const RESOLUTIONS: [number, number][] = [
 const MAX_SIDE = 3840;
 /** Frames drawn but not yet encoded (or, drawing alone, not yet finished) at most. */
 const IN_FLIGHT = 3;
+/** The longest an export waits for any one answer (a frame decoded, drawn, taken by the encoder, the
+ *  file finished) before it stops and says which did not come. A frame of a file read over HTTP
+ *  waits for the source's retries (under 10 s); nothing else takes a second. */
+export const STALL_MS = 30_000;
+/** The longest the player is waited for while it is given back (it is free at once; this is the
+ *  playhead's way back) and an encoder or recorder while it is stopped. */
+const RELEASE_MS = 5_000;
 
 /** Whether this browser encodes with WebCodecs (else the export records in real time). */
 export function hasWebCodecs(): boolean {
@@ -99,7 +109,9 @@ export async function exportVideo(
   const realtime = !!opts.realtime || !hasWebCodecs();
   const times = frameTimes(start, end, fps);
   const t0 = performance.now();
-  const held = await player.capture(width, height);
+  // Every wait below: a StallError naming the part that did not answer, or an AbortError at once.
+  const guard: Guard = guarded(opts.stallMs ?? STALL_MS, signal);
+  const held = await guard('the player (held for the video)', player.capture(width, height));
   let sink: VideoSink | null = null;
   try {
     let composer: Composer | null = null;
@@ -111,33 +123,45 @@ export async function exportVideo(
       composer = new Composer(canvas);
       sink = realtime
         ? realtimeRecorder(canvas as HTMLCanvasElement, { fps })
-        : await (await import('./webm.ts')).webmEncoder(canvas, { fps, width, height });
+        : await guard(
+            'the video encoder',
+            import('./webm.ts').then((m) => m.webmEncoder(canvas, { fps, width, height })),
+          );
     }
+    const encoder = realtime ? 'the video recorder' : `the ${(sink?.codec ?? 'video').toUpperCase()} encoder`;
+    const answer = (i: number) =>
+      composer
+        ? `${encoder}'s answer to frame ${i + 1}${realtime ? ' (MediaRecorder records only while the page is shown)' : ''}`
+        : `the picture of frame ${i + 1}`;
     // Frames waited for: the GPU draws frame i while frame i + 1 is stepped to and asked for (at
     // most IN_FLIGHT at once: the encoder's backpressure, `add()`'s promise, still holds).
-    const waits: Promise<unknown>[] = [];
+    const waits: { i: number; p: Promise<unknown> }[] = [];
     const wait = async (max: number) => {
-      while (waits.length > max) await waits.shift();
+      while (waits.length > max) {
+        const w = waits.shift()!;
+        await guard(answer(w.i), w.p);
+      }
     };
     for (let i = 0; i < times.length; i++) {
       signal?.throwIfAborted();
-      const { image, labels } = await held.frame(times[i], true);
+      const { image, labels } = await held.frame(times[i], true, guard);
       if (composer) {
         // The composed canvas is taken as it is when add() is called (mediabunny's VideoSample).
         // Composing: both made above; `capture` asked for the picture.
         composer.draw(image!, labels, times[i]);
-        waits.push(sink!.add(i));
+        waits.push({ i, p: sink!.add(i) });
       } else {
         // Drawing alone (the benchmark's reference): the frame finished (the GPU draws after the
         // call returns; a read waits for it), 2 × 2 pixels read, nothing composed or encoded.
         const px = new Uint8Array(16);
-        waits.push(
-          image!
+        waits.push({
+          i,
+          p: image!
             .copyTo(px, { rect: { x: 0, y: 0, width: 2, height: 2 }, format: 'RGBA' })
             .finally(() => image!.close()),
-        );
+        });
       }
-      waits.at(-1)?.catch(() => {});
+      waits.at(-1)?.p.catch(() => {});
       // (MediaRecorder takes the canvas when it next paints: one frame at a time.)
       await wait(realtime ? 0 : IN_FLIGHT - 1);
       onProgress?.({ done: i + 1 - waits.length, total: times.length, realtime });
@@ -146,12 +170,14 @@ export async function exportVideo(
     onProgress?.({ done: times.length, total: times.length, realtime });
     signal?.throwIfAborted();
     const codec = sink?.codec ?? null;
-    const blob = sink ? await sink.finish() : null;
+    const blob = sink ? await guard(`${encoder}'s finished file`, sink.finish()) : null;
     sink = null;
     return { blob, codec, frames: times.length, fps, width, height, start, end, realtime, ms: performance.now() - t0 };
   } finally {
-    if (sink) await sink.cancel().catch(() => {});
-    await held.release();
+    // Nothing kept, and the player given back, whatever stalled (each wait bounded).
+    const stop = guarded(RELEASE_MS);
+    if (sink) await stop('the encoder stopping', sink.cancel()).catch(() => {});
+    await held.release(stop);
   }
 }
 
