@@ -124,8 +124,8 @@ async fn check(fault: Fault, size_seconds: f64) {
     assert_eq!(s, 503, "{fault:?} ({} bytes): {v}", bytes.len());
     let msg = v["error"].as_str().unwrap();
     assert!(msg.starts_with("the store failed") && msg.contains("injected"), "{msg}");
+    h.settled(1).await;
     assert!(listed(&c, &h.url).await.is_empty(), "{fault:?}");
-    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
     assert_nothing_stored(dir.path());
     // The store recovers: the same upload is taken and listed.
     on.store(false, Ordering::SeqCst);

@@ -4,8 +4,9 @@
 //! (AWS_ENDPOINT_URL, AWS_ALLOW_HTTP). An upload through one is listed, read and deleted through
 //! the other: the hosts keep no state of their own.
 //!
-//! Without `s3s-fs` on PATH or in ~/.cargo/bin the test fails under CI (`CI=true`) and says so
-//! elsewhere.
+//! Without `s3s-fs` on PATH or in ~/.cargo/bin the test fails, and says how to install it, unless
+//! the run says that it leaves S3 out: `REPLAY_TEST_NO_S3=1`, a flag a person sets (npm test prints
+//! it), never set by the scripts.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic, clippy::indexing_slicing)]
 
 mod host_common;
@@ -16,6 +17,9 @@ use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+/// The flag a person sets to leave the S3 test out of a run (`REPLAY_TEST_NO_S3=1`).
+const NO_S3: &str = "REPLAY_TEST_NO_S3";
+
 fn s3s_fs() -> Option<PathBuf> {
     let home = std::env::var_os("CARGO_HOME")
         .map(PathBuf::from)
@@ -25,6 +29,31 @@ fn s3s_fs() -> Option<PathBuf> {
         .into_iter()
         .flatten()
         .find(|c| Command::new(c).arg("--help").stdout(Stdio::null()).status().is_ok_and(|s| s.success()))
+}
+
+/// What the test does with the server it found (`found`) and the flag's value (`no_s3`): run with
+/// it (`Ok(Some)`), leave S3 out because a person said so (`Ok(None)`), or fail (`Err`).
+fn server_or_refusal(found: Option<PathBuf>, no_s3: Option<&str>) -> Result<Option<PathBuf>, String> {
+    match (found, no_s3) {
+        (Some(bin), _) => Ok(Some(bin)),
+        (None, Some("1" | "true")) => Ok(None),
+        (None, _) => Err(format!(
+            "s3s-fs is not installed: `cargo install s3s-fs --version 0.14.1 --features binary` \
+             (node scripts/setup.mjs does it), or set {NO_S3}=1 to leave the S3 test out of this run"
+        )),
+    }
+}
+
+#[test]
+fn a_missing_server_fails_unless_the_run_leaves_s3_out() {
+    let bin = PathBuf::from("/usr/bin/s3s-fs");
+    assert_eq!(server_or_refusal(Some(bin.clone()), None), Ok(Some(bin.clone())));
+    assert_eq!(server_or_refusal(Some(bin.clone()), Some("1")), Ok(Some(bin)), "found: it runs");
+    assert!(server_or_refusal(None, None).unwrap_err().contains(NO_S3));
+    // CI or not: only the flag leaves it out.
+    assert!(server_or_refusal(None, Some("0")).is_err());
+    assert!(server_or_refusal(None, Some("")).is_err());
+    assert_eq!(server_or_refusal(None, Some("1")), Ok(None));
 }
 
 struct Server(Child);
@@ -38,13 +67,9 @@ impl Drop for Server {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn two_hosts_over_one_bucket() {
-    let Some(bin) = s3s_fs() else {
-        let msg = "s3s-fs is not installed: `cargo install s3s-fs --version 0.14.1 --features binary` \
-                   (node scripts/setup.mjs does it)";
-        if std::env::var("CI").is_ok_and(|v| v == "true" || v == "1") {
-            panic!("{msg}");
-        }
-        eprintln!("SKIPPED host_s3: {msg}");
+    let no_s3 = std::env::var(NO_S3).ok();
+    let Some(bin) = server_or_refusal(s3s_fs(), no_s3.as_deref()).unwrap_or_else(|e| panic!("{e}")) else {
+        eprintln!("host_s3 LEFT OUT by {NO_S3}=1: S3 is not tested in this run");
         return;
     };
     let root = tempfile::tempdir().unwrap();

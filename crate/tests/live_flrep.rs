@@ -214,8 +214,14 @@ fn a_viewer_from_the_start_receives_the_file_and_the_segments_hold_it() {
 fn a_viewer_joining_mid_match_starts_at_the_latest_chunk_a_keyframe() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.flrep");
-    let (mut s, mut so) = serve(&[GENERATE, &["--rate", "2", "--out", out.to_str().unwrap()]].concat());
-    std::thread::sleep(Duration::from_millis(1200));
+    let (mut s, mut so) = serve(&[GENERATE, &["--rate", "1", "--out", out.to_str().unwrap()]].concat());
+    // Mid-match: a first viewer, from the start, has received two chunks (in real time the match
+    // has some 5 s left to play).
+    let mut first = connect(s.port.unwrap(), "?from=0");
+    let mut probe = Received::default();
+    read(&mut first, &mut LiveStream::new(Limits::default()), &mut probe, |r| r.chunks.len() >= 2);
+    assert_eq!(probe.chunks.len(), 2, "the first viewer got two chunks before the end");
+    drop(first);
     let mut ws = connect(s.port.unwrap(), "");
     let mut stream = LiveStream::new(Limits::default());
     let mut r = Received::default();

@@ -173,16 +173,18 @@ fn two_hundred_viewers_for_sixty_seconds_some_slow_the_recorder_never_waits_and_
     let (ticks, secs) = schedule(&load.summary);
     assert_eq!(ticks, u64::from(SECONDS * 60), "{}", load.summary);
     // Paced by the slow viewers (a chunk per four chunk durations) the match would take 240 s. It did
-    // not wait for them: when the match was over (a fast viewer got the goodbye) each slow viewer had
-    // read well under half of the chunks (about 8 of 30; a recorder that waited would have let each
-    // read all but the last). How long it took, `secs`, is a figure printed here, not asserted.
+    // not wait for them: when the match was over (a fast viewer got the goodbye) each slow viewer was
+    // still several chunks behind (about 8 of 30 read; a recorder that waited would have let each
+    // read all but the last). A loaded machine slows the recorder and so lets them read more (3×
+    // slower: about 24), never all: the bound is the one that tells the two apart. How long it
+    // took, `secs`, is a figure printed here, not asserted.
     println!(
         "live_load test: the recorder published {ticks} ticks in {secs:.1} s (schedule {SECONDS} s); the slow viewers had {:?} of {chunks} chunks when it ended",
         load.slow_at_end
     );
     assert_eq!(load.slow_at_end.len(), SLOW, "a fast viewer got the goodbye");
     for (v, n) in load.slow_at_end.iter().enumerate() {
-        assert!(*n < chunks / 2, "slow viewer {v} had {n} of {chunks} chunks when the match ended");
+        assert!(*n + 2 < chunks, "slow viewer {v} had {n} of {chunks} chunks when the match ended");
     }
     // A fast viewer gets every chunk from the one it joined at (the first or, connected late
     // under load, the second) to the last, none skipped.

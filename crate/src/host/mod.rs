@@ -13,9 +13,11 @@
 //! - [`server`]: the configuration, [`server::AppState`] and the router (every part's routes are
 //!   added in [`server::router`]); [`store`]: the object store and its layout; [`upload`]: `POST
 //!   /api/replays` (streamed to the store, checked by the native reader); [`files`]: Range reads,
-//!   the list, deletes; [`summary`]: the record of an upload; [`limit`]: the upload rate per client.
+//!   the list, deletes; [`summary`]: the record of an upload; [`limit`]: the upload rate per client;
+//!   [`inflight`]: the uploads being handled (waited on before a stop, and by tests).
 
 pub mod files;
+pub mod inflight;
 pub mod limit;
 pub mod pages;
 pub mod poster;

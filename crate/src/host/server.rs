@@ -3,6 +3,7 @@
 //! Every part's routes are assembled in [`router`], ONE function: a part adds its routes there
 //! (`.merge(part::routes())`, each a `Router<AppState>`). The player's files are the fallback.
 
+use super::inflight::InFlight;
 use super::limit::RateLimiter;
 use super::store::Store;
 use axum::extract::DefaultBodyLimit;
@@ -62,12 +63,14 @@ pub struct AppState {
     pub store: Store,
     pub config: Arc<Config>,
     pub limiter: Arc<RateLimiter>,
+    /// The uploads being handled now (host/inflight.rs).
+    pub uploads: Arc<InFlight>,
 }
 
 impl AppState {
     pub fn new(store: Store, config: Config) -> Self {
         let limiter = Arc::new(RateLimiter::new(config.upload_burst, config.uploads_per_minute));
-        AppState { store, config: Arc::new(config), limiter }
+        AppState { store, config: Arc::new(config), limiter, uploads: Arc::default() }
     }
 
     /// The absolute URLs of replay `id`.

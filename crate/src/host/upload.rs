@@ -91,6 +91,8 @@ pub fn same_secret(a: &str, b: &str) -> bool {
 }
 
 pub async fn upload(State(st): State<AppState>, req: Request) -> Response {
+    // Held to the end of the answer and its cleanup, or until the handler is dropped.
+    let _in_flight = st.uploads.begin();
     match handle(st, req).await {
         Ok(r) => r,
         Err(r) => r.into_response(),
@@ -153,7 +155,16 @@ async fn handle(st: AppState, req: Request) -> Result<Response, Refusal> {
     };
     let id = hex(digest.get(..16).unwrap_or(&digest));
     // The rest runs to its end (or its cleanup) even if the client goes away now.
-    let task = tokio::spawn(finish(st.clone(), id, size, filename, spool, tmp.clone()));
+    // (Counted in flight until it ends: the handler may be dropped before.)
+    let held = st.uploads.enter();
+    let task = tokio::spawn({
+        let st = st.clone();
+        let tmp = tmp.clone();
+        async move {
+            let _held = held;
+            finish(st, id, size, filename, spool, tmp).await
+        }
+    });
     match task.await {
         Ok(r) => r,
         Err(e) => {

@@ -13,7 +13,19 @@ use std::sync::Arc;
 pub struct Host {
     pub url: String,
     pub data: PathBuf,
+    pub state: AppState,
     task: tokio::task::JoinHandle<()>,
+}
+
+impl Host {
+    /// Waits until `n` uploads have reached the host and none is in flight (each answered and
+    /// cleaned up): what a test of a refused or cut upload waits on before it looks at the store.
+    /// Fails after 60 s.
+    pub async fn settled(&self, n: usize) {
+        let u = &self.state.uploads;
+        let waited = tokio::time::timeout(std::time::Duration::from_secs(60), u.settled_after(n)).await;
+        assert!(waited.is_ok(), "after 60 s: {} of {n} uploads begun, {} in flight", u.begun(), u.count());
+    }
 }
 
 impl Drop for Host {
@@ -37,10 +49,11 @@ pub async fn start_with(data: &Path, store: Store, tweak: impl FnOnce(&mut Confi
     cfg.uploads_per_minute = 60_000;
     tweak(&mut cfg);
     let state = AppState::new(store, cfg);
+    let served = state.clone();
     let task = tokio::spawn(async move {
-        let _ = serve(listener, state).await;
+        let _ = serve(listener, served).await;
     });
-    Host { url, data: data.to_path_buf(), task }
+    Host { url, data: data.to_path_buf(), state, task }
 }
 
 /// A dogfight `.flrep` in memory (distinct seeds give distinct bytes).
