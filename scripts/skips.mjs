@@ -16,6 +16,20 @@ export const ALLOWED_SKIPS = [
   // SwiftShader WebGPU adapter. Add an entry here, with its reason, only for a test that cannot.)
 ];
 
+/**
+ * The fewest tests each step of `npm test` may report (scripts/test.mjs): a step that reports fewer
+ * lost some (a file that stopped registering them, a target that no longer builds) and fails. Raise
+ * a number when tests are added; lower it only with the tests that were removed on purpose.
+ */
+export const MIN_TESTS = {
+  'cargo test': 316,
+  'cargo test (quick)': 300,
+  'js unit tests': 233,
+  'browser tests': 164,
+  'browser tests (smoke)': 20,
+  'engine tests': 19,
+};
+
 /** The node:test reporter arguments: the usual output on stdout, the skips into `file`. */
 export function reporterArgs(file) {
   const shown = process.stdout.isTTY ? 'spec' : 'tap';
@@ -27,13 +41,41 @@ export function reporterArgs(file) {
   ];
 }
 
-/** The skips skip-reporter.mjs wrote to `file`: {skips, ran}. Throws when it wrote nothing. */
+/**
+ * What skip-reporter.mjs wrote to `file`: {skips, empty, ran, passed, failed, files, ms}. Throws when it
+ * wrote no summary (node --test did not run, or was killed).
+ */
 export function readNodeSkips(file) {
   const lines = fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter(Boolean) : [];
   const rows = lines.map((l) => JSON.parse(l));
   const end = rows.find((r) => 'ran' in r);
   if (!end) throw new Error(`${file}: the skip reporter wrote no summary (did node --test run?)`);
-  return { skips: rows.filter((r) => !('ran' in r)).map((r) => ({ where: 'node', ...r })), ran: end.ran };
+  return {
+    skips: rows.filter((r) => !('ran' in r) && !r.empty).map((r) => ({ where: 'node', ...r })),
+    empty: rows.filter((r) => r.empty).map((r) => r.file),
+    ran: end.ran,
+    passed: end.passed ?? 0,
+    failed: end.failed ?? 0,
+    files: end.files ?? {},
+    ms: end.ms ?? {},
+  };
+}
+
+/**
+ * Throws unless the step ran at least `min` tests and every file in it registered one; returns a
+ * one-line summary otherwise. (A file whose `describe` was skipped registers none: the skip gate
+ * names it first.)
+ */
+export function assertEnoughRan(step, { ran, empty, files }, min) {
+  if (empty.length)
+    throw new Error(
+      `${step}: ${empty.length} test file(s) registered no test:\n${empty.map((f) => `  ${f}`).join('\n')}`,
+    );
+  if (ran < min)
+    throw new Error(
+      `${step}: ${ran} tests reported, at least ${min} expected (scripts/skips.mjs MIN_TESTS): a file stopped registering its tests?`,
+    );
+  return `${step}: ${ran} tests in ${Object.keys(files).length} files (at least ${min} expected)`;
 }
 
 /**
@@ -57,6 +99,20 @@ export function cargoIgnored(output) {
   if (total !== skips.length)
     throw new Error(`cargo test: ${total} ignored by its summaries, ${skips.length} "... ignored" lines found`);
   return skips;
+}
+
+/** Passed and failed tests summed over cargo test's "test result:" lines. */
+export function cargoCounts(output) {
+  let passed = 0;
+  let failed = 0;
+  for (const line of output.split('\n')) {
+    const r = /^test result: \w+\. (\d+) passed; (\d+) failed;/.exec(line.trim());
+    if (r) {
+      passed += Number(r[1]);
+      failed += Number(r[2]);
+    }
+  }
+  return { passed, failed };
 }
 
 /** The skips not on ALLOWED_SKIPS. */

@@ -63,12 +63,20 @@ test('a seek waits for its frame; the old session’s pieces are ignored', async
   assert.ok(events.some(([e, d]) => e === 'seeking' && d === 40));
   const w = wants(log).at(-1);
   assert.equal(w.from <= 400 && 400 < w.to, true, `the want holds tick 400 (${w.from}–${w.to})`);
-  // A piece of an older session (a file opened before) does nothing.
-  workers[0].push(piece(0, w.gen, 400, 420));
-  await new Promise((r) => setTimeout(r, 20));
+  // A piece of an older session (a file opened before) does nothing: the worker's messages are
+  // handled in order, so once the current session's piece has landed the seek, the older one has
+  // been handled too — and neither landed it nor is held.
+  const stale = piece(0, w.gen, 400, 420);
+  workers[0].push(stale);
   assert.ok(core.pendingSeek, 'still waiting');
-  workers[0].push(piece(1, w.gen, 400, 420));
+  const fresh = piece(1, w.gen, 400, 420);
+  workers[0].push(fresh);
   assert.equal(await landed, 40);
+  assert.ok(
+    core.pieces.list.some((p) => p.ticks === fresh.ticks),
+    'the current piece is held',
+  );
+  assert.ok(!core.pieces.list.some((p) => p.ticks === stale.ticks), 'the older session’s piece is not');
   assert.ok(events.some(([e, d]) => e === 'seeked' && d === 40));
   assert.equal(core.currentTickInt(), 400);
   core.dispose();

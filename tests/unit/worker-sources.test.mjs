@@ -6,6 +6,7 @@
 import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { UrlSource, RETRY_MS } from '../../www/workers/decode/sources.ts';
+import { until } from './fakes.mjs';
 
 const realFetch = globalThis.fetch;
 afterEach(() => {
@@ -76,7 +77,8 @@ test('an abort ends the wait before the next try', async () => {
   const asked = fakeFetch([() => new Response('', { status: 503 })]);
   const s = source();
   const p = s.read(0, 10);
-  await new Promise((r) => setTimeout(r, 20));
+  // The first try failed and the source is waiting before the next (it counts the retry, then waits).
+  await until(() => s.retries === 1, 'the first try to fail');
   s.abort();
   await assert.rejects(p, (e) => e.name === 'AbortError');
   assert.equal(asked.length, 1);
