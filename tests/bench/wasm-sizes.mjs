@@ -12,7 +12,7 @@
 //       code bytes per crate (from the "name" section of cargo's output, before wasm-bindgen/wasm-opt
 //       strip it), plus data. Proportions carry over to the optimised module only roughly (wasm-opt
 //       inlines and removes), so it names the big contributors. E.g.
-//       target/wasm32-unknown-unknown/release/replay_player.wasm (the last decoder build).
+//       target/web/wasm32-unknown-unknown/release/replay_player.wasm (the last decoder build).
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';

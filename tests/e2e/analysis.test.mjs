@@ -10,23 +10,30 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
 import { WWW } from './harness.mjs';
-import { OUT, DEMO, waitReady, seekLanded, settle, replayCli, timelineMarkers, pageSuite } from './player-helpers.mjs';
+import {
+  OUT,
+  DEMO,
+  waitReady,
+  seekLanded,
+  settle,
+  replayCli,
+  timelineMarkers,
+  pageSuite,
+  generated,
+  served,
+} from './player-helpers.mjs';
 
-const FIGHT = path.join(OUT, 'analysis.flrep');
-const MOON = path.join(OUT, 'analysis-moon.flrep');
 const MOON_RADIUS = 600_000;
+let FIGHT = '';
+let MOON = '';
 
 const suite = pageSuite({
   setup: () => {
-    fs.mkdirSync(OUT, { recursive: true });
-    if (!fs.existsSync(FIGHT))
-      replayCli(['generate', '--out', FIGHT, '--seconds', '90', '--seed', '7', '--entities', '40']);
-    if (!fs.existsSync(MOON))
-      replayCli([
-        'generate',
-        ...['--out', MOON, '--seconds', '20', '--seed', '3', '--entities', '8'],
-        ...['--planet-radius', String(MOON_RADIUS)],
-      ]);
+    FIGHT = generated('analysis.flrep', ['--seconds', '90', '--seed', '7', '--entities', '40']);
+    MOON = generated('analysis-moon.flrep', [
+      ...['--seconds', '20', '--seed', '3', '--entities', '8'],
+      ...['--planet-radius', String(MOON_RADIUS)],
+    ]);
   },
 });
 
@@ -82,7 +89,7 @@ async function openAnalysis(page) {
 }
 
 async function openFile(file, query = '') {
-  const url = `${suite.srv.url}tests/output/${path.basename(file)}`;
+  const url = `${suite.srv.url}${served(file).slice(1)}`;
   const { page, log } = await suite.openPage(`?url=${encodeURIComponent(url)}${query}`);
   await waitReady(page);
   await page.evaluate(() => window.__player.pause());

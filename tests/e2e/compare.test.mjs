@@ -9,19 +9,11 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { OUT, replayCli, waitReady, pageSuite, seekLanded, canvasShot, fractionDifferent } from './player-helpers.mjs';
+import { OUT, waitReady, pageSuite, seekLanded, canvasShot, fractionDifferent, generated } from './player-helpers.mjs';
 import { replayBinPath } from './harness.mjs';
 
 const suite = pageSuite();
 const openPage = suite.openPage;
-
-/** tests/output/<name> written (once) by `replay generate ARGS`. */
-function generated(name, args) {
-  fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, name);
-  if (!fs.existsSync(file)) replayCli(['generate', '--out', file, ...args]);
-  return file;
-}
 
 const DOGFIGHT = ['--entities', '12', '--seconds', '20', '--seed', '5'];
 const T = 500;

@@ -6,20 +6,15 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { OUT, waitReady, settle, replayCli, timelineMarkers, pageSuite } from './player-helpers.mjs';
+import { OUT, waitReady, settle, replayCli, timelineMarkers, pageSuite, generated } from './player-helpers.mjs';
 
 const suite = pageSuite();
 const SHOTS = path.join(OUT, 'screenshots');
 fs.mkdirSync(SHOTS, { recursive: true });
 const KILL_RGB = [0xff, 0x6b, 0x5b];
 
-/** Generates (once) tests/output/<name>.flrep; returns its path. */
-function generated(name, args) {
-  fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, `${name}.flrep`);
-  if (!fs.existsSync(file)) replayCli(['generate', '--out', file, ...args]);
-  return file;
-}
+/** A generated <name>.flrep (player-helpers.mjs generated()); returns its path. */
+const generatedFlrep = (name, args) => generated(`${name}.flrep`, args);
 
 async function openFile(page, file) {
   await waitReady(page);
@@ -37,7 +32,7 @@ async function openFile(page, file) {
 test('300 aircraft: no two visible labels overlap over many frames, the selected one is always labelled, the rest are counted', {
   timeout: 240_000,
 }, async () => {
-  const file = generated('crowd-300', ['--entities', '300', '--seconds', '60', '--seed', '5']);
+  const file = generatedFlrep('crowd-300', ['--entities', '300', '--seconds', '60', '--seed', '5']);
   const { page, log } = await suite.openPage();
   try {
     await openFile(page, file);
@@ -145,7 +140,16 @@ const killRuns = (page) =>
 test('~1,800 kills: a density strip (short runs, several heights, each bar by its kills); zoomed in, single markers that seek on a click; Whole and Escape', {
   timeout: 300_000,
 }, async () => {
-  const file = generated('crowd-kills', ['--entities', '950', '--seconds', '300', '--seed', '7', '--tick-rate', '10']);
+  const file = generatedFlrep('crowd-kills', [
+    '--entities',
+    '950',
+    '--seconds',
+    '300',
+    '--seed',
+    '7',
+    '--tick-rate',
+    '10',
+  ]);
   const recorded = Number(/kill markers:\s+(\d+)/.exec(replayCli(['info', file]))?.[1]);
   assert.ok(recorded >= 1500, `many kills: ${recorded}`);
   const { page, log } = await suite.openPage();

@@ -13,8 +13,8 @@ import path from 'node:path';
 import { once } from 'node:events';
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { OUT, replayCli, waitReady, pageSuite, fixture } from './player-helpers.mjs';
-import { ROOT } from './harness.mjs';
+import { OUT, replayCli, waitReady, pageSuite, fixture, generated } from './player-helpers.mjs';
+import { ROOT, replayBinPath } from './harness.mjs';
 
 const suite = pageSuite();
 const GOLDEN = path.join(ROOT, 'tests', 'fixtures', 'golden');
@@ -68,7 +68,7 @@ async function exportBytes(page, id, name) {
 /** `replay export FILE --acmi OUT ARGS`: the bytes and the tick range it reports. */
 function cliAcmi(src, name, args = []) {
   const out = path.join(OUT, name);
-  const r = spawnSync(path.join(ROOT, 'target', 'release', 'replay'), ['export', src, '--acmi', out, ...args], {
+  const r = spawnSync(replayBinPath(), ['export', src, '--acmi', out, ...args], {
     encoding: 'utf8',
   });
   assert.equal(r.status, 0, r.stderr);
@@ -185,9 +185,7 @@ test('ACMI of the whole recording and of the in / out selection = replay export 
 test('a replay clip of the selection has the source hashes over the range (.flrep and SparkEngine .replay)', {
   timeout: 240_000,
 }, async () => {
-  const spark = path.join(OUT, 'export-spark.replay');
-  if (!fs.existsSync(spark))
-    replayCli(['generate', '--format', 'spark', '--out', spark, '--seconds', '20', '--seed', '4']);
+  const spark = generated('export-spark.replay', ['--format', 'spark', '--seconds', '20', '--seed', '4']);
   for (const [src, clip, ext] of [
     [fixture('export-clip', { seconds: 20, seed: 3, entities: 10 }), { start: 4, end: 11.5 }, '.flrep'],
     [spark, { start: 3, end: 9.25 }, '.replay'],

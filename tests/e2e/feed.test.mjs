@@ -3,10 +3,7 @@
 // for thousands of kills and a thousand participants.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import {
-  OUT,
   DEMO,
   seekLanded,
   killCount,
@@ -19,6 +16,7 @@ import {
   killFeedRow,
   feedRowText,
   pageSuite,
+  generated,
 } from './player-helpers.mjs';
 
 const suite = pageSuite();
@@ -187,25 +185,9 @@ test("the kill feed follows the playhead, but a scroll of the user's after a see
   }
 });
 
-/** ≈ 1,900 kills in 5 minutes (1,000 aircraft, each a participant, at 10 Hz; 35 MB, generated once into tests/output/). */
-
+/** ≈ 1,900 kills in 5 minutes (1,000 aircraft, each a participant, at 10 Hz; 35 MB, generated once per generator). */
 function manyKillsFile() {
-  const file = path.join(OUT, 'many-kills.flrep');
-  if (!fs.existsSync(file))
-    replayCli([
-      'generate',
-      '--out',
-      file,
-      '--seed',
-      '7',
-      '--entities',
-      '1000',
-      '--seconds',
-      '300',
-      '--tick-rate',
-      '10',
-    ]);
-  return file;
+  return generated('many-kills.flrep', ['--seed', '7', '--entities', '1000', '--seconds', '300', '--tick-rate', '10']);
 }
 
 test('a replay with thousands of kills keeps the DOM small: a virtualized feed, markers on one canvas', {

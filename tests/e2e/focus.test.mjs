@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { once } from 'node:events';
-import { OUT, DEMO, waitReady, pageSuite, fixture, killFeedRow, replayCli } from './player-helpers.mjs';
+import { OUT, DEMO, waitReady, pageSuite, fixture, killFeedRow, replayCli, served } from './player-helpers.mjs';
 
 const suite = pageSuite();
 const openPage = suite.openPage;
@@ -224,7 +224,7 @@ test('a file opened while another is still opening wins: the earlier one, answer
   const { page, log } = await openPage();
   try {
     await waitReady(page);
-    const fast = `../tests/output/${path.basename(flrep)}`;
+    const fast = `..${served(flrep)}`;
     await page.evaluate(
       ({ slow, fast }) => {
         window.__first = window.__player.load(slow);

@@ -22,8 +22,10 @@ export function cargoTargetDir() {
   return process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target');
 }
 
-/** Path of the native `replay` CLI built by `npm run build` (cargo run --release --bin replay). */
+/** Path of the native `replay` CLI the tests run: REPLAY_BIN (npm test sets it to the one cargo
+ *  test built), else the release one of `npm run build` (cargo run --release --bin replay). */
 export function replayBinPath() {
+  if (process.env.REPLAY_BIN) return path.resolve(ROOT, process.env.REPLAY_BIN);
   return path.join(cargoTargetDir(), 'release', process.platform === 'win32' ? 'replay.exe' : 'replay');
 }
 

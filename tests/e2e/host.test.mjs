@@ -8,7 +8,7 @@
 // - the player's service worker, once installed from the host, never answers the gallery.
 //   cargo build --release --bin replay && node scripts/dist.mjs && node --test tests/e2e/host.test.mjs
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -16,12 +16,20 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 import ogs from 'open-graph-scraper';
 import { unfurl } from 'unfurl.js';
-import { ROOT, WWW, collectConsole, launchBrowser, replayBinPath } from './harness.mjs';
-import { DEMO, OUT, canvasShot, assertPicture, decodePng, nearFaction, waitReady } from './player-helpers.mjs';
+import { WWW, collectConsole, launchBrowser, replayBinPath } from './harness.mjs';
+import {
+  DEMO,
+  OUT,
+  canvasShot,
+  assertPicture,
+  decodePng,
+  hostileStrings,
+  nearFaction,
+  waitReady,
+} from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'host');
 /** Markup in every string of a file (crate/examples/make_hostile_strings.rs, as safety.test.mjs). */
-const STRINGS = path.join(OUT, 'hostile-strings.flrep');
 const FILE_NAME = '"><img src=x onerror="window.__pwned=10">.flrep';
 const data = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-host-e2e-'));
 let host;
@@ -262,15 +270,7 @@ test('the oEmbed html on a page of another origin plays under a strict CSP', { t
 test("markup in a file's strings stays text: the page, the card, oEmbed, the gallery", {
   timeout: 180_000,
 }, async () => {
-  const example = path.join(ROOT, 'crate', 'examples', 'make_hostile_strings.rs');
-  if (!fs.existsSync(STRINGS) || fs.statSync(STRINGS).mtimeMs < fs.statSync(example).mtimeMs) {
-    const r = spawnSync(
-      'cargo',
-      ['run', '--release', '-q', '-p', 'replay-player', '--example', 'make_hostile_strings', '--', STRINGS],
-      { cwd: ROOT, encoding: 'utf8' },
-    );
-    assert.equal(r.status, 0, r.stderr);
-  }
+  const STRINGS = hostileStrings();
   const res = await fetch(`${base}/api/replays`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/octet-stream', 'X-Filename': FILE_NAME },

@@ -180,15 +180,21 @@ test('segments: LIVE, the edge followed, kill markers, seek back, Go live, the e
   assert.equal(stats.live.fetched, stats.live.chunks, 'each segment fetched once');
   log.assertClean();
   await page.close();
+  segmentsWritten = dir;
 });
 
-/** A finished segments directory (the test above's, or made here) copied to `name`, its manifest
- *  cut to the first `n` segments and not ended. Returns {dir, manifest}. */
+/** The finished segments directory the test above wrote in this run (null: not run, or failed). */
+let segmentsWritten = null;
+
+/** A finished segments directory (the test above's, written in this run, or made here) copied to
+ *  `name`, its manifest cut to the first `n` segments and not ended. Returns {dir, manifest}. */
 function partialDir(name, n) {
-  let from = path.join(OUT, 'live-seg');
-  if (!fs.existsSync(path.join(from, 'manifest.json'))) {
+  let from = segmentsWritten;
+  if (!from) {
     from = freshDir('live-seg-static');
-    spawnSync(replayBinPath(), ['live-serve', ...MATCH, '--rate', '20', '--segments', from]);
+    const r = spawnSync(replayBinPath(), ['live-serve', ...MATCH, '--rate', '20', '--segments', from]);
+    assert.equal(r.status, 0, `replay live-serve: ${r.stderr}`);
+    segmentsWritten = from;
   }
   const dir = freshDir(name);
   for (const f of fs.readdirSync(from)) fs.copyFileSync(path.join(from, f), path.join(dir, f));

@@ -7,8 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { collectConsole, replayBinPath, ROOT } from './harness.mjs';
+import { collectConsole } from './harness.mjs';
 import { fmtTime } from '../../www/widgets/format.ts';
 import {
   OUT,
@@ -24,13 +23,17 @@ import {
   pageSuite,
   clockFrames,
   clockSteps,
+  generated,
+  served,
 } from './player-helpers.mjs';
 
 const SHOTS = path.join(OUT, 'screenshots');
+/** The 10 s recording (generated in `setup`). */
+let T10 = '';
 const suite = pageSuite({
   setup: () => {
     fs.mkdirSync(SHOTS, { recursive: true });
-    fixture('t10', { seconds: 10, seed: 7 });
+    T10 = fixture('t10', { seconds: 10, seed: 7 });
   },
 });
 const openPage = suite.openPage;
@@ -81,7 +84,7 @@ async function dropFile(page, file, name) {
 test('reverse playback: time decreases while Rewinding, earlier chunks arrive, and it ends Paused at 0', {
   timeout: 180_000,
 }, async () => {
-  const { page, log } = await openPage(`?url=${encodeURIComponent('/tests/output/t10.flrep')}`);
+  const { page, log } = await openPage(`?url=${encodeURIComponent(served(T10))}`);
   try {
     await waitReady(page);
     await page.evaluate(() => window.__player.seek(9.5));
@@ -135,7 +138,7 @@ test('reverse playback: time decreases while Rewinding, earlier chunks arrive, a
 test('speeds, J/K/L, stop and the end: FastForward above 1×, Stopped at 0 / at the end; the status panel follows', {
   timeout: 180_000,
 }, async () => {
-  const { page, log } = await openPage(`?url=${encodeURIComponent('/tests/output/t10.flrep')}`);
+  const { page, log } = await openPage(`?url=${encodeURIComponent(served(T10))}`);
   try {
     await waitReady(page);
     let s = await pstate(page);
@@ -540,31 +543,13 @@ test('timeline markers at devicePixelRatio 2: a backing store of twice the CSS s
   }
 });
 
-/** Writes a SparkEngine .replay with the CLI; null when this CLI has no `--format` option yet. */
-function sparkFixture() {
-  const file = path.join(OUT, 'dm.replay');
-  if (fs.existsSync(file)) return file;
-  const bin = replayBinPath();
-  if (!fs.existsSync(bin)) return null;
-  const r = spawnSync(bin, ['generate', '--format', 'spark', '--out', file, '--seconds', '40', '--seed', '3'], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  });
-  if (r.status !== 0) {
-    if (/unknown option --format/.test(r.stderr)) return null;
-    throw new Error(`replay generate --format spark failed: ${r.stderr}`);
-  }
-  return file;
-}
+/** A SparkEngine .replay written by the CLI (player-helpers.mjs generated()). */
+const sparkFixture = () => generated('dm.replay', ['--format', 'spark', '--seconds', '40', '--seed', '3']);
 
 test("a SparkEngine .replay dropped on the page plays, shows its map/mode and kill markers, and its kill cam ends on the kill's frame", {
   timeout: 240_000,
-}, async (t) => {
+}, async () => {
   const file = sparkFixture();
-  if (!file) {
-    t.skip('replay generate --format spark is not available in this build');
-    return;
-  }
   const { page, log } = await openPage();
   try {
     await waitReady(page);

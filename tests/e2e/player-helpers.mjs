@@ -6,7 +6,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
 import { before, after } from 'node:test';
-import { ROOT, WWW, replayBinPath, startServer, launchBrowser, collectConsole } from './harness.mjs';
+import { ROOT, WWW, cargoTargetDir, replayBinPath, startServer, launchBrowser, collectConsole } from './harness.mjs';
 
 export const OUT = path.join(ROOT, 'tests', 'output');
 export const DEMO = path.join(WWW, 'demo', 'demo.flrep');
@@ -82,16 +82,68 @@ export function replayCli(args) {
   return r.stdout;
 }
 
-/** Generates (once) tests/output/<name>.flrep of `seconds` seconds; returns its path. */
-export function fixture(name, { seconds = 10, seed = 7, entities } = {}) {
-  fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, `${name}.flrep`);
+/**
+ * tests/output/fixtures/<generator>/: where the replays the tests generate are kept, in a folder
+ * named by the `replay` CLI that wrote them (its size and build time), so that a rebuilt generator
+ * writes every fixture afresh and no test reads a file an older generator wrote.
+ */
+export function fixturesDir() {
+  const st = fs.statSync(replayBin());
+  const dir = path.join(OUT, 'fixtures', `${st.size.toString(36)}-${Math.floor(st.mtimeMs).toString(36)}`);
+  fs.mkdirSync(dir, { recursive: true });
+  return dir;
+}
+
+/** `file` (under the repository root) as the suite's server serves it: `/tests/output/…`. */
+export function served(file) {
+  return `/${path.relative(ROOT, file).split(path.sep).join('/')}`;
+}
+
+/** fixturesDir()/<name>, written (once per generator) by `replay generate ARGS`; its path. */
+export function generated(name, args) {
+  const file = path.join(fixturesDir(), name);
   if (!fs.existsSync(file)) {
-    const args = ['generate', '--out', file, '--seconds', String(seconds), '--seed', String(seed)];
-    if (entities) args.push('--entities', String(entities));
-    replayCli(args);
+    // Written beside, then renamed: a run stopped half way leaves no half file under the name, and
+    // two test files that make it at once (npm test runs two at a time) each write their own.
+    const part = `${file}.${process.pid}.part${path.extname(file)}`;
+    replayCli(['generate', '--out', part, ...args]);
+    fs.renameSync(part, file);
   }
   return file;
+}
+
+/**
+ * The recording with markup in every string (crate/examples/make_hostile_strings.rs), written by
+ * the example as cargo test built it (target/debug/examples/; built here when missing), into a
+ * folder named by that build as fixturesDir() is by the CLI's.
+ */
+export function hostileStrings() {
+  const exe = path.join(cargoTargetDir(), 'debug', 'examples', 'make_hostile_strings');
+  if (!fs.existsSync(exe)) {
+    const r = spawnSync('cargo', ['build', '-q', '-p', 'replay-player', '--example', 'make_hostile_strings'], {
+      cwd: ROOT,
+      stdio: 'inherit',
+    });
+    if (r.status !== 0) throw new Error('cargo build of the make_hostile_strings example failed');
+  }
+  const st = fs.statSync(exe);
+  const dir = path.join(OUT, 'fixtures', `strings-${st.size.toString(36)}-${Math.floor(st.mtimeMs).toString(36)}`);
+  const file = path.join(dir, 'hostile-strings.flrep');
+  if (!fs.existsSync(file)) {
+    fs.mkdirSync(dir, { recursive: true });
+    const part = `${file}.${process.pid}.part`;
+    const r = spawnSync(exe, [part], { cwd: ROOT, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`make_hostile_strings failed: ${r.stderr}`);
+    fs.renameSync(part, file);
+  }
+  return file;
+}
+
+/** A generated `<name>.flrep` of `seconds` seconds (generated()); returns its path. */
+export function fixture(name, { seconds = 10, seed = 7, entities } = {}) {
+  const args = ['--seconds', String(seconds), '--seed', String(seed)];
+  if (entities) args.push('--entities', String(entities));
+  return generated(`${name}.flrep`, args);
 }
 
 /** A copy of `src` with the format major version set to `major` (the reader refuses it). */
@@ -234,8 +286,9 @@ export async function waitReady(page, timeout = 60_000) {
   // player draws with WebGPU unless the page asked for a renderer (?renderer=webgl).
   // (`page` may be a Frame: its page holds the browser context.)
   const want = (page.context ? page : page.page()).context().expectedBackend;
-  if (want && s.backend && s.backend !== want && !new URL(page.url()).searchParams.has('renderer'))
-    throw new Error(`the player drew with ${s.backend}, not ${want} (${page.url()})`);
+  // (Ready means a renderer started: an empty backend is no exception.)
+  if (want && s.backend !== want && !new URL(page.url()).searchParams.has('renderer'))
+    throw new Error(`the player drew with ${s.backend || 'nothing'}, not ${want} (${page.url()})`);
   return s;
 }
 

@@ -9,20 +9,17 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { createRequire } from 'node:module';
-import { OUT, waitReady, seekLanded, settle, replayCli, pageSuite } from './player-helpers.mjs';
+import { OUT, waitReady, seekLanded, settle, replayCli, pageSuite, generated, served } from './player-helpers.mjs';
 
-const MOON = path.join(OUT, 'plots-moon.flrep');
+let MOON = '';
 const MOON_RADIUS = 600_000;
 
 const suite = pageSuite({
   setup: () => {
-    fs.mkdirSync(OUT, { recursive: true });
-    if (!fs.existsSync(MOON))
-      replayCli([
-        'generate',
-        ...['--out', MOON, '--seconds', '30', '--seed', '5', '--entities', '8'],
-        ...['--planet-radius', String(MOON_RADIUS)],
-      ]);
+    MOON = generated('plots-moon.flrep', [
+      ...['--seconds', '30', '--seed', '5', '--entities', '8'],
+      ...['--planet-radius', String(MOON_RADIUS)],
+    ]);
   },
 });
 
@@ -37,7 +34,7 @@ function dumpOf(file) {
 }
 
 async function openFile(file) {
-  const url = `${suite.srv.url}tests/output/${path.basename(file)}`;
+  const url = `${suite.srv.url}${served(file).slice(1)}`;
   const { page, log } = await suite.openPage(`?url=${encodeURIComponent(url)}`);
   await waitReady(page);
   await page.evaluate(() => window.__player.pause());

@@ -15,10 +15,8 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawnSync } from 'node:child_process';
-import { startServer, launchBrowser, collectConsole, ROOT, WWW, cargoTargetDir } from './harness.mjs';
+import { startServer, launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
 import {
-  OUT,
   DEMO,
   BACKGROUND,
   waitReady,
@@ -29,11 +27,12 @@ import {
   timelineMarkers,
   decoderWorker,
   renderWorker,
+  hostileStrings,
 } from './player-helpers.mjs';
 
 const HOSTILE = path.join(ROOT, 'tests', 'fixtures', 'hostile');
-const EXAMPLE = path.join(ROOT, 'crate', 'examples', 'make_hostile_strings.rs');
-const STRINGS = path.join(OUT, 'hostile-strings.flrep');
+/** The recording with markup in its strings (player-helpers.mjs hostileStrings()). */
+let STRINGS = '';
 
 // The payloads of make_hostile_strings.rs: each sets window.__pwned if it ever runs.
 const IMG = '<img src=x onerror="window.__pwned=1">';
@@ -49,28 +48,9 @@ let srv;
 let browser;
 let base;
 
-/** (Re)writes tests/output/hostile-strings.flrep when missing or older than its generator. */
-function hostileStringsFixture() {
-  fs.mkdirSync(OUT, { recursive: true });
-  const fresh = fs.existsSync(STRINGS) && fs.statSync(STRINGS).mtimeMs >= fs.statSync(EXAMPLE).mtimeMs;
-  if (!fresh) {
-    const r = spawnSync(
-      'cargo',
-      ['run', '--release', '-q', '-p', 'replay-player', '--example', 'make_hostile_strings', '--', STRINGS],
-      {
-        cwd: ROOT,
-        encoding: 'utf8',
-        env: { ...process.env, CARGO_TARGET_DIR: cargoTargetDir() },
-      },
-    );
-    if (r.status !== 0) throw new Error(`make_hostile_strings failed: ${r.stderr}`);
-  }
-  return STRINGS;
-}
-
 before(async () => {
   if (!fs.existsSync(DEMO)) throw new Error(`${DEMO} missing: run npm run build`);
-  hostileStringsFixture();
+  STRINGS = hostileStrings();
   srv = await startServer({ root: WWW });
   base = srv.url;
   browser = await launchBrowser({ webgpu: true });

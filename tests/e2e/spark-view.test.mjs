@@ -12,11 +12,11 @@ import {
   FACTION_HEX,
   waitReady,
   settle,
-  replayCli,
   canvasShot,
   nearFaction,
   playerState,
   pageSuite,
+  generated,
 } from './player-helpers.mjs';
 
 const suite = pageSuite();
@@ -24,11 +24,7 @@ const SHOTS = path.join(OUT, 'screenshots');
 fs.mkdirSync(SHOTS, { recursive: true });
 
 function sparkMatch() {
-  fs.mkdirSync(OUT, { recursive: true });
-  const file = path.join(OUT, 'match-10p.replay');
-  if (!fs.existsSync(file))
-    replayCli(['generate', '--format', 'spark', '--out', file, '--players', '10', '--seconds', '60', '--seed', '4']);
-  return file;
+  return generated('match-10p.replay', ['--format', 'spark', '--players', '10', '--seconds', '60', '--seed', '4']);
 }
 
 const rgbOf = (css) => (/rgba?\((\d+), (\d+), (\d+)/.exec(css) ?? []).slice(1, 4).map(Number);

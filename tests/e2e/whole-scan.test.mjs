@@ -7,24 +7,20 @@
 // so the chat search and N over a chat filter reach past the chunks the player decoded.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import path from 'node:path';
-import { OUT, waitReady, settle, replayCli, pageSuite, seekLanded } from './player-helpers.mjs';
+import { OUT, waitReady, settle, replayCli, pageSuite, seekLanded, generated, served } from './player-helpers.mjs';
 
-const FILE = path.join(OUT, 'whole-moon.flrep');
+let FILE = '';
 const RADIUS = 600_000;
 /** The player's memory budget (docs/performance.md "Memory"): the plots' worker stays under it. */
 const BUDGET = 64 * 1024 * 1024;
 
 const suite = pageSuite({
   setup: () => {
-    fs.mkdirSync(OUT, { recursive: true });
-    if (!fs.existsSync(FILE))
-      replayCli([
-        'generate',
-        ...['--out', FILE, '--seconds', '120', '--seed', '5', '--entities', '8'],
-        ...['--planet-radius', String(RADIUS)],
-      ]);
+    FILE = generated('whole-moon.flrep', [
+      ...['--seconds', '120', '--seed', '5', '--entities', '8'],
+      ...['--planet-radius', String(RADIUS)],
+    ]);
   },
 });
 
@@ -169,7 +165,7 @@ test('whole recording: a server file is scanned once asked; its events reach the
   timeout: 240_000,
 }, async () => {
   const d = dumpOf(FILE);
-  const url = `${suite.srv.url}tests/output/${path.basename(FILE)}`;
+  const url = `${suite.srv.url}${served(FILE).slice(1)}`;
   const { page, log } = await suite.openPage(`?url=${encodeURIComponent(url)}`);
   const key = (e) => `${e.kind}@${e.tick}`;
   const nonKill = (es) =>
