@@ -15,7 +15,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { ROOT, log, run, probe, since, isMain } from './lib.mjs';
+import { ROOT, clippyEnv, log, run, since, isMain } from './lib.mjs';
 import { setup, wasmBindgenPath, WASM_TARGET, WASM_BINDGEN_VERSION } from './setup.mjs';
 import { buildDist, DIST_DIR } from './dist.mjs';
 import { shortenImportFiles } from './wasm-imports.mjs';
@@ -45,38 +45,46 @@ const WASM_OPT_FEATURES = [
   '--enable-multivalue',
 ];
 
-function targetDir() {
-  if (process.env.CARGO_TARGET_DIR) return path.resolve(ROOT, process.env.CARGO_TARGET_DIR);
-  const r = probe('cargo', ['metadata', '--format-version', '1', '--no-deps']);
-  if (r.ok) {
-    try {
-      return JSON.parse(r.stdout).target_directory;
-    } catch {
-      /* fall through */
-    }
-  }
-  return path.join(ROOT, 'target');
-}
+/** The wasm builds' own target directory (inside the workspace's): a native build (cargo test,
+ *  the release CLI) and the wasm builds then take different cargo locks and can run side by side
+ *  (npm test's two lanes); the host-side build scripts of each are kept apart too. */
+export const WEB_TARGET_DIR = path.join(
+  process.env.CARGO_TARGET_DIR ? path.resolve(ROOT, process.env.CARGO_TARGET_DIR) : path.join(ROOT, 'target'),
+  'web',
+);
 
 function sha256(file) {
   return crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
 }
 
-async function buildArtefact(a, tgt) {
+/** cargo's line for warnings it printed about the workspace's crate (replayed on a fresh build). */
+const CRATE_WARNINGS = /warning: `replay-player` \(lib\) generated \d+ warnings?/;
+
+/** Builds artefact `a` into the web target directory `tgt`; `lint`: the crate is compiled by
+ *  clippy-driver (scripts/lib.mjs clippyEnv: this feature set's clippy gate). A warning of rustc's
+ *  about the crate (dead code in this feature set, say) fails the build either way. */
+async function buildArtefact(a, tgt, { lint = false, bindgen = null } = {}) {
   const t0 = performance.now();
-  await run('cargo', [
-    'build',
-    '-p',
-    'replay-player',
-    '--lib',
-    '--target',
-    WASM_TARGET,
-    '--profile',
-    a.profile,
-    '--no-default-features',
-    '--features',
-    a.features,
-  ]);
+  const env = { ...(lint ? clippyEnv() : process.env), CARGO_TARGET_DIR: tgt };
+  const { stderr } = await run(
+    'cargo',
+    [
+      'build',
+      '-p',
+      'replay-player',
+      '--lib',
+      '--target',
+      WASM_TARGET,
+      '--profile',
+      a.profile,
+      '--no-default-features',
+      '--features',
+      a.features,
+    ],
+    { env, keepErr: true },
+  );
+  const warned = CRATE_WARNINGS.exec(stderr);
+  if (warned) throw new Error(`${a.name} (features ${a.features}): ${warned[0]} (shown above)`);
   // All builds of a profile write the same file name: bindgen it before the next cargo build.
   const wasmIn = path.join(tgt, WASM_TARGET, a.profile, 'replay_player.wasm');
   if (!fs.existsSync(wasmIn)) throw new Error(`cargo did not produce ${wasmIn}`);
@@ -102,6 +110,8 @@ async function buildArtefact(a, tgt) {
     return;
   }
   fs.rmSync(outDir, { recursive: true, force: true });
+  // (npm test compiles while setup still installs wasm-bindgen-cli: this is where it is needed.)
+  await bindgen;
   await run(wasmBindgenPath() ?? 'wasm-bindgen', [
     '--target',
     'web',
@@ -121,26 +131,14 @@ async function buildArtefact(a, tgt) {
   log(`${a.name}: built in ${since(t0)} (${renamed} imports renamed)`);
 }
 
-async function buildDemo() {
+/** The demo replay, written by `replayBin` (a `replay` CLI built already: npm test's, by cargo
+ *  test) or by the release CLI (`cargo run --release`). The generator writes the same bytes from
+ *  the same seed whatever the build (docs/ARCHITECTURE.md, determinism). */
+async function buildDemo(replayBin = null) {
   fs.mkdirSync(path.dirname(DEMO), { recursive: true });
-  await run('cargo', [
-    'run',
-    '--release',
-    '-p',
-    'replay-player',
-    '--bin',
-    'replay',
-    '--',
-    'generate',
-    '--out',
-    path.relative(ROOT, DEMO),
-    '--seed',
-    '1',
-    '--entities',
-    '40',
-    '--seconds',
-    '120',
-  ]);
+  const args = ['generate', '--out', path.relative(ROOT, DEMO), '--seed', '1', '--entities', '40', '--seconds', '120'];
+  if (replayBin) await run(replayBin, args);
+  else await run('cargo', ['run', '--release', '-p', 'replay-player', '--bin', 'replay', '--', ...args]);
 }
 
 function sizes(pkgDir = PKG_DIR) {
@@ -163,16 +161,22 @@ function sizes(pkgDir = PKG_DIR) {
 
 const kib = (n) => `${(n / 1024).toFixed(1)} KiB`;
 
-export async function build({ skipSetup = false } = {}) {
+/**
+ * The wasm artefacts, the demo and dist/. `lint`: each wasm build is also its feature set's clippy
+ * gate (npm test); `replayBin`: the CLI that writes the demo, or a promise of it (npm test's, built
+ * by cargo test in the other lane; default: the release CLI, built here); `bindgen`: a promise of
+ * wasm-bindgen-cli still being installed (npm test's setup), awaited before it is first run.
+ */
+export async function build({ skipSetup = false, lint = false, replayBin = null, bindgen = null } = {}) {
   const t0 = performance.now();
   if (!skipSetup) await setup();
-  const tgt = targetDir();
   // `--only NAME[,NAME]`: just these artefacts (the others as they are in www/pkg/).
   const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1]?.split(',') : null;
-  for (const a of ARTEFACTS) if (!only || only.includes(a.name)) await buildArtefact(a, tgt);
+  for (const a of ARTEFACTS)
+    if (!only || only.includes(a.name)) await buildArtefact(a, WEB_TARGET_DIR, { lint, bindgen });
 
   // The demo replay is part of the product: failing to generate it fails the build.
-  await buildDemo();
+  await buildDemo(await replayBin);
 
   fs.writeFileSync(path.join(PKG_DIR, 'sizes.json'), `${JSON.stringify(sizes(), null, 2)}\n`);
   await buildDist();

@@ -1,5 +1,5 @@
 // The gates: formatting and lints that fail `npm test` (and CI).
-//   node scripts/lint.mjs        (npm run lint)
+//   node scripts/lint.mjs        (npm run lint: every gate on its own, clippy as `cargo clippy`)
 // - cargo fmt --check (the workspace and crate/fuzz; style in rustfmt.toml)
 // - Biome: format + lint of www/, scripts/, tests/ (biome.jsonc)
 // - tsc over the package's declarations (types/, scripts/check-types.mjs)
@@ -8,16 +8,21 @@
 //   lib, CLI, tests, examples), the fuzz harness, and each wasm build of scripts/build.mjs
 //   (decoders, renderers). The crate-wide lints (no unwrap/expect/panic/unchecked indexing,
 //   docs/ARCHITECTURE.md invariant 1) are in the workspace Cargo.toml.
+//
+// In `npm test` clippy does not check the crate a second time: the builds that the tests need
+// (cargo test's, each wasm build) compile the workspace's crates with clippy-driver as rustc
+// (scripts/lib.mjs `clippyEnv()`: cargo's RUSTC_WORKSPACE_WRAPPER, as `cargo clippy` itself sets it), so each
+// feature set is linted by the very build that ships or tests it, and the dependencies are
+// compiled once instead of once more per `cargo clippy` (docs/performance.md "The suite").
 import path from 'node:path';
-import { ROOT, log, run, since, isMain } from './lib.mjs';
-import { ARTEFACTS } from './build.mjs';
+import { DENY, ROOT, log, run, since, isMain } from './lib.mjs';
+import { ARTEFACTS, WEB_TARGET_DIR } from './build.mjs';
 import { WASM_TARGET } from './setup.mjs';
 
 const FUZZ_MANIFEST = path.join('crate', 'fuzz', 'Cargo.toml');
 
-/** `quick`: the native clippy only (npm test -- --quick): the fuzz harness and the wasm builds are
- *  left to the full run. */
-export async function lint({ quick = false } = {}) {
+/** The gates that compile nothing: formatting, Biome, the declarations, import cycles. */
+export async function staticGates() {
   const t0 = performance.now();
   await run('cargo', ['fmt', '--all', '--check']);
   await run('cargo', ['fmt', '--all', '--check', '--manifest-path', FUZZ_MANIFEST]);
@@ -25,26 +30,50 @@ export async function lint({ quick = false } = {}) {
   // The package's TypeScript declarations, a site's use of them, and the exports' types conditions.
   await run(process.execPath, [path.join('scripts', 'check-types.mjs'), '--require']);
   await cycles();
-  const deny = ['--', '-D', 'warnings'];
-  await run('cargo', ['clippy', '--workspace', '--all-targets', ...deny]);
-  if (quick) return log(`gates (quick) passed in ${since(t0)}`);
-  await run('cargo', ['clippy', '--manifest-path', FUZZ_MANIFEST, ...deny]);
-  // One check per distinct feature set (the decoders share the release profile, the renderers
-  // wasm-size; clippy checks features, not profiles).
+  log(`static gates passed in ${since(t0)}`);
+}
+
+/** `cargo clippy` of the native crates, all targets (lib, CLI, tests, examples). */
+export function clippyNative() {
+  return run('cargo', ['clippy', '--workspace', '--all-targets', '--', ...DENY]);
+}
+
+/** `cargo clippy` of the fuzz harness (its own workspace). */
+export function clippyFuzz() {
+  return run('cargo', ['clippy', '--manifest-path', FUZZ_MANIFEST, '--', ...DENY]);
+}
+
+/** `cargo clippy` of each wasm build's feature set (in the web builds' target directory). */
+export async function clippyWasm() {
   for (const features of [...new Set(ARTEFACTS.map((a) => a.features))]) {
-    await run('cargo', [
-      'clippy',
-      '-p',
-      'replay-player',
-      '--lib',
-      '--target',
-      WASM_TARGET,
-      '--no-default-features',
-      '--features',
-      features,
-      ...deny,
-    ]);
+    await run(
+      'cargo',
+      [
+        'clippy',
+        '-p',
+        'replay-player',
+        '--lib',
+        '--target',
+        WASM_TARGET,
+        '--no-default-features',
+        '--features',
+        features,
+        '--',
+        ...DENY,
+      ],
+      { env: { ...process.env, CARGO_TARGET_DIR: WEB_TARGET_DIR } },
+    );
   }
+}
+
+/** Every gate with clippy as its own pass (npm run lint); `quick`: the native clippy only. */
+export async function lint({ quick = false } = {}) {
+  const t0 = performance.now();
+  await staticGates();
+  await clippyNative();
+  if (quick) return log(`gates (quick) passed in ${since(t0)}`);
+  await clippyFuzz();
+  await clippyWasm();
   log(`gates passed in ${since(t0)}`);
 }
 

@@ -4,7 +4,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ROOT, log, run, probe, isMain } from './lib.mjs';
+import { ROOT, lane, log, run, probe, isMain } from './lib.mjs';
+import { linkTargetCache } from './cache.mjs';
 
 export const WASM_BINDGEN_VERSION = '0.2.130';
 export const WASM_TARGET = 'wasm32-unknown-unknown';
@@ -65,10 +66,35 @@ async function ensureWasmBindgen() {
   }
   log(`installing wasm-bindgen-cli ${WASM_BINDGEN_VERSION} (takes a few minutes)`);
   // No --locked: the published lock file of 0.2.130 does not build with current toolchains.
-  await run('cargo', ['install', 'wasm-bindgen-cli', '--version', WASM_BINDGEN_VERSION]);
+  await run('cargo', ['install', 'wasm-bindgen-cli', '--version', WASM_BINDGEN_VERSION, ...INSTALL_DIR]);
   if (!wasmBindgenPath()) {
     throw new Error(`wasm-bindgen ${WASM_BINDGEN_VERSION} still not found (is ~/.cargo/bin on PATH?)`);
   }
+}
+
+/** The cargo installs build in one target directory, one after another: what they share (serde,
+ *  clap, syn, tokio…) is compiled once. Kept between runs under ~/.cache (a reinstall is quick). */
+const INSTALL_DIR = [
+  '--target-dir',
+  path.join(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'), 'replay-player', 'cargo-install'),
+];
+
+/** The nightly toolchain and cargo-fuzz, for npm test's fuzz smoke pass (scripts/fuzz.sh). */
+async function ensureCargoFuzz() {
+  if (
+    !probe('rustup', ['toolchain', 'list'])
+      .stdout.split('\n')
+      .some((l) => l.startsWith('nightly'))
+  ) {
+    log('installing the nightly toolchain (libFuzzer needs -Z flags)');
+    await run('rustup', ['toolchain', 'install', 'nightly', '--profile', 'minimal']);
+  }
+  if (probe('cargo', ['+nightly', 'fuzz', '--version']).ok) {
+    log('ok: cargo-fuzz');
+    return;
+  }
+  log('installing cargo-fuzz');
+  await run('cargo', ['install', 'cargo-fuzz', '--locked', ...INSTALL_DIR]);
 }
 
 /** `s3s-fs` (an S3-compatible server over a directory) for crate/tests/host_s3.rs; ~4 minutes. */
@@ -80,7 +106,7 @@ async function ensureS3sFs() {
     }
   }
   log(`installing s3s-fs ${S3S_FS_VERSION} (takes a few minutes)`);
-  await run('cargo', ['install', 's3s-fs', '--version', S3S_FS_VERSION, '--features', 'binary']);
+  await run('cargo', ['install', 's3s-fs', '--version', S3S_FS_VERSION, '--features', 'binary', ...INSTALL_DIR]);
 }
 
 async function ensureNodeModules() {
@@ -109,67 +135,33 @@ async function aptGetInstall(packages, hint) {
   await run('apt-get', ['install', '-y', '--no-install-recommends', ...packages], { env });
 }
 
-async function ensureChromium() {
-  if (fs.existsSync(CHROMIUM)) {
-    log(`ok: ${CHROMIUM}`);
-    return;
-  }
-  log('installing chromium with apt-get (takes a minute)');
-  await aptGetInstall(
-    ['chromium'],
-    `${CHROMIUM} not found. Install Chromium (Debian/Ubuntu: sudo apt-get install -y chromium) and re-run.`,
-  );
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} still missing after apt-get install`);
-}
-
-/** nginx, for tests/e2e/hosting.test.mjs (the documented replay host, started by the test itself). */
-async function ensureNginx() {
-  if (fs.existsSync(NGINX)) {
-    log(`ok: ${NGINX}`);
-    return;
-  }
-  log('installing nginx-light with apt-get');
-  await aptGetInstall(
-    ['nginx-light'],
-    `${NGINX} not found. Install nginx (Debian/Ubuntu: sudo apt-get install -y nginx-light) and re-run.`,
-  );
-  if (!fs.existsSync(NGINX)) throw new Error(`${NGINX} still missing after apt-get install`);
-}
-
 /** ffprobe / ffmpeg, for tests/e2e/video.test.mjs (Export → Video's WebM read back; Debian's ffmpeg). */
 export const FFPROBE = '/usr/bin/ffprobe';
-async function ensureFfmpeg() {
-  if (fs.existsSync(FFPROBE)) {
-    log(`ok: ${FFPROBE}`);
-    return;
-  }
-  log('installing ffmpeg with apt-get');
-  await aptGetInstall(
-    ['ffmpeg'],
-    `${FFPROBE} not found. Install ffmpeg (Debian/Ubuntu: sudo apt-get install -y ffmpeg) and re-run.`,
-  );
-  if (!fs.existsSync(FFPROBE)) throw new Error(`${FFPROBE} still missing after apt-get install`);
-}
-
 /** Firefox ESR, driven over WebDriver BiDi by puppeteer-core (tests/engines/). */
 export const FIREFOX = '/usr/bin/firefox-esr';
 /** WebKitGTK's WebDriver; it starts MiniBrowser (tests/engines/). */
 export const WEBKIT_DRIVER = '/usr/bin/WebKitWebDriver';
 /** The X server the Firefox and WebKit tests draw into (Firefox needs a real window for WebGL2). */
 export const XVFB = '/usr/bin/Xvfb';
-const ENGINE_PACKAGES = [
+
+/** The Debian packages the browser tests use: the file each gives, the package. */
+const DEBIAN_PACKAGES = [
+  [CHROMIUM, 'chromium'],
+  [NGINX, 'nginx-light'],
+  [FFPROBE, 'ffmpeg'],
   [FIREFOX, 'firefox-esr'],
   [WEBKIT_DRIVER, 'webkit2gtk-driver'],
   [XVFB, 'xvfb'],
 ];
 
-/** Firefox ESR, WebKitGTK's WebDriver (with MiniBrowser) and Xvfb, for tests/engines/. */
-async function ensureEngines() {
-  const missing = ENGINE_PACKAGES.filter(([file]) => !fs.existsSync(file));
-  for (const [file] of ENGINE_PACKAGES.filter((e) => !missing.includes(e))) log(`ok: ${file}`);
+/** Chromium, nginx, ffmpeg, Firefox ESR, WebKitGTK's WebDriver (with MiniBrowser) and Xvfb: the
+ *  missing ones in one apt-get. */
+async function ensureDebianPackages() {
+  const missing = DEBIAN_PACKAGES.filter(([file]) => !fs.existsSync(file));
+  for (const [file] of DEBIAN_PACKAGES.filter((e) => !missing.includes(e))) log(`ok: ${file}`);
   if (missing.length === 0) return;
   const pkgs = missing.map(([, pkg]) => pkg);
-  log(`installing ${pkgs.join(', ')} with apt-get (takes a minute)`);
+  log(`installing ${pkgs.join(', ')} with apt-get (takes a minute or two)`);
   await aptGetInstall(
     pkgs,
     `${missing.map(([f]) => f).join(', ')} not found. Install them (Debian/Ubuntu: sudo apt-get install -y ${pkgs.join(' ')}) and re-run.`,
@@ -194,29 +186,49 @@ async function ensurePythonZstandard() {
   if (!probe('python3', ['-c', 'import zstandard']).ok) throw new Error('python3 still cannot import zstandard');
 }
 
-/** @param {{browser?: boolean}} opts  browser: also ensure Chromium, nginx, ffmpeg, Firefox ESR,
- *  WebKitWebDriver and Xvfb (for the browser tests). */
-export async function setup({ browser = false } = {}) {
+/**
+ * Installs what is missing; resolves once all is there.
+ * @param {{browser?: boolean, fuzz?: boolean}} opts  browser: also the Debian packages of the
+ *  browser tests (Chromium, nginx, ffmpeg, Firefox ESR, WebKitWebDriver, Xvfb); fuzz: the nightly
+ *  toolchain and cargo-fuzz. See startSetup() for the order.
+ */
+export async function setup(opts = {}) {
+  const s = await startSetup(opts);
+  await Promise.all(Object.values(s));
+}
+
+/**
+ * Starts the installs; resolves once the quick ones are done (the Rust target, the npm packages,
+ * PyPI's zstandard: what the gates and every build need), with a promise for each slow one, still
+ * going in a lane of its own: `debian` (one apt-get: only the browser tests wait for it) and the
+ * cargo installs one after another (sharing a target directory), `wasmBindgen` (the wasm builds'
+ * bindgen step waits for it), `s3sFs` (the run of cargo test's S3 test), `cargoFuzz` (the fuzz
+ * smoke pass). npm test compiles while they install (scripts/test.mjs).
+ */
+export async function startSetup({ browser = false, fuzz = false } = {}) {
   // cargo install puts binaries in ~/.cargo/bin; make sure children see it.
   const bin = path.dirname(cargoBin('cargo'));
   if (!(process.env.PATH ?? '').split(path.delimiter).includes(bin)) {
     process.env.PATH = `${bin}${path.delimiter}${process.env.PATH ?? ''}`;
   }
+  const quiet = (p) => {
+    p.catch(() => {});
+    return p;
+  };
+  // The compile cache kept between clones (scripts/cache.mjs), before anything compiles.
+  linkTargetCache();
+  // (rustup first: the cargo installs build with the toolchain it may still be completing.)
   await ensureRust();
-  await ensureNodeModules();
-  await ensureWasmBindgen();
-  await ensurePythonZstandard();
-  await ensureS3sFs();
-  if (browser) {
-    await ensureChromium();
-    await ensureNginx();
-    await ensureFfmpeg();
-    await ensureEngines();
-  }
+  const debian = quiet(browser ? lane('apt', ensureDebianPackages) : Promise.resolve());
+  const wasmBindgen = quiet(lane('install', ensureWasmBindgen));
+  const s3sFs = quiet(wasmBindgen.then(() => lane('install', ensureS3sFs)));
+  const cargoFuzz = quiet(s3sFs.then(() => (fuzz ? lane('install', ensureCargoFuzz) : undefined)));
+  await Promise.all([lane('npm', ensureNodeModules), lane('pip', ensurePythonZstandard)]);
+  return { debian, wasmBindgen, s3sFs, cargoFuzz };
 }
 
 if (isMain(import.meta.url)) {
-  setup({ browser: process.argv.includes('--browser') }).catch((e) => {
+  setup({ browser: process.argv.includes('--browser'), fuzz: process.argv.includes('--fuzz') }).catch((e) => {
     console.error(`[replay-player] setup failed: ${e.message}`);
     process.exit(1);
   });
