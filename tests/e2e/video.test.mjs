@@ -380,10 +380,10 @@ for (const [path, init] of [
 ]) {
   test(`${path}: a frame the decoder never sends ends the export with a sentence, no file; the player plays after`, async () => {
     const { page, log } = await openVideoPage(init);
-    const r = await stalledExport(page, { stallMs: 1500, stall: holdWants(true) });
+    const r = await stalledExport(page, { stallMs: 3000, stall: holdWants(true) });
     assert.match(
       r.status,
-      /^The video could not be made: the decoded frame at 4\.\d{3} s did not come within 1\.5 s\. No file was made\.$/,
+      /^The video could not be made: the decoded frame at 4\.\d{3} s did not come within 3 s\. No file was made\.$/,
     );
     assert.equal(r.downloads, 0);
     assert.equal(r.held, false, 'the player is given back');
@@ -406,10 +406,10 @@ for (const [path, init] of [
 
   test(`${path}: a picture the renderer never answers ends the export with a sentence; the late one is closed`, async () => {
     const { page, log } = await openVideoPage(init);
-    const r = await stalledExport(page, { stallMs: 1500, stall: holdFrames(true) });
+    const r = await stalledExport(page, { stallMs: 3000, stall: holdFrames(true) });
     assert.match(
       r.status,
-      /^The video could not be made: the renderer's picture at 4\.\d{3} s did not come within 1\.5 s\. No file was made\.$/,
+      /^The video could not be made: the renderer's picture at 4\.\d{3} s did not come within 3 s\. No file was made\.$/,
     );
     assert.equal(r.downloads, 0);
     assert.equal(r.held, false);
@@ -422,10 +422,10 @@ for (const [path, init] of [
 
 test('WebCodecs: an encoder that never answers ends the export with a sentence naming it; Cancel ends it at once', async () => {
   const { page, log } = await openVideoPage(stuckEncoder);
-  const r = await stalledExport(page, { stallMs: 1500 });
+  const r = await stalledExport(page, { stallMs: 3000 });
   assert.match(
     r.status,
-    /^The video could not be made: the VP[89] encoder's answer to frame \d+ did not come within 1\.5 s\. No file was made\.$/,
+    /^The video could not be made: the VP[89] encoder's answer to frame \d+ did not come within 3 s\. No file was made\.$/,
   );
   assert.ok((await page.evaluate(() => window.__encoded)) > 0, 'the stuck encoder was given frames');
   assert.equal(r.downloads, 0);
@@ -441,10 +441,10 @@ test('WebCodecs: an encoder that never answers ends the export with a sentence n
 
 test('MediaRecorder: a recorder that never finishes its file ends the export with a sentence naming it', async () => {
   const { page, log } = await openVideoPage(stuckRecorder);
-  const r = await stalledExport(page, { stallMs: 1500 });
+  const r = await stalledExport(page, { stallMs: 3000 });
   assert.match(
     r.status,
-    /^The video could not be made: the video recorder's finished file did not come within 1\.5 s\. No file was made\.$/,
+    /^The video could not be made: the video recorder's finished file did not come within 3 s\. No file was made\.$/,
   );
   assert.equal(r.downloads, 0);
   assert.equal(r.held, false);
