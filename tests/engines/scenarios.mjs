@@ -14,6 +14,7 @@ import { ROOT, WWW, replayBinPath } from '../e2e/harness.mjs';
 import { OUT, DEMO, fixture, decodePng, assertDrawn as assertPictureDrawn } from '../e2e/player-helpers.mjs';
 import { writeHosts } from '../e2e/embed-hosts.mjs';
 import { engineServer, launchEngine } from './engines.mjs';
+import { withOneRetry } from './retry.mjs';
 
 /** What each engine must get: its backend, and whether it draws in the render worker. */
 export const EXPECTED = {
@@ -429,21 +430,6 @@ function recordRetry(row) {
   fs.appendFileSync(RETRIES_FILE, `${JSON.stringify(row)}\n`);
 }
 
-/** `p`, or an error once `ms` passed (a hung web process answers nothing); it names the last
- *  function `engine` ran in the page. */
-function withDeadline(p, ms, engine) {
-  let timer;
-  return Promise.race([
-    p,
-    new Promise((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error(`the scenario did not finish in ${ms} ms (last in the page: ${engine.lastCall?.()})`)),
-        ms,
-      );
-    }),
-  ]).finally(() => clearTimeout(timer));
-}
-
 /**
  * What a visitor whose browser has neither WebGPU nor WebGL2 sees (headless Firefox with WebGL off): the box
  * that says the browser cannot draw the replay, over a page whose clock, timeline and kill feed work.
@@ -540,25 +526,25 @@ export function engineSuite(name) {
   for (const [title, run] of Object.entries(SCENARIOS))
     test(`${name}: ${title}`, { timeout: name === 'webkit' ? 240_000 : 120_000 }, async (t) => {
       if (name !== 'webkit') return run(ctx);
-      const first = run(ctx);
-      try {
-        await withDeadline(first, 60_000, ctx.engine);
-      } catch (e) {
-        if (!WEBKIT_DIED.test(e.message)) throw e;
-        // WebKitGTK's web process died or hung under Mesa's software GL (see WEBKIT_DIED). The first
-        // try is cancelled — its WebKitWebDriver, MiniBrowser and Xvfb are stopped, so every call
-        // it still makes fails — and the scenario runs once more in a fresh engine, named in the
-        // output (and in the run's summary, scripts/test.mjs); a second death or hang fails the test.
-        const why = e.message.split('\n')[0];
-        first.catch(() => {});
-        await ctx.engine.close();
-        ctx.engine = await launchEngine(name);
-        t.diagnostic(
-          `RETRIED: WebKit's web process died or hung (${why}); the first try was stopped, once more in a fresh engine`,
-        );
-        console.log(`# RETRIED ${name}: ${title}: ${why}`);
-        recordRetry({ engine: name, scenario: title, why });
-        await withDeadline(run(ctx), 60_000, ctx.engine);
-      }
+      // WebKitGTK's web process dies or hangs now and then under Mesa's software GL (WEBKIT_DIED):
+      // the first try is stopped with its engine, and the scenario runs once more in a fresh one,
+      // named in the output and in the run's summary (scripts/test.mjs); a second death or hang
+      // fails the test (tests/engines/retry.mjs).
+      await withOneRetry(() => run(ctx), {
+        ms: 60_000,
+        died: (e) => WEBKIT_DIED.test(e?.message ?? ''),
+        lastCall: () => ctx.engine.lastCall?.() ?? '',
+        restart: async () => {
+          await ctx.engine.close();
+          ctx.engine = await launchEngine(name);
+        },
+        onRetry: (why) => {
+          t.diagnostic(
+            `RETRIED: WebKit's web process died or hung (${why}); the first try was stopped, once more in a fresh engine`,
+          );
+          console.log(`# RETRIED ${name}: ${title}: ${why}`);
+          recordRetry({ engine: name, scenario: title, why });
+        },
+      });
     });
 }
