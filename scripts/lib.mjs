@@ -39,7 +39,10 @@ function prefixed(out, prefix, pending, chunk) {
  *   (`e.stdout`), and with `keepErr` its stderr too (`e.stderr`, resolved as `{stdout, stderr}`).
  */
 export function run(cmd, args, opts = {}) {
-  const { prefix = laneOf(), keep = false, keepErr = false, ...spawnOpts } = opts;
+  const { prefix = laneOf(), keep = false, keepErr = false, nice = 0, ...spawnOpts } = opts;
+  // `nice`: a lower CPU priority (nice(1)) for work that may wait while a lane that is the run's
+  // critical path (the browser tests) keeps the cores.
+  if (nice) [cmd, args] = ['nice', ['-n', String(nice), cmd, ...args]];
   const shown = [cmd, ...args].join(' ');
   log(`$ ${shown}`);
   const piped = prefix !== null || keep || keepErr;

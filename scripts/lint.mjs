@@ -39,8 +39,8 @@ export function clippyNative() {
 }
 
 /** `cargo clippy` of the fuzz harness (its own workspace). */
-export function clippyFuzz() {
-  return run('cargo', ['clippy', '--manifest-path', FUZZ_MANIFEST, '--', ...DENY]);
+export function clippyFuzz(opts = {}) {
+  return run('cargo', ['clippy', '--manifest-path', FUZZ_MANIFEST, '--', ...DENY], opts);
 }
 
 /** `cargo clippy` of each wasm build's feature set (in the web builds' target directory). */

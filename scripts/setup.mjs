@@ -203,7 +203,8 @@ export async function setup(opts = {}) {
  * going in a lane of its own: `debian` (one apt-get: only the browser tests wait for it) and the
  * cargo installs one after another (sharing a target directory), `wasmBindgen` (the wasm builds'
  * bindgen step waits for it), `s3sFs` (the run of cargo test's S3 test), `cargoFuzz` (the fuzz
- * smoke pass). npm test compiles while they install (scripts/test.mjs).
+ * smoke pass), `acmiVenv` (PyPI pyacmi: the ACMI read-back and the browser export test). npm test
+ * compiles while they install (scripts/test.mjs).
  */
 export async function startSetup({ browser = false, fuzz = false } = {}) {
   // cargo install puts binaries in ~/.cargo/bin; make sure children see it.
@@ -224,7 +225,10 @@ export async function startSetup({ browser = false, fuzz = false } = {}) {
   const s3sFs = quiet(wasmBindgen.then(() => lane('install', ensureS3sFs)));
   const cargoFuzz = quiet(s3sFs.then(() => (fuzz ? lane('install', ensureCargoFuzz) : undefined)));
   await Promise.all([lane('npm', ensureNodeModules), lane('pip', ensurePythonZstandard)]);
-  return { debian, wasmBindgen, s3sFs, cargoFuzz };
+  // The ACMI reader (PyPI pyacmi in .cache/acmi-venv): the ACMI read-back and the browser export
+  // test both read with it, in different lanes, so it is installed once, here.
+  const acmiVenv = quiet(lane('pip', () => run('bash', [path.join(ROOT, 'tests', 'acmi', 'check.sh'), '--venv-only'])));
+  return { debian, wasmBindgen, s3sFs, cargoFuzz, acmiVenv };
 }
 
 if (isMain(import.meta.url)) {

@@ -214,18 +214,21 @@ async function rustChecks(tools, { quickTier = false } = {}) {
   await tools.s3sFs;
   await step(`${name} run`, () => cargoTestRun(name, cargoTestArgs(quickTier)));
   if (quickTier) return;
-  if (!noLint) await step('clippy (fuzz harness)', () => clippyFuzz());
+  // (From here the Rust lane runs at a lower priority: the browser tests beside it are the longer
+  // lane, and a page starved of CPU is what makes their waits long.)
+  if (!noLint) await step('clippy (fuzz harness)', () => clippyFuzz({ nice: BEHIND }));
   // An independent Python reader of docs/format/flrep.md must dump every generated and hand-made
   // file exactly as `replay dump` does, and refuse the same files (tests/conformance/README.md).
-  await step('conformance', () => run('bash', ['tests/conformance/check.sh'], { env: testEnv() }));
+  await step('conformance', () => run('bash', ['tests/conformance/check.sh'], { env: testEnv(), nice: BEHIND }));
   // Every ACMI export read back by an independent reader (PyPI pyacmi, installed into
   // .cache/acmi-venv when missing) and compared with `replay dump` (tests/acmi/check.sh).
-  await step('acmi read-back', () => run('bash', ['tests/acmi/check.sh'], { env: testEnv() }));
+  await tools.acmiVenv;
+  await step('acmi read-back', () => run('bash', ['tests/acmi/check.sh'], { env: testEnv(), nice: BEHIND }));
   // A short smoke pass of every cargo-fuzz target; its ledger rows go to the ignored
   // crate/fuzz/logs/runs.tsv. Recorded runs: `npm run fuzz -- --ledger 600`.
   if (!noFuzz) {
     await tools.cargoFuzz;
-    await step('fuzz smoke', () => run('bash', ['scripts/fuzz.sh', '5']));
+    await step('fuzz smoke', () => run('bash', ['scripts/fuzz.sh', '5'], { nice: BEHIND }));
   }
 }
 
@@ -255,7 +258,7 @@ async function sideBySide(...parts) {
 /** The browser tests, two files at a time (each its own Chromium: a test mostly waits for the
  *  page, so two fit 2 cores), and the other engines. `tools.debian`: the browsers installing. */
 async function browserTests(tools, only = null) {
-  await tools.debian;
+  await Promise.all([tools.debian, tools.acmiVenv]);
   const name = only ? 'browser tests (smoke)' : 'browser tests';
   await step(name, () => nodeTest(name, [`--test-concurrency=${E2E_AT_ONCE}`, ...testFiles('e2e', only)], testEnv()));
   if (only) return;
@@ -281,6 +284,9 @@ async function browserTests(tools, only = null) {
 const ENGINE_RETRIES = path.join(ROOT, 'tests', 'output', 'engine-retries.jsonl');
 const retries = [];
 
+/** The nice(1) value of the Rust lane's steps that run beside the browser tests. */
+const BEHIND = 10;
+
 /** Browser test files run at once. */
 const E2E_AT_ONCE = 2;
 
@@ -303,7 +309,6 @@ async function main() {
           async () => {
             if (!fs.existsSync(TEST_REPLAY)) await run('cargo', ['build', '-p', 'replay-player', '--bin', 'replay']);
             replayBuilt.resolve(TEST_REPLAY);
-            await run('bash', ['tests/acmi/check.sh', '--venv-only']);
           },
         ],
         ['web', () => webLane(tools)],

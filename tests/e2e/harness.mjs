@@ -58,6 +58,11 @@ const BASE_ARGS = [
   '--disable-component-update',
   '--disable-sync',
   '--ignore-gpu-blocklist',
+  // The GPU here is SwiftShader on the CPU: on 2 busy cores one of its tasks can outlast the GPU
+  // process's watchdog, which then kills it, and every page's device is lost at once ("A valid
+  // external Instance reference no longer exists"). A real GPU has no such tasks; the player's
+  // recovery from a lost device is tested on purpose (tests/e2e/renderer-surface.test.mjs).
+  '--disable-gpu-watchdog',
 ];
 const WEBGPU_ARGS = [
   '--enable-unsafe-webgpu',
