@@ -112,6 +112,20 @@ function isModule(rel) {
   return path.extname(rel) === '.ts' && rel.split(path.sep)[0] !== 'pkg' && rel !== SW_SRC;
 }
 
+const PACKAGE_VERSION = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).version;
+
+/** esbuild: www/pkg/ imported from www/lib/ stays external, as dist/'s own './pkg/…'. */
+const glueExternal = (src) => ({
+  name: 'glue-external',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/pkg\// }, (a) => {
+      if (path.relative(src, a.resolveDir) !== 'lib')
+        return { errors: [{ text: `${a.path}: only www/lib/wasm.ts imports a wasm build's glue` }] };
+      return { path: a.path.replace(/^\.\.\//, './'), external: true };
+    });
+  },
+});
+
 export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   const t0 = performance.now();
   const esbuild = await import('esbuild');
@@ -146,8 +160,11 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
       logLevel: 'silent',
       // A stylesheet a lazily loaded module injects (uPlot's, www/features/analysis/plots.ts): imported as text.
       loader: { '.css': 'text' },
-      // The glue is imported by a computed path (workers/decode/decoders.ts, bridge/renderer.ts): never bundled.
-      external: ['./pkg/*'],
+      // The glue (lib/wasm.ts imports '../pkg/<build>/<build>.js') is never bundled: it stays an
+      // import of './pkg/…' beside the chunks, for a browser and for a site's bundler to follow.
+      plugins: [glueExternal(src)],
+      // The player's version (www/api/constants.ts VERSION), package.json's.
+      define: { __REPLAY_PLAYER_VERSION__: JSON.stringify(PACKAGE_VERSION) },
     });
   const bundles = await Promise.all([
     build(ENTRIES.filter((e) => !EMBED_ENTRIES.includes(e) && !APART_ENTRIES.includes(e))),
@@ -156,6 +173,11 @@ export async function buildDist({ src = WWW_DIR, out = DIST_DIR } = {}) {
   ]);
   const outputs = (b) => Object.keys(b.metafile.outputs).map((o) => path.relative(out, o));
   const bundled = new Set(bundles.flatMap(outputs));
+  // An entry bundled to nothing was dropped as free of side effects (package.json "sideEffects"
+  // must name www/: esbuild reads it for the sources too).
+  for (const e of ENTRIES)
+    if (fs.statSync(path.join(out, e)).size === 0)
+      throw new Error(`dist/${e} is empty: its imports were tree-shaken away`);
   const pageOutputs = new Set(outputs(bundles[0]));
   // The offline page (the full page) needs none of these: the service worker caches them on use.
   // ... and the chunks of the bundles apart (the export worker's zip stream): cached on use.

@@ -27,6 +27,7 @@ const NPM_PACKAGES = [
   'tsx',
   'madge',
   'dts-bundle-generator',
+  'vite',
 ];
 
 function cargoBin(name) {

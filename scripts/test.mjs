@@ -4,16 +4,17 @@
 //                and the cargo installs, one after another: wasm-bindgen-cli (the bindgen step of
 //                the wasm builds), s3s-fs (cargo test's S3 test), cargo-fuzz (the fuzz smoke pass)
 //   gates        cargo fmt, Biome, the package's declarations, import cycles (scripts/lint.mjs)
-//   then side by side, each printing under its name:
-//     [rust]  cargo test --workspace built, with clippy as its rustc (the native clippy gate)
+//   then three lanes side by side, each printing under its name:
+//     [rust]  cargo test --workspace built, with clippy as its rustc (the native clippy gate) ->
+//             cargo test run -> the fuzz harness's clippy -> .flrep conformance
+//             (tests/conformance/check.sh) -> ACMI read-back (tests/acmi/check.sh) -> fuzz smoke
+//             (these four niced: the browser tests are the longer lane) -> the engine tests
+//             (Firefox ESR, WebKitGTK: tests/engines/)
 //     [web]   the six wasm builds, each linted by clippy as it compiles (the wasm clippy gates) ->
 //             the demo (written by the `replay` CLI the Rust lane built) and dist/ -> tsc over
 //             www/ -> the JS unit tests
-//   and once both are built, side by side again:
-//     [rust]  cargo test run -> the fuzz harness's clippy -> .flrep conformance
-//             (tests/conformance/check.sh) -> ACMI read-back (tests/acmi/check.sh) -> fuzz smoke
-//     [e2e]   the browser tests (Chromium, two files at a time) -> the engine tests (Firefox ESR,
-//             WebKitGTK: tests/engines/)
+//     [e2e]   once dist/ and the CLI exist: the Chromium browser tests, two files at a time, the
+//             longest first (LONGEST_FIRST)
 //   tree check.
 // Each step's seconds are printed as it ends, and all of them with `N passed, N failed` at the end,
 // whether the run passed or not.
@@ -182,11 +183,16 @@ const replayBuilt = deferred();
 /** The test files of `dir` (tests/unit, tests/e2e), sorted; `only`: just these names. */
 function testFiles(dir, only = null) {
   const abs = path.join(ROOT, 'tests', dir);
+  const first = (f) => {
+    const i = LONGEST_FIRST.indexOf(f.slice(0, -'.test.mjs'.length));
+    return i < 0 ? LONGEST_FIRST.length : i;
+  };
   const files = fs.existsSync(abs)
     ? fs
         .readdirSync(abs)
         .filter((f) => f.endsWith('.test.mjs') && (!only || only.includes(f.slice(0, -'.test.mjs'.length))))
         .sort()
+        .sort((a, b) => first(a) - first(b))
     : [];
   if (files.length === 0) throw new Error(`no test files in tests/${dir}/`);
   return files.map((f) => path.join('tests', dir, f));
@@ -232,13 +238,40 @@ async function rustChecks(tools, { quickTier = false } = {}) {
   }
 }
 
+/** The browser test files that take longest (tests/output/skips-browser-tests.jsonl's `ms` of a
+ *  run), started first: two at a time, a long file started last would run alone at the end. */
+const LONGEST_FIRST = [
+  'video',
+  'embed',
+  'damage',
+  'renderer-surface',
+  'analysis',
+  'playback',
+  'live',
+  'share',
+  'host-page',
+  'export',
+  'crowds',
+  'controls',
+  'feed',
+];
+
+/** Settled once dist/ is built (the browser tests start then, beside tsc and the unit tests). */
+const distBuilt = deferred();
+
 /** The web lane: the wasm builds (linted as they compile), the demo and dist/, tsc, the unit tests. */
 async function webLane(tools) {
-  if (!noBuild)
-    await step('wasm builds + demo + dist', () =>
-      build({ skipSetup: true, lint: !noLint, replayBin: replayBuilt.promise, bindgen: tools.wasmBindgen }),
-    );
-  else await step('dist', () => buildDist());
+  try {
+    if (!noBuild)
+      await step('wasm builds + demo + dist', () =>
+        build({ skipSetup: true, lint: !noLint, replayBin: replayBuilt.promise, bindgen: tools.wasmBindgen }),
+      );
+    else await step('dist', () => buildDist());
+    distBuilt.resolve();
+  } catch (e) {
+    distBuilt.reject(e);
+    throw e;
+  }
   // The shell type-checks in strict mode (www/tsconfig.json, www/workers/tsconfig.json) against
   // wasm-bindgen's declarations of the builds just made (www/pkg/*/*.d.ts).
   await step('tsc www/', () =>
@@ -255,13 +288,17 @@ async function sideBySide(...parts) {
   if (failed) throw failed.reason;
 }
 
-/** The browser tests, two files at a time (each its own Chromium: a test mostly waits for the
- *  page, so two fit 2 cores), and the other engines. `tools.debian`: the browsers installing. */
+/** The Chromium browser tests, two files at a time (each its own Chromium), the longest first.
+ *  `tools.debian`: the browsers installing. */
 async function browserTests(tools, only = null) {
   await Promise.all([tools.debian, tools.acmiVenv]);
   const name = only ? 'browser tests (smoke)' : 'browser tests';
   await step(name, () => nodeTest(name, [`--test-concurrency=${E2E_AT_ONCE}`, ...testFiles('e2e', only)], testEnv()));
-  if (only) return;
+}
+
+/** Firefox ESR and WebKitGTK, after the Rust lane's checks (beside the Chromium files' end). */
+async function engineTests(tools) {
+  await tools.debian;
   // Firefox ESR and WebKitGTK (tests/engines/, docs/browsers.md): the focused set of a visitor's and
   // a site owner's paths, one browser per file (puppeteer-core over BiDi; WebKitWebDriver), in Xvfb.
   const engines = ['firefox', 'webkit'].map((e) => path.join('tests', 'engines', `${e}.test.mjs`));
@@ -312,22 +349,41 @@ async function main() {
           },
         ],
         ['web', () => webLane(tools)],
+        [
+          'e2e',
+          async () => {
+            await Promise.all([distBuilt.promise, replayBuilt.promise]);
+            await browserTests(tools);
+            await engineTests(tools);
+          },
+        ],
       );
-      await sideBySide(['e2e', () => browserTests(tools)]);
     } else {
-      // A failed build stops the other lane waiting for its CLI.
-      const built = [
-        'rust',
-        () =>
-          rustBuild[1]().catch((e) => {
-            replayBuilt.reject(e);
-            throw e;
-          }),
-      ];
-      await sideBySide(built, ['web', () => webLane(tools)]);
+      // Three lanes: the Rust build and checks (then the other engines, beside the Chromium files'
+      // end); the wasm builds, dist/, tsc and the unit tests; the Chromium files, from the moment
+      // dist/ and the CLI exist. A failed build stops the lanes that wait for it.
       await sideBySide(
-        ['rust', () => rustChecks(tools, { quickTier: quick })],
-        ['e2e', () => browserTests(tools, quick ? QUICK_E2E : null)],
+        [
+          'rust',
+          async () => {
+            try {
+              await rustBuild[1]();
+            } catch (e) {
+              replayBuilt.reject(e);
+              throw e;
+            }
+            await rustChecks(tools, { quickTier: quick });
+            if (!quick) await engineTests(tools);
+          },
+        ],
+        ['web', () => webLane(tools)],
+        [
+          'e2e',
+          async () => {
+            await Promise.all([distBuilt.promise, replayBuilt.promise]);
+            await browserTests(tools, quick ? QUICK_E2E : null);
+          },
+        ],
       );
     }
     await Promise.all(Object.values(tools));

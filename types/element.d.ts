@@ -530,6 +530,8 @@ interface Player {
 	 * crashed: the next load() starts afresh) or 'disposed'. Each change is a `statuschange` event.
 	 */
 	readonly status: PlayerStatus;
+	/** The player's version (semantic versioning; what it reads: docs/versions.md), as `VERSION`. */
+	readonly version: string;
 	/** Why it failed (the `error` event's message) while `status` is 'failed', else null. */
 	readonly error: string | null;
 	/** Listens to an event; returns the function that stops listening. */

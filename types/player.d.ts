@@ -627,6 +627,8 @@ export interface Player {
 	 * crashed: the next load() starts afresh) or 'disposed'. Each change is a `statuschange` event.
 	 */
 	readonly status: PlayerStatus;
+	/** The player's version (semantic versioning; what it reads: docs/versions.md), as `VERSION`. */
+	readonly version: string;
 	/** Why it failed (the `error` event's message) while `status` is 'failed', else null. */
 	readonly error: string | null;
 	/** Listens to an event; returns the function that stops listening. */
@@ -713,6 +715,28 @@ export interface Player {
 	 *  (docs/player-api.md "Diagnostics"). */
 	readonly diagnostics: Diagnostics;
 }
+/** The player's version, package.json's (scripts/dist.mjs writes it into the bundles; unbundled,
+ *  as in the unit tests, '0.0.0-dev'). Semantic versioning: docs/versions.md. */
+export declare const VERSION: string;
+/**
+ * What this version of the player reads, per format (docs/versions.md "What a version reads"):
+ * the format version a file says it is. `.flrep`: major 1, any minor (a newer minor's added fields
+ * are skipped); `.foldback`: format version 1 and older, live protocol 1; SparkEngine `.replay`:
+ * version 1. A file newer than this is refused with both numbers and "update the player". The Rust
+ * readers' constants are these (tests/unit/versions.test.mjs compares them).
+ */
+export declare const READS: Readonly<{
+	flrep: Readonly<{
+		major: 1;
+	}>;
+	foldback: Readonly<{
+		version: 1;
+		liveProtocol: 1;
+	}>;
+	spark: Readonly<{
+		version: 1;
+	}>;
+}>;
 /** Camera modes the shell offers (renderer names). */
 export declare const CAMERA_MODES: readonly CameraMode[];
 /** Faction colours, the renderer's palette (Okabe–Ito, then Tol's muted: crate/src/render/scene.rs); index modulo 14. */

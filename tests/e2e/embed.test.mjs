@@ -1,16 +1,18 @@
 // The three embed forms end to end in headless Chromium (docs/embedding.md), each the way a site
-// uses it: a host page on one origin (A) embeds the player served from a second (B: dist/ under a
-// sub-path, /dist/, with CORS), which reads the replay from a third (C: CORS + Range), under the
-// host's strict CSP
+// uses it: a host page on one origin (A) embeds the player served from a second (B: a CDN, the
+// packed tarball's files laid out as jsDelivr and unpkg serve a package,
+// /npm/replay-player@VERSION/dist/player.js, with CORS *), which reads the replay from a third
+// (C: CORS + Range), under the host's strict CSP
 // (the lines docs/embedding.md gives, nothing more). Three servers on three loopback ports are
 // three origins. Canvas pixels are checked, the console must stay clean, and no CSP violation may
 // be reported (the `securitypolicyviolation` events of every frame, and the console's CSP lines).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW, expectedBackend, replayBinPath } from './harness.mjs';
 import { OUT, DEMO, decodePng, replayCli, assertDrawn as assertDrawnAt } from './player-helpers.mjs';
@@ -21,10 +23,12 @@ const HOST_DIR = path.join(OUT, 'embed-host');
 const origin = (srv) => srv.url.slice(0, -1);
 
 let browser;
-/** B: the player (dist/ at B's /dist/: any path); C: the replays; A: the host pages, one server per CSP. */
+/** B: the player (the package at B's /npm/NAME@VERSION/); C: the replays; A: the host pages, one server per CSP. */
 let B;
-/** Where the player is: B's /dist/. */
+/** Where the player is: B's /npm/NAME@VERSION/dist/. */
 let PLAYER;
+/** The CDN's folder (removed after). */
+let cdnDir;
 let C;
 let frameHost;
 let scriptHost;
@@ -48,8 +52,23 @@ before(async () => {
   // Headers objects are read per response: the CSPs are filled in once every port is known.
   const frameHeaders = hostHeaders.frame;
   const scriptHeaders = hostHeaders.script;
-  B = await startServer({ root: ROOT, headers: playerHeaders });
-  PLAYER = `${B.url}dist/`;
+  // The CDN: `npm pack` of this tree (dist/ built by the run) unpacked at /npm/NAME@VERSION/.
+  const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  const cdn = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-player-cdn-'));
+  const at = path.join(cdn, 'npm', `${pkg.name}@${pkg.version}`);
+  fs.mkdirSync(at, { recursive: true });
+  const packed = spawnSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', cdn], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    env: { ...process.env, npm_config_cache: path.join(cdn, 'npm-cache'), npm_config_update_notifier: 'false' },
+  });
+  assert.equal(packed.status, 0, `npm pack: ${packed.stderr}`);
+  const tarball = path.join(cdn, JSON.parse(packed.stdout)[0].filename);
+  const untar = spawnSync('tar', ['-xzf', tarball, '--strip-components=1', '-C', at], { encoding: 'utf8' });
+  assert.equal(untar.status, 0, `tar: ${untar.stderr}`);
+  cdnDir = cdn;
+  B = await startServer({ root: cdn, headers: playerHeaders });
+  PLAYER = `${B.url}npm/${pkg.name}@${pkg.version}/dist/`;
   C = await startServer({
     headers: {
       'Access-Control-Allow-Origin': '*',
@@ -97,6 +116,7 @@ before(async () => {
 after(async () => {
   await browser?.close();
   for (const s of [B, C, frameHost, scriptHost]) await s?.close();
+  if (cdnDir) fs.rmSync(cdnDir, { recursive: true, force: true });
 });
 
 async function openHost(host, file, extra = '') {
@@ -781,9 +801,10 @@ test('live: embed.html?live=, create({live}) and <replay-player live> from anoth
     `connect-src 'self' ${origin(C)}`,
     `connect-src 'self' ${origin(C)} ${origin(L)}`,
   );
-  // A 40 s match played 2× faster in 0.5 s chunks: about 20 s live.
+  // A 60 s match played 2× faster in 0.5 s chunks: about 30 s live, for the three forms to say
+  // LIVE and each to see its timeline grow three times (the pictures come after).
   const file = path.join(OUT, 'embed-live.flrep');
-  const args = ['--generate', '--seconds', '40', '--entities', '40', '--seed', '7', '--live-chunk-ticks', '30'];
+  const args = ['--generate', '--seconds', '60', '--entities', '40', '--seed', '7', '--live-chunk-ticks', '30'];
   const src = spawn(replayBinPath(), ['live-serve', ...args, '--rate', '2', '--segments', dir, '--out', file], {
     stdio: 'ignore',
   });
@@ -819,22 +840,6 @@ test('live: embed.html?live=, create({live}) and <replay-player live> from anoth
       assert.equal(x.state, 'live', `${x.kind}: the badge says LIVE (${JSON.stringify(x)})`);
       assert.equal(x.error, null, `${x.kind}: no error`);
     }
-    const pictures = [
-      [framePage.page.locator('iframe'), 'live-iframe.png', 0],
-      [scriptPage.page.locator('#row > div'), 'live-script.png', 60],
-      [scriptPage.page.locator('#rp'), 'live-element.png', 60],
-    ];
-    // LIVE is said when the first chunk is in; its first frame may come a few animation frames
-    // later on a loaded machine: look again (at most 40 times, 250 ms apart) before asserting.
-    for (const [loc, name, skip] of pictures) {
-      let img = await shot(loc, name);
-      for (let i = 0; i < 40 && !drawn(img, skip); i++) {
-        await framePage.page.waitForTimeout(250);
-        img = await shot(loc, name);
-      }
-      assertDrawn(img, name, skip);
-    }
-
     // Until each timeline has grown 3 times (looks 250 ms apart; a count, not a rate: a slow
     // machine only takes more looks) the playhead follows the edge: within a chunk, the margin and
     // the poll (about 1 s), plus what the 2× match runs ahead between two looks.
@@ -853,6 +858,23 @@ test('live: embed.html?live=, create({live}) and <replay-player live> from anoth
         const behind = x.duration - x.t;
         assert.ok(behind >= 0 && behind <= 4, `${x.kind}: the playhead ${behind.toFixed(2)} s behind the edge`);
       }
+    }
+
+    const pictures = [
+      [framePage.page.locator('iframe'), 'live-iframe.png', 0],
+      [scriptPage.page.locator('#row > div'), 'live-script.png', 60],
+      [scriptPage.page.locator('#rp'), 'live-element.png', 60],
+    ];
+    // (After the looks: the match is live for a limited time, the pictures need none of it.) LIVE
+    // is said when the first chunk is in; its first frame may come a few animation frames later
+    // on a loaded machine: look again (at most 40 times, 250 ms apart) before asserting.
+    for (const [loc, name, skip] of pictures) {
+      let img = await shot(loc, name);
+      for (let i = 0; i < 40 && !drawn(img, skip); i++) {
+        await framePage.page.waitForTimeout(250);
+        img = await shot(loc, name);
+      }
+      assertDrawn(img, name, skip);
     }
 
     // The end: the badge goes, and each holds the whole match from where it joined.

@@ -16,6 +16,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startServer, launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
 import { embedSnippets } from '../../www/features/share/links.ts';
+import { within } from '../../www/lib/deadline.ts';
 
 const OUT = path.join(ROOT, 'target', 'e2e');
 const HOST_DIR = path.join(OUT, 'host-page');
@@ -96,6 +97,8 @@ let P;
 let holdCss = false;
 /** The requests for player.css held back, answered by releaseCss(). */
 let heldCss = [];
+/** Called when a request for player.css is held (openHeldBack waits on it). */
+let onHeld = () => {};
 function releaseCss() {
   const held = heldCss;
   heldCss = [];
@@ -124,8 +127,10 @@ before(async () => {
   const [handler] = P.server.listeners('request');
   P.server.removeAllListeners('request');
   P.server.on('request', (req, res) => {
-    if (holdCss && req.url.split('?')[0] === '/player.css') heldCss.push(() => handler(req, res));
-    else handler(req, res);
+    if (holdCss && req.url.split('?')[0] === '/player.css') {
+      heldCss.push(() => handler(req, res));
+      onHeld();
+    } else handler(req, res);
   });
   S = await startServer();
   A = await startServer({ root: HOST_DIR, headers: hostHeaders });
@@ -150,12 +155,19 @@ async function openHeldBack(form) {
   hostHeaders['Content-Security-Policy'] = csp(origin(P));
   const page = await browser.newPage();
   const log = collectConsole(page);
-  await page.goto(`${A.url}host.html?form=${form}&player=${P.url}`, { waitUntil: 'load' });
-  // The sheet comes once the page has drawn HELD_FRAMES frames with the player's box and without it.
-  await page.waitForFunction((n) => window.__samples.filter((s) => !s.sheet && s.w > 0).length >= n, HELD_FRAMES, {
-    timeout: 60_000,
-    polling: 50,
+  const asked = new Promise((resolve) => {
+    onHeld = resolve;
   });
+  await page.goto(`${A.url}host.html?form=${form}&player=${P.url}`, { waitUntil: 'load' });
+  // The sheet comes once the player has asked for it (its link is in the page) and the page has
+  // drawn HELD_FRAMES frames more with the player's box and without it.
+  await within(asked, 'the player asking for player.css', 60_000);
+  const from = await page.evaluate(() => window.__samples.length);
+  await page.waitForFunction(
+    ([n, from]) => window.__samples.slice(from).filter((s) => !s.sheet && s.w > 0).length >= n,
+    [HELD_FRAMES, from],
+    { timeout: 60_000, polling: 50 },
+  );
   assert.ok(heldCss.length > 0, 'player.css was asked for and is held back');
   releaseCss();
   await page.waitForFunction(() => window.__ready && window.__samples.at(-1)?.sheet, null, {

@@ -1,6 +1,7 @@
 // Hosting on a plain static server (docs/embedding.md "Hosting"): the nginx server blocks of that
 // section, run as written (their ports and folders put in) by nginx started here on 127.0.0.1 (no
-// daemon, stopped after): one serves a replay, the other the built player under a sub-path. The full
+// daemon, stopped after): one serves a replay, the other the self-host archive (scripts/archive.mjs),
+// unpacked, under a sub-path (/tools/replays/). The full
 // page from the second opens the replay from the first (another origin) with ?url=, reading it by
 // Range requests nginx answers with 206, and draws it.
 //   node scripts/dist.mjs && node --test tests/e2e/hosting.test.mjs    (nginx: node scripts/setup.mjs --browser)
@@ -15,8 +16,10 @@ import { once } from 'node:events';
 import { launchBrowser, collectConsole, ROOT, WWW } from './harness.mjs';
 import { OUT, DEMO, waitReady, canvasShot, assertPicture } from './player-helpers.mjs';
 import { NGINX } from '../../scripts/setup.mjs';
+import { writeArchive } from '../../scripts/archive.mjs';
+import { unzipSync } from 'fflate';
 
-const SUB = '/replay-player/';
+const SUB = '/tools/replays/';
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-player-nginx-'));
 const replays = path.join(tmp, 'replays');
 const ACCESS_LOG = path.join(tmp, 'access.log');
@@ -24,6 +27,9 @@ let nginx;
 let replayOrigin;
 let playerOrigin;
 let browser;
+/** The unpacked self-host archive's folder, and the archive's size. */
+let site;
+let archiveBytes;
 
 /** The ```nginx block of docs/embedding.md's "Hosting" section. */
 function documentedConfig() {
@@ -56,6 +62,21 @@ before(async () => {
   fs.mkdirSync(replays);
   fs.mkdirSync(path.join(tmp, 'temp'));
   fs.copyFileSync(DEMO, path.join(replays, 'match.flrep'));
+  // The self-host archive (scripts/archive.mjs, what a release attaches), unpacked as an operator
+  // does: its one folder, replay-player-VERSION/, served at the sub-path.
+  const archive = await writeArchive(tmp);
+  const { version } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
+  assert.equal(path.basename(archive.file), `replay-player-${version}.zip`);
+  for (const [name, data] of Object.entries(unzipSync(fs.readFileSync(archive.file)))) {
+    assert.ok(name.startsWith(`replay-player-${version}/`) && !name.includes('..'), `${name}: inside its folder`);
+    if (name.endsWith('/')) continue;
+    fs.mkdirSync(path.dirname(path.join(tmp, name)), { recursive: true });
+    fs.writeFileSync(path.join(tmp, name), data);
+  }
+  site = path.join(tmp, `replay-player-${version}`);
+  for (const f of ['index.html', 'player.js', 'embed.html', 'worker.js', 'pkg/decoder/decoder_bg.wasm'])
+    assert.ok(fs.existsSync(path.join(site, f)), `the archive holds ${f}`);
+  archiveBytes = archive.bytes;
   const [a, b] = [await freePort(), await freePort()];
   replayOrigin = `http://127.0.0.1:${a}`;
   playerOrigin = `http://127.0.0.1:${b}`;
@@ -64,7 +85,7 @@ before(async () => {
   const servers = documentedConfig()
     .replace(/listen 80;/g, () => `listen 127.0.0.1:${[a, b][n++]};`)
     .replace('root /srv/replays;', `root ${replays};`)
-    .replace('alias /srv/replay-player/;', `alias ${WWW}/;`);
+    .replace(/alias \/srv\/replay-player-[^/]+\/;/, `alias ${site}/;`);
   assert.equal(n, 2, 'two server blocks');
   const t = (name) => `${name}_temp_path ${path.join(tmp, 'temp', name)};`;
   fs.writeFileSync(
@@ -158,7 +179,8 @@ test('the replay host: 206 with Content-Range and the CORS headers; a preflight 
   assert.match(pre.headers.get('access-control-allow-headers'), /Range/i);
 });
 
-test("the player's host: a sub-path, application/wasm, CORS, revalidated", async () => {
+test("the player's host: a sub-path, application/wasm, CORS, revalidated", async (t) => {
+  t.diagnostic(`self-host archive: ${(archiveBytes / 1024).toFixed(0)} KiB`);
   const wasm = await request(`${playerOrigin}${SUB}pkg/decoder/decoder_bg.wasm`);
   assert.equal(wasm.status, 200);
   assert.equal(wasm.headers.get('content-type'), 'application/wasm');

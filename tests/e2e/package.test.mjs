@@ -17,6 +17,7 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'replay-player-pack-'));
 const site = path.join(tmp, 'site');
 const installed = path.join(site, 'node_modules', pkg.name);
 let tarball;
+let packedInfo;
 
 function npm(args, cwd) {
   const r = spawnSync('npm', args, {
@@ -31,7 +32,9 @@ function npm(args, cwd) {
 
 before(() => {
   assert.ok(fs.existsSync(path.join(WWW, 'player.js')), 'dist/ is not built: run node scripts/dist.mjs first');
-  const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', tmp], ROOT));
+  // (--ignore-scripts: the run built dist/ already; `npm pack` alone runs the prepack build.)
+  const packed = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], ROOT));
+  packedInfo = packed[0];
   tarball = path.join(tmp, packed[0].filename);
   fs.mkdirSync(site);
   fs.writeFileSync(path.join(site, 'package.json'), JSON.stringify({ name: 'host-site', private: true }));
@@ -40,8 +43,21 @@ before(() => {
 
 after(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-test('the tarball holds the built player and the declarations, nothing else of the repository', () => {
-  const list = JSON.parse(npm(['pack', '--dry-run', '--json'], ROOT))[0].files.map((f) => f.path);
+test('the tarball holds the built player and the declarations, nothing else of the repository', (t) => {
+  const list = packedInfo.files.map((f) => f.path);
+  t.diagnostic(
+    `package: ${list.length} files, ${(packedInfo.size / 1024).toFixed(0)} KiB packed, ${(packedInfo.unpackedSize / 1024).toFixed(0)} KiB unpacked`,
+  );
+  // Publishable (docs/versions.md): not private, a prepack that builds it, what a registry shows.
+  assert.equal(pkg.private, undefined, 'not private');
+  assert.equal(pkg.scripts.prepack, 'node scripts/build.mjs', 'npm pack from a clean clone builds what it packs');
+  for (const k of ['name', 'version', 'description', 'license', 'keywords', 'types', 'exports', 'sideEffects'])
+    assert.ok(pkg[k], `package.json has ${k}`);
+  assert.deepEqual(
+    list.filter((f) => /\.(map|d\.ts)$/.test(f) && !f.startsWith('types/')),
+    [],
+    'no source map, no declaration but types/',
+  );
   for (const f of ['dist/player.js', 'dist/worker.js', 'dist/render-worker.js', 'dist/index.html', 'dist/sw.js'])
     assert.ok(list.includes(f), `${f} is in the package`);
   assert.ok(
@@ -52,8 +68,10 @@ test('the tarball holds the built player and the declarations, nothing else of t
   // Whatever dist/ holds at its root ships (element.js and embed.html once built).
   for (const f of fs.readdirSync(WWW).filter((f) => !f.startsWith('.')))
     if (fs.statSync(path.join(WWW, f)).isFile()) assert.ok(list.includes(`dist/${f}`), `dist/${f} is in the package`);
-  const outside = list.filter((f) => !/^(dist|types)\//.test(f) && !['package.json', 'README.md'].includes(f));
-  assert.deepEqual(outside, [], 'nothing but dist/, types/, package.json and the README');
+  const outside = list.filter(
+    (f) => !/^(dist|types)\//.test(f) && !['package.json', 'README.md', 'CHANGELOG.md'].includes(f),
+  );
+  assert.deepEqual(outside, [], 'nothing but dist/, types/, package.json, the README and the CHANGELOG');
   assert.ok(!list.some((f) => /(^|\/)\.dist-stamp$/.test(f)), 'no build stamp');
 });
 
@@ -148,5 +166,127 @@ window.__player = create('./${dir}/demo/demo.flrep', document.getElementById('re
   } finally {
     await browser.close();
     await srv.close();
+  }
+});
+
+// A site that takes the package through a bundler (docs/embedding.md "In a bundler"): a fresh Vite
+// app made here imports `create` from 'replay-player' and builds (the project's own Vite, run in the
+// app's folder: the app's node_modules holds only the installed tarball). The built app, served
+// from its own origin, plays the demo with the workers, the glue, the .wasm and player.css that the
+// bundler found and emitted under its assets/ (no file of node_modules/ is served).
+test('a Vite app imports create from the package, builds, and its built page plays the demo', async () => {
+  const app = path.join(tmp, 'vite-app');
+  fs.mkdirSync(path.join(app, 'public'), { recursive: true });
+  fs.writeFileSync(
+    path.join(app, 'package.json'),
+    JSON.stringify({ name: 'vite-site', private: true, type: 'module' }),
+  );
+  npm(['install', '--offline', '--no-audit', '--no-fund', tarball], app);
+  fs.copyFileSync(path.join(installed, 'dist', 'demo', 'demo.flrep'), path.join(app, 'public', 'demo.flrep'));
+  fs.writeFileSync(
+    path.join(app, 'index.html'),
+    `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>vite site</title><link rel="icon" href="data:,"></head>
+<body style="margin:0"><div id="replay" style="position:relative;width:800px;height:450px"></div>
+<script type="module" src="/main.ts"></script></body></html>
+`,
+  );
+  // TypeScript, as a site writes it: the package's declarations type it.
+  fs.writeFileSync(
+    path.join(app, 'main.ts'),
+    `import { create, VERSION, READS, type Player } from 'replay-player';
+const el = document.getElementById('replay');
+if (!el) throw new Error('no #replay');
+const player: Player = create('/demo.flrep', el, { t: 4 });
+const major: number = READS.flrep.major;
+Object.assign(window, { __player: player, __version: [VERSION, player.version, major] });
+`,
+  );
+  const vite = path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js');
+  const built = spawnSync(process.execPath, [vite, 'build', '--logLevel', 'warn'], { cwd: app, encoding: 'utf8' });
+  assert.equal(built.status, 0, `vite build failed:\n${built.stdout}\n${built.stderr}`);
+  const out = path.join(app, 'dist');
+  const assets = fs.readdirSync(path.join(out, 'assets'));
+  for (const want of [
+    /^worker-.*\.js$/,
+    /^render-worker-.*\.js$/,
+    /^decoder_bg-.*\.wasm$/,
+    /^renderer_bg-.*\.wasm$/,
+    /^player-.*\.css$/,
+  ])
+    assert.ok(
+      assets.some((a) => want.test(a)),
+      `the build emitted ${want} (${assets.join(', ')})`,
+    );
+
+  const srv = await startServer({
+    root: out,
+    headers: { 'Content-Security-Policy': "script-src 'self' 'wasm-unsafe-eval'" },
+  });
+  const browser = await launchBrowser({ webgpu: true });
+  try {
+    const page = await browser.newPage();
+    const log = collectConsole(page);
+    const failed = [];
+    page.on('response', (r) => r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`));
+    await page.goto(srv.url);
+    await page.waitForFunction(
+      () => window.__player?.diagnostics.snapshot().ready || window.__player?.diagnostics.snapshot().error,
+      null,
+      { timeout: 60_000 },
+    );
+    const s = await page.evaluate(() => window.__player.diagnostics.snapshot());
+    assert.equal(s.error, null, `no error (${s.error})`);
+    assert.equal(s.backend, 'webgpu', 'the WebGPU build, found by the bundler');
+    assert.equal(s.renderInWorker, true, 'drawn in the render worker the bundler emitted');
+    assert.ok(Math.abs(s.time - 4) < 0.1, `opened at t=4 (${s.time})`);
+    assert.deepEqual(
+      await page.evaluate(() => window.__version),
+      [pkg.version, pkg.version, 1],
+      'the version a site sees',
+    );
+    fs.mkdirSync(OUT, { recursive: true });
+    assertPicture(await canvasShot(page, path.join(OUT, 'package-vite.png')), 'the Vite app');
+    assert.deepEqual(failed, [], 'nothing the player asked for was missing');
+    const fetched = await page.evaluate(() => performance.getEntriesByType('resource').map((e) => e.name));
+    const workers = page.workers().map((w) => new URL(w.url()).pathname);
+    assert.ok(
+      workers.some((w) => /^\/assets\/worker-.*\.js$/.test(w)),
+      `the decoder worker is the build's: ${workers}`,
+    );
+    assert.ok(
+      workers.some((w) => /^\/assets\/render-worker-.*\.js$/.test(w)),
+      `the render worker too: ${workers}`,
+    );
+    for (const u of fetched.filter((u) => u.startsWith(srv.url)))
+      assert.ok(/^\/(assets\/|demo\.flrep$)/.test(new URL(u).pathname), `${u} is one of the build's files`);
+    log.assertClean();
+  } finally {
+    await browser.close();
+    await srv.close();
+  }
+
+  // The same consumer type-checks strictly under both resolutions a site uses.
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  for (const [moduleResolution, module] of [
+    ['bundler', 'esnext'],
+    ['node16', 'node16'],
+  ]) {
+    fs.writeFileSync(
+      path.join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          strict: true,
+          noEmit: true,
+          target: 'es2022',
+          lib: ['es2022', 'dom'],
+          module,
+          moduleResolution,
+        },
+        files: ['main.ts'],
+      }),
+    );
+    const r = spawnSync(process.execPath, [tsc, '-p', app], { encoding: 'utf8' });
+    assert.equal(r.status, 0, `tsc --strict (${moduleResolution}) on the Vite app:\n${r.stdout}\n${r.stderr}`);
   }
 });

@@ -1,7 +1,7 @@
-// www/bridge/spawn.ts: module workers from the same origin directly, from another through a blob: module.
+// www/lib/spawn.ts: module workers from the same origin directly, from another through a blob: module.
 import assert from 'node:assert/strict';
 import test from 'node:test';
-import { spawnWorker, trampolineSource } from '../../www/bridge/spawn.ts';
+import { spawnWorker, trampolineSource } from '../../www/lib/spawn.ts';
 
 function env(origin) {
   const made = [];

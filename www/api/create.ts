@@ -13,7 +13,7 @@ import { handleOf, type Player } from './player.ts';
 import type { PlayerOptions, ReplaySource } from '../lib/types.ts';
 import { embedded } from './embedded.ts';
 
-export { CAMERA_MODES, SPEEDS, FACTION_COLOURS, factionColour } from './constants.ts';
+export { CAMERA_MODES, SPEEDS, FACTION_COLOURS, factionColour, VERSION, READS } from './constants.ts';
 export type { Player } from './player.ts';
 export type {
   Diagnostics,

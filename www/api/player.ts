@@ -3,6 +3,7 @@
 // camera a link or an embed sets, a clip, a frame as a picture, and diagnostics. The full page and
 // the embeds' own UI drive more through the controller behind it (api/controller.ts), which is not
 // published. The package's declarations (types/player.d.ts) are generated from this interface.
+import { VERSION } from './constants.ts';
 import type { Controller } from './controller.ts';
 import type { Diagnostics } from '../core/diagnostics.ts';
 import type {
@@ -29,6 +30,8 @@ export interface Player {
    * crashed: the next load() starts afresh) or 'disposed'. Each change is a `statuschange` event.
    */
   readonly status: PlayerStatus;
+  /** The player's version (semantic versioning; what it reads: docs/versions.md), as `VERSION`. */
+  readonly version: string;
   /** Why it failed (the `error` event's message) while `status` is 'failed', else null. */
   readonly error: string | null;
   /** Listens to an event; returns the function that stops listening. */
@@ -133,6 +136,9 @@ export class Handle implements Player {
   }
   get status() {
     return this.#c.status;
+  }
+  get version() {
+    return VERSION;
   }
   get error() {
     return this.#c.error;

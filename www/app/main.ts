@@ -2,7 +2,7 @@
 // opens ?url=, a picked or dropped file, or the bundled demo. Exposes the facade as window.__player
 // (the test hook); the UI's parts answer tests on their own elements (docs/playback.md).
 import { createController } from '../api/controller.ts';
-import { SEEK_STEP_S, factionColour, NO_ENTITY } from '../api/constants.ts';
+import { SEEK_STEP_S, factionColour, NO_ENTITY, VERSION, readsLine } from '../api/constants.ts';
 import { eventKindKey, eventText } from '../widgets/events.ts';
 import { WorkerClient } from '../bridge/decoder.ts';
 import { Rpc, type NewRpc } from '../bridge/rpc.ts';
@@ -10,7 +10,7 @@ import { createTimeline } from './timeline.ts';
 import { createPanels } from './panels.ts';
 import { bindKeyboard } from '../widgets/keyboard.ts';
 import { el } from '../widgets/format.ts';
-import { shippedUrl } from '../lib/shipped.ts';
+import { shippedUrl, startCompare } from '../lib/shipped.ts';
 import type { Controller } from '../api/controller.ts';
 import type { CameraMode, PlayerEventMap } from '../lib/types.ts';
 import type { Timeline } from './timeline.ts';
@@ -275,7 +275,11 @@ function toggleHelp(show = help.hidden) {
     help.hidden = true;
     return;
   }
-  helpReady ??= import('./keys.ts').then((m) => m.renderKeys($('help-keys')));
+  helpReady ??= import('./keys.ts').then((m) => {
+    m.renderKeys($('help-keys'));
+    // About: the version and what it reads (docs/versions.md).
+    $('help-about').textContent = `replay-player ${VERSION} · ${readsLine()}`;
+  });
   helpReady.then(
     () => {
       help.hidden = false;
@@ -430,7 +434,7 @@ function compare(a: File, b: File, notice = '') {
   compareReady ??= import('../features/compare/view.ts').then((m) =>
     m.createCompare(player, {
       root: $('compare'),
-      newWorker: () => new Worker(shippedUrl('./compare-worker.js'), { type: 'module', name: 'replay-compare' }),
+      newWorker: startCompare,
       newRpc,
       timeline: ui.timeline,
     }),

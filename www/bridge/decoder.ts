@@ -3,21 +3,17 @@
 // requests are rejected, `onFatal` is told, and the next request starts a fresh worker.
 // Protocol: docs/worker-protocol.md; the request/reply and crash handling: www/bridge/rpc.ts.
 import { Rpc } from './rpc.ts';
-import { shippedUrl } from '../lib/shipped.ts';
+import { startDecoder, type ShippedWorker } from '../lib/shipped.ts';
 import type { DecodeMethod, DecodeParams, DecodePush, DecodeResult } from '../lib/protocol/decode.ts';
 
-/** How a worker starts: a module worker from `url` (www/bridge/spawn.ts: from any origin). */
-export type Spawn = (url: URL, options: WorkerOptions) => Worker;
-
-/** A module worker from `url` (the page and the player on one origin). */
-export const moduleWorker: Spawn = (url, options) => new Worker(url, { ...options, type: 'module' });
+/** How one of the player's workers starts, in place of lib/shipped.ts's (tests hand in fakes). */
+export type Spawn = (which: ShippedWorker) => Worker;
 
 /** What a WorkerClient tells its owner. */
 export interface WorkerClientOptions {
   onPush?: (msg: DecodePush) => void;
   onFatal?: (message: string) => void;
-  /** how the worker starts (default a module worker; the embed forms' player.js:
-   *  www/bridge/spawn.ts, from any origin) */
+  /** how the worker starts (default lib/shipped.ts `startDecoder`) */
   spawn?: Spawn;
 }
 
@@ -31,12 +27,12 @@ export class WorkerClient {
 
   /**
    * @param handlers  spawn: how the worker starts
-   *   (default a module worker; the embed forms' player.js: www/bridge/spawn.ts, from any origin)
+   *   (default lib/shipped.ts `startDecoder`, from any origin)
    */
   constructor({ onPush, onFatal, spawn }: WorkerClientOptions = {}) {
     this.onPush = onPush ?? (() => {});
     this.onFatal = onFatal ?? (() => {});
-    this.spawn = spawn ?? moduleWorker;
+    this.spawn = spawn ?? startDecoder;
     this.rpc = null;
     this.restarts = 0;
   }
@@ -44,7 +40,7 @@ export class WorkerClient {
   /** The running worker's Rpc, or a new worker's. */
   ensure(): Rpc<DecodePush> {
     if (this.rpc) return this.rpc;
-    const w = this.spawn(shippedUrl('./worker.js'), { name: 'replay-decoder' });
+    const w = this.spawn('decoder');
     const rpc: Rpc<DecodePush> = new Rpc<DecodePush>(w, {
       onPush: (msg) => this.push(rpc, msg),
       onDeath: (message) => {

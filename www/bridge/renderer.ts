@@ -6,8 +6,8 @@
 // (www/render-worker.ts) and the page talks to it through a RenderProxy: the page's main thread
 // keeps only the clock, the labels and the input. Otherwise (or with `inPage`) it runs on the page.
 import { RenderProxy } from './render.ts';
-import { moduleWorker } from './decoder.ts';
-import { shippedUrl } from '../lib/shipped.ts';
+import type { Spawn } from './decoder.ts';
+import { startRenderer } from '../lib/shipped.ts';
 import { loadWasm } from '../lib/wasm.ts';
 import type { Builds } from '../lib/wasm.ts';
 import type {
@@ -21,8 +21,8 @@ import type {
 
 const WEBGL_BUILD = 'renderer_webgl';
 
-/** How a worker starts (bridge/decoder.ts's `moduleWorker`, or www/bridge/spawn.ts's). */
-export type SpawnWorker = (url: URL, options: WorkerOptions) => Worker;
+/** How a worker starts (bridge/decoder.ts `Spawn`; default lib/shipped.ts `startRenderer`). */
+export type SpawnWorker = Spawn;
 
 /**
  * The in-page renderer: the wasm Renderer with the proxy's extra methods (`request`, `wasmBytes`).
@@ -83,7 +83,7 @@ async function startWorker(
   onFatal: ((message: string) => void) | null,
   spawn: SpawnWorker,
 ): Promise<{ renderer: RenderProxy; build: InitResult['build'] }> {
-  const worker = spawn(shippedUrl('./render-worker.js'), { name: 'replay-renderer' });
+  const worker = spawn('renderer');
   const offscreen = canvas.transferControlToOffscreen();
   // The handshake goes through the proxy's own request/reply and crash handling; a crash is the
   // player's business (onFatal) only once the renderer has started.
@@ -105,8 +105,8 @@ async function startWorker(
  * Creates a Renderer in a worker when the browser can: the WebGPU build when WebGPU gives the
  * worker an adapter, else the WebGL2 build; if the WebGPU build then fails to start, the WebGL2
  * build on a fresh canvas; if nothing starts in a worker, the renderer is created on the page.
- * `onFatal(message)`: the worker died later. `spawn(url, options)`: how the worker starts (default a
- * module worker; www/bridge/spawn.ts from another origin).
+ * `onFatal(message)`: the worker died later. `spawn(which)`: how the worker starts (default
+ * lib/shipped.ts `startRenderer`, from any origin).
  */
 export async function createRenderer(
   canvas: HTMLCanvasElement,
@@ -114,7 +114,7 @@ export async function createRenderer(
     forceWebgl = false,
     inPage = false,
     onFatal = null,
-    spawn = moduleWorker,
+    spawn = startRenderer,
   }: {
     forceWebgl?: boolean;
     inPage?: boolean;

@@ -13,7 +13,7 @@ import type {
   PlayerEventMap,
   ReplayEvent,
 } from '../lib/types.ts';
-import { WorkerClient } from '../bridge/decoder.ts';
+import { WorkerClient, type Spawn } from '../bridge/decoder.ts';
 import { Playback, upperBound } from './clock.ts';
 import type { KillCam, PlaybackState, StatusFields } from './clock.ts';
 import { Entities, STRIDE, entityState, frameExtent, aliveIn } from './entities.ts';
@@ -42,9 +42,6 @@ export const SEEK_SHOW_MS = 100;
 const PERF_LABELS = 600;
 /** Entities that killed or died this many seconds before the playhead are labelled first. */
 const RECENT_S = 3;
-
-/** How a worker starts (bridge/decoder.ts `spawn`; the embed forms': bridge/spawn.ts). */
-export type Spawn = (url: URL, options: WorkerOptions) => Worker;
 
 /** What was thrown (an Error, or anything): its `message` and whether a worker's death was `fatal`. */
 export type Thrown = { message?: string; fatal?: boolean } | null | undefined;

@@ -15,7 +15,7 @@
 import { bindKeyboard, type KeyboardPlayer, type KeyTarget } from '../widgets/keyboard.ts';
 import { createFrame, type FramePlayer } from './frame.ts';
 import { createControls, type Controls, type ControlsPlayer } from './compact.ts';
-import { shippedUrl } from '../lib/shipped.ts';
+import { playerCssUrl } from '../lib/shipped.ts';
 import type { attachLiveView } from '../features/live/view.ts';
 
 /** The live view (features/live/view.ts), as the UI keeps it. */
@@ -55,7 +55,7 @@ export interface MountedUI {
 }
 
 /** The player's stylesheet, beside this module wherever the player is hosted. */
-export const stylesheet = () => shippedUrl('./player.css').href;
+export const stylesheet = () => playerCssUrl().href;
 
 /**
  * Mounts the UI on `element` (the container the player's canvas fills).

@@ -2,11 +2,11 @@
 // (features/analysis/plots.ts, uPlot with them: a chunk of their own) when the section first opens,
 // and starts the plots' decoder worker (worker.js, the decoder worker's entry). Nothing of it is in
 // the first load.
-import { shippedUrl } from '../../lib/shipped.ts';
+import { startTelemetry } from '../../lib/shipped.ts';
 import type { Plots, PlotsInspection, PlotsOptions, PlotsPlayer, PlotsScanState } from './plots.ts';
 
 /** A second decoder worker (www/features/analysis/telemetry-series.ts speaks its protocol). */
-const spawn = () => new Worker(shippedUrl('./worker.js'), { type: 'module', name: 'replay-telemetry' });
+const spawn = startTelemetry;
 
 /** attachPlots()'s answer. */
 export interface AttachedPlots {

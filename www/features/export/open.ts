@@ -4,7 +4,7 @@
 // in the first load.
 import { createExport, type ExportContext, type ExportDialog, type ExportItem, type ExportPlayer } from './dialog.ts';
 import type { NewRpc } from '../../bridge/rpc.ts';
-import { shippedUrl } from '../../lib/shipped.ts';
+import { startExport } from '../../lib/shipped.ts';
 
 // The export worker's messages (docs/worker-protocol.md, "The export worker"): both sides import them.
 import type { ExportBytes, ExportPush, ExportRequest, ExportResult } from '../../lib/protocol/export.ts';
@@ -18,7 +18,7 @@ export interface WorkerExportDetail {
 }
 
 /** The export worker: one per export (Cancel ends it, and with it its reads). */
-const spawn = () => new Worker(shippedUrl('./export-worker.js'), { type: 'module', name: 'replay-export' });
+const spawn = startExport;
 
 /** What the export worker is given for the player's source: a Blob as is, bytes as a Blob, a URL
  *  made absolute. */

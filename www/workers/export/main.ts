@@ -27,7 +27,7 @@
 //                  its own), {type: 'done', bytes, reads, bytesRead, crc, len} (crc, len: its text's),
 //                  {type: 'error', message}
 import { BlobSource, UrlSource } from '../decode/sources.ts';
-import { shippedUrl } from '../../lib/shipped.ts';
+import { exportWasmUrl, startExportPart } from '../../lib/shipped.ts';
 import { loadWasm } from '../../lib/wasm.ts';
 import type { Builds } from '../../lib/wasm.ts';
 import type {
@@ -90,7 +90,7 @@ function post(msg: ExportMessage | HelperMessage, transfer: Transferable[] = [])
 
 /** Compiles the exporter (streamed where it is served as application/wasm). */
 async function compile(): Promise<WebAssembly.Module> {
-  const res = await fetch(shippedUrl(`./pkg/${BUILD}/${BUILD}_bg.wasm`));
+  const res = await fetch(exportWasmUrl());
   if (!res.ok) throw new Error(`${res.status} ${res.statusText} fetching the exporter`);
   if (res.headers.get('Content-Type') === 'application/wasm') return WebAssembly.compileStreaming(res);
   return WebAssembly.compile(await res.arrayBuffer());
@@ -201,7 +201,7 @@ function splitAt(x: ExportSession, job: ExportRequest, first: number, end: numbe
 function startHelper(): Helper | null {
   let w: Worker | undefined;
   try {
-    w = new Worker(shippedUrl('./export-worker.js'), { type: 'module', name: 'replay-export-part' });
+    w = startExportPart();
     w.postMessage({ type: 'load', module: compiled } satisfies HelperRequest);
   } catch {
     w?.terminate();

@@ -1,7 +1,7 @@
-// Starting the player's module workers from wherever the player's files are served.
+// Starting a module worker from another origin (lib/shipped.ts's start functions call it there).
 //
 //   import { spawnWorker } from './spawn.ts';
-//   const w = spawnWorker(shippedUrl('./worker.js'));   // lib/shipped.ts
+//   const w = spawnWorker(workerUrl('decoder'), { name: 'replay-decoder' });   // lib/shipped.ts
 //
 // A page may load player.js from another origin (a CDN): `new Worker(url, { type: 'module' })`
 // refuses a cross-origin script. There the worker starts as a same-origin `blob:` module whose only
