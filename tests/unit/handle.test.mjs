@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { handleOf } from '../../www/api/player.ts';
+import { VERSION } from '../../www/api/constants.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -81,6 +82,9 @@ test('the published interface is what the handle forwards, member by member', ()
       assert.equal(calls[0][0], name);
       assert.deepEqual(calls[0].slice(1), args.slice(0, n), `${name}'s ${n} arguments`);
       if (got !== undefined) assert.equal(got, `${name}-result`, `${name} answers`);
+    } else if (name === 'version') {
+      // (The one member that is the package's, not the controller's.)
+      assert.equal(h.version, VERSION, 'the version is the package\'s');
     } else {
       assert.equal(h[name], `${name}-value`, `${name} reads the controller`);
     }
