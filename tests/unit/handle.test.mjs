@@ -84,7 +84,7 @@ test('the published interface is what the handle forwards, member by member', ()
       if (got !== undefined) assert.equal(got, `${name}-result`, `${name} answers`);
     } else if (name === 'version') {
       // (The one member that is the package's, not the controller's.)
-      assert.equal(h.version, VERSION, 'the version is the package\'s');
+      assert.equal(h.version, VERSION, "the version is the package's");
     } else {
       assert.equal(h[name], `${name}-value`, `${name} reads the controller`);
     }
