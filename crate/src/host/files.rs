@@ -160,11 +160,25 @@ fn unsatisfiable(mut h: HeaderMap, size: u64) -> Response {
     (StatusCode::RANGE_NOT_SATISFIABLE, h).into_response()
 }
 
-/// `DELETE /api/replays/{id}` with `Authorization: Bearer <deleteToken>`: 204, 401 without a
-/// token, 403 with a wrong one, 404 for no such replay.
+/// `DELETE /api/replays/{id}` with `Authorization: Bearer <deleteToken>` (or the host's admin
+/// token, host/moderation.rs): 204, 401 without a token, 403 with a wrong one, 404 for no such
+/// replay. A hidden replay is deleted too.
 pub async fn delete_replay(State(st): State<AppState>, Path(id): Path<String>, headers: HeaderMap) -> Response {
     if !valid_id(&id) {
         return not_found();
+    }
+    if super::moderation::is_admin(&st, &headers) {
+        let known = match (st.store.record(&id).await, st.store.hidden_record(&id).await) {
+            (Ok(a), Ok(b)) => a.is_some() || b.is_some(),
+            (Err(e), _) | (_, Err(e)) => return store_failed(e),
+        };
+        if !known {
+            return not_found();
+        }
+        return match st.store.remove(&id).await {
+            Ok(()) => StatusCode::NO_CONTENT.into_response(),
+            Err(e) => store_failed(e),
+        };
     }
     let Some(token) = bearer(&headers) else {
         let mut r = Refusal(StatusCode::UNAUTHORIZED, "send the delete token as Authorization: Bearer <token>".into())
@@ -174,7 +188,11 @@ pub async fn delete_replay(State(st): State<AppState>, Path(id): Path<String>, h
     };
     let rec = match st.store.record(&id).await {
         Ok(Some(r)) => r,
-        Ok(None) => return not_found(),
+        Ok(None) => match st.store.hidden_record(&id).await {
+            Ok(Some(r)) => r,
+            Ok(None) => return not_found(),
+            Err(e) => return store_failed(e),
+        },
         Err(e) => return store_failed(e),
     };
     if !same_secret(&sha256_hex(token), &rec.delete_token_sha256) {

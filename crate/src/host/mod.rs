@@ -15,13 +15,21 @@
 //!   /api/replays` (streamed to the store, checked by the native reader); [`files`]: Range reads,
 //!   the list, deletes; [`summary`]: the record of an upload; [`limit`]: the upload rate per client;
 //!   [`inflight`]: the uploads being handled (waited on before a stop, and by tests).
+//! - [`ops`]: `/healthz`, `/readyz`, `/metrics` and the request log; [`moderation`]: the admin
+//!   token's hide, show and delete; [`retention`]: `--keep-days`; `embedded`: the player inside
+//!   the binary (feature `embed-player`).
 
+#[cfg(feature = "embed-player")]
+pub mod embedded;
 pub mod files;
 pub mod inflight;
 pub mod limit;
+pub mod moderation;
+pub mod ops;
 pub mod pages;
 pub mod poster;
 pub mod record;
+pub mod retention;
 pub mod server;
 pub mod store;
 pub mod summary;

@@ -5,11 +5,12 @@
 
 use super::inflight::InFlight;
 use super::limit::RateLimiter;
+use super::ops::Metrics;
 use super::store::Store;
 use axum::extract::DefaultBodyLimit;
 use axum::extract::State;
 use axum::http::{header, HeaderValue};
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use axum::{Json, Router};
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -37,6 +38,11 @@ pub struct Config {
     pub uploads_per_minute: u32,
     /// Replays per page of `GET /api/replays`.
     pub page_size: usize,
+    /// When set, `Authorization: Bearer <token>` may hide, show and delete any replay
+    /// (`--admin-token`; the uploader's delete token keeps working).
+    pub admin_token: Option<String>,
+    /// Replays older than this are removed, oldest first (`--keep-days`; host/retention.rs).
+    pub keep_for: Option<Duration>,
 }
 
 impl Config {
@@ -52,6 +58,8 @@ impl Config {
             upload_burst: 10,
             uploads_per_minute: 30,
             page_size: 24,
+            admin_token: None,
+            keep_for: None,
         }
     }
 }
@@ -65,12 +73,14 @@ pub struct AppState {
     pub limiter: Arc<RateLimiter>,
     /// The uploads being handled now (host/inflight.rs).
     pub uploads: Arc<InFlight>,
+    /// This instance's counters (`/metrics`, host/ops.rs).
+    pub metrics: Arc<Metrics>,
 }
 
 impl AppState {
     pub fn new(store: Store, config: Config) -> Self {
         let limiter = Arc::new(RateLimiter::new(config.upload_burst, config.uploads_per_minute));
-        AppState { store, config: Arc::new(config), limiter, uploads: Arc::default() }
+        AppState { store, config: Arc::new(config), limiter, uploads: Arc::default(), metrics: Arc::default() }
     }
 
     /// The absolute URLs of replay `id`.
@@ -121,19 +131,30 @@ pub fn router(state: AppState) -> Router {
             post(super::upload::upload).get(super::files::list_replays).layer(DefaultBodyLimit::disable()),
         )
         .route("/api/replays/{id}", delete(super::files::delete_replay))
+        .route("/api/replays/{id}/hidden", put(super::moderation::hide).delete(super::moderation::show))
         .route("/files/{id}", get(super::files::get_file));
-    // Parts added by the others go here, e.g.:
-    //   .merge(super::pages::routes())     `/r/{id}`, `/oembed`, `/`
-    //   .merge(super::poster::routes())    `/r/{id}/poster.png`
     // The pages: `/r/{id}`, `/oembed`, `/` (the gallery), `/gallery.css` (host/pages/routes.rs).
     let app = app.merge(super::pages::routes::routes(&state.config));
     // The poster: `/r/{id}/poster.png?t=` (host/poster/route.rs).
     let app = app.merge(super::poster::route::routes());
+    // `/healthz`, `/readyz`, `/metrics` (host/ops.rs).
+    let app = app.merge(super::ops::routes());
     let app = match player {
         Some(dir) => app.fallback_service(player_files(dir)),
-        None => app,
+        None => embedded_player(app),
     };
-    app.with_state(state)
+    // Every request counted and logged (its route: inside the router, so each route's pattern).
+    app.layer(axum::middleware::from_fn_with_state(state.clone(), super::ops::observe)).with_state(state)
+}
+
+/// Without `--player`: the player built into the binary (feature `embed-player`), else none.
+#[cfg(feature = "embed-player")]
+fn embedded_player(app: Router<AppState>) -> Router<AppState> {
+    app.fallback(super::embedded::player_file)
+}
+#[cfg(not(feature = "embed-player"))]
+fn embedded_player(app: Router<AppState>) -> Router<AppState> {
+    app
 }
 
 /// The built player's files, readable from any origin (the embed and the worker fetch them).
@@ -159,5 +180,26 @@ async fn api_config(State(st): State<AppState>) -> Json<serde_json::Value> {
 /// Serves the host on `listener` until the future is dropped (or the process ends). The peer's
 /// address reaches the handlers (the upload rate is per client).
 pub async fn serve(listener: tokio::net::TcpListener, state: AppState) -> std::io::Result<()> {
-    axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>()).await
+    serve_until(listener, state, std::future::pending()).await
+}
+
+/// As [`serve`], until `stop` completes: then no connection is taken, the requests under way
+/// (an upload's body too, within `--body-timeout`) are answered, and the uploads being stored are
+/// finished before it returns. An upload cut short is never listed: its record is written last.
+pub async fn serve_until(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let uploads = state.uploads.clone();
+    let sweeper = state.config.keep_for.map(|keep| tokio::spawn(super::retention::run(state.store.clone(), keep)));
+    let served = axum::serve(listener, router(state).into_make_service_with_connect_info::<SocketAddr>())
+        .with_graceful_shutdown(stop)
+        .await;
+    if let Some(s) = sweeper {
+        s.abort();
+    }
+    served?;
+    uploads.settled().await;
+    Ok(())
 }

@@ -203,25 +203,115 @@ impl Store {
         Ok((records.into_iter().flatten().collect(), next))
     }
 
-    /// Removes a replay: first its list entry (it stops being listed), then its posters, file and
-    /// record. Objects already gone are not an error.
+    /// Removes a replay, shown or hidden: first its list entry (it stops being listed), then its
+    /// posters, file and record. Objects already gone are not an error.
     pub async fn remove(&self, id: &str) -> Result<(), StoreError> {
-        let entries: Vec<Path> = self
-            .inner
-            .list(Some(&Path::from("index")))
-            .try_filter(|m| std::future::ready(m.location.filename().is_some_and(|n| n.ends_with(&format!("-{id}")))))
-            .map_ok(|m| m.location)
-            .try_collect()
-            .await?;
+        let entries = self.index_entries(id).await?;
         let posters: Vec<Path> =
             self.inner.list(Some(&Self::poster_prefix(id))).map_ok(|m| m.location).try_collect().await?;
-        for p in entries.iter().chain(&posters).chain([&Self::file_path(id), &Self::record_path(id)]) {
-            match self.inner.delete(p).await {
-                Ok(()) | Err(object_store::Error::NotFound { .. }) => {}
-                Err(e) => return Err(e.into()),
-            }
+        let rest =
+            [Self::file_path(id), Self::record_path(id), Self::hidden_file_path(id), Self::hidden_record_path(id)];
+        for p in entries.iter().chain(&posters).chain(&rest) {
+            self.delete_quietly(p).await?;
         }
         Ok(())
+    }
+
+    /// The list entries of `id` (one; two only mid-race).
+    async fn index_entries(&self, id: &str) -> Result<Vec<Path>, StoreError> {
+        let suffix = format!("-{id}");
+        Ok(self
+            .inner
+            .list(Some(&Path::from("index")))
+            .try_filter(|m| std::future::ready(m.location.filename().is_some_and(|n| n.ends_with(&suffix))))
+            .map_ok(|m| m.location)
+            .try_collect()
+            .await?)
+    }
+
+    async fn delete_quietly(&self, p: &Path) -> Result<(), StoreError> {
+        match self.inner.delete(p).await {
+            Ok(()) | Err(object_store::Error::NotFound { .. }) => Ok(()),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Where a hidden replay's file and record wait (nothing reads there but moderation).
+    fn hidden_file_path(id: &str) -> Path {
+        Path::from(format!("hidden/files/{id}"))
+    }
+    fn hidden_record_path(id: &str) -> Path {
+        Path::from(format!("hidden/replays/{id}.json"))
+    }
+
+    /// The record of a hidden replay `id`, `None` when none is hidden.
+    pub async fn hidden_record(&self, id: &str) -> Result<Option<ReplayRecord>, StoreError> {
+        if !valid_id(id) {
+            return Ok(None);
+        }
+        match self.inner.get(&Self::hidden_record_path(id)).await {
+            Ok(r) => {
+                let bytes = r.bytes().await?;
+                serde_json::from_slice(&bytes)
+                    .map(Some)
+                    .map_err(|e| StoreError(format!("hidden/replays/{id}.json does not parse: {e}")))
+            }
+            Err(object_store::Error::NotFound { .. }) => Ok(None),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Hides replay `id`: unlisted, its posters removed, its file and record moved aside, so the
+    /// gallery, `/r/`, `/files/`, the card, the poster and oEmbed all answer 404 as for none.
+    /// `Ok(false)` when there is no such (shown) replay.
+    pub async fn hide(&self, id: &str) -> Result<bool, StoreError> {
+        if self.record(id).await?.is_none() {
+            return Ok(false);
+        }
+        for p in self.index_entries(id).await? {
+            self.delete_quietly(&p).await?;
+        }
+        let posters: Vec<Path> =
+            self.inner.list(Some(&Self::poster_prefix(id))).map_ok(|m| m.location).try_collect().await?;
+        for p in &posters {
+            self.delete_quietly(p).await?;
+        }
+        // The file first, the record last: a hide cut short leaves a record whose file is gone
+        // (answered 404) or one to hide again, never a hidden replay that shows.
+        self.inner.rename(&Self::file_path(id), &Self::hidden_file_path(id)).await?;
+        self.inner.rename(&Self::record_path(id), &Self::hidden_record_path(id)).await?;
+        Ok(true)
+    }
+
+    /// Shows a hidden replay again, listed at its upload time. `Ok(false)` when none is hidden.
+    pub async fn show(&self, id: &str) -> Result<bool, StoreError> {
+        let Some(rec) = self.hidden_record(id).await? else { return Ok(false) };
+        self.inner.rename(&Self::hidden_file_path(id), &Self::file_path(id)).await?;
+        self.inner.rename(&Self::hidden_record_path(id), &Self::record_path(id)).await?;
+        let ms = rec.uploaded.saturating_mul(1000);
+        self.inner.put(&Self::index_path(ms, id), PutPayload::from(Bytes::new())).await?;
+        Ok(true)
+    }
+
+    /// The ids and upload times (Unix seconds) of every listed replay, oldest first, read from the
+    /// list's names alone (host/retention.rs).
+    pub async fn listed_by_age(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        let mut names: Vec<String> = self
+            .inner
+            .list(Some(&Path::from("index")))
+            .map_ok(|m| m.location.filename().unwrap_or_default().to_string())
+            .try_collect()
+            .await?;
+        names.sort_unstable();
+        names.reverse();
+        Ok(names
+            .into_iter()
+            .filter_map(|n| {
+                let (inv, id) = n.rsplit_once('-')?;
+                let ms = u64::MAX.checked_sub(inv.parse::<u64>().ok()?)?;
+                valid_id(id).then(|| (id.to_string(), ms / 1000))
+            })
+            .collect())
     }
 }
 

@@ -45,7 +45,7 @@ impl IntoResponse for Refusal {
     }
 }
 
-fn store_failed(e: impl std::fmt::Display) -> Refusal {
+pub(super) fn store_failed(e: impl std::fmt::Display) -> Refusal {
     Refusal(StatusCode::SERVICE_UNAVAILABLE, format!("the store failed: {e}"))
 }
 
@@ -288,6 +288,10 @@ async fn publish(
     if st.store.record(id).await.map_err(store_failed)?.is_some() {
         return Ok((existing(st, id), false));
     }
+    // A replay taken down (host/moderation.rs) does not come back by being uploaded again.
+    if st.store.hidden_record(id).await.map_err(store_failed)?.is_some() {
+        return Err(Refusal(StatusCode::GONE, "this replay was taken down by the host's moderators".into()));
+    }
     let path = spool.0.clone();
     let checked = tokio::task::spawn_blocking(move || {
         let mut src = crate::io::FileSource::open(&path).map_err(|e| e.to_string())?;
@@ -338,6 +342,7 @@ async fn publish(
     if !fresh {
         return Ok((existing(st, id), true));
     }
+    st.metrics.upload_bytes.inc_by(size);
     let mut body = serde_json::to_value(st.urls(id)).unwrap_or_default();
     if let Some(o) = body.as_object_mut() {
         o.insert("id".into(), id.into());

@@ -188,6 +188,15 @@ async fn create_webgl<H: Host>(canvas: H, width: u32, height: u32) -> Result<Gpu
     finish::<H>(surface, adapter, device, queue, "webgl2", width, height)
 }
 
+impl Drop for Gpu {
+    /// A renderer freed on purpose destroys its device: its loss is then `Destroyed` (not the
+    /// browser's "no valid external Instance" loss of a device left to the page's teardown),
+    /// which the lost-device callback does not warn about.
+    fn drop(&mut self) {
+        self.device.destroy();
+    }
+}
+
 async fn request_device(adapter: &wgpu::Adapter) -> Result<(wgpu::Device, wgpu::Queue), String> {
     let limits = wgpu::Limits::downlevel_webgl2_defaults().using_resolution(adapter.limits());
     adapter

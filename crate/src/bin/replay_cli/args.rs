@@ -58,38 +58,51 @@ pub enum Cmd {
     Host(HostArgs),
 }
 
-/// `replay host`: the player, the replays and the upload API over HTTP.
+/// `replay host`: the player, the replays and the upload API over HTTP. Every option can also be
+/// given by its environment variable (REPLAY_HOST_DATA, REPLAY_HOST_LISTEN, …); the command line
+/// wins.
 #[cfg(feature = "host")]
 #[derive(Args)]
 pub struct HostArgs {
     /// The host's local directory: the default store and the upload spool.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", env = "REPLAY_HOST_DATA")]
     pub data: PathBuf,
     /// Listen on this address (port 0: any free port, printed).
-    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080")]
+    #[arg(long, value_name = "ADDR:PORT", default_value = "127.0.0.1:8080", env = "REPLAY_HOST_LISTEN")]
     pub listen: String,
-    /// The built player to serve [default: the repository's dist/].
-    #[arg(long, value_name = "DIR")]
+    /// The built player to serve [default: the one built into this binary (npm run release), else
+    /// the repository's dist/].
+    #[arg(long, value_name = "DIR", env = "REPLAY_HOST_PLAYER")]
     pub player: Option<PathBuf>,
     /// Keep replays in this object store instead of DIR/store: file:///dir, s3://bucket/prefix
     /// (AWS_* environment variables, AWS_ENDPOINT_URL for an S3-compatible server), gs://, az://.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", env = "REPLAY_HOST_STORE")]
     pub store: Option<String>,
     /// The absolute URL people reach this host at (links and cards) [default: http://<listen>].
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", env = "REPLAY_HOST_PUBLIC_URL")]
     pub public_url: Option<String>,
     /// Take uploads only with `Authorization: Bearer <T>`.
-    #[arg(long, value_name = "T")]
+    #[arg(long, value_name = "T", env = "REPLAY_HOST_UPLOAD_TOKEN", hide_env_values = true)]
     pub upload_token: Option<String>,
+    /// With `Authorization: Bearer <T>`: hide, show and delete any replay (docs/hosting.md
+    /// "Moderation").
+    #[arg(long, value_name = "T", env = "REPLAY_HOST_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+    /// Remove replays uploaded more than N days ago, oldest first (at the start and hourly).
+    #[arg(long, value_name = "N", env = "REPLAY_HOST_KEEP_DAYS", value_parser = clap::value_parser!(u64).range(1..=36_500))]
+    pub keep_days: Option<u64>,
     /// The largest upload taken, in MiB.
-    #[arg(long, value_name = "N", default_value_t = 512, value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
+    #[arg(long, value_name = "N", default_value_t = 512, env = "REPLAY_HOST_MAX_UPLOAD_MB", value_parser = clap::value_parser!(u64).range(1..=1_048_576))]
     pub max_upload_mb: u64,
     /// Seconds an upload's body may send nothing before it is dropped.
-    #[arg(long, value_name = "S", default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    #[arg(long, value_name = "S", default_value_t = 30, env = "REPLAY_HOST_BODY_TIMEOUT", value_parser = clap::value_parser!(u64).range(1..=3600))]
     pub body_timeout: u64,
     /// Uploads a client (by IP address) may make per minute (and at once: a third of it, at least 1).
-    #[arg(long, value_name = "N", default_value_t = 30, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    #[arg(long, value_name = "N", default_value_t = 30, env = "REPLAY_HOST_UPLOADS_PER_MINUTE", value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub uploads_per_minute: u32,
+    /// The request log on standard error: one line per request, as text or as JSON.
+    #[arg(long, value_name = "FORMAT", default_value = "text", env = "REPLAY_HOST_LOG_FORMAT", value_parser = ["text", "json", "off"])]
+    pub log_format: String,
 }
 
 /// A time of `--from` / `--to`: seconds from the start (95.2), m:ss.s (1:35.2), h:mm:ss or tick:N.

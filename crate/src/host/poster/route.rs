@@ -110,10 +110,12 @@ async fn poster(State(st): State<AppState>, Path(id): Path<String>, RawQuery(que
         return r;
     }
     let _slot = Slot;
+    let t0 = std::time::Instant::now();
     let png = match draw(&os, &id, tenths as f64 / 10.0, &record.title, !safe).await {
         Ok(png) => Bytes::from(png),
         Err((status, msg)) => return text(status, msg),
     };
+    st.metrics.posters.observe(t0.elapsed().as_secs_f64());
     // Kept for the next request; a store that fails to keep it still gets this answer.
     let _ = os.put(&key, png.clone().into()).await;
     png_response(png)
