@@ -21,9 +21,6 @@ import type {
 
 const WEBGL_BUILD = 'renderer_webgl';
 
-/** How a worker starts (bridge/decoder.ts `Spawn`; default lib/shipped.ts `startRenderer`). */
-export type SpawnWorker = Spawn;
-
 /**
  * The in-page renderer: the wasm Renderer with the proxy's extra methods (`request`, `wasmBytes`).
  * What only the render worker's proxy has is absent (`r.quiet?.()` asks either).
@@ -81,7 +78,7 @@ async function startWorker(
   canvas: HTMLCanvasElement,
   build: RendererBuild | 'auto',
   onFatal: ((message: string) => void) | null,
-  spawn: SpawnWorker,
+  spawn: Spawn,
 ): Promise<{ renderer: RenderProxy; build: InitResult['build'] }> {
   const worker = spawn('renderer');
   const offscreen = canvas.transferControlToOffscreen();
@@ -119,7 +116,7 @@ export async function createRenderer(
     forceWebgl?: boolean;
     inPage?: boolean;
     onFatal?: ((message: string) => void) | null;
-    spawn?: SpawnWorker;
+    spawn?: Spawn;
   } = {},
 ): Promise<StartedRenderer> {
   if (inPage || !canRenderInWorker()) return { ...(await createPageRenderer(canvas, { forceWebgl })), inWorker: false };

@@ -3,7 +3,8 @@
 // for the next, started again on a fresh canvas after the render worker died; and the pointer on it
 // (a drag orbits, a pinch or the wheel zooms, a click that did not move picks an entity).
 import { createRenderer } from '../bridge/renderer.ts';
-import type { AnyRenderer, SpawnWorker } from '../bridge/renderer.ts';
+import type { AnyRenderer } from '../bridge/renderer.ts';
+import type { Spawn } from '../bridge/decoder.ts';
 
 /** How far a finger may move (CSS px) and still tap (select) rather than drag (orbit). */
 export const TAP_SLOP_TOUCH = 10;
@@ -14,7 +15,7 @@ const CATEGORY: Record<string, number> = { other: 0, aircraft: 1, projectile: 2,
 export interface StageOptions {
   forceWebgl?: boolean;
   renderInPage?: boolean;
-  spawn?: SpawnWorker;
+  spawn?: Spawn;
   createRenderer?: typeof createRenderer;
 }
 

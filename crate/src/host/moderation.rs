@@ -40,17 +40,8 @@ pub async fn hide(State(st): State<AppState>, Path(id): Path<String>, headers: H
     if !is_admin(&st, &headers) {
         return refuse(&headers);
     }
-    if !valid_id(&id) {
-        return not_found();
-    }
-    match st.store.hide(&id).await {
-        Ok(true) => StatusCode::NO_CONTENT.into_response(),
-        Ok(false) => not_found(),
-        Err(e) => {
-            st.metrics.store_errors.inc();
-            store_failed(e).into_response()
-        }
-    }
+    let done = if valid_id(&id) { st.store.hide(&id).await } else { Ok(false) };
+    answer(&st, done)
 }
 
 /// `DELETE /api/replays/{id}/hidden`: 204, or 404 for no such hidden replay.
@@ -58,10 +49,13 @@ pub async fn show(State(st): State<AppState>, Path(id): Path<String>, headers: H
     if !is_admin(&st, &headers) {
         return refuse(&headers);
     }
-    if !valid_id(&id) {
-        return not_found();
-    }
-    match st.store.show(&id).await {
+    let done = if valid_id(&id) { st.store.show(&id).await } else { Ok(false) };
+    answer(&st, done)
+}
+
+/// 204 when it was done, 404 when there was nothing to do it to, 503 when the store failed.
+fn answer(st: &AppState, done: Result<bool, super::store::StoreError>) -> Response {
+    match done {
         Ok(true) => StatusCode::NO_CONTENT.into_response(),
         Ok(false) => not_found(),
         Err(e) => {

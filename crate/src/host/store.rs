@@ -137,12 +137,15 @@ impl Store {
         if !valid_id(id) {
             return Ok(None);
         }
-        match self.inner.get(&Self::record_path(id)).await {
+        self.read_record(&Self::record_path(id)).await
+    }
+
+    /// The record at `path`, `None` when there is none.
+    async fn read_record(&self, path: &Path) -> Result<Option<ReplayRecord>, StoreError> {
+        match self.inner.get(path).await {
             Ok(r) => {
                 let bytes = r.bytes().await?;
-                serde_json::from_slice(&bytes)
-                    .map(Some)
-                    .map_err(|e| StoreError(format!("replays/{id}.json does not parse: {e}")))
+                serde_json::from_slice(&bytes).map(Some).map_err(|e| StoreError(format!("{path} does not parse: {e}")))
             }
             Err(object_store::Error::NotFound { .. }) => Ok(None),
             Err(e) => Err(e.into()),
@@ -249,16 +252,7 @@ impl Store {
         if !valid_id(id) {
             return Ok(None);
         }
-        match self.inner.get(&Self::hidden_record_path(id)).await {
-            Ok(r) => {
-                let bytes = r.bytes().await?;
-                serde_json::from_slice(&bytes)
-                    .map(Some)
-                    .map_err(|e| StoreError(format!("hidden/replays/{id}.json does not parse: {e}")))
-            }
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(e.into()),
-        }
+        self.read_record(&Self::hidden_record_path(id)).await
     }
 
     /// Hides replay `id`: unlisted, its posters removed, its file and record moved aside, so the
